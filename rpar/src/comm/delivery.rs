@@ -1,0 +1,205 @@
+//! Delivering a matched message into a receive buffer: the type-signature check, the
+//! truncation check, and the one copy (or the move of an owned `Vec`).
+
+use crate::comm::Status;
+use crate::datatype::{Datatype, TypeMap};
+use crate::transport::{Data, ElemType, Matched, Message};
+use crate::{Error, Result};
+use std::mem::MaybeUninit;
+
+/// How many `recv` elements the message fills, if the types agree (MPI's type-signature rule).
+///
+/// The same Rust type always agrees. Different types agree when both are dense (no padding,
+/// extent = size) and the flattened sequences of basic types are equal, e.g. `[f64; 2]` × 3 and
+/// `f64` × 6. An empty message matches every type.
+pub(crate) fn received_count(msg: &Message, recv: &ElemType) -> Option<usize> {
+    if msg.elem.id == recv.id {
+        return Some(msg.count);
+    }
+    let bytes = msg.bytes();
+    if bytes == 0 {
+        return Some(0);
+    }
+    if recv.size == 0 || bytes % recv.size != 0 {
+        return None;
+    }
+    let (sent_map, recv_map) = ((msg.elem.map)(), (recv.map)());
+    signatures_agree(&sent_map, &recv_map).then_some(bytes / recv.size)
+}
+
+fn signatures_agree(a: &TypeMap, b: &TypeMap) -> bool {
+    if !a.is_dense() || !b.is_dense() {
+        return false;
+    }
+    let (sa, sb): (Vec<_>, Vec<_>) = (a.signature().collect(), b.signature().collect());
+    if sa.is_empty() || sb.is_empty() {
+        return sa.is_empty() && sb.is_empty();
+    }
+    // both sequences repeat with their own period; they agree iff they agree over the lcm
+    let period = lcm(sa.len(), sb.len());
+    (0..period).all(|i| sa[i % sa.len()] == sb[i % sb.len()])
+}
+
+fn lcm(a: usize, b: usize) -> usize {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    a / x * b
+}
+
+fn mismatch(m: &Matched, recv: &ElemType) -> Error {
+    Error::TypeMismatch {
+        sent: format!("{} x {}", m.message.count, m.message.elem.name),
+        expected: recv.name.to_string(),
+        source_rank: m.header.source as usize,
+    }
+}
+
+/// Copies the message's bytes to `dst` (valid for `msg.bytes()` bytes). False if the data was
+/// withdrawn by its sender (the run is aborting).
+///
+/// # Safety
+///
+/// `dst` must be valid for writes of `msg.bytes()` bytes, and those bytes must form valid values
+/// of the receiving type (guaranteed by [`received_count`]).
+unsafe fn copy_out(msg: Message, dst: *mut u8) -> bool {
+    let bytes = msg.bytes();
+    match msg.data {
+        // SAFETY: an inline payload holds `bytes` initialised bytes; dst is valid (caller).
+        Data::Inline(buf) => unsafe {
+            std::ptr::copy_nonoverlapping(buf.as_ptr().cast::<u8>(), dst, bytes);
+            true
+        },
+        // SAFETY: an owned buffer holds `bytes` initialised bytes; dst is valid (caller).
+        Data::Owned(v) => unsafe {
+            std::ptr::copy_nonoverlapping(v.as_ptr(), dst, bytes);
+            true
+        },
+        // SAFETY: dst is valid for `bytes` bytes, the size the sender published.
+        Data::Borrowed(ticket) => unsafe { ticket.copy_to(dst) },
+        Data::Empty => bytes == 0,
+    }
+}
+
+/// A type-erased receive buffer: `capacity` elements of `elem` at `ptr`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawRecvBuf {
+    pub(crate) ptr: *mut u8,
+    pub(crate) capacity: usize,
+    pub(crate) elem: ElemType,
+}
+
+impl RawRecvBuf {
+    pub(crate) fn of<T: Datatype>(buf: &mut [T]) -> Self {
+        RawRecvBuf {
+            ptr: buf.as_mut_ptr().cast(),
+            capacity: buf.len(),
+            elem: ElemType::of::<T>(),
+        }
+    }
+}
+
+/// Delivers `m` into `buf`. On a type mismatch or truncation the message is handed back
+/// unconsumed with the error, so that the caller can put it back in the queue.
+///
+/// # Safety
+///
+/// `buf` must describe a live, exclusively borrowed buffer.
+pub(crate) unsafe fn deliver_into(
+    m: Matched,
+    buf: RawRecvBuf,
+    aborted: impl FnOnce() -> Error,
+) -> std::result::Result<Status, (Error, Option<Matched>)> {
+    let Some(count) = received_count(&m.message, &buf.elem) else {
+        let err = mismatch(&m, &buf.elem);
+        return Err((err, Some(m)));
+    };
+    if count > buf.capacity {
+        let err = Error::Truncated {
+            needed: m.message.bytes(),
+            capacity: buf.capacity * buf.elem.size,
+            source_rank: m.header.source as usize,
+            tag: m.header.tag,
+        };
+        return Err((err, Some(m)));
+    }
+    let status = Status {
+        source: m.header.source as usize,
+        tag: m.header.tag,
+        count,
+    };
+    // SAFETY: count <= capacity, so the message's bytes fit in `buf` (caller: live and
+    // exclusive); received_count checked that the bytes are values of the receiving type.
+    if unsafe { copy_out(m.message, buf.ptr) } {
+        Ok(status)
+    } else {
+        Err((aborted(), None))
+    }
+}
+
+/// Delivers `m` as a new `Vec<T>`: moves an owned `Vec<T>` without copying, else copies once.
+pub(crate) fn deliver_vec<T: Datatype>(
+    m: Matched,
+    aborted: impl FnOnce() -> Error,
+) -> std::result::Result<(Vec<T>, Status), (Error, Option<Matched>)> {
+    let elem = ElemType::of::<T>();
+    let Some(count) = received_count(&m.message, &elem) else {
+        let err = mismatch(&m, &elem);
+        return Err((err, Some(m)));
+    };
+    let status = Status {
+        source: m.header.source as usize,
+        tag: m.header.tag,
+        count,
+    };
+    let Matched { message, .. } = m;
+    if let Data::Owned(v) = message.data {
+        match v.into_vec::<T>() {
+            Ok(v) => return Ok((v, status)),
+            Err(v) => {
+                let message = Message {
+                    data: Data::Owned(v),
+                    ..message
+                };
+                return copy_into_new_vec(message, count, status, aborted);
+            }
+        }
+    }
+    copy_into_new_vec(message, count, status, aborted)
+}
+
+fn copy_into_new_vec<T: Datatype>(
+    message: Message,
+    count: usize,
+    status: Status,
+    aborted: impl FnOnce() -> Error,
+) -> std::result::Result<(Vec<T>, Status), (Error, Option<Matched>)> {
+    let mut v: Vec<MaybeUninit<T>> = Vec::with_capacity(count);
+    // SAFETY: the Vec has room for `count` elements, which is message.bytes() bytes; the bytes
+    // are valid `T`s (received_count). After a successful copy all `count` are initialised.
+    unsafe {
+        if !copy_out(message, v.as_mut_ptr().cast()) {
+            return Err((aborted(), None));
+        }
+        v.set_len(count);
+        let mut v = std::mem::ManuallyDrop::new(v);
+        Ok((
+            Vec::from_raw_parts(v.as_mut_ptr().cast::<T>(), v.len(), v.capacity()),
+            status,
+        ))
+    }
+}
+
+/// Turns the error half of a delivery into a plain error, putting the message back first.
+pub(crate) fn put_back_on_error<T>(
+    r: std::result::Result<T, (Error, Option<Matched>)>,
+    put_back: impl FnOnce(Matched),
+) -> Result<T> {
+    r.map_err(|(err, m)| {
+        if let Some(m) = m {
+            put_back(m);
+        }
+        err
+    })
+}

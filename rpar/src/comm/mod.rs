@@ -1,0 +1,133 @@
+//! [`Comm`]: a communicator — a group of ranks with an isolated message space — and
+//! point-to-point messaging on it (blocking, non-blocking, scoped), probe, split and dup.
+//!
+//! Depends on `transport` and `datatype`.
+
+mod buffer;
+mod delivery;
+mod p2p;
+mod request;
+mod scope;
+mod split;
+
+pub use buffer::{Buffer, BufferMut};
+pub use request::{test_all, wait_all, wait_any, Request};
+pub use scope::Scope;
+
+use crate::transport::Endpoint;
+use crate::{Error, Result};
+use std::fmt;
+use std::rc::Rc;
+
+/// Receive from any source (MPI_ANY_SOURCE).
+pub const ANY_SOURCE: usize = usize::MAX;
+/// Receive with any tag (MPI_ANY_TAG).
+pub const ANY_TAG: i32 = -1;
+/// The largest tag a user may send with (MPI_TAG_UB).
+pub const TAG_UB: i32 = i32::MAX;
+
+/// What a completed receive (or a probe) tells about its message (MPI_Status).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Status {
+    /// The sender's rank in the communicator (MPI_SOURCE).
+    pub source: usize,
+    /// The message's tag (MPI_TAG).
+    pub tag: i32,
+    /// Number of elements received, of the receive's element type (MPI_Get_count); for a probe,
+    /// of the sender's element type.
+    pub count: usize,
+}
+
+/// A probed message: its status and its size in bytes (MPI_Probe + MPI_Get_count on MPI_BYTE).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Probed {
+    /// Source, tag, and count in the sender's elements.
+    pub status: Status,
+    /// Size of the message in bytes.
+    pub bytes: usize,
+}
+
+/// A communicator: the ranks of a group and a message space of their own (MPI_Comm).
+///
+/// Each rank's closure gets the world communicator; [`Comm::split`] and [`Comm::dup`] make
+/// others. Messages on one communicator never match receives on another.
+///
+/// ```
+/// let ranks = rpar::run(3, |world| Ok((world.rank(), world.size())))?;
+/// assert_eq!(ranks, vec![(0, 3), (1, 3), (2, 3)]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub struct Comm {
+    ep: Rc<Endpoint>,
+    /// World rank of each rank of this communicator.
+    group: Rc<[usize]>,
+    rank: usize,
+    /// Communicator id: point-to-point traffic uses context 2 id, collectives 2 id + 1.
+    id: u32,
+}
+
+impl fmt::Debug for Comm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Comm")
+            .field("rank", &self.rank)
+            .field("size", &self.group.len())
+            .field("id", &self.id)
+            .finish()
+    }
+}
+
+impl Comm {
+    pub(crate) fn world(ep: Rc<Endpoint>, size: usize) -> Self {
+        let rank = ep.world_rank();
+        Comm {
+            ep,
+            group: (0..size).collect(),
+            rank,
+            id: 0,
+        }
+    }
+
+    /// This rank's number in the communicator, `0..size()` (MPI_Comm_rank).
+    #[inline]
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Number of ranks in the communicator (MPI_Comm_size).
+    #[inline]
+    pub fn size(&self) -> usize {
+        self.group.len()
+    }
+
+    /// The world rank of rank `rank` of this communicator (MPI_Group_translate_ranks).
+    pub fn world_rank_of(&self, rank: usize) -> Result<usize> {
+        self.check_rank(rank)?;
+        Ok(self.group[rank])
+    }
+
+    #[inline]
+    pub(crate) fn p2p_context(&self) -> u32 {
+        2 * self.id
+    }
+
+    #[inline]
+    pub(crate) fn collective_context(&self) -> u32 {
+        2 * self.id + 1
+    }
+
+    #[inline]
+    pub(crate) fn check_rank(&self, rank: usize) -> Result<()> {
+        if rank < self.group.len() {
+            Ok(())
+        } else {
+            Err(Error::RankOutOfRange {
+                rank,
+                size: self.group.len(),
+            })
+        }
+    }
+
+    pub(crate) fn endpoint(&self) -> &Rc<Endpoint> {
+        &self.ep
+    }
+}

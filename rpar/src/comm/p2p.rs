@@ -1,0 +1,416 @@
+//! Blocking point-to-point messaging and probe (MPI_Send, MPI_Recv, MPI_Sendrecv, MPI_Probe …).
+//!
+//! Every call has an internal `*_in` form that takes the context, so that collectives run the
+//! very same code on the communicator's collective context.
+
+use super::delivery::{deliver_into, deliver_vec, put_back_on_error, RawRecvBuf};
+use super::{Buffer, BufferMut, Comm, Probed, Status, ANY_SOURCE, ANY_TAG, TAG_UB};
+use crate::datatype::Datatype;
+use crate::transport::{
+    publish, Data, ElemType, Endpoint, Envelope, ErasedVec, Header, Message, Pattern, PendingSend,
+    SendOutcome, INLINE_BYTES, RENDEZVOUS_BYTES,
+};
+use crate::{Error, Result};
+
+pub(crate) fn check_send_tag(tag: i32) -> Result<()> {
+    if (0..=TAG_UB).contains(&tag) {
+        Ok(())
+    } else {
+        Err(Error::InvalidTag { tag, max: TAG_UB })
+    }
+}
+
+impl Comm {
+    /// Sends `buf` to rank `dest` with `tag` (MPI_Send). Returns once `buf` may be reused.
+    ///
+    /// Small messages are copied and the call returns at once; large ones (over 32 KiB) are
+    /// copied once, straight into the receiver's buffer, when the receiver takes them.
+    ///
+    /// Errors: `dest` out of range, a negative tag, or (large messages) the receiver finished
+    /// without receiving.
+    ///
+    /// ```
+    /// let got = rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         world.send(&[1, 2, 3][..], 1, 9)?;
+    ///         Ok(vec![])
+    ///     } else {
+    ///         Ok(world.recv::<i32>(0, 9)?.0)
+    ///     }
+    /// })?;
+    /// assert_eq!(got[1], [1, 2, 3]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn send<B: Buffer + ?Sized>(&self, buf: &B, dest: usize, tag: i32) -> Result<()> {
+        check_send_tag(tag)?;
+        self.send_in(self.p2p_context(), buf.as_elems(), dest, tag)
+    }
+
+    /// Sends a `Vec` by moving it: the receiver of a `recv` gets this very allocation, with no
+    /// copy at all.
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         world.send_owned(vec![0u8; 1 << 20], 1, 0)?;
+    ///     } else {
+    ///         assert_eq!(world.recv::<u8>(0, 0)?.0.len(), 1 << 20);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn send_owned<T: Datatype>(&self, data: Vec<T>, dest: usize, tag: i32) -> Result<()> {
+        check_send_tag(tag)?;
+        self.send_owned_in(self.p2p_context(), data, dest, tag)
+    }
+
+    /// Receives a message from `source` (or [`ANY_SOURCE`]) with `tag` (or [`ANY_TAG`]) as a
+    /// new `Vec` of however many elements it has (MPI_Probe + MPI_Recv).
+    ///
+    /// Errors: `source` out of range, a tag below `ANY_TAG`, a type mismatch with the sender.
+    pub fn recv<T: Datatype>(&self, source: usize, tag: i32) -> Result<(Vec<T>, Status)> {
+        self.recv_in(self.p2p_context(), source, tag)
+    }
+
+    /// Receives a message into `buf` (MPI_Recv); returns its status (`count` = elements
+    /// received, which may be fewer than `buf` holds).
+    ///
+    /// Errors: as [`Comm::recv`], and [`Error::Truncated`] if the message does not fit — the
+    /// message then stays queued and can be received with a larger buffer.
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         world.send(&[1.5f64; 4][..], 1, 0)?;
+    ///     } else {
+    ///         let mut small = [0.0f64; 2];
+    ///         let err = world.recv_into(&mut small[..], 0, 0).unwrap_err();
+    ///         assert!(matches!(err, rpar::Error::Truncated { needed: 32, capacity: 16, .. }));
+    ///         let mut big = [0.0f64; 8];
+    ///         let st = world.recv_into(&mut big[..], 0, 0)?; // the message was not lost
+    ///         assert_eq!(st.count, 4);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn recv_into<B: BufferMut + ?Sized>(
+        &self,
+        buf: &mut B,
+        source: usize,
+        tag: i32,
+    ) -> Result<Status> {
+        self.recv_into_in(self.p2p_context(), buf.as_elems_mut(), source, tag)
+    }
+
+    /// Sends `send` to `dest` and receives into `recv` from `source` in one call
+    /// (MPI_Sendrecv): safe against the deadlock of two ranks that both send first.
+    ///
+    /// ```
+    /// let got = rpar::run(4, |world| {
+    ///     let (r, p) = (world.rank(), world.size());
+    ///     let mut left = 0usize;
+    ///     world.sendrecv(&r, (r + 1) % p, 0, &mut left, (r + p - 1) % p, 0)?;
+    ///     Ok(left)
+    /// })?;
+    /// assert_eq!(got, vec![3, 0, 1, 2]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)] // MPI_Sendrecv's own argument list
+    pub fn sendrecv<S: Buffer + ?Sized, R: BufferMut + ?Sized>(
+        &self,
+        send: &S,
+        dest: usize,
+        send_tag: i32,
+        recv: &mut R,
+        source: usize,
+        recv_tag: i32,
+    ) -> Result<Status> {
+        check_send_tag(send_tag)?;
+        self.sendrecv_in(
+            self.p2p_context(),
+            send.as_elems(),
+            dest,
+            send_tag,
+            recv.as_elems_mut(),
+            source,
+            recv_tag,
+        )
+    }
+
+    /// Sends the contents of `buf` to `dest`, then receives into `buf` from `source`
+    /// (MPI_Sendrecv_replace).
+    pub fn sendrecv_replace<B: BufferMut + ?Sized>(
+        &self,
+        buf: &mut B,
+        dest: usize,
+        send_tag: i32,
+        source: usize,
+        recv_tag: i32,
+    ) -> Result<Status> {
+        check_send_tag(send_tag)?;
+        self.sendrecv_replace_in(
+            self.p2p_context(),
+            buf.as_elems_mut(),
+            dest,
+            send_tag,
+            source,
+            recv_tag,
+        )
+    }
+
+    /// Waits for a matching message and returns its status and size without receiving it
+    /// (MPI_Probe).
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         world.send(&[7u16; 5][..], 1, 3)?;
+    ///     } else {
+    ///         let p = world.probe(rpar::ANY_SOURCE, rpar::ANY_TAG)?;
+    ///         assert_eq!((p.status.source, p.status.tag, p.status.count, p.bytes), (0, 3, 5, 10));
+    ///         let mut buf = vec![0u16; p.status.count];
+    ///         world.recv_into(&mut buf, p.status.source, p.status.tag)?;
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn probe(&self, source: usize, tag: i32) -> Result<Probed> {
+        let pattern = self.pattern(self.p2p_context(), source, tag)?;
+        let found = self.endpoint().probe(&pattern, true)?;
+        Ok(probed(found.expect("a blocking probe returns a message")))
+    }
+
+    /// Like [`Comm::probe`], but returns `None` at once if no matching message is there
+    /// (MPI_Iprobe).
+    pub fn iprobe(&self, source: usize, tag: i32) -> Result<Option<Probed>> {
+        let pattern = self.pattern(self.p2p_context(), source, tag)?;
+        Ok(self.endpoint().probe(&pattern, false)?.map(probed))
+    }
+
+    // ----- the context-taking forms, shared with the collectives -----
+
+    pub(crate) fn pattern(&self, context: u32, source: usize, tag: i32) -> Result<Pattern> {
+        let source = if source == ANY_SOURCE {
+            None
+        } else {
+            self.check_rank(source)?;
+            Some(source as u32)
+        };
+        let tag = match tag {
+            ANY_TAG => None,
+            t if t < 0 => return Err(Error::InvalidTag { tag, max: TAG_UB }),
+            t => Some(t),
+        };
+        Ok(Pattern {
+            context,
+            source,
+            tag,
+        })
+    }
+
+    /// Puts a message into `dest`'s mailbox. A message to a rank that has finished is counted
+    /// as never received (its rendezvous ticket, if any, is dropped and releases this rank).
+    pub(crate) fn post_message(&self, context: u32, message: Message, dest: usize, tag: i32) {
+        let header = Header {
+            context,
+            source: self.rank as u32,
+            tag,
+        };
+        let fabric = self.endpoint().fabric();
+        if fabric
+            .mailbox(self.group[dest])
+            .send(Envelope::Msg(header, message))
+            .is_err()
+        {
+            fabric.note_unreceived(1);
+        }
+    }
+
+    /// Posts a borrowed send: eager (copied now) when small, a rendezvous when large. The
+    /// returned rendezvous, if any, must be finished with [`Comm::finish_send`] before `elems`
+    /// is released.
+    ///
+    /// # Safety
+    ///
+    /// If this returns `Some`, the caller must keep `elems` alive and unmodified until
+    /// `finish_send` (or `PendingSend::cancel`) returns.
+    pub(crate) unsafe fn post_send<T: Datatype>(
+        &self,
+        context: u32,
+        elems: &[T],
+        dest: usize,
+        tag: i32,
+    ) -> Result<Option<PendingSend>> {
+        self.endpoint().check_live()?;
+        self.check_rank(dest)?;
+        let bytes = std::mem::size_of_val(elems);
+        let elem = ElemType::of::<T>();
+        let count = elems.len();
+        if bytes <= RENDEZVOUS_BYTES {
+            let data = eager_data(elems);
+            self.post_message(context, Message { elem, count, data }, dest, tag);
+            return Ok(None);
+        }
+        let own_mailbox = self
+            .endpoint()
+            .fabric()
+            .mailbox(self.endpoint().world_rank());
+        // SAFETY: the caller keeps `elems` alive and unmodified until the rendezvous is finished
+        // (this function's contract).
+        let (pending, ticket) =
+            unsafe { publish(elems.as_ptr().cast(), bytes, own_mailbox.clone()) };
+        let data = Data::Borrowed(ticket);
+        self.post_message(context, Message { elem, count, data }, dest, tag);
+        Ok(Some(pending))
+    }
+
+    /// Waits until a rendezvous send is delivered; on abort, withdraws it.
+    pub(crate) fn finish_send(&self, pending: &PendingSend, dest: usize) -> Result<()> {
+        finish_rendezvous(self.endpoint(), pending, dest)
+    }
+
+    pub(crate) fn send_in<T: Datatype>(
+        &self,
+        context: u32,
+        elems: &[T],
+        dest: usize,
+        tag: i32,
+    ) -> Result<()> {
+        // SAFETY: `elems` is borrowed for this whole call and the rendezvous is finished before
+        // it returns.
+        match unsafe { self.post_send(context, elems, dest, tag)? } {
+            None => Ok(()),
+            Some(pending) => self.finish_send(&pending, dest),
+        }
+    }
+
+    pub(crate) fn send_owned_in<T: Datatype>(
+        &self,
+        context: u32,
+        data: Vec<T>,
+        dest: usize,
+        tag: i32,
+    ) -> Result<()> {
+        self.endpoint().check_live()?;
+        self.check_rank(dest)?;
+        let message = Message {
+            elem: ElemType::of::<T>(),
+            count: data.len(),
+            data: Data::Owned(ErasedVec::new(data)),
+        };
+        self.post_message(context, message, dest, tag);
+        Ok(())
+    }
+
+    pub(crate) fn recv_in<T: Datatype>(
+        &self,
+        context: u32,
+        source: usize,
+        tag: i32,
+    ) -> Result<(Vec<T>, Status)> {
+        let pattern = self.pattern(context, source, tag)?;
+        let ep = self.endpoint();
+        let m = ep.recv(&pattern)?;
+        put_back_on_error(deliver_vec(m, || ep.fabric().abort_error()), |m| {
+            ep.put_back(m)
+        })
+    }
+
+    pub(crate) fn recv_into_in<T: Datatype>(
+        &self,
+        context: u32,
+        buf: &mut [T],
+        source: usize,
+        tag: i32,
+    ) -> Result<Status> {
+        let pattern = self.pattern(context, source, tag)?;
+        let ep = self.endpoint();
+        let m = ep.recv(&pattern)?;
+        // SAFETY: `buf` is exclusively borrowed for this call.
+        let delivered =
+            unsafe { deliver_into(m, RawRecvBuf::of(buf), || ep.fabric().abort_error()) };
+        put_back_on_error(delivered, |m| ep.put_back(m))
+    }
+
+    #[allow(clippy::too_many_arguments)] // MPI_Sendrecv's own argument list
+    pub(crate) fn sendrecv_in<T: Datatype, U: Datatype>(
+        &self,
+        context: u32,
+        send: &[T],
+        dest: usize,
+        send_tag: i32,
+        recv: &mut [U],
+        source: usize,
+        recv_tag: i32,
+    ) -> Result<Status> {
+        self.pattern(context, source, recv_tag)?; // refuse bad arguments before sending
+                                                  // SAFETY: `send` is borrowed for this whole call; the rendezvous is finished below on
+                                                  // every path before returning.
+        let pending = unsafe { self.post_send(context, send, dest, send_tag)? };
+        let received = self.recv_into_in(context, recv, source, recv_tag);
+        if let Some(pending) = pending {
+            self.finish_send(&pending, dest)?;
+        }
+        received
+    }
+
+    pub(crate) fn sendrecv_replace_in<T: Datatype>(
+        &self,
+        context: u32,
+        buf: &mut [T],
+        dest: usize,
+        send_tag: i32,
+        source: usize,
+        recv_tag: i32,
+    ) -> Result<Status> {
+        self.pattern(context, source, recv_tag)?;
+        if std::mem::size_of_val(buf) <= INLINE_BYTES {
+            // SAFETY: a message this small is always copied eagerly: no rendezvous to finish.
+            let pending = unsafe { self.post_send(context, buf, dest, send_tag)? };
+            debug_assert!(pending.is_none());
+        } else {
+            self.send_owned_in(context, buf.to_vec(), dest, send_tag)?;
+        }
+        self.recv_into_in(context, buf, source, recv_tag)
+    }
+}
+
+/// Waits until a rendezvous send to `dest` is delivered, making progress meanwhile; on abort,
+/// withdraws it (waiting out a copy in progress) so that the buffer is no longer read.
+pub(crate) fn finish_rendezvous(ep: &Endpoint, pending: &PendingSend, dest: usize) -> Result<()> {
+    if let Err(err) = ep.wait_send(|| pending.outcome() != SendOutcome::Pending) {
+        if pending.cancel() != SendOutcome::Delivered {
+            return Err(err);
+        }
+    }
+    match pending.outcome() {
+        SendOutcome::Delivered => Ok(()),
+        _ => Err(Error::PeerFinished {
+            peer: dest,
+            waiting_for: "was sending it a message it never received".into(),
+        }),
+    }
+}
+
+/// The payload of an eager send: inline if tiny, else an owned copy.
+pub(crate) fn eager_data<T: Datatype>(elems: &[T]) -> Data {
+    if std::mem::size_of_val(elems) <= INLINE_BYTES {
+        Data::inline(elems)
+    } else {
+        Data::Owned(ErasedVec::new(elems.to_vec()))
+    }
+}
+
+fn probed((h, count, bytes): (Header, usize, usize)) -> Probed {
+    Probed {
+        status: Status {
+            source: h.source as usize,
+            tag: h.tag,
+            count,
+        },
+        bytes,
+    }
+}

@@ -1,0 +1,120 @@
+//! New communicators from old: [`Comm::split`] (MPI_Comm_split) and [`Comm::dup`]
+//! (MPI_Comm_dup). Each gets a fresh context id, so its messages never mix with the parent's.
+
+use super::Comm;
+use crate::collective::tags;
+use crate::Result;
+use std::rc::Rc;
+
+impl Comm {
+    /// Splits the communicator by `color` (MPI_Comm_split): ranks with the same color form a new
+    /// communicator, ordered by `key`, ties broken by rank here. `None` (MPI_UNDEFINED) takes part
+    /// in the call but gets no communicator. Collective: every rank must call it.
+    ///
+    /// ```
+    /// let sizes = rpar::run(5, |world| {
+    ///     let half = world.split(Some((world.rank() % 2) as u32), world.rank() as i32)?.unwrap();
+    ///     Ok((half.rank(), half.size()))
+    /// })?;
+    /// assert_eq!(sizes, vec![(0, 3), (0, 2), (1, 3), (1, 2), (2, 3)]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn split(&self, color: Option<u32>, key: i32) -> Result<Option<Comm>> {
+        let ctx = self.collective_context();
+        let mine = [color.map_or(-1, i64::from), i64::from(key)];
+        // Rank 0 gathers (color, key), forms the groups, reserves one context per group and tells
+        // every rank its new communicator: [context, new rank, world ranks of the group…].
+        if self.rank() == 0 {
+            let mut entries = vec![(mine[0], mine[1], 0usize)];
+            for _ in 1..self.size() {
+                let mut theirs = [0i64; 2];
+                let st = self.recv_into_in(ctx, &mut theirs[..], super::ANY_SOURCE, tags::SPLIT)?;
+                entries.push((theirs[0], theirs[1], st.source));
+            }
+            entries.sort_by_key(|&(c, k, r)| (c, k, r));
+            let base = self.endpoint().fabric().new_contexts(self.size() as u32);
+            let mut reply_to_self = None;
+            let mut start = 0;
+            while start < entries.len() {
+                let color = entries[start].0;
+                let end = start + entries[start..].iter().take_while(|e| e.0 == color).count();
+                let group: Vec<u64> = entries[start..end]
+                    .iter()
+                    .map(|e| self.group[e.2] as u64)
+                    .collect();
+                for (new_rank, e) in entries[start..end].iter().enumerate() {
+                    let reply = if color < 0 {
+                        vec![u64::MAX]
+                    } else {
+                        let mut r = vec![u64::from(base) + start as u64, new_rank as u64];
+                        r.extend_from_slice(&group);
+                        r
+                    };
+                    if e.2 == 0 {
+                        reply_to_self = Some(reply);
+                    } else {
+                        self.send_owned_in(ctx, reply, e.2, tags::SPLIT)?;
+                    }
+                }
+                start = end;
+            }
+            let reply = reply_to_self.expect("rank 0 is in one of the groups");
+            Ok(self.from_reply(&reply))
+        } else {
+            self.send_in(ctx, &mine[..], 0, tags::SPLIT)?;
+            let (reply, _) = self.recv_in::<u64>(ctx, 0, tags::SPLIT)?;
+            Ok(self.from_reply(&reply))
+        }
+    }
+
+    fn from_reply(&self, reply: &[u64]) -> Option<Comm> {
+        if reply[0] == u64::MAX {
+            return None;
+        }
+        let group: Rc<[usize]> = reply[2..].iter().map(|&w| w as usize).collect();
+        Some(Comm {
+            ep: self.ep.clone(),
+            group,
+            rank: reply[1] as usize,
+            id: reply[0] as u32,
+        })
+    }
+
+    /// A copy of the communicator with a message space of its own (MPI_Comm_dup): same ranks,
+    /// but messages on one never match receives on the other. Collective.
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     let lib = world.dup()?;
+    ///     if world.rank() == 0 {
+    ///         lib.send(&1u8, 1, 0)?;
+    ///         world.send(&2u8, 1, 0)?;
+    ///     } else {
+    ///         assert_eq!(world.recv::<u8>(0, 0)?.0, [2]); // not the message sent on `lib`
+    ///         assert_eq!(lib.recv::<u8>(0, 0)?.0, [1]);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn dup(&self) -> Result<Comm> {
+        let ctx = self.collective_context();
+        let id = if self.rank() == 0 {
+            let id = self.endpoint().fabric().new_contexts(1);
+            for r in 1..self.size() {
+                self.send_in(ctx, std::slice::from_ref(&id), r, tags::DUP)?;
+            }
+            id
+        } else {
+            let mut id = 0u32;
+            self.recv_into_in(ctx, std::slice::from_mut(&mut id), 0, tags::DUP)?;
+            id
+        };
+        Ok(Comm {
+            ep: self.ep.clone(),
+            group: self.group.clone(),
+            rank: self.rank,
+            id,
+        })
+    }
+}

@@ -1,0 +1,112 @@
+//! The basic (predefined) types that type maps are made of: MPI's `MPI_INT32_T`, `MPI_DOUBLE`, ….
+
+use std::fmt;
+
+/// A predefined element type: the building block of every [`TypeMap`](super::TypeMap).
+///
+/// Prints as its Rust name (`f64`, `i32`, …), the lecture's notation for type maps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum BasicType {
+    /// `i8` (`MPI_INT8_T`)
+    I8,
+    /// `i16` (`MPI_INT16_T`)
+    I16,
+    /// `i32` (`MPI_INT32_T`)
+    I32,
+    /// `i64` (`MPI_INT64_T`)
+    I64,
+    /// `i128`
+    I128,
+    /// `isize` (`MPI_AINT`)
+    Isize,
+    /// `u8` (`MPI_UINT8_T`)
+    U8,
+    /// `u16` (`MPI_UINT16_T`)
+    U16,
+    /// `u32` (`MPI_UINT32_T`)
+    U32,
+    /// `u64` (`MPI_UINT64_T`)
+    U64,
+    /// `u128`
+    U128,
+    /// `usize`
+    Usize,
+    /// `f32` (`MPI_FLOAT`)
+    F32,
+    /// `f64` (`MPI_DOUBLE`)
+    F64,
+    /// `bool` (`MPI_C_BOOL`): only the bytes 0 and 1 are valid.
+    Bool,
+    /// `char`: a Unicode scalar value in 4 bytes.
+    Char,
+    /// An uninterpreted byte (`MPI_BYTE`): matches only `Byte`.
+    Byte,
+}
+
+impl BasicType {
+    /// Size in bytes.
+    ///
+    /// ```
+    /// assert_eq!(rpar::BasicType::F64.size(), 8);
+    /// ```
+    pub const fn size(self) -> usize {
+        use BasicType::*;
+        match self {
+            I8 | U8 | Bool | Byte => 1,
+            I16 | U16 => 2,
+            I32 | U32 | F32 | Char => 4,
+            I64 | U64 | F64 => 8,
+            I128 | U128 => 16,
+            Isize | Usize => std::mem::size_of::<usize>(),
+        }
+    }
+
+    /// Alignment in bytes, as Rust (and the C ABI) lays the type out.
+    pub const fn align(self) -> usize {
+        use BasicType::*;
+        match self {
+            I8 | U8 | Bool | Byte => 1,
+            I16 | U16 => 2,
+            I32 | U32 | F32 | Char => 4,
+            I64 | U64 | F64 => std::mem::align_of::<u64>(),
+            I128 | U128 => std::mem::align_of::<u128>(),
+            Isize | Usize => std::mem::align_of::<usize>(),
+        }
+    }
+
+    /// The Rust name of the type, as printed in type maps.
+    pub const fn name(self) -> &'static str {
+        use BasicType::*;
+        match self {
+            I8 => "i8",
+            I16 => "i16",
+            I32 => "i32",
+            I64 => "i64",
+            I128 => "i128",
+            Isize => "isize",
+            U8 => "u8",
+            U16 => "u16",
+            U32 => "u32",
+            U64 => "u64",
+            U128 => "u128",
+            Usize => "usize",
+            F32 => "f32",
+            F64 => "f64",
+            Bool => "bool",
+            Char => "char",
+            Byte => "byte",
+        }
+    }
+
+    /// Whether every bit pattern of the type's bytes is a valid value (false for `bool`, `char`).
+    pub const fn all_bit_patterns_valid(self) -> bool {
+        !matches!(self, BasicType::Bool | BasicType::Char)
+    }
+}
+
+impl fmt::Display for BasicType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,39 @@
+//! Datatypes: what an element of a message is made of.
+//!
+//! A [`TypeMap`] is MPI's type map — the sequence of (basic type, byte displacement) pairs of one
+//! element — with MPI's size / extent / lb semantics. The [`Datatype`] trait ties a Rust type to
+//! its type map; it is implemented here for the primitive types and arrays of them, and written by
+//! `#[derive(Datatype)]` for structs.
+//!
+//! Depends on nothing else in rpar.
+
+mod basic;
+mod impls;
+mod typemap;
+
+pub use basic::BasicType;
+pub use typemap::TypeMap;
+
+/// A Rust type that can be an element of a message: its memory is described by a [`TypeMap`].
+///
+/// Implemented for all integer and float types, `bool`, `char`, arrays of `Datatype`s, and, via
+/// `#[derive(Datatype)]`, for structs whose fields are all `Datatype`s.
+///
+/// ```
+/// use rpar::{BasicType, Datatype};
+/// let map = <[f32; 2]>::type_map();
+/// assert_eq!(map.size(), 8);
+/// assert_eq!(map.entries(), &[(BasicType::F32, 0), (BasicType::F32, 4)]);
+/// ```
+///
+/// # Safety
+///
+/// `type_map()` must describe `Self` exactly: every entry lies within `size_of::<Self>()` bytes,
+/// its basic type is the type actually stored at that displacement, and the bytes not covered by
+/// an entry are the only padding of `Self`. The extent must be `size_of::<Self>()` and the lower
+/// bound 0. rpar copies the bytes a type map names between values of types with equal signatures,
+/// so a wrong map is undefined behaviour.
+pub unsafe trait Datatype: Copy + Send + Sync + 'static {
+    /// The type map of one value of `Self`.
+    fn type_map() -> TypeMap;
+}

@@ -1,0 +1,128 @@
+//! The one error type of rpar.
+//!
+//! Every fallible call returns [`Result<T>`](crate::Result). Variants carry the facts a user needs
+//! to act on (what was expected, what was given); nothing in rpar panics on user error.
+
+use std::fmt;
+
+/// Everything that can go wrong in rpar, as a value.
+///
+/// ```
+/// let err = rpar::run(2, |world| {
+///     world.send(&1u8, 5, 0)?; // rank 5 does not exist in a world of 2
+///     Ok(())
+/// })
+/// .unwrap_err();
+/// assert!(err.to_string().contains("rank 5"));
+/// ```
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A rank argument names no rank of the communicator.
+    #[error("rank {rank} is out of range: the communicator has {size} ranks (valid: 0..{size})")]
+    RankOutOfRange {
+        /// The rank that was given.
+        rank: usize,
+        /// The size of the communicator.
+        size: usize,
+    },
+    /// A tag outside `0..=TAG_UB` was given to a send (or a negative tag other than `ANY_TAG`).
+    #[error(
+        "invalid tag {tag}: tags of sends must be in 0..={max}, receives may also use ANY_TAG"
+    )]
+    InvalidTag {
+        /// The tag that was given.
+        tag: i32,
+        /// The largest valid tag.
+        max: i32,
+    },
+    /// The matched message is larger than the receive buffer. The message is not consumed: it can
+    /// still be received with a larger buffer.
+    #[error("message truncated: it needs {needed} bytes but the receive buffer holds {capacity} (from rank {source_rank}, tag {tag})")]
+    Truncated {
+        /// Bytes in the message.
+        needed: usize,
+        /// Bytes the receive buffer can hold.
+        capacity: usize,
+        /// Sender of the message.
+        source_rank: usize,
+        /// Tag of the message.
+        tag: i32,
+    },
+    /// The element types of a send and its matching receive have different type signatures.
+    #[error("type mismatch: rank {source_rank} sent {sent} but the receive expects {expected}")]
+    TypeMismatch {
+        /// What the sender sent (element type and count).
+        sent: String,
+        /// What the receiver expected.
+        expected: String,
+        /// Sender of the message.
+        source_rank: usize,
+    },
+    /// An argument is invalid; the message says what was expected and what was given.
+    #[error("invalid argument to {call}: {message}")]
+    InvalidArgument {
+        /// The call that refused the argument.
+        call: &'static str,
+        /// What was expected and what was given.
+        message: String,
+    },
+    /// This rank's call could not complete because another rank failed and the run was aborted.
+    #[error("aborted because rank {rank} failed: {message}")]
+    Aborted {
+        /// The rank whose failure aborted the run.
+        rank: usize,
+        /// That rank's error or panic message.
+        message: String,
+    },
+    /// A rank panicked; the run was aborted.
+    #[error("rank {rank} panicked: {message}")]
+    RankPanicked {
+        /// The rank that panicked.
+        rank: usize,
+        /// Its panic message.
+        message: String,
+    },
+    /// A rank returned an error; the run was aborted.
+    #[error("rank {rank} failed: {source}")]
+    RankFailed {
+        /// The rank that failed.
+        rank: usize,
+        /// The error it returned.
+        source: Box<Error>,
+    },
+    /// A peer finished its program while this rank still waited for it.
+    #[error("rank {peer} has already finished, but this rank {waiting_for}")]
+    PeerFinished {
+        /// The peer (a world rank) that finished.
+        peer: usize,
+        /// What this rank was waiting for.
+        waiting_for: String,
+    },
+    /// The program's own error, raised with [`Error::user`].
+    #[error("{0}")]
+    User(String),
+}
+
+impl Error {
+    /// An application error with a message, for use inside a rank's closure.
+    ///
+    /// ```
+    /// let err = rpar::run(1, |_| -> rpar::Result<()> { Err(rpar::Error::user("no input")) });
+    /// assert!(err.unwrap_err().to_string().contains("no input"));
+    /// ```
+    pub fn user(message: impl fmt::Display) -> Self {
+        Error::User(message.to_string())
+    }
+
+    /// An [`Error::InvalidArgument`] for `call`.
+    pub(crate) fn invalid(call: &'static str, message: impl fmt::Display) -> Self {
+        Error::InvalidArgument {
+            call,
+            message: message.to_string(),
+        }
+    }
+}
+
+/// `Result` with rpar's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,54 @@
+//! # rpar — MPI-style message passing for Rust
+//!
+//! Write one SPMD program; rpar runs it as ranks (threads) on a lock-free in-process runtime,
+//! with MPI's model: communicators, tagged point-to-point messages with MPI's matching rules,
+//! derived datatypes, virtual topologies and collectives.
+//!
+//! ```
+//! use rpar::prelude::*;
+//!
+//! let results = spmd!(ranks = 4, |world| {
+//!     let next = (world.rank() + 1) % world.size();
+//!     let prev = (world.rank() + world.size() - 1) % world.size();
+//!     let mut got = 0usize;
+//!     world.sendrecv(&world.rank(), next, 0, &mut got, prev, 0)?;
+//!     on root {
+//!         println!("{} ranks in a ring", world.size());
+//!     }
+//!     Ok(got)
+//! })?;
+//! assert_eq!(results, vec![3, 0, 1, 2]);
+//! # Ok::<(), rpar::Error>(())
+//! ```
+//!
+//! Module map: `universe` launches ranks; `comm` is the communicator and point-to-point calls;
+//! `collective` the collective operations; `datatype` type maps; `transport` the mailboxes
+//! underneath. Data flows one way: user code → `Comm` → collective algorithm → transport.
+
+#![forbid(unsafe_op_in_unsafe_fn)]
+
+#[allow(unused_extern_crates)] // lets `::rpar::…` paths of the derives work inside this crate
+extern crate self as rpar;
+
+mod collective;
+mod comm;
+mod datatype;
+mod error;
+mod transport;
+mod universe;
+
+pub use comm::{
+    test_all, wait_all, wait_any, Buffer, BufferMut, Comm, Probed, Request, Scope, Status,
+    ANY_SOURCE, ANY_TAG, TAG_UB,
+};
+pub use datatype::{BasicType, Datatype, TypeMap};
+pub use error::{Error, Result};
+pub use universe::{run, Universe};
+
+/// `spmd!(ranks = N, |world| { … })`: runs the block on N ranks; see the crate docs.
+pub use rpar_derive::spmd;
+
+/// Everything a typical rpar program uses.
+pub mod prelude {
+    pub use crate::{spmd, Comm, Datatype, Error, Result, Status, Universe, ANY_SOURCE, ANY_TAG};
+}

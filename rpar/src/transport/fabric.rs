@@ -1,0 +1,115 @@
+//! [`Fabric`]: what all ranks of one universe share — the mailbox senders and the abort state.
+
+use super::endpoint::Envelope;
+use crate::Error;
+use crossbeam::channel::{Receiver, Sender};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+/// Why a rank failed: the first failure of a run decides its error.
+#[derive(Debug, Clone)]
+pub(crate) enum Failure {
+    /// The rank's closure panicked with this message.
+    Panic(String),
+    /// The rank's closure returned this error.
+    Error(Error),
+}
+
+impl Failure {
+    fn message(&self) -> String {
+        match self {
+            Failure::Panic(m) => m.clone(),
+            Failure::Error(e) => e.to_string(),
+        }
+    }
+}
+
+/// The shared part of a universe's transport.
+#[derive(Debug)]
+pub(crate) struct Fabric {
+    mailboxes: Vec<Sender<Envelope>>,
+    aborted: AtomicBool,
+    failure: OnceLock<(usize, Failure)>,
+    next_context: AtomicU32,
+    unreceived: AtomicUsize,
+}
+
+impl Fabric {
+    /// A fabric of `n` mailboxes, with the receiving end of each.
+    pub(crate) fn new(n: usize) -> (Fabric, Vec<Receiver<Envelope>>) {
+        let (txs, rxs) = (0..n).map(|_| crossbeam::channel::unbounded()).unzip();
+        let fabric = Fabric {
+            mailboxes: txs,
+            aborted: AtomicBool::new(false),
+            failure: OnceLock::new(),
+            // context 0 is the world's
+            next_context: AtomicU32::new(1),
+            unreceived: AtomicUsize::new(0),
+        };
+        (fabric, rxs)
+    }
+
+    /// Number of ranks.
+    pub(crate) fn size(&self) -> usize {
+        self.mailboxes.len()
+    }
+
+    /// The mailbox of world rank `rank`.
+    pub(crate) fn mailbox(&self, rank: usize) -> &Sender<Envelope> {
+        &self.mailboxes[rank]
+    }
+
+    /// Reserves `n` fresh communicator ids.
+    pub(crate) fn new_contexts(&self, n: u32) -> u32 {
+        self.next_context.fetch_add(n, Ordering::Relaxed)
+    }
+
+    /// Counts `n` messages that were sent but will never be received.
+    pub(crate) fn note_unreceived(&self, n: usize) {
+        if n > 0 {
+            self.unreceived.fetch_add(n, Ordering::Relaxed);
+        }
+    }
+
+    /// Messages sent but never received, so far.
+    pub(crate) fn unreceived(&self) -> usize {
+        self.unreceived.load(Ordering::Relaxed)
+    }
+
+    /// Whether the run has been aborted.
+    #[inline]
+    pub(crate) fn is_aborted(&self) -> bool {
+        self.aborted.load(Ordering::Acquire)
+    }
+
+    /// The error that every call of a surviving rank returns once the run is aborted.
+    pub(crate) fn abort_error(&self) -> Error {
+        match self.failure.get() {
+            Some((rank, failure)) => Error::Aborted {
+                rank: *rank,
+                message: failure.message(),
+            },
+            None => Error::Aborted {
+                rank: usize::MAX,
+                message: "the run was aborted".into(),
+            },
+        }
+    }
+
+    /// Records `failure` as the failure of `rank` (the first failure wins) and wakes every rank so
+    /// that blocked calls return [`Error::Aborted`] at once.
+    pub(crate) fn abort(&self, rank: usize, failure: Failure) {
+        if self.failure.set((rank, failure)).is_err() {
+            return;
+        }
+        self.aborted.store(true, Ordering::Release);
+        for mailbox in &self.mailboxes {
+            let _ = mailbox.send(Envelope::Abort);
+        }
+    }
+
+    /// The first failure, if any: the error the run returns.
+    pub(crate) fn failure(&self) -> Option<&(usize, Failure)> {
+        self.failure.get()
+    }
+}

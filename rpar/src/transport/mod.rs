@@ -1,0 +1,18 @@
+//! The in-process transport: one lock-free mailbox per rank, MPI matching, rendezvous for large
+//! borrowed sends, and the abort broadcast. See `README.md` beside this file for the design.
+//!
+//! Depends on `datatype` (element types of messages) and `error`; nothing above it.
+
+mod endpoint;
+mod fabric;
+mod message;
+mod rendezvous;
+
+pub(crate) use endpoint::{Endpoint, Envelope, Header, Matched, Pattern, SlotId};
+pub(crate) use fabric::{Fabric, Failure};
+pub(crate) use message::{Data, ElemType, ErasedVec, Message, INLINE_BYTES};
+pub(crate) use rendezvous::{publish, PendingSend, SendOutcome};
+
+/// Messages larger than this many bytes, sent from borrowed buffers by blocking sends, use the
+/// single-copy rendezvous; smaller ones are copied eagerly so that the send returns at once.
+pub(crate) const RENDEZVOUS_BYTES: usize = 32 * 1024;

@@ -1,0 +1,160 @@
+//! Rendezvous for large borrowed sends: the sender publishes a pointer to its buffer and waits;
+//! the receiver copies straight from it into the receive buffer (one copy in all) and wakes it.
+//!
+//! The state machine (one `AtomicU8`) makes the hand-over safe whatever happens first:
+//!
+//! ```text
+//! PENDING --receiver claims--> COPYING --copy done--> DONE      (sender may return)
+//! PENDING --sender gives up (abort)--> CANCELLED              (receiver will not read)
+//! PENDING --ticket dropped unread (receiver finished)--> DROPPED (sender gets an error)
+//! ```
+//!
+//! The sender never returns while the state is COPYING, so its buffer outlives every read.
+
+use super::endpoint::Envelope;
+use super::message::{ElemType, ErasedVec};
+use crossbeam::channel::Sender;
+use crossbeam::utils::Backoff;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+const PENDING: u8 = 0;
+const COPYING: u8 = 1;
+const DONE: u8 = 2;
+const CANCELLED: u8 = 3;
+const DROPPED: u8 = 4;
+
+#[derive(Debug)]
+struct Shared {
+    state: AtomicU8,
+    ptr: *const u8,
+    bytes: usize,
+}
+
+// SAFETY: `ptr` is only dereferenced by the receiver while it holds the COPYING state, during
+// which the sender keeps the buffer alive and unmodified (it waits for DONE); the buffer holds
+// `T: Datatype` values, which are `Sync`.
+unsafe impl Send for Shared {}
+// SAFETY: as above; all other fields are atomics or immutable.
+unsafe impl Sync for Shared {}
+
+/// The sender's half: kept by the blocked `send` (or the scope of a scoped `isend`).
+#[derive(Debug, Clone)]
+pub(crate) struct PendingSend {
+    shared: Arc<Shared>,
+}
+
+/// How a rendezvous ended, from the sender's side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SendOutcome {
+    /// Not finished yet.
+    Pending,
+    /// The receiver copied the data.
+    Delivered,
+    /// The receiver finished without receiving the message.
+    Dropped,
+}
+
+/// The receiver's half, travelling in the envelope.
+#[derive(Debug)]
+pub(crate) struct Ticket {
+    shared: Arc<Shared>,
+    wake: Sender<Envelope>,
+}
+
+/// Publishes `bytes` bytes at `ptr` for a receiver; `wake` is the sender's own mailbox.
+///
+/// # Safety
+///
+/// The caller must keep the `bytes` bytes at `ptr` alive and unmodified until
+/// [`PendingSend::outcome`] is no longer `Pending`, or [`PendingSend::cancel`] has returned.
+pub(crate) unsafe fn publish(
+    ptr: *const u8,
+    bytes: usize,
+    wake: Sender<Envelope>,
+) -> (PendingSend, Ticket) {
+    let shared = Arc::new(Shared {
+        state: AtomicU8::new(PENDING),
+        ptr,
+        bytes,
+    });
+    (
+        PendingSend {
+            shared: shared.clone(),
+        },
+        Ticket { shared, wake },
+    )
+}
+
+impl PendingSend {
+    pub(crate) fn outcome(&self) -> SendOutcome {
+        match self.shared.state.load(Ordering::Acquire) {
+            DONE => SendOutcome::Delivered,
+            DROPPED => SendOutcome::Dropped,
+            _ => SendOutcome::Pending,
+        }
+    }
+
+    /// Withdraws the offer. Afterwards the receiver no longer reads the buffer: if it was in the
+    /// middle of copying, this waits (briefly) until it is done. Returns the final outcome.
+    pub(crate) fn cancel(&self) -> SendOutcome {
+        let s = &self.shared.state;
+        if s.compare_exchange(PENDING, CANCELLED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            return SendOutcome::Dropped;
+        }
+        let backoff = Backoff::new();
+        while s.load(Ordering::Acquire) == COPYING {
+            backoff.snooze();
+        }
+        self.outcome()
+    }
+}
+
+impl Ticket {
+    /// Copies the sender's bytes to `dst` and releases the sender. Returns false if the sender
+    /// withdrew the offer (the run is aborting), in which case nothing was copied.
+    ///
+    /// # Safety
+    ///
+    /// `dst` must be valid for writes of [`Ticket::bytes`] bytes and not overlap the source.
+    pub(crate) unsafe fn copy_to(self, dst: *mut u8) -> bool {
+        let s = &self.shared.state;
+        if s.compare_exchange(PENDING, COPYING, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return false;
+        }
+        // SAFETY: in the COPYING state the sender keeps `bytes` bytes at `ptr` alive (publish's
+        // contract); the caller guarantees `dst`.
+        unsafe { std::ptr::copy_nonoverlapping(self.shared.ptr, dst, self.shared.bytes) };
+        s.store(DONE, Ordering::Release);
+        let _ = self.wake.send(Envelope::Wake);
+        // `self` is dropped here with the state DONE: Drop does nothing more.
+        true
+    }
+
+    /// Copies the data into a fresh owned buffer (used when the message is matched while the
+    /// receiver is busy elsewhere, so that the sender is not held up). `None` if withdrawn.
+    pub(crate) fn into_owned(self, elem: ElemType, count: usize) -> Option<ErasedVec> {
+        let mut ok = false;
+        let v = ErasedVec::filled_with(elem, count, |dst| {
+            // SAFETY: `filled_with` hands a fresh allocation of count * elem.size bytes, which is
+            // the size of the published buffer.
+            ok = unsafe { self.copy_to(dst) };
+        });
+        ok.then_some(v)
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        let s = &self.shared.state;
+        if s.compare_exchange(PENDING, DROPPED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            let _ = self.wake.send(Envelope::Wake);
+        }
+    }
+}

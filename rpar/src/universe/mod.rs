@@ -1,0 +1,169 @@
+//! Launching ranks: [`Universe`] starts one thread per rank, hands each its world communicator,
+//! and collects the results in rank order — or the error of the first rank that failed, after
+//! every other rank's blocked calls have returned [`Error::Aborted`].
+//!
+//! Depends on `comm` and `transport`.
+
+use crate::comm::Comm;
+use crate::transport::{Endpoint, Fabric, Failure};
+use crate::{Error, Result};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// A set of ranks to run an SPMD program on (the in-process counterpart of `mpiexec -n`).
+///
+/// ```
+/// let squares = rpar::Universe::new(4).run(|world| Ok(world.rank() * world.rank()))?;
+/// assert_eq!(squares, vec![0, 1, 4, 9]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Universe {
+    ranks: usize,
+    stack_size: Option<usize>,
+}
+
+impl Universe {
+    /// A universe of `ranks` ranks (threads).
+    pub fn new(ranks: usize) -> Self {
+        Universe {
+            ranks,
+            stack_size: None,
+        }
+    }
+
+    /// The stack size of each rank's thread, in bytes (default: the platform's thread default).
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
+        self
+    }
+
+    /// Number of ranks.
+    pub fn ranks(&self) -> usize {
+        self.ranks
+    }
+
+    /// Runs `program` on every rank and returns the ranks' results in rank order.
+    ///
+    /// If a rank panics or returns an error, the run is aborted: every other rank's blocked
+    /// call returns [`Error::Aborted`] at once, and `run` returns [`Error::RankPanicked`] or
+    /// [`Error::RankFailed`] naming the first rank that failed.
+    ///
+    /// ```
+    /// let err = rpar::Universe::new(3)
+    ///     .run(|world| {
+    ///         if world.rank() == 2 {
+    ///             panic!("bad input on rank 2");
+    ///         }
+    ///         world.recv::<u8>(2, 0)?; // would wait forever; returns Aborted instead
+    ///         Ok(())
+    ///     })
+    ///     .unwrap_err();
+    /// assert!(matches!(err, rpar::Error::RankPanicked { rank: 2, .. }));
+    /// ```
+    pub fn run<F, R>(&self, program: F) -> Result<Vec<R>>
+    where
+        F: Fn(Comm) -> Result<R> + Sync,
+        R: Send,
+    {
+        let n = self.ranks;
+        if n == 0 {
+            return Err(Error::invalid(
+                "Universe::run",
+                "expected at least 1 rank, got 0",
+            ));
+        }
+        let (fabric, mailboxes) = Fabric::new(n);
+        let fabric = Arc::new(fabric);
+        let program = &program;
+        let results: Vec<Option<R>> = std::thread::scope(|s| {
+            let mut handles = Vec::with_capacity(n);
+            for (rank, rx) in mailboxes.into_iter().enumerate() {
+                let rank_fabric = fabric.clone();
+                let mut builder = std::thread::Builder::new().name(format!("rpar-rank-{rank}"));
+                if let Some(bytes) = self.stack_size {
+                    builder = builder.stack_size(bytes);
+                }
+                let spawned = builder.spawn_scoped(s, move || {
+                    let ep = Rc::new(Endpoint::new(rank, rx, rank_fabric.clone()));
+                    run_rank(rank, Comm::world(ep, n), &rank_fabric, program)
+                });
+                match spawned {
+                    Ok(h) => handles.push(h),
+                    Err(e) => {
+                        let err = Error::invalid(
+                            "Universe::run",
+                            format!("could not start the thread of rank {rank}: {e}"),
+                        );
+                        fabric.abort(rank, Failure::Error(err));
+                        break;
+                    }
+                }
+            }
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or(None))
+                .collect()
+        });
+        if let Some((rank, failure)) = fabric.failure() {
+            return Err(match failure.clone() {
+                Failure::Panic(message) => Error::RankPanicked {
+                    rank: *rank,
+                    message,
+                },
+                Failure::Error(e) => Error::RankFailed {
+                    rank: *rank,
+                    source: Box::new(e),
+                },
+            });
+        }
+        Ok(results
+            .into_iter()
+            .map(|r| r.expect("every rank returned a result when none failed"))
+            .collect())
+    }
+}
+
+/// Runs one rank's program, turning its failure into an abort of the universe.
+fn run_rank<F, R>(rank: usize, world: Comm, fabric: &Fabric, program: &F) -> Option<R>
+where
+    F: Fn(Comm) -> Result<R>,
+{
+    let ep = world.endpoint().clone();
+    let outcome = catch_unwind(AssertUnwindSafe(|| program(world)));
+    match outcome {
+        Ok(Ok(r)) => {
+            fabric.note_unreceived(ep.finish());
+            Some(r)
+        }
+        Ok(Err(e)) => {
+            fabric.abort(rank, Failure::Error(e));
+            None
+        }
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic with a non-string payload".to_string());
+            fabric.abort(rank, Failure::Panic(message));
+            None
+        }
+    }
+}
+
+/// Runs `program` on `ranks` ranks: shorthand for `Universe::new(ranks).run(program)`.
+///
+/// ```
+/// let sum: usize = rpar::run(8, |world| Ok(world.rank()))?.iter().sum();
+/// assert_eq!(sum, 28);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub fn run<F, R>(ranks: usize, program: F) -> Result<Vec<R>>
+where
+    F: Fn(Comm) -> Result<R> + Sync,
+    R: Send,
+{
+    Universe::new(ranks).run(program)
+}
