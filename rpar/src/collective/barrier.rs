@@ -2,7 +2,7 @@
 //! rank signals rank + 2^k and waits for rank - 2^k; after ceil(log2 p) rounds every rank has
 //! heard, directly or not, from all others. Cost: ceil(log2 p) (alpha + beta * 0).
 
-use super::tags;
+use super::{tags, Channel};
 use crate::{Comm, Result};
 
 impl Comm {
@@ -14,18 +14,16 @@ impl Comm {
     /// ```
     pub fn barrier(&self) -> Result<()> {
         let (p, r) = (self.size(), self.rank());
-        let ctx = self.collective_context();
         let mut dist = 1;
         while dist < p {
-            let empty: [u8; 0] = [];
-            let mut none: [u8; 0] = [];
-            self.sendrecv_in(
-                ctx,
-                &empty[..],
-                (r + dist) % p,
+            let (to, from) = ((r + dist) % p, (r + p - dist) % p);
+            Channel::sendrecv::<u8, u8>(
+                self,
+                &[],
+                to,
                 tags::BARRIER,
-                &mut none[..],
-                (r + p - dist) % p,
+                &mut [],
+                from,
                 tags::BARRIER,
             )?;
             dist *= 2;

@@ -5,6 +5,9 @@
 //! code as users' messages, so user traffic can never match them.
 
 mod barrier;
+mod channel;
+
+pub(crate) use channel::Channel;
 
 /// Tags of collective traffic (on the collective context, invisible to user receives).
 pub(crate) mod tags {
@@ -14,4 +17,8 @@ pub(crate) mod tags {
     pub(crate) const DUP: i32 = 2;
     /// `Comm::barrier`.
     pub(crate) const BARRIER: i32 = 3;
+    // Ranges reserved for the algorithm families (each file takes tags from its own range):
+    // 100..=199 reductions (reduce, allreduce, scan, exscan, reduce_scatter);
+    // 200..=299 data movement (bcast, gather, scatter, allgather, alltoall, shift);
+    // 300..=399 barrier algorithms; 400..=499 topology (neighbourhood collectives).
 }

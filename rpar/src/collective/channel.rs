@@ -1,0 +1,87 @@
+//! [`Channel`]: the point-to-point primitives that every collective algorithm is written
+//! against — and nothing else. A `Comm` provides them on its collective context; other
+//! implementations can record an algorithm's communication schedule (for the cost model and the
+//! network simulator) or run it over MPI, with the algorithm's code unchanged.
+
+use crate::datatype::Datatype;
+use crate::{Comm, Result};
+
+/// Point-to-point messaging as collective algorithms see it: ranks `0..size()` of one group,
+/// tagged messages, FIFO between each pair.
+pub(crate) trait Channel {
+    /// This rank.
+    fn rank(&self) -> usize;
+    /// Number of ranks.
+    fn size(&self) -> usize;
+    /// Blocking send of a slice (copied, or handed over by rendezvous if large).
+    fn send<T: Datatype>(&self, data: &[T], dest: usize, tag: i32) -> Result<()>;
+    /// Send of an owned buffer, which moves to the receiver.
+    fn send_owned<T: Datatype>(&self, data: Vec<T>, dest: usize, tag: i32) -> Result<()>;
+    /// Blocking receive into `buf`; returns the number of elements received.
+    fn recv_into<T: Datatype>(&self, buf: &mut [T], source: usize, tag: i32) -> Result<usize>;
+    /// Blocking receive of a whole message as a new `Vec`.
+    fn recv_vec<T: Datatype>(&self, source: usize, tag: i32) -> Result<Vec<T>>;
+    /// Send and receive at once (no deadlock when both sides call it); returns elements received.
+    #[allow(clippy::too_many_arguments)] // MPI_Sendrecv's own argument list
+    fn sendrecv<T: Datatype, U: Datatype>(
+        &self,
+        send: &[T],
+        dest: usize,
+        send_tag: i32,
+        recv: &mut [U],
+        source: usize,
+        recv_tag: i32,
+    ) -> Result<usize>;
+}
+
+impl Channel for Comm {
+    #[inline]
+    fn rank(&self) -> usize {
+        Comm::rank(self)
+    }
+
+    #[inline]
+    fn size(&self) -> usize {
+        Comm::size(self)
+    }
+
+    fn send<T: Datatype>(&self, data: &[T], dest: usize, tag: i32) -> Result<()> {
+        self.send_in(self.collective_context(), data, dest, tag)
+    }
+
+    fn send_owned<T: Datatype>(&self, data: Vec<T>, dest: usize, tag: i32) -> Result<()> {
+        self.send_owned_in(self.collective_context(), data, dest, tag)
+    }
+
+    fn recv_into<T: Datatype>(&self, buf: &mut [T], source: usize, tag: i32) -> Result<usize> {
+        Ok(self
+            .recv_into_in(self.collective_context(), buf, source, tag)?
+            .count)
+    }
+
+    fn recv_vec<T: Datatype>(&self, source: usize, tag: i32) -> Result<Vec<T>> {
+        Ok(self.recv_in(self.collective_context(), source, tag)?.0)
+    }
+
+    fn sendrecv<T: Datatype, U: Datatype>(
+        &self,
+        send: &[T],
+        dest: usize,
+        send_tag: i32,
+        recv: &mut [U],
+        source: usize,
+        recv_tag: i32,
+    ) -> Result<usize> {
+        Ok(self
+            .sendrecv_in(
+                self.collective_context(),
+                send,
+                dest,
+                send_tag,
+                recv,
+                source,
+                recv_tag,
+            )?
+            .count)
+    }
+}
