@@ -21,8 +21,13 @@ use crate::datatype::Datatype;
 pub trait Buffer {
     /// The element type.
     type Elem: Datatype;
+    /// A result of the same shape, owned: `T` for a single value, `Vec<T>` for a slice or `Vec`
+    /// (what `allreduce(&x, Sum)` returns for an `x` of this type).
+    type Owned;
     /// The elements, as a slice.
     fn as_elems(&self) -> &[Self::Elem];
+    /// Builds the owned form from exactly `self.as_elems().len()` elements.
+    fn to_owned_shape(elems: Vec<Self::Elem>) -> Self::Owned;
 }
 
 /// Something whose elements can be received into (a value, a slice, a `Vec` of fixed length).
@@ -33,8 +38,12 @@ pub trait BufferMut: Buffer {
 
 impl<T: Datatype> Buffer for T {
     type Elem = T;
+    type Owned = T;
     fn as_elems(&self) -> &[T] {
         std::slice::from_ref(self)
+    }
+    fn to_owned_shape(elems: Vec<T>) -> T {
+        elems[0]
     }
 }
 
@@ -46,8 +55,12 @@ impl<T: Datatype> BufferMut for T {
 
 impl<T: Datatype> Buffer for [T] {
     type Elem = T;
+    type Owned = Vec<T>;
     fn as_elems(&self) -> &[T] {
         self
+    }
+    fn to_owned_shape(elems: Vec<T>) -> Vec<T> {
+        elems
     }
 }
 
@@ -59,8 +72,12 @@ impl<T: Datatype> BufferMut for [T] {
 
 impl<T: Datatype> Buffer for Vec<T> {
     type Elem = T;
+    type Owned = Vec<T>;
     fn as_elems(&self) -> &[T] {
         self
+    }
+    fn to_owned_shape(elems: Vec<T>) -> Vec<T> {
+        elems
     }
 }
 
