@@ -2,6 +2,8 @@
 //! channel ping-pong between two threads measured in the same run: the floor that rpar's
 //! in-process transport is built on. Run: `cargo bench --bench pingpong`.
 
+#![allow(missing_docs)] // criterion's macros generate undocumented items
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::time::{Duration, Instant};
 
@@ -55,7 +57,7 @@ fn latency(c: &mut Criterion) {
 
 fn bandwidth(c: &mut Criterion) {
     let mut g = c.benchmark_group("bandwidth_roundtrip");
-    for bytes in [1usize << 20] {
+    for bytes in [64usize << 10, 1 << 20] {
         g.throughput(Throughput::Bytes(2 * bytes as u64));
         g.bench_with_input(BenchmarkId::new("rpar", bytes), &bytes, |b, &bytes| {
             b.iter_custom(|n| rpar_pingpong(bytes, n))

@@ -59,15 +59,15 @@ impl Comm {
                 start = end;
             }
             let reply = reply_to_self.expect("rank 0 is in one of the groups");
-            Ok(self.from_reply(&reply))
+            Ok(self.comm_from_reply(&reply))
         } else {
             self.send_in(ctx, &mine[..], 0, tags::SPLIT)?;
             let (reply, _) = self.recv_in::<u64>(ctx, 0, tags::SPLIT)?;
-            Ok(self.from_reply(&reply))
+            Ok(self.comm_from_reply(&reply))
         }
     }
 
-    fn from_reply(&self, reply: &[u64]) -> Option<Comm> {
+    fn comm_from_reply(&self, reply: &[u64]) -> Option<Comm> {
         if reply[0] == u64::MAX {
             return None;
         }

@@ -282,9 +282,7 @@ impl Endpoint {
     fn take_slot(&self, id: SlotId) -> Option<Matched> {
         let mut q = self.queues.borrow_mut();
         let i = q.posted.iter().position(|p| p.id == id)?;
-        if q.posted[i].matched.is_none() {
-            return None;
-        }
+        q.posted[i].matched.as_ref()?;
         q.posted.remove(i).matched
     }
 
