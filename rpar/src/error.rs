@@ -102,6 +102,54 @@ pub enum Error {
     /// The program's own error, raised with [`Error::user`].
     #[error("{0}")]
     User(String),
+    /// Every rank still running was blocked and no message in flight could unblock any of them.
+    #[error("deadlock: every running rank is blocked and no message can unblock them\n{}", list_deadlock(.blocked, .finished))]
+    Deadlock {
+        /// What each blocked rank was waiting for, in rank order.
+        blocked: Vec<BlockedCall>,
+        /// Ranks that had already returned.
+        finished: Vec<usize>,
+    },
+}
+
+/// What one rank was blocked in when a deadlock was found (for [`Error::Deadlock`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockedCall {
+    /// The rank (in the world).
+    pub rank: usize,
+    /// The blocking call: `recv`, `probe`, `wait`, `wait_any`, `send`, or a collective's name.
+    pub call: String,
+    /// The peer, as a rank of the communicator; `None` for `ANY_SOURCE` or no single peer.
+    pub peer: Option<usize>,
+    /// The tag; `None` for `ANY_TAG` or none.
+    pub tag: Option<i32>,
+    /// The communicator's id (0 is the world).
+    pub communicator: u32,
+}
+
+impl fmt::Display for BlockedCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "rank {} is blocked in {}", self.rank, self.call)?;
+        match self.peer {
+            Some(p) => write!(f, " with rank {p}")?,
+            None if self.call == "recv" || self.call == "probe" => {
+                f.write_str(" from ANY_SOURCE")?
+            }
+            None => {}
+        }
+        if let Some(t) = self.tag {
+            write!(f, ", tag {t}")?;
+        }
+        write!(f, " (communicator {})", self.communicator)
+    }
+}
+
+fn list_deadlock(blocked: &[BlockedCall], finished: &[usize]) -> String {
+    let mut lines: Vec<String> = blocked.iter().map(|b| format!("  {b}")).collect();
+    if !finished.is_empty() {
+        lines.push(format!("  ranks that already returned: {finished:?}"));
+    }
+    lines.join("\n")
 }
 
 impl Error {

@@ -42,7 +42,7 @@ pub use comm::{
     ANY_SOURCE, ANY_TAG, TAG_UB,
 };
 pub use datatype::{BasicType, Datatype, TypeMap};
-pub use error::{Error, Result};
+pub use error::{BlockedCall, Error, Result};
 pub use universe::{run, Universe};
 
 /// `spmd!(ranks = N, |world| { … })`: runs the block on N ranks; see the crate docs.

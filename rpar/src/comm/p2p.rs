@@ -8,7 +8,7 @@ use super::{Buffer, BufferMut, Comm, Probed, Status, ANY_SOURCE, ANY_TAG, TAG_UB
 use crate::datatype::Datatype;
 use crate::transport::{
     publish, Data, ElemType, Endpoint, Envelope, ErasedVec, Header, Message, Pattern, PendingSend,
-    SendOutcome, INLINE_BYTES, RENDEZVOUS_BYTES,
+    SendOutcome, Waiting, INLINE_BYTES, RENDEZVOUS_BYTES,
 };
 use crate::{Error, Result};
 
@@ -268,8 +268,8 @@ impl Comm {
     }
 
     /// Waits until a rendezvous send is delivered; on abort, withdraws it.
-    pub(crate) fn finish_send(&self, pending: &PendingSend, dest: usize) -> Result<()> {
-        finish_rendezvous(self.endpoint(), pending, dest)
+    pub(crate) fn finish_send(&self, pending: &PendingSend, to: (u32, usize, i32)) -> Result<()> {
+        finish_rendezvous(self.endpoint(), pending, to)
     }
 
     pub(crate) fn send_in<T: Datatype>(
@@ -283,7 +283,7 @@ impl Comm {
         // it returns.
         match unsafe { self.post_send(context, elems, dest, tag)? } {
             None => Ok(()),
-            Some(pending) => self.finish_send(&pending, dest),
+            Some(pending) => self.finish_send(&pending, (context, dest, tag)),
         }
     }
 
@@ -352,7 +352,7 @@ impl Comm {
         let pending = unsafe { self.post_send(context, send, dest, send_tag)? };
         let received = self.recv_into_in(context, recv, source, recv_tag);
         if let Some(pending) = pending {
-            self.finish_send(&pending, dest)?;
+            self.finish_send(&pending, (context, dest, send_tag))?;
         }
         received
     }
@@ -380,8 +380,13 @@ impl Comm {
 
 /// Waits until a rendezvous send to `dest` is delivered, making progress meanwhile; on abort,
 /// withdraws it (waiting out a copy in progress) so that the buffer is no longer read.
-pub(crate) fn finish_rendezvous(ep: &Endpoint, pending: &PendingSend, dest: usize) -> Result<()> {
-    if let Err(err) = ep.wait_send(|| pending.outcome() != SendOutcome::Pending) {
+pub(crate) fn finish_rendezvous(
+    ep: &Endpoint,
+    pending: &PendingSend,
+    (context, dest, tag): (u32, usize, i32),
+) -> Result<()> {
+    let waiting = Waiting::Send { context, dest, tag };
+    if let Err(err) = ep.wait_send(|| pending.outcome() != SendOutcome::Pending, waiting) {
         if pending.cancel() != SendOutcome::Delivered {
             return Err(err);
         }

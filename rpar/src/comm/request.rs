@@ -33,7 +33,7 @@ enum State {
     },
     Send {
         pending: PendingSend,
-        dest: usize,
+        to: (u32, usize, i32),
         status: Status,
     },
     Finished,
@@ -146,14 +146,14 @@ impl<'a> Request<'a> {
     pub(crate) fn rendezvous(
         ep: Rc<Endpoint>,
         pending: PendingSend,
-        dest: usize,
+        to: (u32, usize, i32),
         status: Status,
     ) -> Self {
         Request {
             ep,
             state: State::Send {
                 pending,
-                dest,
+                to,
                 status,
             },
             _buf: PhantomData,
@@ -203,15 +203,15 @@ impl<'a> Request<'a> {
             }
             State::Send {
                 pending,
-                dest,
+                to,
                 status,
             } => {
                 if !block && pending.outcome() == SendOutcome::Pending {
                     return Ok(None);
                 }
-                let (pending, dest, status) = (pending.clone(), *dest, *status);
+                let (pending, to, status) = (pending.clone(), *to, *status);
                 self.state = State::Finished;
-                finish_rendezvous(&self.ep, &pending, dest)?;
+                finish_rendezvous(&self.ep, &pending, to)?;
                 self.state = State::Done(status);
                 Ok(Some(status))
             }

@@ -12,7 +12,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// A scope for zero-copy non-blocking operations; see [`Comm::scope`].
 pub struct Scope<'scope, 'env: 'scope> {
     comm: &'env Comm,
-    pending: RefCell<Vec<(PendingSend, usize)>>,
+    pending: RefCell<Vec<(PendingSend, (u32, usize, i32))>>,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _env: PhantomData<&'env mut &'env ()>,
 }
@@ -61,10 +61,10 @@ impl Comm {
         match outcome {
             Ok(result) => {
                 let mut first_err = None;
-                for (p, dest) in &pending {
+                for (p, to) in &pending {
                     if first_err.is_some() {
                         p.cancel();
-                    } else if let Err(e) = finish_rendezvous(self.endpoint(), p, *dest) {
+                    } else if let Err(e) = finish_rendezvous(self.endpoint(), p, *to) {
                         first_err = Some(e);
                     }
                 }
@@ -105,8 +105,9 @@ impl<'scope> Scope<'scope, '_> {
         Ok(match pending {
             None => Request::done(comm.endpoint().clone(), status),
             Some(p) => {
-                self.pending.borrow_mut().push((p.clone(), dest));
-                Request::rendezvous(comm.endpoint().clone(), p, dest, status)
+                let to = (comm.p2p_context(), dest, tag);
+                self.pending.borrow_mut().push((p.clone(), to));
+                Request::rendezvous(comm.endpoint().clone(), p, to, status)
             }
         })
     }

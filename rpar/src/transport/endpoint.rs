@@ -6,6 +6,7 @@
 
 use super::fabric::Fabric;
 use super::message::{Data, Message};
+use crate::error::BlockedCall;
 use crate::Result;
 use crossbeam::channel::{Receiver, TryRecvError};
 use crossbeam::utils::Backoff;
@@ -56,6 +57,30 @@ pub(crate) struct Matched {
     seq: u64,
     pub(crate) header: Header,
     pub(crate) message: Message,
+}
+
+/// What a blocked call waits for (described to the deadlock watch only if it parks).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Waiting<'a> {
+    /// A blocking receive.
+    Recv(&'a Pattern),
+    /// A blocking probe.
+    Probe(&'a Pattern),
+    /// The wait of a posted receive.
+    Slot(SlotId),
+    /// A `wait_any` over several requests.
+    AnyRequest,
+    /// A rendezvous send to `dest` (a rank of the communicator of `context`).
+    Send { context: u32, dest: usize, tag: i32 },
+}
+
+/// The name of a blocking call on `context`: collective traffic is named as such.
+fn call_name(call: &str, context: u32) -> String {
+    if context % 2 == 1 {
+        format!("a collective operation ({call} inside it)")
+    } else {
+        call.to_string()
+    }
 }
 
 /// Identifies a posted non-blocking receive.
@@ -119,8 +144,9 @@ impl Endpoint {
         }
     }
 
-    /// The next envelope from the mailbox, blocking: spins briefly, then parks.
-    fn next_blocking(&self) -> Result<Envelope> {
+    /// The next envelope from the mailbox, blocking: spins briefly, then parks (telling the
+    /// deadlock watch what it waits for).
+    fn next_blocking(&self, waiting: Waiting<'_>) -> Result<Envelope> {
         let backoff = Backoff::new();
         for _ in 0..SPIN_ROUNDS {
             match self.rx.try_recv() {
@@ -133,7 +159,54 @@ impl Endpoint {
             }
             backoff.snooze();
         }
-        self.rx.recv().map_err(|_| self.fabric.abort_error())
+        let watch = self.fabric.watch();
+        watch.parking(self.world_rank, self.describe(waiting));
+        let env = self.rx.recv();
+        watch.unparked(self.world_rank);
+        env.map_err(|_| self.fabric.abort_error())
+    }
+
+    /// What a blocked call waits for, for a deadlock report.
+    fn describe(&self, waiting: Waiting<'_>) -> BlockedCall {
+        let from_pattern = |call: &str, p: &Pattern| BlockedCall {
+            rank: self.world_rank,
+            call: call_name(call, p.context),
+            peer: p.source.map(|s| s as usize),
+            tag: p.tag,
+            communicator: p.context / 2,
+        };
+        match waiting {
+            Waiting::Recv(p) => from_pattern("recv", p),
+            Waiting::Probe(p) => from_pattern("probe", p),
+            Waiting::Slot(id) => {
+                let q = self.queues.borrow();
+                match q.posted.iter().find(|s| s.id == id) {
+                    Some(slot) => from_pattern("wait", &slot.pattern),
+                    None => from_pattern(
+                        "wait",
+                        &Pattern {
+                            context: 0,
+                            source: None,
+                            tag: None,
+                        },
+                    ),
+                }
+            }
+            Waiting::AnyRequest => BlockedCall {
+                rank: self.world_rank,
+                call: "wait_any".into(),
+                peer: None,
+                tag: None,
+                communicator: 0,
+            },
+            Waiting::Send { context, dest, tag } => BlockedCall {
+                rank: self.world_rank,
+                call: call_name("send", context),
+                peer: Some(dest),
+                tag: Some(tag),
+                communicator: context / 2,
+            },
+        }
     }
 
     /// Takes one envelope (blocking) and files it: a message goes to the first posted receive it
@@ -141,8 +214,13 @@ impl Endpoint {
     /// posted receive took it (the blocking receive that called this then owns it).
     /// With `release_borrowed`, a rendezvous message that is filed is copied out at once so its
     /// sender is not held up (used while this rank is itself blocked in a send).
-    fn pump(&self, wanted: Option<&Pattern>, release_borrowed: bool) -> Result<Option<Matched>> {
-        match self.next_blocking()? {
+    fn pump(
+        &self,
+        waiting: Waiting<'_>,
+        wanted: Option<&Pattern>,
+        release_borrowed: bool,
+    ) -> Result<Option<Matched>> {
+        match self.next_blocking(waiting)? {
             Envelope::Msg(header, message) => {
                 Ok(self.file(header, message, wanted, release_borrowed))
             }
@@ -204,7 +282,7 @@ impl Endpoint {
             return Ok(m);
         }
         loop {
-            if let Some(m) = self.pump(Some(pattern), false)? {
+            if let Some(m) = self.pump(Waiting::Recv(pattern), Some(pattern), false)? {
                 return Ok(m);
             }
             // a Wake or a message for someone else; it may have been an earlier one that a
@@ -242,7 +320,7 @@ impl Endpoint {
             if !block {
                 return Ok(None);
             }
-            if let Some(m) = self.pump(None, false)? {
+            if let Some(m) = self.pump(Waiting::Probe(pattern), None, false)? {
                 self.put_back(m);
             }
         }
@@ -293,7 +371,7 @@ impl Endpoint {
             if let Some(m) = self.take_slot(id) {
                 return Ok(m);
             }
-            if let Some(m) = self.pump(None, false)? {
+            if let Some(m) = self.pump(Waiting::Slot(id), None, false)? {
                 self.put_back(m);
             }
         }
@@ -308,7 +386,7 @@ impl Endpoint {
 
     /// Waits for any one envelope to arrive and files it (used by `wait_any` between tests).
     pub(crate) fn wait_progress(&self) -> Result<()> {
-        if let Some(m) = self.pump(None, false)? {
+        if let Some(m) = self.pump(Waiting::AnyRequest, None, false)? {
             self.put_back(m);
         }
         Ok(())
@@ -332,14 +410,14 @@ impl Endpoint {
     /// rank's own mailbox meanwhile. Rendezvous messages that reach this rank while it waits
     /// are copied out at once, so that ranks sending large messages to each other never wait on
     /// each other in a cycle.
-    pub(crate) fn wait_send(&self, done: impl Fn() -> bool) -> Result<()> {
+    pub(crate) fn wait_send(&self, done: impl Fn() -> bool, waiting: Waiting<'_>) -> Result<()> {
         if done() {
             return Ok(());
         }
         self.release_all_borrowed();
         while !done() {
             self.check_live()?;
-            if let Some(m) = self.pump(None, true)? {
+            if let Some(m) = self.pump(waiting, None, true)? {
                 self.put_back(m);
             }
         }

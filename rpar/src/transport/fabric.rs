@@ -1,6 +1,8 @@
 //! [`Fabric`]: what all ranks of one universe share — the mailbox senders and the abort state.
 
 use super::endpoint::Envelope;
+use super::watch::Watch;
+use crate::error::BlockedCall;
 use crate::Error;
 use crossbeam::channel::{Receiver, Sender};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
@@ -13,6 +15,8 @@ pub(crate) enum Failure {
     Panic(String),
     /// The rank's closure returned this error.
     Error(Error),
+    /// The watchdog found a deadlock: what each blocked rank waited for, and who had finished.
+    Deadlock((Vec<BlockedCall>, Vec<usize>)),
 }
 
 impl Failure {
@@ -20,6 +24,19 @@ impl Failure {
         match self {
             Failure::Panic(m) => m.clone(),
             Failure::Error(e) => e.to_string(),
+            Failure::Deadlock(_) => "deadlock".into(),
+        }
+    }
+
+    /// The error of the whole run.
+    pub(crate) fn into_error(self, rank: usize) -> Error {
+        match self {
+            Failure::Panic(message) => Error::RankPanicked { rank, message },
+            Failure::Error(e) => Error::RankFailed {
+                rank,
+                source: Box::new(e),
+            },
+            Failure::Deadlock((blocked, finished)) => Error::Deadlock { blocked, finished },
         }
     }
 }
@@ -32,6 +49,7 @@ pub(crate) struct Fabric {
     failure: OnceLock<(usize, Failure)>,
     next_context: AtomicU32,
     unreceived: AtomicUsize,
+    watch: Watch,
 }
 
 impl Fabric {
@@ -45,6 +63,7 @@ impl Fabric {
             // context 0 is the world's
             next_context: AtomicU32::new(1),
             unreceived: AtomicUsize::new(0),
+            watch: Watch::new(n),
         };
         (fabric, rxs)
     }
@@ -57,6 +76,11 @@ impl Fabric {
     /// Reserves `n` fresh communicator ids.
     pub(crate) fn new_contexts(&self, n: u32) -> u32 {
         self.next_context.fetch_add(n, Ordering::Relaxed)
+    }
+
+    /// The deadlock watch of the ranks.
+    pub(crate) fn watch(&self) -> &Watch {
+        &self.watch
     }
 
     /// Counts `n` messages that were sent but will never be received.
@@ -81,6 +105,11 @@ impl Fabric {
     /// The error that every call of a surviving rank returns once the run is aborted.
     pub(crate) fn abort_error(&self) -> Error {
         match self.failure.get() {
+            // a deadlock is everyone's error, not one rank's
+            Some((_, Failure::Deadlock((blocked, finished)))) => Error::Deadlock {
+                blocked: blocked.clone(),
+                finished: finished.clone(),
+            },
             Some((rank, failure)) => Error::Aborted {
                 rank: *rank,
                 message: failure.message(),

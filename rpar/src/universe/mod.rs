@@ -5,10 +5,11 @@
 //! Depends on `comm` and `transport`.
 
 use crate::comm::Comm;
-use crate::transport::{Endpoint, Fabric, Failure};
+use crate::transport::{watchdog, Endpoint, Fabric, Failure};
 use crate::{Error, Result};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// A set of ranks to run an SPMD program on (the in-process counterpart of `mpiexec -n`).
@@ -22,6 +23,7 @@ use std::sync::Arc;
 pub struct Universe {
     ranks: usize,
     stack_size: Option<usize>,
+    deadlock_detection: bool,
 }
 
 impl Universe {
@@ -30,12 +32,21 @@ impl Universe {
         Universe {
             ranks,
             stack_size: None,
+            deadlock_detection: true,
         }
     }
 
     /// The stack size of each rank's thread, in bytes (default: the platform's thread default).
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
+        self
+    }
+
+    /// Whether a watchdog ends the run with [`Error::Deadlock`] when every running rank is
+    /// blocked and no message can unblock any of them (default: on; it costs nothing on the
+    /// message paths and one wake-up of a helper thread every 40 ms).
+    pub fn deadlock_detection(mut self, on: bool) -> Self {
+        self.deadlock_detection = on;
         self
     }
 
@@ -77,7 +88,12 @@ impl Universe {
         let (fabric, mailboxes) = Fabric::new(n);
         let fabric = Arc::new(fabric);
         let program = &program;
+        let stop_watch = AtomicBool::new(false);
         let results: Vec<Option<R>> = std::thread::scope(|s| {
+            let watchdog = self.deadlock_detection.then(|| {
+                let (fabric, stop) = (&*fabric, &stop_watch);
+                s.spawn(move || watchdog(fabric, stop))
+            });
             let mut handles = Vec::with_capacity(n);
             for (rank, rx) in mailboxes.into_iter().enumerate() {
                 let rank_fabric = fabric.clone();
@@ -101,22 +117,18 @@ impl Universe {
                     }
                 }
             }
-            handles
+            let results = handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or(None))
-                .collect()
+                .collect();
+            if let Some(w) = watchdog {
+                stop_watch.store(true, Ordering::Release);
+                w.thread().unpark();
+            }
+            results
         });
         if let Some((rank, failure)) = fabric.failure() {
-            return Err(match failure.clone() {
-                Failure::Panic(message) => Error::RankPanicked {
-                    rank: *rank,
-                    message,
-                },
-                Failure::Error(e) => Error::RankFailed {
-                    rank: *rank,
-                    source: Box::new(e),
-                },
-            });
+            return Err(failure.clone().into_error(*rank));
         }
         Ok(results
             .into_iter()
@@ -132,6 +144,7 @@ where
 {
     let ep = world.endpoint().clone();
     let outcome = catch_unwind(AssertUnwindSafe(|| program(world)));
+    fabric.watch().finished(rank);
     match outcome {
         Ok(Ok(r)) => {
             fabric.note_unreceived(ep.finish());
