@@ -142,13 +142,14 @@ fn no_false_positive_under_stress() -> Result<()> {
         let half = w.split(Some((w.rank() % 2) as u32), 0)?.unwrap();
         let quarter = half.split(Some((half.rank() % 2) as u32), 0)?.unwrap();
         let mut seed = w.rank() as u64 + 1;
-        for c in [&w, &half, &quarter] {
+        let phases = [&w, &half, &quarter, &w, &quarter, &half].repeat(6);
+        for c in phases {
             let (r, p) = (c.rank(), c.size());
-            let rounds = 3;
+            let rounds = 6;
             // each rank sends `rounds` messages to (r + k) % p, k = 1..=rounds
             for k in 1..=rounds {
-                if lcg(&mut seed) % 8 == 0 {
-                    std::thread::sleep(Duration::from_micros(lcg(&mut seed) % 300));
+                if lcg(&mut seed) % 4 == 0 {
+                    std::thread::sleep(Duration::from_micros(lcg(&mut seed) % 2000));
                 }
                 c.send(&(r as u32), (r + k) % p, 5)?;
             }

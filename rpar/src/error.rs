@@ -110,6 +110,67 @@ pub enum Error {
         /// Ranks that had already returned.
         finished: Vec<usize>,
     },
+    /// In strict mode, the run left messages unreceived or receives incomplete.
+    #[error("the run left {} problem(s) behind:\n{}", .warnings.len(), list_warnings(.warnings))]
+    Leaks {
+        /// What was left behind.
+        warnings: Vec<Warning>,
+    },
+}
+
+fn list_warnings(warnings: &[Warning]) -> String {
+    warnings
+        .iter()
+        .map(|w| format!("  {w}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Something a run left behind that is not an error by itself but usually a bug: reported by
+/// [`Universe::run_report`](crate::Universe::run_report), and an error in strict mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// A message was sent but never received.
+    Unreceived {
+        /// The receiver's world rank.
+        to: usize,
+        /// The sender's rank in the communicator.
+        from: usize,
+        /// The message's tag.
+        tag: i32,
+        /// The communicator's id (0 is the world).
+        communicator: u32,
+        /// Size in bytes.
+        bytes: usize,
+    },
+    /// A non-blocking receive was started but never completed (e.g. its request was leaked).
+    IncompleteReceive {
+        /// The world rank that posted it.
+        rank: usize,
+        /// The source it waits for; `None` for `ANY_SOURCE`.
+        source: Option<usize>,
+        /// The tag it waits for; `None` for `ANY_TAG`.
+        tag: Option<i32>,
+        /// The communicator's id.
+        communicator: u32,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::Unreceived { to, from, tag, communicator, bytes } => write!(
+                f,
+                "a message of {bytes} bytes from rank {from} to rank {to} (tag {tag}, communicator {communicator}) was never received"
+            ),
+            Warning::IncompleteReceive { rank, source, tag, communicator } => {
+                let source = source.map_or("ANY_SOURCE".to_string(), |s| format!("rank {s}"));
+                let tag = tag.map_or("ANY_TAG".to_string(), |t| t.to_string());
+                write!(f, "rank {rank} never completed its receive from {source} (tag {tag}, communicator {communicator})")
+            }
+        }
+    }
 }
 
 /// What one rank was blocked in when a deadlock was found (for [`Error::Deadlock`]).

@@ -42,8 +42,8 @@ pub use comm::{
     ANY_SOURCE, ANY_TAG, TAG_UB,
 };
 pub use datatype::{BasicType, Datatype, TypeMap};
-pub use error::{BlockedCall, Error, Result};
-pub use universe::{run, Universe};
+pub use error::{BlockedCall, Error, Result, Warning};
+pub use universe::{run, RunReport, Universe};
 
 /// `spmd!(ranks = N, |world| { … })`: runs the block on N ranks; see the crate docs.
 pub use rpar_derive::spmd;

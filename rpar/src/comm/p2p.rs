@@ -6,6 +6,7 @@
 use super::delivery::{deliver_into, deliver_vec, put_back_on_error, RawRecvBuf};
 use super::{Buffer, BufferMut, Comm, Probed, Status, ANY_SOURCE, ANY_TAG, TAG_UB};
 use crate::datatype::Datatype;
+use crate::error::Warning;
 use crate::transport::{
     publish, Data, ElemType, Endpoint, Envelope, ErasedVec, Header, Message, Pattern, PendingSend,
     SendOutcome, Waiting, INLINE_BYTES, RENDEZVOUS_BYTES,
@@ -220,12 +221,17 @@ impl Comm {
             tag,
         };
         let fabric = self.endpoint().fabric();
-        if fabric
-            .mailbox(self.group[dest])
-            .send(Envelope::Msg(header, message))
-            .is_err()
-        {
-            fabric.note_unreceived(1);
+        let to = self.group[dest];
+        if let Err(back) = fabric.mailbox(to).send(Envelope::Msg(header, message)) {
+            if let Envelope::Msg(h, m) = back.into_inner() {
+                fabric.note_warnings(vec![Warning::Unreceived {
+                    to,
+                    from: h.source as usize,
+                    tag: h.tag,
+                    communicator: h.context / 2,
+                    bytes: m.bytes(),
+                }]);
+            }
         }
     }
 

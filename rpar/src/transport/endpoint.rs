@@ -6,7 +6,7 @@
 
 use super::fabric::Fabric;
 use super::message::{Data, Message};
-use crate::error::BlockedCall;
+use crate::error::{BlockedCall, Warning};
 use crate::Result;
 use crossbeam::channel::{Receiver, TryRecvError};
 use crossbeam::utils::Backoff;
@@ -434,17 +434,38 @@ impl Endpoint {
             .for_each(release);
     }
 
-    /// Called when the rank's program has returned: the messages nobody received. Rendezvous
-    /// senders still waiting on this rank are released with an error (their tickets drop).
-    pub(crate) fn finish(&self) -> usize {
-        let mut left = 0;
+    /// Called when the rank's program has returned: what it left behind (messages nobody
+    /// received, receives never completed). Rendezvous senders still waiting on this rank are
+    /// released with an error (their tickets drop).
+    pub(crate) fn finish(&self) -> Vec<Warning> {
+        let unreceived = |h: &Header, m: &Message| Warning::Unreceived {
+            to: self.world_rank,
+            from: h.source as usize,
+            tag: h.tag,
+            communicator: h.context / 2,
+            bytes: m.bytes(),
+        };
+        let mut left = Vec::new();
+        let mut q = self.queues.borrow_mut();
+        for m in &q.unexpected {
+            left.push(unreceived(&m.header, &m.message));
+        }
+        for p in &q.posted {
+            if let Some(m) = &p.matched {
+                left.push(unreceived(&m.header, &m.message));
+            }
+            left.push(Warning::IncompleteReceive {
+                rank: self.world_rank,
+                source: p.pattern.source.map(|s| s as usize),
+                tag: p.pattern.tag,
+                communicator: p.pattern.context / 2,
+            });
+        }
         while let Ok(env) = self.rx.try_recv() {
-            if let Envelope::Msg(..) = env {
-                left += 1;
+            if let Envelope::Msg(h, m) = &env {
+                left.push(unreceived(h, m));
             }
         }
-        let mut q = self.queues.borrow_mut();
-        left += q.unexpected.len() + q.posted.iter().filter(|p| p.matched.is_some()).count();
         q.unexpected.clear();
         q.posted.clear();
         left

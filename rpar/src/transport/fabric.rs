@@ -2,11 +2,11 @@
 
 use super::endpoint::Envelope;
 use super::watch::Watch;
-use crate::error::BlockedCall;
+use crate::error::{BlockedCall, Warning};
 use crate::Error;
 use crossbeam::channel::{Receiver, Sender};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// Why a rank failed: the first failure of a run decides its error.
 #[derive(Debug, Clone)]
@@ -48,7 +48,7 @@ pub(crate) struct Fabric {
     aborted: AtomicBool,
     failure: OnceLock<(usize, Failure)>,
     next_context: AtomicU32,
-    unreceived: AtomicUsize,
+    warnings: Mutex<Vec<Warning>>,
     watch: Watch,
 }
 
@@ -62,7 +62,7 @@ impl Fabric {
             failure: OnceLock::new(),
             // context 0 is the world's
             next_context: AtomicU32::new(1),
-            unreceived: AtomicUsize::new(0),
+            warnings: Mutex::new(Vec::new()),
             watch: Watch::new(n),
         };
         (fabric, rxs)
@@ -83,17 +83,21 @@ impl Fabric {
         &self.watch
     }
 
-    /// Counts `n` messages that were sent but will never be received.
-    pub(crate) fn note_unreceived(&self, n: usize) {
-        if n > 0 {
-            self.unreceived.fetch_add(n, Ordering::Relaxed);
+    /// Records what a rank left behind (see [`Warning`]).
+    pub(crate) fn note_warnings(&self, mut found: Vec<Warning>) {
+        if !found.is_empty() {
+            self.warnings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .append(&mut found);
         }
     }
 
-    /// Messages sent but never received, so far.
-    #[allow(dead_code)] // read by the leak report, which lands with the correctness checks
-    pub(crate) fn unreceived(&self) -> usize {
-        self.unreceived.load(Ordering::Relaxed)
+    /// Everything the ranks left behind, sorted.
+    pub(crate) fn take_warnings(&self) -> Vec<Warning> {
+        let mut w = std::mem::take(&mut *self.warnings.lock().unwrap_or_else(|e| e.into_inner()));
+        w.sort_by_key(|w| format!("{w:?}"));
+        w
     }
 
     /// Whether the run has been aborted.

@@ -5,6 +5,7 @@
 //! Depends on `comm` and `transport`.
 
 use crate::comm::Comm;
+use crate::error::Warning;
 use crate::transport::{watchdog, Endpoint, Fabric, Failure};
 use crate::{Error, Result};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -24,6 +25,7 @@ pub struct Universe {
     ranks: usize,
     stack_size: Option<usize>,
     deadlock_detection: bool,
+    strict: bool,
 }
 
 impl Universe {
@@ -33,6 +35,7 @@ impl Universe {
             ranks,
             stack_size: None,
             deadlock_detection: true,
+            strict: false,
         }
     }
 
@@ -47,6 +50,13 @@ impl Universe {
     /// message paths and one wake-up of a helper thread every 40 ms).
     pub fn deadlock_detection(mut self, on: bool) -> Self {
         self.deadlock_detection = on;
+        self
+    }
+
+    /// Strict mode: a run that leaves messages unreceived or receives incomplete fails with
+    /// [`Error::Leaks`] (default: off; they are reported by [`Universe::run_report`]).
+    pub fn strict(mut self, on: bool) -> Self {
+        self.strict = on;
         self
     }
 
@@ -74,6 +84,29 @@ impl Universe {
     /// assert!(matches!(err, rpar::Error::RankPanicked { rank: 2, .. }));
     /// ```
     pub fn run<F, R>(&self, program: F) -> Result<Vec<R>>
+    where
+        F: Fn(Comm) -> Result<R> + Sync,
+        R: Send,
+    {
+        Ok(self.run_report(program)?.results)
+    }
+
+    /// Like [`Universe::run`], and also reports what the run left behind: messages sent but
+    /// never received, receives never completed. In [strict](Universe::strict) mode those are
+    /// an [`Error::Leaks`] instead.
+    ///
+    /// ```
+    /// let report = rpar::Universe::new(2).run_report(|world| {
+    ///     if world.rank() == 0 {
+    ///         world.send(&1u8, 1, 4)?; // rank 1 never receives it
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(report.warnings.len(), 1);
+    /// assert!(report.warnings[0].to_string().contains("never received"));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn run_report<F, R>(&self, program: F) -> Result<RunReport<R>>
     where
         F: Fn(Comm) -> Result<R> + Sync,
         R: Send,
@@ -130,11 +163,25 @@ impl Universe {
         if let Some((rank, failure)) = fabric.failure() {
             return Err(failure.clone().into_error(*rank));
         }
-        Ok(results
+        let warnings = fabric.take_warnings();
+        if self.strict && !warnings.is_empty() {
+            return Err(Error::Leaks { warnings });
+        }
+        let results = results
             .into_iter()
             .map(|r| r.expect("every rank returned a result when none failed"))
-            .collect())
+            .collect();
+        Ok(RunReport { results, warnings })
     }
+}
+
+/// The outcome of [`Universe::run_report`]: the ranks' results and what the run left behind.
+#[derive(Debug, Clone)]
+pub struct RunReport<R> {
+    /// Each rank's result, in rank order.
+    pub results: Vec<R>,
+    /// Messages never received and receives never completed, sorted.
+    pub warnings: Vec<Warning>,
 }
 
 /// Runs one rank's program, turning its failure into an abort of the universe.
@@ -147,7 +194,7 @@ where
     fabric.watch().finished(rank);
     match outcome {
         Ok(Ok(r)) => {
-            fabric.note_unreceived(ep.finish());
+            fabric.note_warnings(ep.finish());
             Some(r)
         }
         Ok(Err(e)) => {
