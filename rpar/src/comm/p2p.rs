@@ -274,7 +274,7 @@ impl Comm {
     }
 
     /// Waits until a rendezvous send is delivered; on abort, withdraws it.
-    pub(crate) fn finish_send(&self, pending: &PendingSend, to: (u32, usize, i32)) -> Result<()> {
+    pub(crate) fn finish_send(&self, pending: &PendingSend, to: SendTarget) -> Result<()> {
         finish_rendezvous(self.endpoint(), pending, to)
     }
 
@@ -384,12 +384,15 @@ impl Comm {
     }
 }
 
+/// Where a send goes: (context, destination rank in the communicator, tag).
+pub(crate) type SendTarget = (u32, usize, i32);
+
 /// Waits until a rendezvous send to `dest` is delivered, making progress meanwhile; on abort,
 /// withdraws it (waiting out a copy in progress) so that the buffer is no longer read.
 pub(crate) fn finish_rendezvous(
     ep: &Endpoint,
     pending: &PendingSend,
-    (context, dest, tag): (u32, usize, i32),
+    (context, dest, tag): SendTarget,
 ) -> Result<()> {
     let waiting = Waiting::Send { context, dest, tag };
     if let Err(err) = ep.wait_send(|| pending.outcome() != SendOutcome::Pending, waiting) {

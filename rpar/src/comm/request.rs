@@ -7,7 +7,7 @@
 //! copied at once exist only inside [`Comm::scope`](super::Comm::scope), which waits for them.
 
 use super::delivery::{deliver_into, put_back_on_error, RawRecvBuf};
-use super::p2p::{check_send_tag, eager_data, finish_rendezvous};
+use super::p2p::{check_send_tag, eager_data, finish_rendezvous, SendTarget};
 use super::{Buffer, BufferMut, Comm, Status};
 use crate::datatype::Datatype;
 use crate::transport::Data;
@@ -33,7 +33,7 @@ enum State {
     },
     Send {
         pending: PendingSend,
-        to: (u32, usize, i32),
+        to: SendTarget,
         status: Status,
     },
     Finished,
@@ -146,7 +146,7 @@ impl<'a> Request<'a> {
     pub(crate) fn rendezvous(
         ep: Rc<Endpoint>,
         pending: PendingSend,
-        to: (u32, usize, i32),
+        to: SendTarget,
         status: Status,
     ) -> Self {
         Request {

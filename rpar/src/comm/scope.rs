@@ -1,7 +1,7 @@
 //! [`Scope`]: non-blocking sends from borrowed buffers without a copy, made sound by waiting for
 //! all of them at the end of the scope (as `std::thread::scope` does for threads).
 
-use super::p2p::{check_send_tag, finish_rendezvous};
+use super::p2p::{check_send_tag, finish_rendezvous, SendTarget};
 use super::{Buffer, BufferMut, Comm, Request, Status};
 use crate::transport::PendingSend;
 use crate::Result;
@@ -12,7 +12,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// A scope for zero-copy non-blocking operations; see [`Comm::scope`].
 pub struct Scope<'scope, 'env: 'scope> {
     comm: &'env Comm,
-    pending: RefCell<Vec<(PendingSend, (u32, usize, i32))>>,
+    pending: RefCell<Vec<(PendingSend, SendTarget)>>,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _env: PhantomData<&'env mut &'env ()>,
 }
