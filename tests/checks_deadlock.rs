@@ -148,7 +148,7 @@ fn no_false_positive_under_stress() -> Result<()> {
             let rounds = 6;
             // each rank sends `rounds` messages to (r + k) % p, k = 1..=rounds
             for k in 1..=rounds {
-                if lcg(&mut seed) % 4 == 0 {
+                if lcg(&mut seed).is_multiple_of(4) {
                     std::thread::sleep(Duration::from_micros(lcg(&mut seed) % 2000));
                 }
                 c.send(&(r as u32), (r + k) % p, 5)?;
