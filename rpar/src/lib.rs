@@ -34,6 +34,7 @@ mod collective;
 mod comm;
 mod datatype;
 mod error;
+mod trace;
 mod transport;
 mod universe;
 
@@ -43,6 +44,7 @@ pub use comm::{
 };
 pub use datatype::{BasicType, Datatype, TypeMap};
 pub use error::{BlockedCall, Error, Result, Warning};
+pub use trace::CommMatrix;
 pub use universe::{run, RunReport, Universe};
 
 /// `spmd!(ranks = N, |world| { … })`: runs the block on N ranks; see the crate docs.

@@ -13,6 +13,7 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn barrier(&self) -> Result<()> {
+        let _span = self.collective_span("barrier", "dissemination", 0);
         let (p, r) = (self.size(), self.rank());
         let mut dist = 1;
         while dist < p {

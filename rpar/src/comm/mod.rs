@@ -14,7 +14,8 @@ pub use buffer::{Buffer, BufferMut};
 pub use request::{test_all, wait_all, wait_any, Request};
 pub use scope::Scope;
 
-use crate::transport::Endpoint;
+use crate::trace::{Span, SpanArgs};
+use crate::transport::{Endpoint, Matched};
 use crate::{Error, Result};
 use std::fmt;
 use std::rc::Rc;
@@ -129,5 +130,58 @@ impl Comm {
 
     pub(crate) fn endpoint(&self) -> &Rc<Endpoint> {
         &self.ep
+    }
+
+    /// A trace span for a call on this communicator (nothing when tracing is off).
+    #[inline]
+    pub(crate) fn span(
+        &self,
+        name: &'static str,
+        peer: Option<usize>,
+        tag: Option<i32>,
+        bytes: usize,
+    ) -> Option<Span<'_>> {
+        self.ep.trace().map(|t| {
+            t.span(
+                name,
+                SpanArgs {
+                    peer,
+                    tag,
+                    bytes: Some(bytes),
+                    algorithm: None,
+                    communicator: self.id,
+                },
+            )
+        })
+    }
+
+    /// A trace span for a collective call, with its algorithm.
+    #[inline]
+    pub(crate) fn collective_span(
+        &self,
+        name: &'static str,
+        algorithm: &'static str,
+        bytes: usize,
+    ) -> Option<Span<'_>> {
+        self.ep.trace().map(|t| {
+            t.span(
+                name,
+                SpanArgs {
+                    peer: None,
+                    tag: None,
+                    bytes: Some(bytes),
+                    algorithm: Some(algorithm),
+                    communicator: self.id,
+                },
+            )
+        })
+    }
+
+    /// Records the arrival of a matched message in the trace (the head of its flow arrow).
+    #[inline]
+    pub(crate) fn note_arrival(&self, m: &Matched) {
+        if let Some(t) = self.ep.trace() {
+            t.flow_in(m.header.flow);
+        }
     }
 }

@@ -43,6 +43,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn send<B: Buffer + ?Sized>(&self, buf: &B, dest: usize, tag: i32) -> Result<()> {
+        let _span = self.span(
+            "send",
+            Some(dest),
+            Some(tag),
+            std::mem::size_of_val(buf.as_elems()),
+        );
         check_send_tag(tag)?;
         self.send_in(self.p2p_context(), buf.as_elems(), dest, tag)
     }
@@ -62,6 +68,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn send_owned<T: Datatype>(&self, data: Vec<T>, dest: usize, tag: i32) -> Result<()> {
+        let _span = self.span(
+            "send_owned",
+            Some(dest),
+            Some(tag),
+            std::mem::size_of_val(&data[..]),
+        );
         check_send_tag(tag)?;
         self.send_owned_in(self.p2p_context(), data, dest, tag)
     }
@@ -71,7 +83,10 @@ impl Comm {
     ///
     /// Errors: `source` out of range, a tag below `ANY_TAG`, a type mismatch with the sender.
     pub fn recv<T: Datatype>(&self, source: usize, tag: i32) -> Result<(Vec<T>, Status)> {
-        self.recv_in(self.p2p_context(), source, tag)
+        let mut span = self.span("recv", None, Some(tag), 0);
+        let got = self.recv_in(self.p2p_context(), source, tag)?;
+        finish_recv_span(&mut span, &got.1, std::mem::size_of::<T>());
+        Ok(got)
     }
 
     /// Receives a message into `buf` (MPI_Recv); returns its status (`count` = elements
@@ -102,7 +117,10 @@ impl Comm {
         source: usize,
         tag: i32,
     ) -> Result<Status> {
-        self.recv_into_in(self.p2p_context(), buf.as_elems_mut(), source, tag)
+        let mut span = self.span("recv", None, Some(tag), 0);
+        let st = self.recv_into_in(self.p2p_context(), buf.as_elems_mut(), source, tag)?;
+        finish_recv_span(&mut span, &st, std::mem::size_of::<B::Elem>());
+        Ok(st)
     }
 
     /// Sends `send` to `dest` and receives into `recv` from `source` in one call
@@ -128,6 +146,12 @@ impl Comm {
         source: usize,
         recv_tag: i32,
     ) -> Result<Status> {
+        let _span = self.span(
+            "sendrecv",
+            Some(dest),
+            Some(send_tag),
+            std::mem::size_of_val(send.as_elems()),
+        );
         check_send_tag(send_tag)?;
         self.sendrecv_in(
             self.p2p_context(),
@@ -150,6 +174,12 @@ impl Comm {
         source: usize,
         recv_tag: i32,
     ) -> Result<Status> {
+        let _span = self.span(
+            "sendrecv_replace",
+            Some(dest),
+            Some(send_tag),
+            std::mem::size_of_val(buf.as_elems()),
+        );
         check_send_tag(send_tag)?;
         self.sendrecv_replace_in(
             self.p2p_context(),
@@ -179,6 +209,7 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn probe(&self, source: usize, tag: i32) -> Result<Probed> {
+        let _span = self.span("probe", None, Some(tag), 0);
         let pattern = self.pattern(self.p2p_context(), source, tag)?;
         let found = self.endpoint().probe(&pattern, true)?;
         Ok(probed(found.expect("a blocking probe returns a message")))
@@ -215,13 +246,18 @@ impl Comm {
     /// Puts a message into `dest`'s mailbox. A message to a rank that has finished is counted
     /// as never received (its rendezvous ticket, if any, is dropped and releases this rank).
     pub(crate) fn post_message(&self, context: u32, message: Message, dest: usize, tag: i32) {
+        let ep = self.endpoint();
+        let to = self.group[dest];
+        if let Some(row) = ep.matrix() {
+            row.count(to, message.bytes());
+        }
         let header = Header {
             context,
             source: self.rank as u32,
             tag,
+            flow: ep.trace().map_or(0, |t| t.flow_out()),
         };
-        let fabric = self.endpoint().fabric();
-        let to = self.group[dest];
+        let fabric = ep.fabric();
         if let Err(back) = fabric.mailbox(to).send(Envelope::Msg(header, message)) {
             if let Envelope::Msg(h, m) = back.into_inner() {
                 fabric.note_warnings(vec![Warning::Unreceived {
@@ -320,6 +356,7 @@ impl Comm {
         let pattern = self.pattern(context, source, tag)?;
         let ep = self.endpoint();
         let m = ep.recv(&pattern)?;
+        self.note_arrival(&m);
         put_back_on_error(deliver_vec(m, || ep.fabric().abort_error()), |m| {
             ep.put_back(m)
         })
@@ -335,6 +372,7 @@ impl Comm {
         let pattern = self.pattern(context, source, tag)?;
         let ep = self.endpoint();
         let m = ep.recv(&pattern)?;
+        self.note_arrival(&m);
         // SAFETY: `buf` is exclusively borrowed for this call.
         let delivered =
             unsafe { deliver_into(m, RawRecvBuf::of(buf), || ep.fabric().abort_error()) };
@@ -415,6 +453,13 @@ pub(crate) fn eager_data<T: Datatype>(elems: &[T]) -> Data {
         Data::inline(elems)
     } else {
         Data::Owned(ErasedVec::new(elems.to_vec()))
+    }
+}
+
+fn finish_recv_span(span: &mut Option<crate::trace::Span<'_>>, st: &Status, elem_size: usize) {
+    if let Some(s) = span {
+        s.set_peer(st.source);
+        s.set_bytes(st.count * elem_size);
     }
 }
 

@@ -60,10 +60,11 @@ impl Comm {
         dest: usize,
         tag: i32,
     ) -> Result<Request<'static>> {
+        let elems = buf.as_elems();
+        let _span = self.span("isend", Some(dest), Some(tag), std::mem::size_of_val(elems));
         check_send_tag(tag)?;
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
-        let elems = buf.as_elems();
         let message = Message {
             elem: ElemType::of::<B::Elem>(),
             count: elems.len(),
@@ -191,6 +192,9 @@ impl<'a> Request<'a> {
                     self.ep.test_slot(slot)?
                 };
                 let Some(m) = matched else { return Ok(None) };
+                if let Some(t) = self.ep.trace() {
+                    t.flow_in(m.header.flow);
+                }
                 // the slot is gone now: whatever happens, this request no longer owns one
                 self.state = State::Finished;
                 let ep = &self.ep;

@@ -7,6 +7,7 @@
 use super::fabric::Fabric;
 use super::message::{Data, Message};
 use crate::error::{BlockedCall, Warning};
+use crate::trace::{MatrixRow, RankTrace};
 use crate::Result;
 use crossbeam::channel::{Receiver, TryRecvError};
 use crossbeam::utils::Backoff;
@@ -32,6 +33,8 @@ pub(crate) struct Header {
     /// The sender's rank in the communicator.
     pub(crate) source: u32,
     pub(crate) tag: i32,
+    /// The trace flow id of the message (0 when tracing is off).
+    pub(crate) flow: u64,
 }
 
 /// What a receive accepts: a context, and a source and tag that may be wildcards (`None`).
@@ -111,19 +114,45 @@ pub(crate) struct Endpoint {
     rx: Receiver<Envelope>,
     fabric: Arc<Fabric>,
     queues: RefCell<Queues>,
+    trace: Option<RankTrace>,
+    matrix: Option<MatrixRow>,
 }
 
 /// How long a blocked receive polls its mailbox before it parks the thread.
 const SPIN_ROUNDS: u32 = 64;
 
 impl Endpoint {
-    pub(crate) fn new(world_rank: usize, rx: Receiver<Envelope>, fabric: Arc<Fabric>) -> Self {
+    pub(crate) fn new(
+        world_rank: usize,
+        rx: Receiver<Envelope>,
+        fabric: Arc<Fabric>,
+        trace: Option<RankTrace>,
+        matrix: Option<MatrixRow>,
+    ) -> Self {
         Endpoint {
             world_rank,
             rx,
             fabric,
             queues: RefCell::default(),
+            trace,
+            matrix,
         }
+    }
+
+    /// This rank's trace recorder, if tracing is on. Without the `trace` cargo feature this is
+    /// always `None`, so the compiler removes every tracing branch.
+    #[inline]
+    pub(crate) fn trace(&self) -> Option<&RankTrace> {
+        #[cfg(feature = "trace")]
+        return self.trace.as_ref();
+        #[cfg(not(feature = "trace"))]
+        return None;
+    }
+
+    /// This rank's row of the communication matrix, if it is recorded.
+    #[inline]
+    pub(crate) fn matrix(&self) -> Option<&MatrixRow> {
+        self.matrix.as_ref()
     }
 
     pub(crate) fn world_rank(&self) -> usize {

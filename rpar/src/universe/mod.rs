@@ -6,12 +6,15 @@
 
 use crate::comm::Comm;
 use crate::error::Warning;
+use crate::trace::{write_chrome_trace, CommMatrix, Event, MatrixRow, RankTrace};
 use crate::transport::{watchdog, Endpoint, Fabric, Failure};
 use crate::{Error, Result};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// A set of ranks to run an SPMD program on (the in-process counterpart of `mpiexec -n`).
 ///
@@ -26,6 +29,8 @@ pub struct Universe {
     stack_size: Option<usize>,
     deadlock_detection: bool,
     strict: bool,
+    trace: Option<PathBuf>,
+    record_matrix: bool,
 }
 
 impl Universe {
@@ -36,6 +41,8 @@ impl Universe {
             stack_size: None,
             deadlock_detection: true,
             strict: false,
+            trace: None,
+            record_matrix: false,
         }
     }
 
@@ -57,6 +64,21 @@ impl Universe {
     /// [`Error::Leaks`] (default: off; they are reported by [`Universe::run_report`]).
     pub fn strict(mut self, on: bool) -> Self {
         self.strict = on;
+        self
+    }
+
+    /// Writes a Chrome trace-event file of the run to `path` (Perfetto and chrome://tracing open
+    /// it): one track per rank, a span for every call, an arrow from each send to its receive.
+    /// Without this, the environment variable `RPAR_TRACE=file.json` does the same.
+    pub fn trace(mut self, path: impl Into<PathBuf>) -> Self {
+        self.trace = Some(path.into());
+        self
+    }
+
+    /// Records the communication matrix (messages and bytes per pair of ranks), returned in
+    /// [`RunReport::matrix`].
+    pub fn record_matrix(mut self, on: bool) -> Self {
+        self.record_matrix = on;
         self
     }
 
@@ -122,7 +144,9 @@ impl Universe {
         let fabric = Arc::new(fabric);
         let program = &program;
         let stop_watch = AtomicBool::new(false);
-        let results: Vec<Option<R>> = std::thread::scope(|s| {
+        let trace_path = self.trace_path();
+        let epoch = Instant::now();
+        let outcomes: Vec<RankOutcome<R>> = std::thread::scope(|s| {
             let watchdog = self.deadlock_detection.then(|| {
                 let (fabric, stop) = (&*fabric, &stop_watch);
                 s.spawn(move || watchdog(fabric, stop))
@@ -134,8 +158,12 @@ impl Universe {
                 if let Some(bytes) = self.stack_size {
                     builder = builder.stack_size(bytes);
                 }
+                let tracing = trace_path.is_some();
+                let matrix = self.record_matrix;
                 let spawned = builder.spawn_scoped(s, move || {
-                    let ep = Rc::new(Endpoint::new(rank, rx, rank_fabric.clone()));
+                    let trace = tracing.then(|| RankTrace::new(rank, epoch));
+                    let row = matrix.then(|| MatrixRow::new(n));
+                    let ep = Rc::new(Endpoint::new(rank, rx, rank_fabric.clone(), trace, row));
                     run_rank(rank, Comm::world(ep, n), &rank_fabric, program)
                 });
                 match spawned {
@@ -150,19 +178,36 @@ impl Universe {
                     }
                 }
             }
-            let results = handles
+            let outcomes = handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or(None))
+                .map(|h| h.join().unwrap_or_default())
                 .collect();
             if let Some(w) = watchdog {
                 stop_watch.store(true, Ordering::Release);
                 w.thread().unpark();
             }
-            results
+            outcomes
+        });
+        let mut results = Vec::with_capacity(n);
+        let mut traces = Vec::new();
+        let mut rows = Vec::new();
+        for o in outcomes {
+            results.push(o.result);
+            traces.extend(o.trace);
+            rows.extend(o.row);
+        }
+        let trace_written = trace_path.as_deref().map(|path| {
+            write_chrome_trace(path, traces).map_err(|e| {
+                Error::invalid(
+                    "Universe::run",
+                    format!("could not write the trace to {}: {e}", path.display()),
+                )
+            })
         });
         if let Some((rank, failure)) = fabric.failure() {
             return Err(failure.clone().into_error(*rank));
         }
+        trace_written.transpose()?;
         let warnings = fabric.take_warnings();
         if self.strict && !warnings.is_empty() {
             return Err(Error::Leaks { warnings });
@@ -171,7 +216,38 @@ impl Universe {
             .into_iter()
             .map(|r| r.expect("every rank returned a result when none failed"))
             .collect();
-        Ok(RunReport { results, warnings })
+        let matrix = (self.record_matrix && rows.len() == n).then(|| CommMatrix::from_rows(rows));
+        Ok(RunReport {
+            results,
+            warnings,
+            matrix,
+        })
+    }
+
+    /// Where the trace goes: the builder's path, else `RPAR_TRACE`, else nowhere.
+    fn trace_path(&self) -> Option<PathBuf> {
+        self.trace.clone().or_else(|| {
+            std::env::var_os("RPAR_TRACE")
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from)
+        })
+    }
+}
+
+/// What one rank's thread hands back.
+struct RankOutcome<R> {
+    result: Option<R>,
+    trace: Option<(usize, Vec<Event>)>,
+    row: Option<Vec<(u64, u64)>>,
+}
+
+impl<R> Default for RankOutcome<R> {
+    fn default() -> Self {
+        RankOutcome {
+            result: None,
+            trace: None,
+            row: None,
+        }
     }
 }
 
@@ -182,17 +258,19 @@ pub struct RunReport<R> {
     pub results: Vec<R>,
     /// Messages never received and receives never completed, sorted.
     pub warnings: Vec<Warning>,
+    /// The communication matrix, if [`Universe::record_matrix`] was on.
+    pub matrix: Option<CommMatrix>,
 }
 
 /// Runs one rank's program, turning its failure into an abort of the universe.
-fn run_rank<F, R>(rank: usize, world: Comm, fabric: &Fabric, program: &F) -> Option<R>
+fn run_rank<F, R>(rank: usize, world: Comm, fabric: &Fabric, program: &F) -> RankOutcome<R>
 where
     F: Fn(Comm) -> Result<R>,
 {
     let ep = world.endpoint().clone();
     let outcome = catch_unwind(AssertUnwindSafe(|| program(world)));
     fabric.watch().finished(rank);
-    match outcome {
+    let result = match outcome {
         Ok(Ok(r)) => {
             fabric.note_warnings(ep.finish());
             Some(r)
@@ -210,6 +288,11 @@ where
             fabric.abort(rank, Failure::Panic(message));
             None
         }
+    };
+    RankOutcome {
+        result,
+        trace: ep.trace().map(|t| t.take()),
+        row: ep.matrix().map(|m| m.take()),
     }
 }
 
