@@ -110,6 +110,15 @@ pub enum Error {
         /// Ranks that had already returned.
         finished: Vec<usize>,
     },
+    /// Ranks of one communicator called different collectives (or the same one with different
+    /// roots, operators or counts).
+    #[error("collective mismatch on communicator {communicator}: {}", .calls.iter().map(|(r, c)| format!("rank {r} called {c}")).collect::<Vec<_>>().join(", "))]
+    CollectiveMismatch {
+        /// The communicator's id.
+        communicator: u32,
+        /// (rank in the communicator, what it called), for the ranks that disagree.
+        calls: Vec<(usize, String)>,
+    },
     /// In strict mode, the run left messages unreceived or receives incomplete.
     #[error("the run left {} problem(s) behind:\n{}", .warnings.len(), list_warnings(.warnings))]
     Leaks {

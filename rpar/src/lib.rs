@@ -45,6 +45,7 @@ pub use comm::{
 pub use datatype::{BasicType, Datatype, TypeMap};
 pub use error::{BlockedCall, Error, Result, Warning};
 pub use trace::CommMatrix;
+pub use transport::CollectiveCall;
 pub use universe::{run, RunReport, Universe};
 
 /// `spmd!(ranks = N, |world| { … })`: runs the block on N ranks; see the crate docs.

@@ -256,6 +256,11 @@ impl Comm {
             source: self.rank as u32,
             tag,
             flow: ep.trace().map_or(0, |t| t.flow_out()),
+            collective: if context % 2 == 1 {
+                ep.collective()
+            } else {
+                None
+            },
         };
         let fabric = ep.fabric();
         if let Err(back) = fabric.mailbox(to).send(Envelope::Msg(header, message)) {
@@ -356,7 +361,7 @@ impl Comm {
         let pattern = self.pattern(context, source, tag)?;
         let ep = self.endpoint();
         let m = ep.recv(&pattern)?;
-        self.note_arrival(&m);
+        self.accept_arrival(&m)?;
         put_back_on_error(deliver_vec(m, || ep.fabric().abort_error()), |m| {
             ep.put_back(m)
         })
@@ -372,7 +377,7 @@ impl Comm {
         let pattern = self.pattern(context, source, tag)?;
         let ep = self.endpoint();
         let m = ep.recv(&pattern)?;
-        self.note_arrival(&m);
+        self.accept_arrival(&m)?;
         // SAFETY: `buf` is exclusively borrowed for this call.
         let delivered =
             unsafe { deliver_into(m, RawRecvBuf::of(buf), || ep.fabric().abort_error()) };

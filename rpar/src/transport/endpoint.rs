@@ -4,19 +4,22 @@
 //! Only the owning rank's thread touches an endpoint's queues (they are in a `RefCell`), so
 //! matching needs no lock: other ranks only push envelopes into the lock-free mailbox.
 
-use super::fabric::Fabric;
+use super::fabric::{Fabric, Failure};
 use super::message::{Data, Message};
 use crate::error::{BlockedCall, Warning};
 use crate::trace::{MatrixRow, RankTrace};
-use crate::Result;
+use crate::{Error, Result};
 use crossbeam::channel::{Receiver, TryRecvError};
 use crossbeam::utils::Backoff;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// What travels through a mailbox.
 #[derive(Debug)]
+// `Msg` is the hot variant: boxing it would cost an allocation per message, and a channel slot
+// is as large as the largest variant anyway.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Envelope {
     /// A message.
     Msg(Header, Message),
@@ -35,6 +38,62 @@ pub(crate) struct Header {
     pub(crate) tag: i32,
     /// The trace flow id of the message (0 when tracing is off).
     pub(crate) flow: u64,
+    /// On a collective context: the collective call that sent it (for mismatch detection).
+    pub(crate) collective: Option<CollectiveCall>,
+}
+
+/// One rank's view of the collective call it is in: compared between ranks on every message of
+/// the call, so that ranks that disagree learn it from the first message, at no extra cost.
+#[derive(Debug, Clone, Copy, Eq)]
+pub struct CollectiveCall {
+    /// The caller's rank in the communicator (not compared).
+    pub rank: usize,
+    /// The number of this call among the collective calls on the communicator (0, 1, …).
+    pub seq: u32,
+    /// The operation (`bcast`, `allreduce`, …).
+    pub operation: &'static str,
+    /// The root, for rooted operations.
+    pub root: Option<usize>,
+    /// The reduction operator's name, for reductions.
+    pub reduction: Option<&'static str>,
+    /// Bytes this rank contributes, where every rank must contribute the same (else `None`).
+    pub bytes: Option<usize>,
+}
+
+impl PartialEq for CollectiveCall {
+    /// Two ranks' views of one call agree when all but the caller's rank agree.
+    fn eq(&self, other: &Self) -> bool {
+        (
+            self.seq,
+            self.operation,
+            self.root,
+            self.reduction,
+            self.bytes,
+        ) == (
+            other.seq,
+            other.operation,
+            other.root,
+            other.reduction,
+            other.bytes,
+        )
+    }
+}
+
+impl std::fmt::Display for CollectiveCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.operation)?;
+        let mut parts = Vec::new();
+        if let Some(r) = self.root {
+            parts.push(format!("root {r}"));
+        }
+        if let Some(op) = self.reduction {
+            parts.push(format!("op {op}"));
+        }
+        if let Some(b) = self.bytes {
+            parts.push(format!("{b} bytes"));
+        }
+        write!(f, "({}) as collective call #{}", parts.join(", "), self.seq)
+    }
 }
 
 /// What a receive accepts: a context, and a source and tag that may be wildcards (`None`).
@@ -78,11 +137,11 @@ pub(crate) enum Waiting<'a> {
 }
 
 /// The name of a blocking call on `context`: collective traffic is named as such.
-fn call_name(call: &str, context: u32) -> String {
-    if context % 2 == 1 {
-        format!("a collective operation ({call} inside it)")
-    } else {
-        call.to_string()
+fn call_name(call: &str, context: u32, collective: Option<CollectiveCall>) -> String {
+    match collective {
+        Some(c) if context % 2 == 1 => format!("{c} ({call} inside it)"),
+        _ if context % 2 == 1 => format!("a collective operation ({call} inside it)"),
+        _ => call.to_string(),
     }
 }
 
@@ -116,6 +175,8 @@ pub(crate) struct Endpoint {
     queues: RefCell<Queues>,
     trace: Option<RankTrace>,
     matrix: Option<MatrixRow>,
+    /// The collective call this rank is in, if any.
+    collective: Cell<Option<CollectiveCall>>,
 }
 
 /// How long a blocked receive polls its mailbox before it parks the thread.
@@ -136,7 +197,20 @@ impl Endpoint {
             queues: RefCell::default(),
             trace,
             matrix,
+            collective: Cell::new(None),
         }
+    }
+
+    /// The collective call this rank is in.
+    #[inline]
+    pub(crate) fn collective(&self) -> Option<CollectiveCall> {
+        self.collective.get()
+    }
+
+    /// Enters (or, with the previous value, leaves) a collective call; returns the previous one.
+    #[inline]
+    pub(crate) fn set_collective(&self, call: Option<CollectiveCall>) -> Option<CollectiveCall> {
+        self.collective.replace(call)
     }
 
     /// This rank's trace recorder, if tracing is on. Without the `trace` cargo feature this is
@@ -199,7 +273,7 @@ impl Endpoint {
     fn describe(&self, waiting: Waiting<'_>) -> BlockedCall {
         let from_pattern = |call: &str, p: &Pattern| BlockedCall {
             rank: self.world_rank,
-            call: call_name(call, p.context),
+            call: call_name(call, p.context, self.collective()),
             peer: p.source.map(|s| s as usize),
             tag: p.tag,
             communicator: p.context / 2,
@@ -230,7 +304,7 @@ impl Endpoint {
             },
             Waiting::Send { context, dest, tag } => BlockedCall {
                 rank: self.world_rank,
-                call: call_name("send", context),
+                call: call_name("send", context, self.collective()),
                 peer: Some(dest),
                 tag: Some(tag),
                 communicator: context / 2,
@@ -310,16 +384,58 @@ impl Endpoint {
         if let Some(m) = self.take_unexpected(pattern) {
             return Ok(m);
         }
+        self.check_conflicts(pattern.context, None)?;
         loop {
             if let Some(m) = self.pump(Waiting::Recv(pattern), Some(pattern), false)? {
                 return Ok(m);
             }
+            self.check_conflicts(pattern.context, Some(1))?;
             // a Wake or a message for someone else; it may have been an earlier one that a
             // cancelled receive put back, so look again
             if let Some(m) = self.take_unexpected(pattern) {
                 return Ok(m);
             }
         }
+    }
+
+    /// While in a collective call on `context`: fails if a queued message (the last `newest` of
+    /// them, or all) comes from the same collective call of another rank — same communicator,
+    /// same sequence number — but that rank called something else. Its message can never match,
+    /// so waiting for it would hang.
+    fn check_conflicts(&self, context: u32, newest: Option<usize>) -> Result<()> {
+        let Some(mine) = self.collective.get() else {
+            return Ok(());
+        };
+        let q = self.queues.borrow();
+        let skip = newest.map_or(0, |n| q.unexpected.len().saturating_sub(n));
+        let conflict = q.unexpected.iter().skip(skip).find_map(|m| {
+            let theirs = m.header.collective?;
+            (m.header.context == context && theirs.seq == mine.seq && theirs != mine)
+                .then_some((m.header.source as usize, theirs))
+        });
+        match conflict {
+            None => Ok(()),
+            Some((source, theirs)) => {
+                Err(self.collective_mismatch(context / 2, mine, (source, theirs)))
+            }
+        }
+    }
+
+    /// Aborts the run with a collective mismatch between this rank's call and another's, so
+    /// that every rank gets it (a mismatched collective cannot be recovered from), and returns it.
+    pub(crate) fn collective_mismatch(
+        &self,
+        communicator: u32,
+        mine: CollectiveCall,
+        (source, theirs): (usize, CollectiveCall),
+    ) -> Error {
+        let err = Error::CollectiveMismatch {
+            communicator,
+            calls: vec![(mine.rank, mine.to_string()), (source, theirs.to_string())],
+        };
+        self.fabric
+            .abort(self.world_rank, Failure::Error(err.clone()));
+        self.fabric.abort_error()
     }
 
     /// Puts a matched message back where it was in arrival order (after a truncation error or a

@@ -32,6 +32,7 @@ impl Failure {
     pub(crate) fn into_error(self, rank: usize) -> Error {
         match self {
             Failure::Panic(message) => Error::RankPanicked { rank, message },
+            Failure::Error(e @ Error::CollectiveMismatch { .. }) => e,
             Failure::Error(e) => Error::RankFailed {
                 rank,
                 source: Box::new(e),
@@ -109,11 +110,12 @@ impl Fabric {
     /// The error that every call of a surviving rank returns once the run is aborted.
     pub(crate) fn abort_error(&self) -> Error {
         match self.failure.get() {
-            // a deadlock is everyone's error, not one rank's
+            // a deadlock or a collective mismatch is everyone's error, not one rank's
             Some((_, Failure::Deadlock((blocked, finished)))) => Error::Deadlock {
                 blocked: blocked.clone(),
                 finished: finished.clone(),
             },
+            Some((_, Failure::Error(e @ Error::CollectiveMismatch { .. }))) => e.clone(),
             Some((rank, failure)) => Error::Aborted {
                 rank: *rank,
                 message: failure.message(),

@@ -9,6 +9,7 @@ mod message;
 mod rendezvous;
 mod watch;
 
+pub use endpoint::CollectiveCall;
 pub(crate) use endpoint::{Endpoint, Envelope, Header, Matched, Pattern, SlotId, Waiting};
 pub(crate) use fabric::{Fabric, Failure};
 pub(crate) use message::{Data, ElemType, ErasedVec, Message, INLINE_BYTES};
