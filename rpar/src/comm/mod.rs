@@ -79,7 +79,6 @@ impl fmt::Debug for Comm {
     }
 }
 
-
 impl Comm {
     pub(crate) fn world(ep: Rc<Endpoint>, size: usize) -> Self {
         let rank = ep.world_rank();

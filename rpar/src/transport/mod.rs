@@ -5,6 +5,7 @@
 
 mod endpoint;
 mod fabric;
+mod handoff;
 mod message;
 mod rendezvous;
 mod watch;
