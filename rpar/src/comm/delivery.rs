@@ -54,8 +54,8 @@ fn lcm(a: usize, b: usize) -> usize {
 
 fn mismatch(m: &Matched, recv: &ElemType) -> Error {
     Error::TypeMismatch {
-        sent: format!("{} x {}", m.message.count, m.message.elem.name),
-        expected: recv.name.to_string(),
+        sent: format!("{} x {}", m.message.count, (m.message.elem.name)()),
+        expected: (recv.name)().to_string(),
         source_rank: m.header.source as usize,
     }
 }

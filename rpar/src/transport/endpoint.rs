@@ -630,3 +630,16 @@ fn release(m: &mut Matched) {
         // else the sender withdrew (the run is aborting): the message stays Empty
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_envelope_stays_small() {
+        // every message is copied into and out of a channel slot of this size
+        let size = std::mem::size_of::<Envelope>();
+        println!("envelope: {size} bytes");
+        assert!(size <= 192, "an envelope grew to {size} bytes");
+    }
+}

@@ -9,25 +9,48 @@ use std::mem::{ManuallyDrop, MaybeUninit};
 /// Payloads up to this many bytes travel inside the envelope itself (no allocation).
 pub(crate) const INLINE_BYTES: usize = 64;
 
-/// The element type of a message: enough to check a receive against it and to describe it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ElemType {
+/// What rpar knows of an element type: one static record per type, so that an envelope
+/// carries a single pointer to it.
+#[derive(Debug)]
+pub(crate) struct ElemInfo {
     pub(crate) id: TypeId,
-    pub(crate) name: &'static str,
     pub(crate) size: usize,
     pub(crate) align: usize,
+    /// The Rust name, for error messages.
+    pub(crate) name: fn() -> &'static str,
     pub(crate) map: fn() -> TypeMap,
 }
 
+trait HasElemInfo {
+    const INFO: &'static ElemInfo;
+}
+
+impl<T: Datatype> HasElemInfo for T {
+    const INFO: &'static ElemInfo = &ElemInfo {
+        id: TypeId::of::<T>(),
+        size: std::mem::size_of::<T>(),
+        align: std::mem::align_of::<T>(),
+        name: std::any::type_name::<T>,
+        map: T::type_map,
+    };
+}
+
+/// The element type of a message: enough to check a receive against it and to describe it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ElemType(&'static ElemInfo);
+
 impl ElemType {
+    #[inline]
     pub(crate) fn of<T: Datatype>() -> Self {
-        ElemType {
-            id: TypeId::of::<T>(),
-            name: std::any::type_name::<T>(),
-            size: std::mem::size_of::<T>(),
-            align: std::mem::align_of::<T>(),
-            map: T::type_map,
-        }
+        ElemType(<T as HasElemInfo>::INFO)
+    }
+}
+
+impl std::ops::Deref for ElemType {
+    type Target = ElemInfo;
+    #[inline]
+    fn deref(&self) -> &ElemInfo {
+        self.0
     }
 }
 
