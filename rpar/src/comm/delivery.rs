@@ -24,7 +24,7 @@ pub(crate) fn received_count(msg: &Message, recv: &ElemType) -> Option<usize> {
     if bytes == 0 {
         return Some(0);
     }
-    if recv.size == 0 || bytes % recv.size != 0 {
+    if recv.size == 0 || !bytes.is_multiple_of(recv.size) {
         return None;
     }
     let (sent_map, recv_map) = ((msg.elem.map)(), (recv.map)());
