@@ -3,6 +3,7 @@
 //! `compile_error!`. Users depend on `rpar`, which re-exports these.
 
 mod spmd;
+mod topology;
 
 use proc_macro::TokenStream;
 
@@ -10,6 +11,15 @@ use proc_macro::TokenStream;
 #[proc_macro]
 pub fn spmd(input: TokenStream) -> TokenStream {
     spmd::expand(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Declares virtual topologies as types: `topology! { pub Torus = cart[4, 4] periodic[true, true]; }`.
+/// See `rpar::Topology`.
+#[proc_macro]
+pub fn topology(input: TokenStream) -> TokenStream {
+    topology::expand(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -34,6 +34,7 @@ mod collective;
 mod comm;
 mod datatype;
 mod error;
+mod topology;
 mod transport;
 mod universe;
 
@@ -43,12 +44,21 @@ pub use comm::{
 };
 pub use datatype::{BasicType, Datatype, TypeMap};
 pub use error::{Error, Result};
+pub use topology::{
+    dims_create, gray_code, gray_code_inverse, CartComm, Coordinate, DistGraphComm, GraphComm,
+    Neighborhood, TopoKind, Topology,
+};
 pub use universe::{run, Universe};
 
 /// `spmd!(ranks = N, |world| { … })`: runs the block on N ranks; see the crate docs.
 pub use rpar_derive::spmd;
 
+/// `topology! { pub Torus = cart[4, 4] periodic[true, true]; }`: declares virtual topologies
+/// as types; see [`Topology`].
+pub use rpar_derive::topology;
+
 /// Everything a typical rpar program uses.
 pub mod prelude {
     pub use crate::{spmd, Comm, Datatype, Error, Result, Status, Universe, ANY_SOURCE, ANY_TAG};
+    pub use crate::{topology, CartComm, GraphComm, Neighborhood, TopoKind, Topology};
 }
