@@ -13,7 +13,7 @@ pub(crate) enum Launch {
     /// `topology = T`, perhaps with `ranks = N` beside it (which must then equal `T`'s size).
     Topology {
         /// The type declared with `topology!`.
-        ty: syn::Type,
+        ty: Box<syn::Type>,
         /// `ranks = N`, if also given.
         ranks: Option<Expr>,
     },
@@ -124,7 +124,10 @@ impl Parse for Spmd {
             }
         };
         let launch = match (topology, ranks) {
-            (Some(ty), ranks) => Some(Launch::Topology { ty, ranks }),
+            (Some(ty), ranks) => Some(Launch::Topology {
+                ty: Box::new(ty),
+                ranks,
+            }),
             (None, Some(ranks)) => Some(Launch::Ranks(ranks)),
             (None, None) => {
                 push(syn::Error::new(

@@ -46,13 +46,8 @@ pub fn dims_create(nnodes: usize, dims: &mut [usize]) -> Result<()> {
     }
     let mut best = None;
     let mut current = Vec::with_capacity(free);
-    search(
-        nnodes / fixed,
-        free,
-        nnodes / fixed,
-        &mut current,
-        &mut best,
-    );
+    let m = nnodes / fixed;
+    search(m, free, m, &divisors(m), &mut current, &mut best);
     let (_, factors) = best.expect("every m >= 1 has the factorization m * 1 * … * 1");
     for (slot, f) in dims.iter_mut().filter(|d| **d == 0).zip(factors) {
         *slot = f;
@@ -64,11 +59,31 @@ pub fn dims_create(nnodes: usize, dims: &mut [usize]) -> Result<()> {
 /// factor, then the factors themselves.
 type Key = (usize, std::cmp::Reverse<usize>, Vec<usize>);
 
-/// Tries every non-increasing factorization of `m` into `k` more factors, each at most `max`.
+/// The divisors of `m`, largest first (trial division up to the square root).
+fn divisors(m: usize) -> Vec<usize> {
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    let mut d = 1;
+    while d <= m / d {
+        if m % d == 0 {
+            small.push(d);
+            if d != m / d {
+                large.push(m / d);
+            }
+        }
+        d += 1;
+    }
+    large.extend(small.into_iter().rev());
+    large
+}
+
+/// Tries every non-increasing factorization of `m` into `k` more factors, each at most `max`;
+/// `divs` holds the divisors of the whole number, largest first (a superset of `m`'s).
 fn search(
     m: usize,
     k: usize,
     max: usize,
+    divs: &[usize],
     current: &mut Vec<usize>,
     best: &mut Option<(Key, Vec<usize>)>,
 ) {
@@ -83,20 +98,16 @@ fn search(
         return;
     }
     // The next factor f satisfies f^k >= m (the others are at most f) and f <= max.
-    let mut f = max.min(m);
-    while f >= 1 {
-        if m % f == 0 {
-            if (f as u128)
-                .checked_pow(k as u32)
-                .is_some_and(|p| p < m as u128)
-            {
-                break;
-            }
-            current.push(f);
-            search(m / f, k - 1, f, current, best);
-            current.pop();
+    for &f in divs.iter().filter(|&&f| f <= max && m % f == 0) {
+        if (f as u128)
+            .checked_pow(k as u32)
+            .is_some_and(|p| p < m as u128)
+        {
+            break;
         }
-        f -= 1;
+        current.push(f);
+        search(m / f, k - 1, f, divs, current, best);
+        current.pop();
     }
 }
 
@@ -122,5 +133,18 @@ mod tests {
     fn zero_nnodes_and_empty_dims() {
         assert!(dims_create(0, &mut [0, 0]).is_err());
         dims_create(5, &mut []).unwrap();
+    }
+
+    #[test]
+    fn many_divisors_and_many_dims_stay_cheap() {
+        let mut dims = [0; 6];
+        dims_create(720_720, &mut dims).unwrap();
+        assert_eq!(dims.iter().product::<usize>(), 720_720);
+        let mut dims = [0; 12];
+        dims_create(1 << 20, &mut dims).unwrap();
+        assert_eq!(dims, [4, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2, 2]);
+        let mut dims = [0; 3];
+        dims_create(1_000_000_007, &mut dims).unwrap(); // a prime
+        assert_eq!(dims, [1_000_000_007, 1, 1]);
     }
 }

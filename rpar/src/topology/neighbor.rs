@@ -215,8 +215,11 @@ fn blocks(
         .collect()
 }
 
+/// The tag of a slot's message, from the slot's index.
+type SlotTag = fn(usize) -> i32;
+
 /// The tag of the message of out-slot `k` and the tag expected in in-slot `j`.
-fn slot_tags(kind: TopoKind) -> (fn(usize) -> i32, fn(usize) -> i32) {
+fn slot_tags(kind: TopoKind) -> (SlotTag, SlotTag) {
     if kind == TopoKind::Cart {
         // Out slot 2d goes back, 2d + 1 forward; in slot 2d comes from the rank one step back,
         // which sent it forward.
