@@ -30,7 +30,8 @@ fn report(grid: &CartComm<2>) -> Result<(String, bool)> {
     Ok((line, ok))
 }
 
-fn main() -> std::process::ExitCode {
+/// Runs the example; `pub(crate)` so that `tests/topology_examples.rs` can run it too.
+pub(crate) fn main() -> std::process::ExitCode {
     let result = spmd!(topology = Grid, |grid| {
         let (line, ok) = report(&grid)?;
         if grid.rank() != 0 {

@@ -19,7 +19,8 @@ topology! {
     };
 }
 
-fn main() -> std::process::ExitCode {
+/// Runs the example; `pub(crate)` so that `tests/topology_examples.rs` can run it too.
+pub(crate) fn main() -> std::process::ExitCode {
     println!("index {:?}", Net::INDEX);
     println!("edges {:?}", Net::EDGES);
     let result = spmd!(topology = Net, |net| {

@@ -1,6 +1,7 @@
 //! Expands checked `topology!` declarations: each becomes a unit struct with its shape as
-//! associated constants and an `impl ::rpar::Topology`. A declaration with errors still becomes
-//! its (empty) struct, so the user sees the errors and not a cascade of "type not found".
+//! associated constants and an `impl ::rpar::Topology` (or the path `#[rpar(crate = "…")]`
+//! gives). A declaration with errors still becomes its (empty) struct, so the user sees the
+//! errors and not a cascade of "type not found".
 
 use super::check::{check, Checked};
 use super::parse::{Input, Item};
@@ -25,7 +26,11 @@ pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
 /// The struct, and (when the declaration checked out) its constants and `Topology` impl.
 fn declare(item: &Item, checked: Option<&Checked>) -> TokenStream {
     let Item {
-        attrs, vis, name, ..
+        attrs,
+        vis,
+        name,
+        krate,
+        ..
     } = item;
     let has_doc = attrs.iter().any(|a| a.path().is_ident("doc"));
     let reorder = item.reorder.as_ref().is_some_and(|b| b.value);
@@ -55,9 +60,9 @@ fn declare(item: &Item, checked: Option<&Checked>) -> TokenStream {
                 pub const SIZE: usize = 1 #(* #dims)*;
             };
             let create = quote! {
-                ::rpar::CartComm::create(comm, Self::DIMS, Self::PERIODS, Self::REORDER)
+                #krate::CartComm::create(comm, Self::DIMS, Self::PERIODS, Self::REORDER)
             };
-            (summary, consts, quote!(::rpar::CartComm<#n>), create)
+            (summary, consts, quote!(#krate::CartComm<#n>), create)
         }
         Checked::Graph(g) => {
             let (index, edges) = (&g.index, &g.edges);
@@ -75,9 +80,9 @@ fn declare(item: &Item, checked: Option<&Checked>) -> TokenStream {
                 pub const SIZE: usize = #n;
             };
             let create = quote! {
-                ::rpar::GraphComm::create(comm, &Self::INDEX, &Self::EDGES, Self::REORDER)
+                #krate::GraphComm::create(comm, &Self::INDEX, &Self::EDGES, Self::REORDER)
             };
-            (summary, consts, quote!(::rpar::GraphComm), create)
+            (summary, consts, quote!(#krate::GraphComm), create)
         }
     };
     let doc = (!has_doc).then(|| quote!(#[doc = #summary]));
@@ -96,10 +101,10 @@ fn declare(item: &Item, checked: Option<&Checked>) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl ::rpar::Topology for #name {
+            impl #krate::Topology for #name {
                 type Comm = #comm_ty;
                 const SIZE: usize = #name::SIZE;
-                fn create(comm: &::rpar::Comm) -> ::rpar::Result<::core::option::Option<#comm_ty>> {
+                fn create(comm: &#krate::Comm) -> #krate::Result<::core::option::Option<#comm_ty>> {
                     #create
                 }
             }
@@ -128,6 +133,19 @@ mod tests {
             out.contains("type Comm = :: rpar :: CartComm < 2usize >"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn the_crate_path_can_be_overridden() {
+        let out = expand(quote!(#[rpar(crate = "my::rpar")] T = graph { 0: [] };))
+            .unwrap()
+            .to_string();
+        assert!(out.contains("impl my :: rpar :: Topology for T"), "{out}");
+        assert_eq!(
+            out.matches(":: rpar ::").count(),
+            out.matches("my :: rpar ::").count()
+        );
+        assert!(!out.contains("# [rpar"), "{out}");
     }
 
     #[test]

@@ -16,7 +16,10 @@ pub(crate) struct Input {
 
 /// One declaration: `#[attrs] vis Name = kind keys…;`
 pub(crate) struct Item {
+    /// The attributes to copy onto the type (all but `#[rpar(…)]`).
     pub(crate) attrs: Vec<Attribute>,
+    /// The path of the rpar crate: `::rpar`, or what `#[rpar(crate = "…")]` says.
+    pub(crate) krate: syn::Path,
     pub(crate) vis: Visibility,
     pub(crate) name: Ident,
     pub(crate) kind: Kind,
@@ -68,7 +71,22 @@ impl Parse for Input {
 }
 
 fn parse_item(input: ParseStream<'_>, errors: &mut Vec<syn::Error>) -> syn::Result<Item> {
-    let attrs = input.call(Attribute::parse_outer)?;
+    let mut attrs = input.call(Attribute::parse_outer)?;
+    let mut krate: syn::Path = syn::parse_quote!(::rpar);
+    for attr in attrs.iter().filter(|a| a.path().is_ident("rpar")) {
+        let parsed = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                krate = meta.value()?.parse::<syn::LitStr>()?.parse()?;
+                Ok(())
+            } else {
+                Err(meta.error("unknown rpar attribute: expected `#[rpar(crate = \"path\")]`"))
+            }
+        });
+        if let Err(e) = parsed {
+            errors.push(e);
+        }
+    }
+    attrs.retain(|a| !a.path().is_ident("rpar"));
     let vis: Visibility = input.parse()?;
     let name: Ident = input.parse()?;
     input.parse::<Token![=]>()?;
@@ -143,6 +161,7 @@ fn parse_item(input: ParseStream<'_>, errors: &mut Vec<syn::Error>) -> syn::Resu
     input.parse::<Token![;]>()?;
     Ok(Item {
         attrs,
+        krate,
         vis,
         name,
         kind,

@@ -1,0 +1,20 @@
+//! The topology examples verify themselves; this runs them as part of the suite.
+
+#[allow(dead_code)] // only `main` is called
+#[path = "../examples/cart_grid.rs"]
+mod cart_grid;
+#[allow(dead_code)]
+#[path = "../examples/graph.rs"]
+mod graph;
+
+use std::process::ExitCode;
+
+#[test]
+fn cart_grid_example_passes() {
+    assert_eq!(cart_grid::main(), ExitCode::SUCCESS);
+}
+
+#[test]
+fn graph_example_passes() {
+    assert_eq!(graph::main(), ExitCode::SUCCESS);
+}
