@@ -1,9 +1,7 @@
 //! The topology examples verify themselves; this runs them as part of the suite.
 
-#[allow(dead_code)] // only `main` is called
 #[path = "../examples/cart_grid.rs"]
 mod cart_grid;
-#[allow(dead_code)]
 #[path = "../examples/graph.rs"]
 mod graph;
 
