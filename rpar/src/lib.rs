@@ -22,8 +22,10 @@
 //! ```
 //!
 //! Module map: `universe` launches ranks; `comm` is the communicator and point-to-point calls;
-//! `collective` the collective operations; `datatype` type maps; `transport` the mailboxes
-//! underneath. Data flows one way: user code → `Comm` → collective algorithm → transport.
+//! `collective` the collective operations; `datatype` type maps; `topology` Cartesian and graph
+//! communicators ([`CartComm`], [`GraphComm`], [`DistGraphComm`], [`topology!`]); `transport`
+//! the mailboxes underneath. Data flows one way: user code → `Comm` → collective algorithm →
+//! transport.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 
