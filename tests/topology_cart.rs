@@ -293,3 +293,67 @@ fn neighborhood_argument_errors() {
     })
     .unwrap();
 }
+
+/// Every grid of up to 8 ranks in 1 to 3 dims, every periods setting: what `neighbor_alltoall`
+/// delivers against a reference computed from coordinates alone.
+#[test]
+fn neighbor_alltoall_matches_a_coordinate_reference_on_every_small_grid() {
+    fn check<const N: usize>(dims: [usize; N], periods: [bool; N]) {
+        let p: usize = dims.iter().product();
+        // the grid neighbour of rank `r` one step along `d`, as coordinates say
+        let step = |r: usize, d: usize, s: isize| -> Option<usize> {
+            let mut c = [0usize; N];
+            let mut rest = r;
+            for i in (0..N).rev() {
+                c[i] = rest % dims[i];
+                rest /= dims[i];
+            }
+            let x = c[d] as isize + s;
+            let n = dims[d] as isize;
+            c[d] = if periods[d] {
+                x.rem_euclid(n) as usize
+            } else if (0..n).contains(&x) {
+                x as usize
+            } else {
+                return None;
+            };
+            Some(c.iter().zip(&dims).fold(0, |acc, (&c, &d)| acc * d + c))
+        };
+        let got = rpar::run(p, |world| {
+            let grid = CartComm::create(&world, dims, periods, false)?.unwrap();
+            // block k carries (sender, k)
+            let send: Vec<[u32; 2]> = (0..2 * N).map(|k| [grid.rank() as u32, k as u32]).collect();
+            let mut recv = vec![[u32::MAX; 2]; 2 * N];
+            grid.neighbor_alltoall(&send, &mut recv, 1)?;
+            Ok(recv)
+        })
+        .unwrap();
+        for (r, recv) in got.iter().enumerate() {
+            for d in 0..N {
+                // from one step back: what it sent forward (its slot 2d + 1), and vice versa
+                let back = step(r, d, -1).map_or([u32::MAX; 2], |b| [b as u32, 2 * d as u32 + 1]);
+                let fwd = step(r, d, 1).map_or([u32::MAX; 2], |f| [f as u32, 2 * d as u32]);
+                assert_eq!(
+                    [recv[2 * d], recv[2 * d + 1]],
+                    [back, fwd],
+                    "{dims:?} {periods:?} rank {r} dim {d}"
+                );
+            }
+        }
+    }
+    for a in 1..=8usize {
+        for pa in [false, true] {
+            check([a], [pa]);
+        }
+        for b in (1..=8).filter(|b| a * b <= 8) {
+            for pm in 0..4 {
+                check([a, b], [pm & 1 == 1, pm & 2 == 2]);
+            }
+            for c in (1..=8).filter(|c| a * b * c <= 8) {
+                for pm in 0..8 {
+                    check([a, b, c], [pm & 1 == 1, pm & 2 == 2, pm & 4 == 4]);
+                }
+            }
+        }
+    }
+}

@@ -53,6 +53,8 @@ pub use topology::{
 pub use universe::{run, Universe};
 
 /// `spmd!(ranks = N, |world| { … })`: runs the block on N ranks; see the crate docs.
+/// `spmd!(topology = T, |grid| { … })` runs it on the ranks of a [`Topology`] (from
+/// [`topology!`]), each with its `CartComm<N>` or `GraphComm`.
 pub use rpar_derive::spmd;
 
 /// `topology! { pub Torus = cart[4, 4] periodic[true, true]; }`: declares virtual topologies
