@@ -38,8 +38,13 @@ fn creation_errors() {
         );
         invalid(
             &CartComm::create(&world, [usize::MAX, 3], [true; 2], true).unwrap_err(),
-            "CartComm::map",
+            "CartComm::create",
             "more ranks",
+        );
+        invalid(
+            &CartComm::map(&world, [5], [true]).unwrap_err(),
+            "CartComm::map",
+            "the grid [5] needs more ranks",
         );
         Ok(())
     })

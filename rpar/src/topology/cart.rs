@@ -85,6 +85,18 @@ fn check_grid(call: &'static str, dims: &[usize], size: usize) -> Result<usize> 
     Ok(nnodes)
 }
 
+/// The grid rank of communicator rank `rank` (`None` beyond the grid's `nnodes`): with
+/// `reorder`, the Gray-code placement where it applies; otherwise the same number.
+fn place(dims: &[usize], nnodes: usize, rank: usize, reorder: bool) -> Option<usize> {
+    if rank >= nnodes {
+        return None;
+    }
+    let gray = reorder
+        .then(|| reorder::gray_grid_position(dims, rank))
+        .flatten();
+    Some(gray.map_or(rank, |coords| rank_in(dims, coords)))
+}
+
 /// Row-major coordinates of `rank` in a grid of `dims`.
 pub(super) fn coords_in<const N: usize>(dims: &[usize; N], mut rank: usize) -> [usize; N] {
     let mut c = [0; N];
@@ -123,12 +135,8 @@ impl<const N: usize> CartComm<N> {
         periods: [bool; N],
         reorder: bool,
     ) -> Result<Option<CartComm<N>>> {
-        let new_rank = if reorder {
-            Self::map(comm, dims, periods)?
-        } else {
-            let nnodes = check_grid("CartComm::create", &dims, comm.size())?;
-            (comm.rank() < nnodes).then_some(comm.rank())
-        };
+        let nnodes = check_grid("CartComm::create", &dims, comm.size())?;
+        let new_rank = place(&dims, nnodes, comm.rank(), reorder);
         let key = new_rank.map_or(0, |r| r as i32);
         let Some(comm) = comm.split(new_rank.map(|_| 0), key)? else {
             return Ok(None);
@@ -158,16 +166,10 @@ impl<const N: usize> CartComm<N> {
     /// assert_eq!(ring, vec![0, 1, 3, 2, 7, 6, 4, 5]);
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn map(comm: &Comm, dims: [usize; N], _periods: [bool; N]) -> Result<Option<usize>> {
+    pub fn map(comm: &Comm, dims: [usize; N], periods: [bool; N]) -> Result<Option<usize>> {
+        let _ = periods; // the placement is the same with or without wrap-around
         let nnodes = check_grid("CartComm::map", &dims, comm.size())?;
-        let rank = comm.rank();
-        if rank >= nnodes {
-            return Ok(None);
-        }
-        Ok(Some(match reorder::gray_grid_position(&dims, rank) {
-            Some(coords) => rank_in(&dims, coords),
-            None => rank,
-        }))
+        Ok(place(&dims, nnodes, comm.rank(), true))
     }
 
     /// This rank's coordinates (MPI_Cart_coords for the calling rank).

@@ -316,8 +316,8 @@ fn check_agreement(comm: &Comm, sources: &[usize], destinations: &[usize]) -> Re
             ))
         };
     }
-    // count[a][b]: edges a -> b as a lists them, minus as b lists them.
-    let mut count = vec![0i64; p * p];
+    // count[(a, b)]: edges a -> b as a lists them, minus as b lists them.
+    let mut count = std::collections::BTreeMap::<(usize, usize), i64>::new();
     for r in 0..p {
         let lists = if r == 0 {
             encode(sources, destinations)
@@ -326,14 +326,13 @@ fn check_agreement(comm: &Comm, sources: &[usize], destinations: &[usize]) -> Re
         };
         let (s, d) = lists[1..].split_at(lists[0] as usize);
         for &src in s {
-            count[src as usize * p + r] -= 1;
+            *count.entry((src as usize, r)).or_default() -= 1;
         }
         for &dst in d {
-            count[r * p + dst as usize] += 1;
+            *count.entry((r, dst as usize)).or_default() += 1;
         }
     }
-    let verdict = count.iter().position(|&c| c != 0).map(|i| {
-        let (a, b, c) = (i / p, i % p, count[i]);
+    let verdict = count.iter().find(|(_, &c)| c != 0).map(|(&(a, b), &c)| {
         let (n, how) = if c > 0 { (c, "more") } else { (-c, "fewer") };
         format!(
             "rank {a} lists rank {b} among its destinations {n} time(s) {how} than rank {b} \
