@@ -42,8 +42,8 @@ fn creation_errors() {
             "more ranks",
         );
         invalid(
-            &CartComm::map(&world, [5], [true]).unwrap_err(),
-            "CartComm::map",
+            &CartComm::cart_map(&world, [5], [true]).unwrap_err(),
+            "CartComm::cart_map",
             "the grid [5] needs more ranks",
         );
         Ok(())

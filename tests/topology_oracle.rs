@@ -229,7 +229,7 @@ fn cart_map_matches_mpich() {
                     "M {} {} {}",
                     d[0] * d[1],
                     world.rank(),
-                    proc_null(CartComm::map(&world, d, [false, true])?)
+                    proc_null(CartComm::cart_map(&world, d, [false, true])?)
                 ))
             })
             .collect::<rpar::Result<Vec<String>>>()

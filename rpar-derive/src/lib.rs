@@ -21,7 +21,7 @@ pub fn spmd(input: TokenStream) -> TokenStream {
 /// topology! {
 ///     /// Docs and attributes go on the generated type.
 ///     pub Torus = cart[4, 4] periodic[true, true];      // periodic[…] optional: all false
-///     Ring = cart[8] periodic[true] reorder = true;     // reorder: see rpar::CartComm::map
+///     Ring = cart[8] periodic[true] reorder = true;     // reorder: see rpar::CartComm::cart_map
 ///     pub Star = graph { 0: [1, 2, 3], 1: [0], 2: [0], 3: [0] };
 /// }
 /// ```

@@ -96,7 +96,7 @@ fn declare(item: &Item, checked: Option<&Checked>) -> TokenStream {
             #[automatically_derived]
             impl #name {
                 #consts
-                /// Whether ranks may be renumbered (`reorder = true`; see `CartComm::map`).
+                /// Whether ranks may be renumbered (`reorder = true`; see `CartComm::cart_map`).
                 pub const REORDER: bool = #reorder;
             }
 

@@ -116,8 +116,9 @@ impl<const N: usize> CartComm<N> {
     /// Makes a Cartesian communicator of the first `dims.iter().product()` ranks of `comm`
     /// (MPI_Cart_create); ranks beyond the grid get `None` (MPI_COMM_NULL). Collective.
     ///
-    /// `reorder = true` lets rpar renumber ranks; what it does is [`CartComm::map`]'s placement
-    /// (a Gray-code embedding when every dim is a power of two, otherwise the identity).
+    /// `reorder = true` lets rpar renumber ranks; what it does is [`CartComm::cart_map`]'s
+    /// placement (a Gray-code embedding when every dim is a power of two, otherwise the
+    /// identity).
     ///
     /// Errors: a zero dim, or a grid larger than `comm`.
     ///
@@ -161,14 +162,16 @@ impl<const N: usize> CartComm<N> {
     /// grid takes ranks 0..n in order, as MPICH's does.
     ///
     /// ```
-    /// let ring = rpar::run(8, |world| Ok(rpar::CartComm::map(&world, [8], [true])?.unwrap()))?;
+    /// let ring = rpar::run(8, |world| {
+    ///     Ok(rpar::CartComm::cart_map(&world, [8], [true])?.unwrap())
+    /// })?;
     /// // rank r sits at ring position p with gray(p) = r: ring 0 1 3 2 6 7 5 4
     /// assert_eq!(ring, vec![0, 1, 3, 2, 7, 6, 4, 5]);
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn map(comm: &Comm, dims: [usize; N], periods: [bool; N]) -> Result<Option<usize>> {
+    pub fn cart_map(comm: &Comm, dims: [usize; N], periods: [bool; N]) -> Result<Option<usize>> {
         let _ = periods; // the placement is the same with or without wrap-around
-        let nnodes = check_grid("CartComm::map", &dims, comm.size())?;
+        let nnodes = check_grid("CartComm::cart_map", &dims, comm.size())?;
         Ok(place(&dims, nnodes, comm.rank(), true))
     }
 

@@ -206,7 +206,8 @@ fn check_graph(index: &[usize], edges: &[usize], size: usize) -> Result<()> {
 /// let got = rpar::run(3, |world| {
 ///     use rpar::Neighborhood;
 ///     let (r, p) = (world.rank(), world.size());
-///     let ring = rpar::DistGraphComm::create_adjacent(&world, &[(r + p - 1) % p], &[(r + 1) % p], false)?;
+///     let (left, right) = ((r + p - 1) % p, (r + 1) % p);
+///     let ring = rpar::DistGraphComm::create_adjacent(&world, &[left], &[right], false)?;
 ///     let mut from_left = [usize::MAX];
 ///     ring.neighbor_allgather(&[r], &mut from_left)?;
 ///     Ok(from_left[0])
