@@ -90,7 +90,7 @@ fn dup_keeps_the_graph() {
         let d = g.dup()?;
         assert_eq!(d.graph_get(), g.graph_get());
         assert_eq!(d.topo_test(), TopoKind::Graph);
-        let dg = DistGraphComm::create_adjacent(
+        let dg = DistGraphComm::dist_graph_create_adjacent(
             &world,
             &[1 - world.rank()],
             &[1 - world.rank()],
@@ -111,7 +111,7 @@ fn topo_test_names_every_kind() {
         let cart = CartComm::create(&world, [2], [true], false)?.unwrap();
         assert_eq!(cart.topo_test(), TopoKind::Cart);
         assert_eq!(cart.comm().topo_test(), TopoKind::None);
-        let dg = DistGraphComm::create_adjacent(&world, &[], &[], false)?;
+        let dg = DistGraphComm::dist_graph_create_adjacent(&world, &[], &[], false)?;
         assert_eq!(dg.topo_test(), TopoKind::DistGraph);
         assert_eq!(dg.dist_graph_neighbors_count(), (0, 0, false));
         Ok(())
@@ -123,15 +123,15 @@ fn topo_test_names_every_kind() {
 fn dist_graph_errors() {
     rpar::run(3, |world| {
         assert!(matches!(
-            DistGraphComm::create_adjacent(&world, &[3], &[], false),
+            DistGraphComm::dist_graph_create_adjacent(&world, &[3], &[], false),
             Err(Error::RankOutOfRange { rank: 3, size: 3 })
         ));
         // rank 0 says it sends to 1, but 1 lists no source
         let dests: &[usize] = if world.rank() == 0 { &[1] } else { &[] };
-        let err = DistGraphComm::create_adjacent(&world, &[], dests, false).unwrap_err();
+        let err = DistGraphComm::dist_graph_create_adjacent(&world, &[], dests, false).unwrap_err();
         invalid(
             &err,
-            "DistGraphComm::create_adjacent",
+            "DistGraphComm::dist_graph_create_adjacent",
             "rank 0 lists rank 1 among its destinations 1 time(s) more",
         );
         Ok(())
@@ -170,7 +170,7 @@ fn dist_graph_alltoallv_uses_sources_and_destinations() {
             1 => (vec![0], vec![2]),
             _ => (vec![1, 0], vec![0]),
         };
-        let g = DistGraphComm::create_adjacent(&world, &sources, &dests, false)?;
+        let g = DistGraphComm::dist_graph_create_adjacent(&world, &sources, &dests, false)?;
         let send: Vec<i64> = (0..3).map(|k| (r * 10 + k) as i64).collect();
         let counts = vec![1; dests.len()];
         let displs: Vec<usize> = (0..dests.len()).collect();

@@ -207,7 +207,8 @@ fn check_graph(index: &[usize], edges: &[usize], size: usize) -> Result<()> {
 ///     use rpar::Neighborhood;
 ///     let (r, p) = (world.rank(), world.size());
 ///     let (left, right) = ((r + p - 1) % p, (r + 1) % p);
-///     let ring = rpar::DistGraphComm::create_adjacent(&world, &[left], &[right], false)?;
+///     let ring =
+///         rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[left], &[right], false)?;
 ///     let mut from_left = [usize::MAX];
 ///     ring.neighbor_allgather(&[r], &mut from_left)?;
 ///     Ok(from_left[0])
@@ -247,7 +248,7 @@ impl DistGraphComm {
     /// often as `b` lists `a` among its sources. rpar checks this (MPI leaves it erroneous).
     ///
     /// Errors: a rank out of range, or edges that the two ends do not agree on.
-    pub fn create_adjacent(
+    pub fn dist_graph_create_adjacent(
         comm: &Comm,
         sources: &[usize],
         destinations: &[usize],
@@ -312,7 +313,7 @@ fn check_agreement(comm: &Comm, sources: &[usize], destinations: &[usize]) -> Re
             Ok(())
         } else {
             Err(Error::invalid(
-                "DistGraphComm::create_adjacent",
+                "DistGraphComm::dist_graph_create_adjacent",
                 String::from_utf8_lossy(&verdict),
             ))
         };
@@ -346,6 +347,9 @@ fn check_agreement(comm: &Comm, sources: &[usize], destinations: &[usize]) -> Re
     }
     match verdict {
         None => Ok(()),
-        Some(v) => Err(Error::invalid("DistGraphComm::create_adjacent", v)),
+        Some(v) => Err(Error::invalid(
+            "DistGraphComm::dist_graph_create_adjacent",
+            v,
+        )),
     }
 }

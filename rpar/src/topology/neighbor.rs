@@ -27,7 +27,7 @@ pub(crate) mod tags {
     pub(crate) const CART_FORWARD: i32 = 401;
     /// A graph or distributed-graph neighbourhood message.
     pub(crate) const GRAPH: i32 = 402;
-    /// The consistency check of `DistGraphComm::create_adjacent`.
+    /// The consistency check of `DistGraphComm::dist_graph_create_adjacent`.
     pub(crate) const DIST_GRAPH: i32 = 403;
 }
 
