@@ -14,7 +14,9 @@ type Series = BTreeMap<String, Vec<(f64, f64)>>;
 fn load(dir: &Path) -> Vec<(String, String, u64, u64, f64)> {
     let mut rows = Vec::new();
     for name in ["peers.jsonl", "rpar.jsonl"] {
-        let Ok(text) = std::fs::read_to_string(dir.join(name)) else { continue };
+        let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
+            continue;
+        };
         for line in text.lines().filter(|l| l.starts_with('{')) {
             let v: serde_json::Value = match serde_json::from_str(line) {
                 Ok(v) => v,
@@ -32,7 +34,13 @@ fn load(dir: &Path) -> Vec<(String, String, u64, u64, f64)> {
     rows
 }
 
-fn chart(path: &Path, title: &str, x_label: &str, y_label: &str, series: &Series) -> Result<(), Box<dyn std::error::Error>> {
+fn chart(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &Series,
+) -> Result<(), Box<dyn std::error::Error>> {
     let points = series.values().flatten();
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
     for &(x, y) in points {
@@ -51,17 +59,30 @@ fn chart(path: &Path, title: &str, x_label: &str, y_label: &str, series: &Series
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(64)
-        .build_cartesian_2d((x0 * 0.8..x1 * 1.25).log_scale(), (y0 * 0.8..y1 * 1.25).log_scale())?;
+        .build_cartesian_2d(
+            (x0 * 0.8..x1 * 1.25).log_scale(),
+            (y0 * 0.8..y1 * 1.25).log_scale(),
+        )?;
     c.configure_mesh().x_desc(x_label).y_desc(y_label).draw()?;
-    let colors = [RGBColor(200, 60, 40), RGBColor(40, 90, 200), RGBColor(20, 150, 70), RGBColor(120, 60, 160)];
+    let colors = [
+        RGBColor(200, 60, 40),
+        RGBColor(40, 90, 200),
+        RGBColor(20, 150, 70),
+        RGBColor(120, 60, 160),
+    ];
     for (i, (name, pts)) in series.iter().enumerate() {
         let color = colors[i % colors.len()];
         c.draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
             .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
         c.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
     }
-    c.configure_series_labels().border_style(BLACK).background_style(WHITE.mix(0.9)).draw()?;
+    c.configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.9))
+        .draw()?;
     root.present()?;
     Ok(())
 }
@@ -69,7 +90,9 @@ fn chart(path: &Path, title: &str, x_label: &str, y_label: &str, series: &Series
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: bench_charts [in-dir (default target/bench)] [out-dir (default docs/charts)]");
+        println!(
+            "usage: bench_charts [in-dir (default target/bench)] [out-dir (default docs/charts)]"
+        );
         return Ok(());
     }
     let input = Path::new(args.first().map_or("target/bench", String::as_str)).to_path_buf();
@@ -77,7 +100,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&output)?;
     let rows = load(&input);
     if rows.is_empty() {
-        return Err(format!("no figures in {} (run bench/compare.sh first)", input.display()).into());
+        return Err(format!(
+            "no figures in {} (run bench/compare.sh first)",
+            input.display()
+        )
+        .into());
     }
     let by_size = |figure: &str| -> Series {
         let mut s = Series::new();
@@ -88,8 +115,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         s
     };
-    chart(&output.join("latency.svg"), "Ping-pong latency, 2 ranks", "message size (bytes)", "latency (us)", &by_size("latency_us"))?;
-    chart(&output.join("bandwidth.svg"), "Streaming bandwidth, 2 ranks", "message size (bytes)", "GB/s", &by_size("bandwidth_GBps"))?;
+    chart(
+        &output.join("latency.svg"),
+        "Ping-pong latency, 2 ranks",
+        "message size (bytes)",
+        "latency (us)",
+        &by_size("latency_us"),
+    )?;
+    chart(
+        &output.join("bandwidth.svg"),
+        "Streaming bandwidth, 2 ranks",
+        "message size (bytes)",
+        "GB/s",
+        &by_size("bandwidth_GBps"),
+    )?;
     for op in ["allreduce", "bcast", "allgather", "alltoall"] {
         for bytes in [8u64, 65536, 1 << 20] {
             let mut s = Series::new();
@@ -99,7 +138,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
             let file = output.join(format!("{op}_{bytes}B.svg"));
-            chart(&file, &format!("{op}, {bytes} bytes per rank"), "ranks", "time (us)", &s)?;
+            chart(
+                &file,
+                &format!("{op}, {bytes} bytes per rank"),
+                "ranks",
+                "time (us)",
+                &s,
+            )?;
         }
     }
     println!("charts written to {}", output.display());

@@ -43,6 +43,9 @@ fn osu_prints_peer_compatible_json_lines() {
     for line in lines {
         let v: serde_json::Value = serde_json::from_str(line).expect(line);
         assert_eq!(v["peer"], "rpar");
-        assert!(v["figure"].is_string() && v["bytes"].is_u64() && v["value"].as_f64().unwrap() > 0.0, "{line}");
+        assert!(
+            v["figure"].is_string() && v["bytes"].is_u64() && v["value"].as_f64().unwrap() > 0.0,
+            "{line}"
+        );
     }
 }
