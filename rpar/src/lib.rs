@@ -37,6 +37,10 @@ mod error;
 mod transport;
 mod universe;
 
+pub use collective::{
+    Allreduce, BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Prod, Reduce,
+    ReduceOp, ReduceScatter, Scan, Sum, UserOp,
+};
 pub use comm::{
     test_all, wait_all, wait_any, Buffer, BufferMut, Comm, Probed, Request, Scope, Status,
     ANY_SOURCE, ANY_TAG, TAG_UB,
@@ -51,4 +55,8 @@ pub use rpar_derive::spmd;
 /// Everything a typical rpar program uses.
 pub mod prelude {
     pub use crate::{spmd, Comm, Datatype, Error, Result, Status, Universe, ANY_SOURCE, ANY_TAG};
+    pub use crate::{
+        Allreduce, BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Prod, Reduce,
+        ReduceOp, ReduceScatter, Scan, Sum, UserOp,
+    };
 }
