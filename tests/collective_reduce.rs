@@ -16,7 +16,12 @@ const SMALL_COUNTS: [usize; 3] = [0, 1, 7];
 const MEDIUM_RANKS: [usize; 8] = [2, 3, 5, 8, 12, 17, 32, 33];
 const LARGE_RANKS: [usize; 4] = [1, 3, 4, 6];
 
-const REDUCES: [Reduce; 4] = [Reduce::Auto, Reduce::Linear, Reduce::Binomial, Reduce::Rabenseifner];
+const REDUCES: [Reduce; 4] = [
+    Reduce::Auto,
+    Reduce::Linear,
+    Reduce::Binomial,
+    Reduce::Rabenseifner,
+];
 const ALLREDUCES: [Allreduce; 5] = [
     Allreduce::Auto,
     Allreduce::RecursiveDoubling,
@@ -58,7 +63,9 @@ struct Reference<T> {
 
 impl<T: Datatype> Reference<T> {
     fn new<O: ReduceOp<T>>(p: usize, n: usize, op: &O, gen: impl Fn(usize, usize) -> T) -> Self {
-        let inputs: Vec<Vec<T>> = (0..p).map(|r| (0..n).map(|i| gen(r, i)).collect()).collect();
+        let inputs: Vec<Vec<T>> = (0..p)
+            .map(|r| (0..n).map(|i| gen(r, i)).collect())
+            .collect();
         let mut prefixes = vec![inputs[0].clone()];
         for x in &inputs[1..] {
             let mut next = prefixes.last().unwrap().clone();
@@ -81,7 +88,11 @@ impl<T: Datatype> Reference<T> {
     }
 }
 
-fn check<T: PartialEq + Debug>(got: &[T], want: &[T], what: impl FnOnce() -> String) -> rpar::Result<()> {
+fn check<T: PartialEq + Debug>(
+    got: &[T],
+    want: &[T],
+    what: impl FnOnce() -> String,
+) -> rpar::Result<()> {
     if got == want {
         return Ok(());
     }
@@ -120,14 +131,20 @@ where
         }
         for algorithm in ALLREDUCES {
             let got = world.allreduce_with(mine, op, algorithm)?;
-            check(&got, re.total(), || format!("allreduce {algorithm:?} p={p} n={n} rank={r}"))?;
+            check(&got, re.total(), || {
+                format!("allreduce {algorithm:?} p={p} n={n} rank={r}")
+            })?;
         }
         let mut inplace = mine.to_vec();
         world.allreduce_in_place(&mut inplace[..], op)?;
-        check(&inplace, re.total(), || format!("allreduce_in_place p={p} n={n}"))?;
+        check(&inplace, re.total(), || {
+            format!("allreduce_in_place p={p} n={n}")
+        })?;
         for algorithm in SCANS {
             let got = world.scan_with(mine, op, algorithm)?;
-            check(&got, &re.prefixes[r], || format!("scan {algorithm:?} p={p} n={n} rank={r}"))?;
+            check(&got, &re.prefixes[r], || {
+                format!("scan {algorithm:?} p={p} n={n} rank={r}")
+            })?;
             let got = world.exscan_with(mine, op, algorithm)?;
             let ctx = || format!("exscan {algorithm:?} p={p} n={n} rank={r}");
             match got {
@@ -142,7 +159,10 @@ where
         for algorithm in REDUCE_SCATTERS {
             let got = world.reduce_scatter_with(mine, &re.counts, op, algorithm)?;
             check(&got, &re.total()[own.clone()], || {
-                format!("reduce_scatter {algorithm:?} p={p} n={n} rank={r} counts={:?}", re.counts)
+                format!(
+                    "reduce_scatter {algorithm:?} p={p} n={n} rank={r} counts={:?}",
+                    re.counts
+                )
             })?;
             let got = world.reduce_scatter_block_with(&mine[..block * p], op, algorithm)?;
             check(&got, &re.total()[r * block..(r + 1) * block], || {

@@ -32,9 +32,9 @@ use crate::datatype::{Datatype, TypeMap};
 /// use rpar::{ReduceOp, Max, Sum};
 /// assert_eq!(Sum.combine(2u8, 255), 1); // integers wrap, as in MPI
 /// let mut acc = [1.0f64, 5.0];
-/// Max.reduce_right(&mut acc, &[3.0, 2.0]);
+/// Max.reduce_right(&mut acc[..], &[3.0, 2.0]);
 /// assert_eq!(acc, [3.0, 5.0]);
-/// assert!(Max.is_commutative());
+/// assert!(ReduceOp::<f64>::is_commutative(&Max));
 /// ```
 pub trait ReduceOp<T: Copy> {
     /// `a ∘ b`, with `a` from the lower ranks.
@@ -430,11 +430,20 @@ mod tests {
 
     #[test]
     fn loc_ties_go_to_the_lowest_index() {
-        let a = Loc { value: 1, index: 5u32 };
-        let b = Loc { value: 1, index: 2u32 };
+        let a = Loc {
+            value: 1,
+            index: 5u32,
+        };
+        let b = Loc {
+            value: 1,
+            index: 2u32,
+        };
         assert_eq!(MinLoc.combine(a, b).index, 2);
         assert_eq!(MaxLoc.combine(b, a).index, 2);
-        let c = Loc { value: 0, index: 9u32 };
+        let c = Loc {
+            value: 0,
+            index: 9u32,
+        };
         assert_eq!(MinLoc.combine(a, c), c);
         assert_eq!(MaxLoc.combine(a, c), a);
     }

@@ -167,7 +167,10 @@ pub(super) fn reduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
 ) -> Result<()> {
     let p = ch.size();
     if root >= p {
-        return Err(crate::Error::RankOutOfRange { rank: root, size: p });
+        return Err(crate::Error::RankOutOfRange {
+            rank: root,
+            size: p,
+        });
     }
     let bytes = std::mem::size_of_val(acc);
     let algorithm = match algorithm {

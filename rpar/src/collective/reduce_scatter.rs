@@ -438,6 +438,7 @@ pub(super) fn halve<C: Channel, T: Datatype, O: ReduceOp<T>>(
 }
 
 /// The allgather that mirrors [`halve`]: afterwards every virtual rank holds all slots.
+#[allow(clippy::too_many_arguments)] // the halving's state, passed through
 pub(super) fn double<C: Channel, T: Datatype>(
     ch: &C,
     fold: &Fold,
@@ -571,7 +572,15 @@ pub(super) fn pairwise<C: Channel, T: Datatype, O: ReduceOp<T>>(
     let mut tmp = low.clone();
     for k in 1..p {
         let (dest, source) = ((r + k) % p, (r + p - k) % p);
-        exchange(ch, &data[block(displs, dest)], dest, &mut tmp, source, TAG_PAIRWISE, CALL)?;
+        exchange(
+            ch,
+            &data[block(displs, dest)],
+            dest,
+            &mut tmp,
+            source,
+            TAG_PAIRWISE,
+            CALL,
+        )?;
         // Sources come in the order r-1, …, 0, p-1, …, r+1: each is prepended.
         if source < r {
             op.reduce_left(&tmp, &mut low);
@@ -603,7 +612,15 @@ pub(super) fn ring<C: Channel, T: Datatype, O: ReduceOp<T>>(
         let send = block(displs, (r + 2 * p - k - 1) % p);
         let recv = block(displs, (r + 2 * p - k - 2) % p);
         let into = &mut tmp[..recv.len()];
-        exchange(ch, &acc[send], right, into, left, TAG_RING, "reduce_scatter")?;
+        exchange(
+            ch,
+            &acc[send],
+            right,
+            into,
+            left,
+            TAG_RING,
+            "reduce_scatter",
+        )?;
         op.reduce_left(into, &mut acc[recv]);
     }
     Ok(())
@@ -650,6 +667,9 @@ mod tests {
     fn bad_counts_are_refused() {
         assert!(displacements("t", &[1, 2], 3, 3).is_err());
         assert!(displacements("t", &[1, 2, 3], 3, 5).is_err());
-        assert_eq!(displacements("t", &[1, 0, 2], 3, 3).unwrap(), vec![0, 1, 1, 3]);
+        assert_eq!(
+            displacements("t", &[1, 0, 2], 3, 3).unwrap(),
+            vec![0, 1, 1, 3]
+        );
     }
 }
