@@ -15,17 +15,21 @@
 //! - **Rabenseifner** (reduce-scatter by recursive halving, allgather by recursive doubling;
 //!   R. Rabenseifner, ICCS 2004): `2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`, plus
 //!   the fold for a non-power of two.
-//! - **reduce + broadcast** (binomial reduce to rank 0, binomial broadcast):
-//!   `2 ceil(log2 p)(alpha + n beta) + ceil(log2 p) n gamma`.
+//! - **reduce + broadcast** (reduce to rank 0 with the algorithm [`Reduce::select`] picks, then
+//!   a binomial broadcast): with the binomial reduce
+//!   `2 ceil(log2 p)(alpha + n beta) + ceil(log2 p) n gamma`, with the linear one
+//!   `(p - 1 + ceil(log2 p))(alpha + n beta) + (p-1) n gamma`. Moves `2 (p-1) n` bytes in all,
+//!   like the ring, in fewer messages.
 //!
 //! Every algorithm combines adjacent rank groups only, lower on the left, so non-commutative
 //! operators get the rank-ordered result, and all ranks get bitwise the same result.
 
 use super::op::ReduceOp;
-use super::reduce::{binomial as reduce_binomial, even_slots};
+use super::reduce::{even_slots, reduce_run, Reduce};
 use super::reduce_scatter::{
-    block, double, exchange, halve, pairwise, recv_exact, ring, scratch, split_pair, Fold,
+    block, double, exchange, halve, pairwise, recv_exact, ring, split_pair, Fold,
 };
+use super::scratch::Scratch;
 use super::Channel;
 use crate::comm::{Buffer, BufferMut};
 use crate::datatype::Datatype;
@@ -47,8 +51,14 @@ const CALL: &str = "allreduce";
 ///
 /// | p | n | choice |
 /// |---|---|---|
-/// | any | < 16 KiB, or fewer elements than ranks | `RecursiveDoubling` |
-/// | any | ≥ 16 KiB | `Rabenseifner` |
+/// | any | < 4 KiB | `RecursiveDoubling` |
+/// | any | ≥ 4 KiB | `ReduceBcast` |
+///
+/// Tuned on the 2-core development machine with ranks oversubscribing the cores (2 to 32
+/// ranks; 8 B, 64 KiB, 1 MiB): for small vectors the `log2 p` rounds of recursive doubling win;
+/// beyond a few KiB the total work decides, and reduce + broadcast moves and combines the least
+/// data (recursive doubling moves `p log2 p n` bytes); ring and Rabenseifner, which need a core
+/// per rank to pay off, are never the default here.
 ///
 /// ```
 /// use rpar::{Allreduce, Sum};
@@ -70,25 +80,25 @@ pub enum Allreduce {
     Ring,
     /// Reduce-scatter by recursive halving, allgather by recursive doubling.
     Rabenseifner,
-    /// Binomial reduce to rank 0, then binomial broadcast.
+    /// Reduce to rank 0 (by [`Reduce::select`]), then binomial broadcast.
     ReduceBcast,
 }
 
 impl Allreduce {
-    /// The algorithm `Auto` runs for `ranks` ranks, `elements` elements of `bytes` bytes in all
-    /// per rank, and an operator that is `commutative` or not (the table above).
+    /// The algorithm `Auto` runs for `ranks` ranks, `bytes` bytes per rank, and an operator that
+    /// is `commutative` or not (the table above).
     ///
     /// ```
     /// use rpar::Allreduce;
-    /// assert_eq!(Allreduce::select(4, 1, 8, true), Allreduce::RecursiveDoubling);
-    /// assert_eq!(Allreduce::select(4, 1 << 17, 1 << 20, true), Allreduce::Rabenseifner);
+    /// assert_eq!(Allreduce::select(4, 8, true), Allreduce::RecursiveDoubling);
+    /// assert_eq!(Allreduce::select(4, 1 << 20, false), Allreduce::ReduceBcast);
     /// ```
-    pub fn select(ranks: usize, elements: usize, bytes: usize, commutative: bool) -> Allreduce {
-        let _ = commutative; // every algorithm here keeps rank order at the same cost
-        if bytes < 16 * 1024 || elements < ranks {
+    pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Allreduce {
+        let _ = (ranks, commutative); // the crossover did not move with p; all keep rank order
+        if bytes < 4 * 1024 {
             Allreduce::RecursiveDoubling
         } else {
-            Allreduce::Rabenseifner
+            Allreduce::ReduceBcast
         }
     }
 }
@@ -165,12 +175,9 @@ fn allreduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
     algorithm: Allreduce,
 ) -> Result<()> {
     let algorithm = match algorithm {
-        Allreduce::Auto => Allreduce::select(
-            ch.size(),
-            acc.len(),
-            std::mem::size_of_val(acc),
-            op.is_commutative(),
-        ),
+        Allreduce::Auto => {
+            Allreduce::select(ch.size(), std::mem::size_of_val(acc), op.is_commutative())
+        }
         chosen => chosen,
     };
     match algorithm {
@@ -178,7 +185,7 @@ fn allreduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
         Allreduce::Ring => ring_allreduce(ch, acc, op),
         Allreduce::Rabenseifner => rabenseifner(ch, acc, op),
         Allreduce::ReduceBcast => {
-            reduce_binomial(ch, acc, op, 0)?;
+            reduce_run(ch, acc, op, 0, Reduce::Auto)?;
             bcast_binomial(ch, acc)
         }
     }
@@ -192,7 +199,7 @@ fn recursive_doubling<C: Channel, T: Datatype, O: ReduceOp<T>>(
 ) -> Result<()> {
     let fold = Fold::new(ch.size());
     if let Some(v) = fold.fold_in(ch, acc, op, TAG_FOLD, CALL)? {
-        let mut tmp = scratch(acc, acc.len());
+        let mut tmp = Scratch::new(acc, acc.len());
         let mut mask = 1;
         while mask < fold.p2 {
             let partner = v ^ mask;

@@ -11,6 +11,7 @@ mod op;
 mod reduce;
 mod reduce_scatter;
 mod scan;
+mod scratch;
 
 pub use allreduce::Allreduce;
 pub(crate) use channel::Channel;

@@ -14,7 +14,8 @@
 //!   (p-1)/p n gamma` for a power of two, plus a fold (`alpha + n beta + n gamma`) otherwise.
 
 use super::op::ReduceOp;
-use super::reduce_scatter::{gather_slots, halve, recv_exact, scratch, Fold};
+use super::reduce_scatter::{gather_slots, halve, recv_exact, Fold};
+use super::scratch::Scratch;
 use super::Channel;
 use crate::comm::{Buffer, BufferMut};
 use crate::datatype::Datatype;
@@ -36,9 +37,15 @@ const CALL: &str = "reduce";
 ///
 /// | p | n | choice |
 /// |---|---|---|
-/// | ≤ 2 | any | `Linear` |
-/// | > 2 | < 64 KiB | `Binomial` |
-/// | > 2 | ≥ 64 KiB | `Rabenseifner` |
+/// | ≤ 8 | any | `Linear` |
+/// | > 8 | < 8 KiB | `Linear` |
+/// | > 8 | ≥ 8 KiB | `Binomial` |
+///
+/// Tuned on the 2-core development machine with ranks oversubscribing the cores, where the
+/// total work and the number of thread wake-ups count more than the critical path: the root
+/// draining `p-1` queued messages beat the tree up to 8 ranks at every size and for small
+/// messages up to 32 ranks; Rabenseifner's parallel bandwidth does not pay off on 2 cores, so it
+/// is never the default here (it is on machines with a core per rank).
 ///
 /// ```
 /// use rpar::{Reduce, Sum};
@@ -66,17 +73,15 @@ impl Reduce {
     ///
     /// ```
     /// use rpar::Reduce;
-    /// assert_eq!(Reduce::select(8, 8, true), Reduce::Binomial);
-    /// assert_eq!(Reduce::select(8, 1 << 20, false), Reduce::Rabenseifner);
+    /// assert_eq!(Reduce::select(8, 1 << 20, true), Reduce::Linear);
+    /// assert_eq!(Reduce::select(16, 1 << 20, false), Reduce::Binomial);
     /// ```
     pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Reduce {
         let _ = commutative; // every algorithm here keeps rank order at the same cost
-        if ranks <= 2 {
+        if ranks <= 8 || bytes < 8 * 1024 {
             Reduce::Linear
-        } else if bytes < 64 * 1024 {
-            Reduce::Binomial
         } else {
-            Reduce::Rabenseifner
+            Reduce::Binomial
         }
     }
 }
@@ -152,7 +157,10 @@ impl Comm {
         if self.rank() == root {
             reduce_run(self, buf.as_elems_mut(), &op, root, algorithm)
         } else {
-            reduce_run(self, &mut buf.as_elems().to_vec(), &op, root, algorithm)
+            let mine = buf.as_elems();
+            let mut copy = Scratch::new(mine, mine.len());
+            copy.copy_from_slice(mine);
+            reduce_run(self, &mut copy, &op, root, algorithm)
         }
     }
 }
@@ -195,7 +203,7 @@ fn linear<C: Channel, T: Datatype, O: ReduceOp<T>>(
     if r != root {
         return ch.send(acc, root, TAG_LINEAR);
     }
-    let mut tmp = scratch(acc, acc.len());
+    let mut tmp = Scratch::new(acc, acc.len());
     // Lower ranks are prepended from root-1 down to 0, higher ones appended.
     for s in (0..root).rev() {
         recv_exact(ch, &mut tmp, s, TAG_LINEAR, CALL)?;
@@ -210,7 +218,7 @@ fn linear<C: Channel, T: Datatype, O: ReduceOp<T>>(
 
 /// Binomial tree on ranks relative to the root (commutative), or rooted at rank 0 and then
 /// forwarded (non-commutative: the subtrees of rank 0's tree are contiguous rank ranges).
-pub(super) fn binomial<C: Channel, T: Datatype, O: ReduceOp<T>>(
+fn binomial<C: Channel, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,
@@ -220,7 +228,7 @@ pub(super) fn binomial<C: Channel, T: Datatype, O: ReduceOp<T>>(
     let tree_root = if op.is_commutative() { root } else { 0 };
     let v = (r + p - tree_root) % p;
     let real = |v: usize| (v + tree_root) % p;
-    let mut tmp = scratch(acc, acc.len());
+    let mut tmp = Scratch::new(acc, acc.len());
     let mut mask = 1;
     while mask < p {
         if v & mask != 0 {

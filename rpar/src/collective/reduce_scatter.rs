@@ -21,6 +21,7 @@
 //!   non-commutative operator it falls back to the pairwise exchange (same cost).
 
 use super::op::ReduceOp;
+use super::scratch::Scratch;
 use super::Channel;
 use crate::comm::Buffer;
 use crate::datatype::Datatype;
@@ -41,9 +42,14 @@ const TAG_RING: i32 = 134;
 ///
 /// | p | n | commutative | choice |
 /// |---|---|---|---|
-/// | any | < 64 KiB | any | `RecursiveHalving` |
-/// | any | ≥ 64 KiB | yes | `Ring` |
-/// | any | ≥ 64 KiB | no | `Pairwise` |
+/// | any | < 16 KiB | any | `RecursiveHalving` |
+/// | any | ≥ 16 KiB | any | `Pairwise` |
+///
+/// Tuned on the 2-core development machine with 2 to 8 ranks oversubscribing the cores
+/// (8 B, 64 KiB, 1 MiB): `log2 p` rounds win for short vectors; for long ones the pairwise
+/// exchange, which moves each block once straight to its owner, beat the ring (same volume,
+/// but every step waits on a neighbour's previous step) and recursive halving (which also
+/// moves the fold's data).
 ///
 /// ```
 /// use rpar::{ReduceScatter, Sum};
@@ -74,14 +80,12 @@ impl ReduceScatter {
     /// ```
     /// use rpar::ReduceScatter;
     /// assert_eq!(ReduceScatter::select(8, 64, true), ReduceScatter::RecursiveHalving);
-    /// assert_eq!(ReduceScatter::select(8, 1 << 20, false), ReduceScatter::Pairwise);
+    /// assert_eq!(ReduceScatter::select(8, 1 << 20, true), ReduceScatter::Pairwise);
     /// ```
     pub fn select(ranks: usize, bytes: usize, commutative: bool) -> ReduceScatter {
-        let _ = ranks; // the measured crossover did not depend on p
-        if bytes < 64 * 1024 {
+        let _ = (ranks, commutative); // the crossover did not move with p; all keep rank order
+        if bytes < 16 * 1024 {
             ReduceScatter::RecursiveHalving
-        } else if commutative {
-            ReduceScatter::Ring
         } else {
             ReduceScatter::Pairwise
         }
@@ -215,11 +219,10 @@ fn reduce_scatter_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
         ReduceScatter::Pairwise => pairwise(ch, data, displs, op),
         ReduceScatter::Ring if !op.is_commutative() => pairwise(ch, data, displs, op),
         ReduceScatter::Ring => {
-            let mut acc = data.to_vec();
+            let mut acc = Scratch::new(data, data.len());
+            acc.copy_from_slice(data);
             ring(ch, &mut acc, displs, op)?;
-            let own = block(displs, ch.rank());
-            acc.truncate(own.end);
-            Ok(acc.split_off(own.start))
+            Ok(acc[block(displs, ch.rank())].to_vec())
         }
         ReduceScatter::Auto | ReduceScatter::RecursiveHalving => {
             recursive_halving(ch, data, displs, op)
@@ -231,14 +234,6 @@ fn reduce_scatter_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
 #[inline]
 pub(super) fn block(displs: &[usize], i: usize) -> Range<usize> {
     displs[i]..displs[i + 1]
-}
-
-/// A scratch buffer of `len` elements (contents arbitrary), filled from `like`.
-pub(super) fn scratch<T: Copy>(like: &[T], len: usize) -> Vec<T> {
-    match like.first() {
-        Some(&x) => vec![x; len],
-        None => Vec::new(),
-    }
 }
 
 /// Receives exactly `buf.len()` elements from `source`, or says which rank's contribution had
@@ -356,7 +351,7 @@ impl Fold {
             if r % 2 == 0 {
                 ch.send(acc, r + 1, tag)?;
             } else {
-                let mut lower = scratch(acc, acc.len());
+                let mut lower = Scratch::new(acc, acc.len());
                 recv_exact(ch, &mut lower, r - 1, tag, call)?;
                 op.reduce_left(&lower, acc);
             }
@@ -410,7 +405,7 @@ pub(super) fn halve<C: Channel, T: Datatype, O: ReduceOp<T>>(
 ) -> Result<Vec<(usize, usize)>> {
     let (mut lo, mut hi) = (0, fold.p2);
     let mut history = Vec::with_capacity(fold.bits() as usize);
-    let mut tmp = scratch(acc, acc.len());
+    let mut tmp = Scratch::new(acc, acc.len());
     let mut mask = 1;
     while mask < fold.p2 {
         let partner = v ^ mask;
@@ -525,16 +520,18 @@ fn recursive_halving<C: Channel, T: Datatype, O: ReduceOp<T>>(
         }
     };
     // Slot s holds virtual block bit_reverse(s), so that the halving leaves v its own block.
-    let mut acc = Vec::with_capacity(data.len());
+    let mut acc = Scratch::new(data, data.len());
     let mut offs = Vec::with_capacity(fold.p2 + 1);
     offs.push(0);
     for s in 0..fold.p2 {
-        acc.extend_from_slice(&data[vblock(bit_reverse(s, fold.bits()))]);
-        offs.push(acc.len());
+        let from = vblock(bit_reverse(s, fold.bits()));
+        let at = offs[s];
+        acc[at..at + from.len()].copy_from_slice(&data[from.clone()]);
+        offs.push(at + from.len());
     }
     let Some(v) = fold.fold_in(ch, &mut acc, op, TAG_FOLD, CALL)? else {
         // An even rank that folded: its block comes from the rank above.
-        let mut mine = scratch(data, displs[r + 1] - displs[r]);
+        let mut mine = data[block(displs, r)].to_vec(); // overwritten
         recv_exact(ch, &mut mine, r + 1, TAG_UNFOLD, CALL)?;
         return Ok(mine);
     };
@@ -553,8 +550,7 @@ fn recursive_halving<C: Channel, T: Datatype, O: ReduceOp<T>>(
             TAG_UNFOLD,
         )?;
     }
-    acc.truncate(start + own.len());
-    Ok(acc.split_off(start))
+    Ok(acc[start..start + own.len()].to_vec())
 }
 
 /// Pairwise-exchange reduce-scatter: returns this rank's block, in rank order for any operator.
@@ -568,8 +564,8 @@ pub(super) fn pairwise<C: Channel, T: Datatype, O: ReduceOp<T>>(
     let (p, r) = (ch.size(), ch.rank());
     // `low` = x_s ∘ … ∘ x_r over the sources s <= r seen so far; `high` likewise above r.
     let mut low = data[block(displs, r)].to_vec();
-    let mut high: Option<Vec<T>> = None;
-    let mut tmp = low.clone();
+    let mut high: Option<Scratch<T>> = None;
+    let mut tmp = Scratch::new(&low, low.len());
     for k in 1..p {
         let (dest, source) = ((r + k) % p, (r + p - k) % p);
         exchange(
@@ -587,7 +583,9 @@ pub(super) fn pairwise<C: Channel, T: Datatype, O: ReduceOp<T>>(
         } else if let Some(high) = high.as_mut() {
             op.reduce_left(&tmp, high);
         } else {
-            high = Some(tmp.clone());
+            let mut first = Scratch::new(&tmp, tmp.len());
+            first.copy_from_slice(&tmp);
+            high = Some(first);
         }
     }
     if let Some(high) = high {
@@ -607,7 +605,7 @@ pub(super) fn ring<C: Channel, T: Datatype, O: ReduceOp<T>>(
     let (p, r) = (ch.size(), ch.rank());
     let (right, left) = ((r + 1) % p, (r + p - 1) % p);
     let largest = (0..p).map(|i| block(displs, i).len()).max().unwrap_or(0);
-    let mut tmp = scratch(acc, largest);
+    let mut tmp = Scratch::new(acc, largest);
     for k in 0..p.saturating_sub(1) {
         let send = block(displs, (r + 2 * p - k - 1) % p);
         let recv = block(displs, (r + 2 * p - k - 2) % p);

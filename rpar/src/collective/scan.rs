@@ -12,7 +12,8 @@
 //!   prepended, a higher one appended, so non-commutative operators keep rank order.
 
 use super::op::ReduceOp;
-use super::reduce_scatter::{exchange, recv_exact, scratch};
+use super::reduce_scatter::{exchange, recv_exact};
+use super::scratch::Scratch;
 use super::Channel;
 use crate::comm::{Buffer, BufferMut};
 use crate::datatype::Datatype;
@@ -28,8 +29,13 @@ const TAG_DOUBLING: i32 = 121;
 ///
 /// | p | n | choice |
 /// |---|---|---|
-/// | ≤ 2 | any | `Linear` |
-/// | > 2 | any | `RecursiveDoubling` |
+/// | ≤ 8 | any | `Linear` |
+/// | > 8 | < 8 KiB | `RecursiveDoubling` |
+/// | > 8 | ≥ 8 KiB | `Linear` |
+///
+/// Tuned on the 2-core development machine with ranks oversubscribing the cores: the chain does
+/// `p-1` combines in all against `p log2 p` for recursive doubling, which wins only for short
+/// vectors on many ranks, where the chain's `p-1` hops in sequence dominate.
 ///
 /// ```
 /// use rpar::{Scan, Sum};
@@ -54,15 +60,16 @@ impl Scan {
     ///
     /// ```
     /// use rpar::Scan;
-    /// assert_eq!(Scan::select(2, 8, true), Scan::Linear);
+    /// assert_eq!(Scan::select(4, 8, true), Scan::Linear);
     /// assert_eq!(Scan::select(16, 8, false), Scan::RecursiveDoubling);
+    /// assert_eq!(Scan::select(16, 1 << 20, false), Scan::Linear);
     /// ```
     pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Scan {
-        let _ = (bytes, commutative); // no crossover in n: both move whole vectors
-        if ranks <= 2 {
-            Scan::Linear
-        } else {
+        let _ = commutative; // both algorithms keep rank order at the same cost
+        if ranks > 8 && bytes < 8 * 1024 {
             Scan::RecursiveDoubling
+        } else {
+            Scan::Linear
         }
     }
 }
@@ -226,7 +233,7 @@ fn chain<C: Channel, T: Datatype, O: ReduceOp<T>>(
         }
         return Ok(());
     }
-    let mut below = scratch(acc, acc.len());
+    let mut below = Scratch::new(acc, acc.len());
     recv_exact(ch, &mut below, r - 1, TAG_CHAIN, CALL)?;
     op.reduce_left(&below, acc);
     if r + 1 < p {
@@ -248,8 +255,9 @@ fn recursive_doubling<C: Channel, T: Datatype, O: ReduceOp<T>>(
 ) -> Result<()> {
     const CALL: &str = "scan";
     let (p, r) = (ch.size(), ch.rank());
-    let mut partial = acc.to_vec();
-    let mut tmp = scratch(acc, acc.len());
+    let mut partial = Scratch::new(acc, acc.len());
+    partial.copy_from_slice(acc);
+    let mut tmp = Scratch::new(acc, acc.len());
     // For an exclusive prefix, nothing has arrived from below yet.
     let mut have_lower = kind == Prefix::Inclusive;
     let mut mask = 1;
