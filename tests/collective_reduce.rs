@@ -200,8 +200,10 @@ fn sweep(p: usize, counts: &[usize], auto: bool) {
         .map(|&n| Reference::new(p, n, &Sum, |r, i| mix(r, i, 1)))
         .collect();
     let affine = UserOp::non_commutative(compose);
+    // Zero elements have no order to get wrong: the commutative sweep covers them.
     let affine_refs: Vec<Reference<[u64; 2]>> = counts
         .iter()
+        .filter(|&&n| n > 0)
         .map(|&n| Reference::new(p, n, &affine, |r, i| [mix(r, i, 2) | 1, mix(r, i, 3)]))
         .collect();
     rpar::run(p, |world| {

@@ -70,6 +70,7 @@ const CALL: &str = "allreduce";
 /// # Ok::<(), rpar::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive] // room for more algorithms (e.g. shared-memory ones)
 pub enum Allreduce {
     /// The default: chosen by [`Allreduce::select`].
     #[default]

@@ -55,6 +55,7 @@ const CALL: &str = "reduce";
 /// # Ok::<(), rpar::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive] // room for more algorithms (e.g. shared-memory ones)
 pub enum Reduce {
     /// The default: chosen by [`Reduce::select`].
     #[default]

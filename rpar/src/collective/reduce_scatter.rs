@@ -61,6 +61,7 @@ const TAG_RING: i32 = 134;
 /// # Ok::<(), rpar::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive] // room for more algorithms (e.g. shared-memory ones)
 pub enum ReduceScatter {
     /// The default: chosen by [`ReduceScatter::select`].
     #[default]

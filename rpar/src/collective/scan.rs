@@ -44,6 +44,7 @@ const TAG_DOUBLING: i32 = 121;
 /// # Ok::<(), rpar::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive] // room for more algorithms (e.g. shared-memory ones)
 pub enum Scan {
     /// The default: chosen by [`Scan::select`].
     #[default]
