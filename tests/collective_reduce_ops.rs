@@ -279,3 +279,33 @@ fn mismatched_lengths_are_reported_not_hung() {
         );
     }
 }
+
+/// Reductions on sub-communicators use the sub-communicator's ranks and do not mix with the
+/// parent's traffic.
+#[test]
+fn reductions_on_split_communicators() {
+    let got = rpar::run(7, |world| {
+        let r = world.rank();
+        let half = world.split(Some((r % 2) as u32), -(r as i32))?.unwrap();
+        let concat =
+            UserOp::non_commutative(|a: [u64; 2], b: [u64; 2]| [a[0] * b[1] + b[0], a[1] * b[1]]);
+        let digit = [r as u64 + 1, 10];
+        Ok((
+            half.allreduce(&digit, concat)?,
+            half.reduce_with(&digit, concat, 0, Reduce::Rabenseifner)?,
+            world.allreduce(&(r as u32), Sum)?,
+        ))
+    })
+    .unwrap();
+    // Keys are -rank, so the sub-communicators order their ranks high to low.
+    for (r, (all, root, world_sum)) in got.into_iter().enumerate() {
+        let want = if r % 2 == 0 {
+            [7531, 10_000]
+        } else {
+            [642, 1000]
+        };
+        assert_eq!(all, want);
+        assert_eq!(root, (r == 6 || r == 5).then_some(want));
+        assert_eq!(world_sum, 21);
+    }
+}

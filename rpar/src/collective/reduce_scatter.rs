@@ -532,7 +532,7 @@ fn recursive_halving<C: Channel, T: Datatype, O: ReduceOp<T>>(
     }
     let Some(v) = fold.fold_in(ch, &mut acc, op, TAG_FOLD, CALL)? else {
         // An even rank that folded: its block comes from the rank above.
-        let mut mine = data[block(displs, r)].to_vec(); // overwritten
+        let mut mine = data[block(displs, r)].to_vec(); // replaced by the received block
         recv_exact(ch, &mut mine, r + 1, TAG_UNFOLD, CALL)?;
         return Ok(mine);
     };
