@@ -11,10 +11,11 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::{Deref, DerefMut};
 
-/// Buffers larger than this are freed rather than kept.
-const KEEP_BYTES: usize = 16 << 20;
-/// At most this many buffers of one element type are kept.
-const KEEP_COUNT: usize = 4;
+/// Buffers larger than this are freed rather than kept (so a rank keeps at most
+/// `KEEP_COUNT * KEEP_BYTES` per element type between calls).
+const KEEP_BYTES: usize = 4 << 20;
+/// At most this many buffers of one element type are kept: the most any algorithm holds at once.
+const KEEP_COUNT: usize = 3;
 
 thread_local! {
     static POOL: RefCell<HashMap<TypeId, Vec<Box<dyn Any>>>> = RefCell::new(HashMap::new());
