@@ -41,6 +41,10 @@ mod trace;
 mod transport;
 mod universe;
 
+pub use collective::{
+    Allreduce, BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Prod, Reduce,
+    ReduceOp, ReduceScatter, Scan, Sum, UserOp,
+};
 pub use comm::{
     test_all, wait_all, wait_any, Buffer, BufferMut, Comm, Probed, Request, Scope, Status,
     ANY_SOURCE, ANY_TAG, TAG_UB,
@@ -68,4 +72,8 @@ pub use rpar_derive::topology;
 pub mod prelude {
     pub use crate::{spmd, Comm, Datatype, Error, Result, Status, Universe, ANY_SOURCE, ANY_TAG};
     pub use crate::{topology, CartComm, GraphComm, Neighborhood, TopoKind, Topology};
+    pub use crate::{
+        Allreduce, BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Prod, Reduce,
+        ReduceOp, ReduceScatter, Scan, Sum, UserOp,
+    };
 }
