@@ -32,6 +32,7 @@ extern crate self as rpar;
 
 mod collective;
 mod comm;
+pub mod cost;
 mod datatype;
 mod error;
 mod transport;
