@@ -35,6 +35,7 @@ mod comm;
 pub mod cost;
 mod datatype;
 mod error;
+pub mod sim;
 mod transport;
 mod universe;
 

@@ -119,9 +119,7 @@ pub fn single_node_accumulation(
     let p = net.nodes();
     let steps = match (*net, switching) {
         (Network::Ring { .. }, Switching::StoreAndForward) => p.div_ceil(2) as f64,
-        (Network::Torus { rows, .. }, Switching::StoreAndForward) => {
-            2.0 * rows.div_ceil(2) as f64
-        }
+        (Network::Torus { rows, .. }, Switching::StoreAndForward) => 2.0 * rows.div_ceil(2) as f64,
         _ => ceil_log2(p),
     };
     Ok(bcast + steps * m as f64 * params.gamma)
@@ -165,7 +163,12 @@ pub fn all_to_all_broadcast(
 pub fn all_reduce(params: &Params, net: &Network, m: usize) -> Result<f64> {
     const CALL: &str = "lecture::all_reduce";
     hypercube_like(CALL, net)?;
-    let Params { t_n, t_s, t_c, gamma } = *params;
+    let Params {
+        t_n,
+        t_s,
+        t_c,
+        gamma,
+    } = *params;
     let m = m as f64;
     Ok((t_n + t_s + m * t_c + m * gamma) * log2_exact(CALL, net, net.nodes())?)
 }
@@ -176,7 +179,12 @@ pub fn all_reduce(params: &Params, net: &Network, m: usize) -> Result<f64> {
 pub fn prefix_sums(params: &Params, net: &Network, m: usize) -> Result<f64> {
     const CALL: &str = "lecture::prefix_sums";
     hypercube_like(CALL, net)?;
-    let Params { t_n, t_s, t_c, gamma } = *params;
+    let Params {
+        t_n,
+        t_s,
+        t_c,
+        gamma,
+    } = *params;
     let m = m as f64;
     Ok((t_n + t_s + m * t_c + 2.0 * m * gamma) * log2_exact(CALL, net, net.nodes())?)
 }
@@ -196,7 +204,11 @@ pub fn scatter(params: &Params, net: &Network, m: usize) -> Result<f64> {
 fn hypercube_like(call: &'static str, net: &Network) -> Result<()> {
     match net {
         Network::Hypercube { .. } | Network::FullyConnected { .. } => Ok(()),
-        _ => Err(unsupported(call, net, "a hypercube or a fully connected network")),
+        _ => Err(unsupported(
+            call,
+            net,
+            "a hypercube or a fully connected network",
+        )),
     }
 }
 

@@ -236,8 +236,9 @@ impl Network {
     }
 
     /// The node after `at` on the route to `to` (`at != to`, both in range).
-    fn next_hop(&self, at: usize, to: usize) -> usize {
-        let along = |x: usize, dir: isize, n: usize| (x as isize + dir).rem_euclid(n as isize) as usize;
+    pub(crate) fn next_hop(&self, at: usize, to: usize) -> usize {
+        let along =
+            |x: usize, dir: isize, n: usize| (x as isize + dir).rem_euclid(n as isize) as usize;
         match *self {
             Network::Ring { nodes } => along(at, dim_steps(at, to, nodes, true).0, nodes),
             Network::Mesh { rows, cols } | Network::Torus { rows, cols } => {
