@@ -35,7 +35,9 @@ fn networks() -> Vec<Network> {
 fn point_to_point_over_the_diameter() {
     for net in networks() {
         // The farthest node from node 0 (node 0 is a worst case on every network here).
-        let far = (0..net.nodes()).max_by_key(|&n| net.distance(0, n)).unwrap();
+        let far = (0..net.nodes())
+            .max_by_key(|&n| net.distance(0, n))
+            .unwrap();
         assert_eq!(net.distance(0, far), net.diameter(), "{net:?}");
         let s = record(net.nodes(), |r| match r.rank() {
             0 => r.send_bytes(far, 0, M),
@@ -45,7 +47,11 @@ fn point_to_point_over_the_diameter() {
         .unwrap();
         for sw in SWITCHINGS {
             let report = simulate(net, sw, &s);
-            assert_eq!(report.time, PARAMS.worst_point_to_point(M, &net, sw), "{net:?} {sw:?}");
+            assert_eq!(
+                report.time,
+                PARAMS.worst_point_to_point(M, &net, sw),
+                "{net:?} {sw:?}"
+            );
             assert_eq!(report.link_wait, 0.0);
         }
     }
@@ -137,7 +143,9 @@ fn allgather_matches_the_lecture() {
         }
         for d in 0..=6 {
             let net = Network::hypercube(d);
-            let s = Reference::RecursiveDoublingAllgather.record(net.nodes(), M).unwrap();
+            let s = Reference::RecursiveDoublingAllgather
+                .record(net.nodes(), M)
+                .unwrap();
             let report = simulate(net, sw, &s);
             let formula = lecture::all_to_all_broadcast(&PARAMS, &net, sw, M).unwrap();
             assert_eq!(report.time, formula, "hypercube {d} {sw:?}");
@@ -150,7 +158,9 @@ fn allgather_matches_the_lecture() {
 fn allreduce_matches_the_lecture_with_gamma() {
     for d in 0..=6 {
         let net = Network::hypercube(d);
-        let s = Reference::RecursiveDoublingAllreduce.record(net.nodes(), M).unwrap();
+        let s = Reference::RecursiveDoublingAllreduce
+            .record(net.nodes(), M)
+            .unwrap();
         let report = simulate(net, Switching::StoreAndForward, &s);
         assert_eq!(report.time, lecture::all_reduce(&PARAMS, &net, M).unwrap());
     }
@@ -198,7 +208,12 @@ fn alltoall_congests_a_ring_but_not_a_fully_connected_network() {
         let ring = simulate(Network::ring(p), sw, &s);
         // Every rank's step-j message crosses min(j, p - j) links: the links carry many messages.
         assert!(ring.max_link_load > p, "{sw:?}: {}", ring.max_link_load);
-        assert!(ring.time > 2.0 * fc.time, "{sw:?}: {} vs {}", ring.time, fc.time);
+        assert!(
+            ring.time > 2.0 * fc.time,
+            "{sw:?}: {} vs {}",
+            ring.time,
+            fc.time
+        );
         let private_wires: f64 = (1..p)
             .map(|j| PARAMS.point_to_point(M, j.min(p - j), sw))
             .sum();
@@ -206,7 +221,11 @@ fn alltoall_congests_a_ring_but_not_a_fully_connected_network() {
             // Cut-through holds whole paths: messages of one step block each other.
             Switching::CutThrough => {
                 assert!(ring.link_wait > 0.0);
-                assert!(ring.time > private_wires, "{} vs {private_wires}", ring.time);
+                assert!(
+                    ring.time > private_wires,
+                    "{} vs {private_wires}",
+                    ring.time
+                );
             }
             // Store-and-forward pipelines a step's messages hop by hop: link k is used by
             // the message k hops away exactly when the previous one leaves it, so nobody waits,
@@ -271,5 +290,8 @@ fn ring_algorithms_on_a_gray_code_hypercube_keep_neighbour_distance() {
     let ring = simulate(Network::ring(p), Switching::StoreAndForward, &s);
     assert_eq!(placed.time, ring.time);
     let identity = simulate(Network::hypercube(4), Switching::StoreAndForward, &s);
-    assert!(identity.time > ring.time, "without the embedding, ring steps take extra hops");
+    assert!(
+        identity.time > ring.time,
+        "without the embedding, ring steps take extra hops"
+    );
 }

@@ -51,12 +51,19 @@ fn check_routes_shortest(net: Network) {
         let dist = bfs(&net, a);
         for b in 0..net.nodes() {
             let route = net.route(a, b).unwrap();
-            assert_eq!(route.len(), dist[b], "{net:?}: route {a} -> {b} is not shortest");
+            assert_eq!(
+                route.len(),
+                dist[b],
+                "{net:?}: route {a} -> {b} is not shortest"
+            );
             assert_eq!(net.distance(a, b), dist[b], "{net:?}: distance {a} -> {b}");
             let mut at = a;
             for Link { from, to } in &route {
                 assert_eq!(*from, at, "{net:?}: route {a} -> {b} is not contiguous");
-                assert!(neighbours(&net, at).contains(to), "{net:?}: {at} -> {to} is no link");
+                assert!(
+                    neighbours(&net, at).contains(to),
+                    "{net:?}: {at} -> {to} is no link"
+                );
                 at = *to;
             }
             assert_eq!(at, b);
@@ -96,14 +103,20 @@ fn xy_routes_finish_x_before_y() {
                 let route = net.route(a, b).unwrap();
                 let is_x: Vec<bool> = route.iter().map(|l| l.from / cols == l.to / cols).collect();
                 // All X (same row) moves, then all Y moves.
-                assert!(is_x.windows(2).all(|w| w[0] || !w[1]), "{net:?}: {a} -> {b}: {route:?}");
+                assert!(
+                    is_x.windows(2).all(|w| w[0] || !w[1]),
+                    "{net:?}: {a} -> {b}: {route:?}"
+                );
                 // Each dimension moves in one direction only.
                 let x_dirs: Vec<bool> = route
                     .iter()
                     .filter(|l| l.from / cols == l.to / cols)
                     .map(|l| (l.to % cols + cols - l.from % cols) % cols == 1)
                     .collect();
-                assert!(x_dirs.windows(2).all(|w| w[0] == w[1]), "{net:?}: {a} -> {b}");
+                assert!(
+                    x_dirs.windows(2).all(|w| w[0] == w[1]),
+                    "{net:?}: {a} -> {b}"
+                );
             }
         }
     }
@@ -143,7 +156,10 @@ fn gray_code_embeds_the_ring_in_the_hypercube() {
             if i == 0 {
                 assert_eq!(worst, 1, "d = {d}: ring neighbours must be cube neighbours");
             } else {
-                assert!(worst <= 2, "d = {d}, i = {i}: ring distance 2^i is cube distance {worst}");
+                assert!(
+                    worst <= 2,
+                    "d = {d}, i = {i}: ring distance 2^i is cube distance {worst}"
+                );
             }
             // In fact exactly 2 for every node once i >= 1.
             if i > 0 {
