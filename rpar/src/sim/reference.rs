@@ -182,34 +182,32 @@ impl Reference {
     }
 
     /// Runs it on channel `ch` with `bytes` bytes per rank (the broadcast message, or each
-    /// rank's block); rank r's input is [`Reference::input`]`(r, bytes)`. Returns the output
-    /// buffer (the broadcast message, all p blocks, or the sum).
-    fn execute<C: Channel>(self, ch: &C, bytes: usize) -> Result<Vec<u8>> {
+    /// rank's block); rank r's input is [`Reference::input`]`(r, bytes)`. Leaves the output in
+    /// `out` (the broadcast message, all p blocks, or the sum), which is the caller's buffer as
+    /// in MPI — so a recording run reuses one buffer for all ranks instead of allocating (and
+    /// zeroing) p of them.
+    fn execute<C: Channel>(self, ch: &C, bytes: usize, out: &mut Vec<u8>) -> Result<()> {
         let (p, r) = (ch.size(), ch.rank());
         match self {
             Reference::BinomialBcast => {
-                let mut buf = if r == 0 {
-                    Reference::input(0, bytes)
-                } else {
-                    vec![0; bytes]
-                };
-                binomial_bcast(ch, &mut buf, 0)?;
-                Ok(buf)
-            }
-            Reference::RingAllgather | Reference::RecursiveDoublingAllgather => {
-                let mine = Reference::input(r, bytes);
-                let mut out = vec![0u8; p * bytes];
-                if self == Reference::RingAllgather {
-                    ring_allgather(ch, &mine, &mut out)?;
-                } else {
-                    recursive_doubling_allgather(ch, &mine, &mut out)?;
+                out.resize(bytes, 0);
+                if r == 0 {
+                    out.copy_from_slice(&Reference::input(0, bytes));
                 }
-                Ok(out)
+                binomial_bcast(ch, out, 0)
+            }
+            Reference::RingAllgather => {
+                out.resize(p * bytes, 0);
+                ring_allgather(ch, &Reference::input(r, bytes), out)
+            }
+            Reference::RecursiveDoublingAllgather => {
+                out.resize(p * bytes, 0);
+                recursive_doubling_allgather(ch, &Reference::input(r, bytes), out)
             }
             Reference::RecursiveDoublingAllreduce => {
-                let mut buf = Reference::input(r, bytes);
-                recursive_doubling_allreduce(ch, &mut buf)?;
-                Ok(buf)
+                out.clear();
+                out.extend(Reference::input(r, bytes));
+                recursive_doubling_allreduce(ch, out)
             }
         }
     }
@@ -229,11 +227,14 @@ impl Reference {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn run(self, comm: &Comm, bytes: usize) -> Result<Vec<u8>> {
-        self.execute(comm, bytes)
+        let mut out = Vec::new();
+        self.execute(comm, bytes, &mut out)?;
+        Ok(out)
     }
 
     /// Records its schedule on `p` ranks with `bytes` bytes per rank.
     pub fn record(self, p: usize, bytes: usize) -> Result<Schedule> {
-        record(p, |rec| self.execute(rec, bytes).map(drop))
+        let mut out = Vec::new();
+        record(p, |rec| self.execute(rec, bytes, &mut out))
     }
 }
