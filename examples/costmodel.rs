@@ -17,6 +17,9 @@ use std::time::Instant;
 use rpar::cost::{calibrate, lecture, Network, Params, ScalingModel, SumOfNumbers, Switching};
 use rpar::sim::{Reference, Simulator};
 
+/// One algorithm's (p, predicted, measured) points.
+type Series = (Reference, Vec<(usize, f64, f64)>);
+
 /// Collects failed checks instead of stopping at the first.
 #[derive(Default)]
 struct Checks(Vec<String>);
@@ -120,7 +123,7 @@ fn report(svg_path: Option<&str>) -> rpar::Result<Checks> {
         "{:<28} {:>3} {:>10} {:>10} {:>10} {:>7}",
         "algorithm", "p", "predicted", "simulated", "measured", "meas/pred"
     );
-    let mut series: Vec<(Reference, Vec<(usize, f64, f64)>)> = Vec::new();
+    let mut series: Vec<Series> = Vec::new();
     for alg in Reference::ALL {
         let mut points = Vec::new();
         for p in 2..=16usize {
@@ -247,7 +250,7 @@ fn report(svg_path: Option<&str>) -> rpar::Result<Checks> {
 }
 
 /// A log-scale chart of predicted (dashed) against measured (solid) time over p.
-fn svg(series: &[(Reference, Vec<(usize, f64, f64)>)]) -> String {
+fn svg(series: &[Series]) -> String {
     let (w, h, pad) = (720.0, 420.0, 60.0);
     let all = series
         .iter()

@@ -36,6 +36,7 @@ pub mod cost;
 mod datatype;
 mod error;
 pub mod sim;
+mod trace;
 mod transport;
 mod universe;
 
@@ -44,8 +45,10 @@ pub use comm::{
     ANY_SOURCE, ANY_TAG, TAG_UB,
 };
 pub use datatype::{BasicType, Datatype, TypeMap};
-pub use error::{Error, Result};
-pub use universe::{run, Universe};
+pub use error::{BlockedCall, Error, Result, Warning};
+pub use trace::CommMatrix;
+pub use transport::CollectiveCall;
+pub use universe::{run, RunReport, Universe};
 
 /// `spmd!(ranks = N, |world| { … })`: runs the block on N ranks; see the crate docs.
 pub use rpar_derive::spmd;

@@ -97,9 +97,10 @@ impl Schedule {
         let channel = |k: u128| k >> 32;
         let index = |k: u128| (k as u32) as usize;
         let (mut sends, mut recvs) = (Vec::new(), Vec::new());
-        for r in 0..p {
-            for i in starts[r]..starts[r + 1] {
-                match ops[i] {
+        for (r, window) in starts.windows(2).enumerate() {
+            for (offset, op) in ops[window[0]..window[1]].iter().enumerate() {
+                let i = window[0] + offset;
+                match *op {
                     Op::Send { to, tag, .. } => {
                         if to as usize >= p {
                             return Err(Error::RankOutOfRange {
