@@ -295,3 +295,107 @@ fn ring_algorithms_on_a_gray_code_hypercube_keep_neighbour_distance() {
         "without the embedding, ring steps take extra hops"
     );
 }
+
+/// A ring pass within groups: `steps` times, send `bytes(step)` to `next` and receive the same
+/// from `prev`.
+fn ring_phase(
+    r: &rpar::sim::Recorder,
+    next: usize,
+    prev: usize,
+    steps: usize,
+    bytes: impl Fn(usize) -> usize,
+) -> rpar::Result<()> {
+    for s in 1..=steps {
+        r.send_bytes(next, 0, bytes(s))?;
+        r.recv_bytes(prev, 0, bytes(s))?;
+    }
+    Ok(())
+}
+
+/// The lecture's torus algorithms: a ring phase in every row, then one in every column; step s
+/// of a phase sends `row_bytes(q, s)` / `col_bytes(q, s)`.
+fn torus_two_phase(
+    q: usize,
+    row_bytes: fn(usize, usize) -> usize,
+    col_bytes: fn(usize, usize) -> usize,
+) -> Schedule {
+    record(q * q, |r| {
+        let (row, col) = (r.rank() / q, r.rank() % q);
+        let right = row * q + (col + 1) % q;
+        let left = row * q + (col + q - 1) % q;
+        ring_phase(r, right, left, q - 1, |s| row_bytes(q, s))?;
+        let down = ((row + 1) % q) * q + col;
+        let up = ((row + q - 1) % q) * q + col;
+        ring_phase(r, down, up, q - 1, |s| col_bytes(q, s))
+    })
+    .unwrap()
+}
+
+#[test]
+fn torus_allgather_and_alltoall_match_the_lecture() {
+    for q in [2, 3, 4, 6] {
+        let net = Network::torus(q, q);
+        for sw in SWITCHINGS {
+            // All-to-all broadcast: m per step in the rows, q m per step in the columns.
+            let s = torus_two_phase(q, |_, _| M, |q, _| q * M);
+            let formula = lecture::all_to_all_broadcast(&PARAMS, &net, sw, M).unwrap();
+            assert_eq!(
+                simulate(net, sw, &s).time,
+                formula,
+                "allgather q = {q} {sw:?}"
+            );
+            // All-to-all personalized: step s of either phase passes the q (q - s) blocks still
+            // in transit (grouped by destination column, then by destination row).
+            let s = torus_two_phase(q, |q, s| q * (q - s) * M, |q, s| q * (q - s) * M);
+            let formula = lecture::all_to_all_personalized(&PARAMS, &net, sw, M).unwrap();
+            assert_eq!(
+                simulate(net, sw, &s).time,
+                formula,
+                "alltoall q = {q} {sw:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn ring_alltoall_personalized_matches_the_lecture() {
+    for p in [2, 3, 8, 11] {
+        let s = record(p, |r| {
+            let (next, prev) = ((r.rank() + 1) % p, (r.rank() + p - 1) % p);
+            ring_phase(r, next, prev, p - 1, |s| M * (p - s))
+        })
+        .unwrap();
+        let net = Network::ring(p);
+        for sw in SWITCHINGS {
+            let formula = lecture::all_to_all_personalized(&PARAMS, &net, sw, M).unwrap();
+            assert_eq!(simulate(net, sw, &s).time, formula, "p = {p} {sw:?}");
+        }
+    }
+}
+
+#[test]
+fn hypercube_scatter_matches_the_lecture() {
+    for d in 0..=6u32 {
+        let p = 1usize << d;
+        // Dimension k from the highest down: holders (multiples of 2^(k+1)) send the 2^k blocks
+        // of the far half across dimension k.
+        let s = record(p, |r| {
+            let me = r.rank();
+            for k in (0..d).rev() {
+                let half = 1usize << k;
+                if me % (2 * half) == 0 {
+                    r.send_bytes(me + half, 0, half * M)?;
+                } else if me % (2 * half) == half {
+                    r.recv_bytes(me - half, 0, half * M)?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+        let net = Network::hypercube(d);
+        for sw in SWITCHINGS {
+            let formula = lecture::scatter(&PARAMS, &net, M).unwrap();
+            assert_eq!(simulate(net, sw, &s).time, formula, "d = {d} {sw:?}");
+        }
+    }
+}

@@ -2,6 +2,13 @@
 //! ping-pong between ranks 0 and 1 over a range of message sizes, and fits t(m) = alpha + beta m
 //! by least squares, reporting the fit's R^2.
 //!
+//! How good a straight line is depends on the transport: rpar's in-process transport copies
+//! messages up to 32 KiB eagerly and hands larger ones over by rendezvous (one copy straight into
+//! the receiver's buffer), so the two regimes have different slopes; in a release build the fit
+//! over [`DEFAULT_SIZES`] has R^2 around 0.99 (`examples/costmodel.rs` prints it), in a debug
+//! build the eager copies are slower and the fit can be poor. Check `r_squared` before trusting
+//! the figures.
+//!
 //! The messages travel on the communicator's collective context with tag [`CALIBRATE_TAG`]
 //! (rpar's range 500..=599 belongs to `cost` and `sim`), so user traffic cannot match them.
 
@@ -71,7 +78,8 @@ pub fn fit_line(points: &[(f64, f64)]) -> (f64, f64, f64) {
 ///
 /// ```
 /// let cal = rpar::run(2, |world| rpar::cost::calibrate(&world, 5))?;
-/// assert!(cal[0].beta >= 0.0 && cal[0].r_squared <= 1.0);
+/// assert_eq!(cal[0].samples.len(), rpar::cost::DEFAULT_SIZES.len());
+/// assert!(cal[0].r_squared <= 1.0);
 /// assert_eq!(cal[0], cal[1]);
 /// # Ok::<(), rpar::Error>(())
 /// ```

@@ -12,8 +12,10 @@
 //! The simulator (`rpar::sim`) runs point-to-point programs. Where a formula describes such a
 //! program it reproduces it exactly (tests `sim_closed_forms.rs`): worst-case point-to-point on
 //! every network and switching; broadcast on the hypercube and the cut-through broadcast on
-//! ring and torus (recursive halving, contention-free); all-to-all broadcast on ring and
-//! hypercube; scatter on the hypercube. Two formulas it does not reproduce, and why:
+//! ring and torus (recursive halving, contention-free); all-to-all broadcast on ring, torus
+//! and hypercube; all-to-all personalized on ring, torus and (cut-through) hypercube; scatter
+//! and all-reduce on the hypercube; the cut-through q-shift on the hypercube. Two formulas it
+//! does not reproduce, and why:
 //!
 //! * **Store-and-forward broadcast on ring and torus** (t_n + m t_c ceil(p/2), and
 //!   t_n + 2 m t_c ceil(sqrt(p)/2)) charge one startup for the whole broadcast: they describe a

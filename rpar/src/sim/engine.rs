@@ -25,9 +25,21 @@
 //!
 //! # Where it disagrees with the closed forms
 //!
-//! See `cost::lecture` (store-and-forward broadcast on ring and torus: the formula assumes a
-//! network-level multicast) and `cost::Algorithm` (many-to-one steps: the simulator's endpoints
-//! are not a resource, the formulas assume a one-port receiver).
+//! * Store-and-forward broadcast on ring and torus: the lecture's formula assumes a
+//!   network-level multicast (one startup in all); a relaying program pays one per hop. The
+//!   simulator is right for programs, the formula for multicast hardware (`cost::lecture`).
+//! * Many-to-one steps (the linear gather): the simulator's endpoints are not a resource, the
+//!   formulas assume a one-port receiver (`cost::Algorithm`); the formula is the better model of
+//!   rpar's transport, where the receiver copies every message.
+//! * All-to-all on a ring, direct schedule (step j: send to r + j the shorter way round): with
+//!   cut-through the messages of a step hold overlapping paths and wait for each other — the
+//!   lecture's channel overload. With store-and-forward the same schedule pipelines hop by hop:
+//!   link k is taken by the message k hops behind exactly when the previous one leaves it, so
+//!   nobody waits, yet every link carries about p^2/8 messages and step j costs
+//!   t_n + min(j, p-j)(t_s + m t_c). Summed, about (p-1) t_n + (p^2/4)(t_s + m t_c): half the
+//!   lecture's ring algorithm's m t_c p(p-1)/2, because it uses both directions of the ring.
+//!   Both figures are right; they describe different programs (test
+//!   `alltoall_congests_a_ring_but_not_a_fully_connected_network`).
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};

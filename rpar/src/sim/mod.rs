@@ -20,6 +20,16 @@
 //! # Ok::<(), rpar::Error>(())
 //! ```
 //!
+//! # Plugging in a collective
+//!
+//! An algorithm written as `fn alg<C: Channel>(ch: &C, …) -> Result<()>` (the crate's
+//! collectives are) records with `record(p, |rec| alg(rec, …))`: [`Recorder`] implements
+//! `Channel`. It must take its control flow from rank, size and sizes only (received data is
+//! never written), should take its output buffer from the caller (then one buffer serves all
+//! p recorded ranks), and calls `Channel::local_reduction(bytes)` where it applies an operator
+//! so the simulator charges gamma. Tags 500..=599 of the collective context belong to `cost`
+//! and `sim`.
+//!
 //! Depends on `cost` (networks and parameters) and `collective::Channel`.
 
 mod engine;
