@@ -98,7 +98,7 @@ fn report(svg_path: Option<&str>) -> rpar::Result<Checks> {
     let mut checks = Checks::default();
 
     // 1. Calibration.
-    let cal = rpar::run(2, |world| calibrate(&world, 20))?.remove(0);
+    let cal = rpar::run(2, |world| calibrate(&world))?.remove(0);
     let gamma = measure_gamma();
     println!("calibration (ping-pong between 2 ranks, median of 20 round trips / 2):");
     for (m, t) in &cal.samples {
@@ -210,7 +210,39 @@ fn report(svg_path: Option<&str>) -> rpar::Result<Checks> {
         );
     }
 
-    // 4. Recording scale.
+    // 4. The same two allgathers on a ring network: recursive doubling's long-distance
+    //    exchanges share links (contention), the ring algorithm's neighbour steps never do.
+    println!(
+        "\nallgather of {m} B per rank on a ring network, cut-through, simulated; times in us"
+    );
+    println!(
+        "{:>5} {:>14} {:>14} {:>16} {:>16}",
+        "p", "ring alg", "rec. doubling", "rd: formula", "rd: link wait"
+    );
+    for d in (2..=10).step_by(2) {
+        let p = 1usize << d;
+        let sim = Simulator::new(Network::ring(p), Switching::CutThrough, hw);
+        let ring = sim.run(&Reference::RingAllgather.record(p, m)?)?;
+        let rd = sim.run(&Reference::RecursiveDoublingAllgather.record(p, m)?)?;
+        checks.that(
+            &format!("ring allgather on a ring p={p} is contention-free"),
+            ring.link_wait == 0.0,
+        );
+        checks.close(
+            &format!("ring allgather on a ring p={p}"),
+            ring.time,
+            lecture::all_to_all_broadcast(&hw, &Network::ring(p), Switching::CutThrough, m)?,
+        );
+        println!(
+            "{p:>5} {:>14.1} {:>14.1} {:>16.1} {:>16.1}",
+            ring.time * 1e6,
+            rd.time * 1e6,
+            rpar::cost::Algorithm::RecursiveDoublingAllgather.time(&hw, p, m)? * 1e6,
+            rd.link_wait * 1e6
+        );
+    }
+
+    // 5. Recording scale.
     let start = Instant::now();
     let s4096 = Reference::RecursiveDoublingAllgather.record(4096, 8)?;
     let t4096 = start.elapsed().as_secs_f64();
@@ -230,7 +262,7 @@ fn report(svg_path: Option<&str>) -> rpar::Result<Checks> {
         s65536.messages() == 65536 * 16,
     );
 
-    // 5. Isoefficiency of the lecture's sum of n numbers.
+    // 6. Isoefficiency of the lecture's sum of n numbers.
     let (n16, n32) = (
         SumOfNumbers.min_problem_size(0.5, 16)?,
         SumOfNumbers.min_problem_size(0.5, 32)?,

@@ -198,6 +198,6 @@ fn calibration_measures_this_transport() {
         "copying 2 MiB takes longer than 0 bytes: {c:?}"
     );
     assert!(c.r_squared <= 1.0);
-    let err = rpar::run(1, |world| calibrate(&world, 1)).unwrap_err();
+    let err = rpar::run(1, |world| calibrate(&world)).unwrap_err();
     assert!(err.to_string().contains("at least 2 ranks"), "{err}");
 }

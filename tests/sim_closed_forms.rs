@@ -155,6 +155,37 @@ fn allgather_matches_the_lecture() {
 }
 
 #[test]
+fn binomial_reduce_matches_single_node_accumulation() {
+    for d in 0..=6u32 {
+        let p = 1usize << d;
+        // The broadcast tree upside down: receive from the children (lowest first), combine,
+        // then send to the parent.
+        let s = record(p, |r| {
+            let me = r.rank();
+            let mut mask = 1;
+            while mask < p {
+                if me & mask != 0 {
+                    return r.send_bytes(me - mask, 0, M);
+                }
+                r.recv_bytes(me + mask, 0, M)?;
+                r.reduce_bytes(M);
+                mask <<= 1;
+            }
+            Ok(())
+        })
+        .unwrap();
+        let net = Network::hypercube(d);
+        for sw in SWITCHINGS {
+            let formula = lecture::single_node_accumulation(&PARAMS, &net, sw, M).unwrap();
+            assert_eq!(simulate(net, sw, &s).time, formula, "d = {d} {sw:?}");
+        }
+        let cost = Algorithm::BinomialReduce.time(&PARAMS, p, M).unwrap();
+        let fc = simulate(Network::fully_connected(p), Switching::CutThrough, &s);
+        assert_eq!(fc.time, cost, "p = {p}");
+    }
+}
+
+#[test]
 fn allreduce_matches_the_lecture_with_gamma() {
     for d in 0..=6 {
         let net = Network::hypercube(d);

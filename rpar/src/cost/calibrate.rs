@@ -24,6 +24,9 @@ pub(crate) const CALIBRATE_TAG: i32 = 500;
 /// The message sizes [`calibrate`] measures: 0 B and 64 B to 1 MiB by factors of 4.
 pub const DEFAULT_SIZES: [usize; 9] = [0, 64, 256, 1024, 4096, 16384, 65536, 262_144, 1 << 20];
 
+/// The timed round trips per size of [`calibrate`] (the median is kept).
+pub const DEFAULT_REPS: usize = 20;
+
 /// What [`calibrate`] measured: the fitted alpha and beta, the fit's R^2, and the samples.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Calibration {
@@ -73,21 +76,21 @@ pub fn fit_line(points: &[(f64, f64)]) -> (f64, f64, f64) {
 }
 
 /// Measures alpha and beta on `comm`'s transport (collective: every rank calls it; all get the
-/// same result). Ranks 0 and 1 ping-pong [`DEFAULT_SIZES`], `reps` round trips each after two
-/// warm-ups; other ranks wait for the result. Needs at least 2 ranks.
+/// same result). Ranks 0 and 1 ping-pong [`DEFAULT_SIZES`], [`DEFAULT_REPS`] round trips each
+/// after two warm-ups; other ranks wait for the result. Needs at least 2 ranks.
 ///
 /// ```
-/// let cal = rpar::run(2, |world| rpar::cost::calibrate(&world, 5))?;
+/// let cal = rpar::run(2, |world| rpar::cost::calibrate(&world))?;
 /// assert_eq!(cal[0].samples.len(), rpar::cost::DEFAULT_SIZES.len());
 /// assert!(cal[0].r_squared <= 1.0);
 /// assert_eq!(cal[0], cal[1]);
 /// # Ok::<(), rpar::Error>(())
 /// ```
-pub fn calibrate(comm: &Comm, reps: usize) -> Result<Calibration> {
-    calibrate_sizes(comm, &DEFAULT_SIZES, reps)
+pub fn calibrate(comm: &Comm) -> Result<Calibration> {
+    calibrate_sizes(comm, &DEFAULT_SIZES, DEFAULT_REPS)
 }
 
-/// [`calibrate`] over the message sizes `sizes` (bytes).
+/// [`calibrate`] over the message sizes `sizes` (bytes), with `reps` timed round trips each.
 pub fn calibrate_sizes(comm: &Comm, sizes: &[usize], reps: usize) -> Result<Calibration> {
     let p = Channel::size(comm);
     if p < 2 || sizes.len() < 2 || reps == 0 {

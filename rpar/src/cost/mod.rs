@@ -34,7 +34,9 @@ mod params;
 mod scalability;
 
 pub use algorithms::{Algorithm, Cost};
-pub use calibrate::{calibrate, calibrate_sizes, fit_line, Calibration, DEFAULT_SIZES};
+pub use calibrate::{
+    calibrate, calibrate_sizes, fit_line, Calibration, DEFAULT_REPS, DEFAULT_SIZES,
+};
 pub use network::{gray, gray_inverse, Link, Network, Switching};
 pub use params::Params;
 pub use scalability::{
