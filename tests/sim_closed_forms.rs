@@ -430,3 +430,22 @@ fn hypercube_scatter_matches_the_lecture() {
         }
     }
 }
+
+/// The documented disagreement: the simulator's receiver is not a resource, the formula's is.
+#[test]
+fn linear_gather_shows_the_one_port_assumption() {
+    for p in [2usize, 5, 16] {
+        let s = record(p, |r| {
+            if r.rank() == 0 {
+                (1..p).try_for_each(|src| r.recv_bytes(src, 0, M))
+            } else {
+                r.send_bytes(0, 0, M)
+            }
+        })
+        .unwrap();
+        let fc = simulate(Network::fully_connected(p), Switching::CutThrough, &s);
+        assert_eq!(fc.time, PARAMS.point_to_point(M, 1, Switching::CutThrough));
+        let one_port = Algorithm::LinearGather.time(&PARAMS, p, M).unwrap();
+        assert_eq!(one_port, (p - 1) as f64 * fc.time);
+    }
+}

@@ -13,11 +13,12 @@
 //! rank sends to one other for alltoall.
 //!
 //! Model limits, found by comparing with the simulator: the simulator charges the startup to the
-//! sender and models links, not endpoints, so a many-to-one step (the linear gather's root
-//! taking p - 1 messages) costs alpha + (p - 1) m beta there if the root's link is not shared —
-//! on a fully connected network it costs alpha + m beta — while the formulas here charge the
-//! root alpha + m beta per message (a one-port receiver). The one-port figure is the right one
-//! for rpar's transport, where the receiver copies every message itself.
+//! sender and models links, not endpoints. In a linear gather on a fully connected network all
+//! p - 1 messages travel at once on their own links and arrive together, alpha + m beta after
+//! the start; the formula here charges the root (p - 1)(alpha + m beta), a one-port receiver
+//! that takes one message at a time. The one-port figure is the right one for rpar's transport,
+//! where the receiver copies every message itself (test
+//! `linear_gather_shows_the_one_port_assumption`).
 
 use crate::{Error, Result};
 
