@@ -449,3 +449,23 @@ fn linear_gather_shows_the_one_port_assumption() {
         assert_eq!(one_port, (p - 1) as f64 * fc.time);
     }
 }
+
+#[test]
+fn hypercube_alltoall_store_and_forward_matches_the_lecture() {
+    for d in 0..=6u32 {
+        let p = 1usize << d;
+        // Step k: exchange the p/2 blocks whose destination differs from this node in bit k.
+        let s = record(p, |r| {
+            (0..d).try_for_each(|k| {
+                let partner = r.rank() ^ (1 << k);
+                r.send_bytes(partner, 0, p / 2 * M)?;
+                r.recv_bytes(partner, 0, p / 2 * M)
+            })
+        })
+        .unwrap();
+        let net = Network::hypercube(d);
+        let sf = Switching::StoreAndForward;
+        let formula = lecture::all_to_all_personalized(&PARAMS, &net, sf, M).unwrap();
+        assert_eq!(simulate(net, sf, &s).time, formula, "d = {d}");
+    }
+}
