@@ -469,3 +469,63 @@ fn hypercube_alltoall_store_and_forward_matches_the_lecture() {
         assert_eq!(simulate(net, sf, &s).time, formula, "d = {d}");
     }
 }
+
+/// The lecture's q-shift on a square torus: shift the rows, move the blocks that wrapped round a
+/// row end down one row, shift the columns — every step a neighbour exchange.
+#[test]
+fn torus_circular_shift_matches_the_lecture() {
+    for side in [2usize, 3, 4, 5] {
+        let (p, net) = (side * side, Network::torus(side, side));
+        for q in 0..p {
+            let (a, b) = (q % side, q / side);
+            let s = record(p, |r| {
+                let (row, col) = (r.rank() / side, r.rank() % side);
+                let at = |row: usize, col: usize| (row % side) * side + col % side;
+                let step = |to: usize, from: usize| {
+                    r.send_bytes(to, 0, M)?;
+                    r.recv_bytes(from, 0, M)
+                };
+                // Rows: a steps right or side - a steps left, whichever is fewer.
+                let (n, right) = if a <= side - a {
+                    (a, true)
+                } else {
+                    (side - a, false)
+                };
+                for _ in 0..n {
+                    let (fwd, back) = (at(row, col + 1), at(row, col + side - 1));
+                    if right {
+                        step(fwd, back)?;
+                    } else {
+                        step(back, fwd)?;
+                    }
+                }
+                // Columns 0..a now hold blocks that wrapped: one step down.
+                if col < a {
+                    step(at(row + 1, col), at(row + side - 1, col))?;
+                }
+                // Columns: b steps down or side - b up.
+                let (n, down) = if b <= side - b {
+                    (b, true)
+                } else {
+                    (side - b, false)
+                };
+                for _ in 0..n {
+                    let (fwd, back) = (at(row + 1, col), at(row + side - 1, col));
+                    if down {
+                        step(fwd, back)?;
+                    } else {
+                        step(back, fwd)?;
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+            for sw in SWITCHINGS {
+                let report = simulate(net, sw, &s);
+                assert_eq!(report.link_wait, 0.0, "side {side}, q = {q}, {sw:?}");
+                let formula = lecture::circular_shift(&PARAMS, &net, sw, M, q).unwrap();
+                assert_eq!(report.time, formula, "side {side}, q = {q}, {sw:?}");
+            }
+        }
+    }
+}
