@@ -14,8 +14,9 @@
 //! every network and switching; broadcast on the hypercube and the cut-through broadcast on
 //! ring and torus (recursive halving, contention-free); all-to-all broadcast on ring, torus
 //! and hypercube; all-to-all personalized on ring, torus and (cut-through) hypercube; scatter
-//! and all-reduce on the hypercube; the cut-through q-shift on the hypercube. Two formulas it
-//! does not reproduce, and why:
+//! and all-reduce on the hypercube; single-node accumulation on the hypercube; the q-shift on
+//! the torus and, cut-through, on the hypercube. Two formulas describe a different program
+//! than the natural one, and the simulator shows by how much:
 //!
 //! * **Store-and-forward broadcast on ring and torus** (t_n + m t_c ceil(p/2), and
 //!   t_n + 2 m t_c ceil(sqrt(p)/2)) charge one startup for the whole broadcast: they describe a
@@ -24,7 +25,13 @@
 //!   ceil(p/2) (t_n + t_s + m t_c) on a ring, which is what the simulator measures. The formula
 //!   is right for hardware that multicasts; for message-passing software it is optimistic by
 //!   (ceil(p/2) - 1) t_n. [`one_to_all_broadcast`] returns the lecture's figure.
-//! * **Circular q-shift** costs are bounds on a step-by-step schedule, see [`circular_shift`].
+//! * **Circular q-shift on the store-and-forward hypercube** counts a shift by 2^k (k >= 1,
+//!   hypercube distance 2 under the Gray code) as two neighbour steps, 2 (t_n + t_s + m t_c).
+//!   Sent directly, it is one message over two hops, t_n + 2 (t_s + m t_c), and the messages of
+//!   one shift share no link: the simulator finds one startup less per such shift. The formula
+//!   is right for a program that relays through the intermediate node, the simulator for one
+//!   that sends directly (which needs no more of the program) — the formula is pessimistic by
+//!   t_n per set bit k >= 1 of min(q, p - q). [`circular_shift`] returns the lecture's figure.
 
 use super::network::{exact_log2, Network, Switching};
 use super::params::Params;
@@ -263,7 +270,8 @@ pub fn all_to_all_personalized(
 /// * Hypercube, store-and-forward, through the Gray-code ring embedding: write q' = min(q,
 ///   p - q) (shifting the other way round) as a sum of powers of two; a shift by 2^i is ring
 ///   distance 2^i, hypercube distance 2 (1 for i = 0), done in that many neighbour steps
-///   without congestion. At most (t_n + t_s + m t_c)(2 log2 p - 1).
+///   without congestion. At most (t_n + t_s + m t_c)(2 log2 p - 1). (Sending each two-hop
+///   shift directly saves a startup; see the module docs.)
 /// * Hypercube, cut-through: every node sends straight to its target; with e-cube routing the
 ///   messages of one shift share no link (the simulator checks this), so the time is one
 ///   message over the longest route: **t_n + m t_c + t_s h**, h = max over i of the Hamming
