@@ -82,7 +82,7 @@ pub(crate) fn exact_log2(p: usize) -> Option<u32> {
 /// One coordinate step along a dimension of extent `n` from `a` to `b`: returns the signed
 /// direction (+1, -1) and the number of steps, the shorter way round when `wrap` (ties: +1).
 fn dim_steps(a: usize, b: usize, n: usize, wrap: bool) -> (isize, usize) {
-    if a == b {
+    if a == b || n == 0 {
         return (1, 0);
     }
     let forward = (b + n - a) % n;
@@ -153,7 +153,7 @@ impl Network {
         match *self {
             Network::Ring { nodes } | Network::FullyConnected { nodes } => nodes,
             Network::Mesh { rows, cols } | Network::Torus { rows, cols } => rows * cols,
-            Network::Hypercube { dim } => 1 << dim,
+            Network::Hypercube { dim } => 1usize.checked_shl(dim).unwrap_or(usize::MAX),
         }
     }
 
@@ -170,7 +170,8 @@ impl Network {
         }
     }
 
-    /// Number of hops of the route from `a` to `b` (which is a shortest path on every network).
+    /// Number of hops of the route from `a` to `b` (which is a shortest path on every network);
+    /// for nodes out of range the value is meaningless ([`Network::route`] checks them).
     pub fn distance(&self, a: usize, b: usize) -> usize {
         match *self {
             Network::Ring { nodes } => dim_steps(a, b, nodes, true).1,

@@ -177,6 +177,10 @@ impl Schedule {
     }
 
     /// Rank `rank`'s operations, in order.
+    ///
+    /// # Panics
+    ///
+    /// If `rank >= self.ranks()`, like indexing a slice out of bounds.
     pub fn rank_ops(&self, rank: usize) -> &[Op] {
         &self.ops[self.starts[rank]..self.starts[rank + 1]]
     }
