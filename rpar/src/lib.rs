@@ -34,8 +34,10 @@ extern crate self as rpar;
 
 mod collective;
 mod comm;
+pub mod cost;
 mod datatype;
 mod error;
+pub mod sim;
 mod topology;
 mod trace;
 mod transport;
