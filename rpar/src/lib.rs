@@ -37,6 +37,7 @@ mod error;
 mod transport;
 mod universe;
 
+pub use collective::{Allgather, Alltoall, Barrier, Bcast, Gather, Scatter, Shift};
 pub use comm::{
     test_all, wait_all, wait_any, Buffer, BufferMut, Comm, Probed, Request, Scope, Status,
     ANY_SOURCE, ANY_TAG, TAG_UB,
