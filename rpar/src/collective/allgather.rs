@@ -245,11 +245,7 @@ pub(crate) fn ring<C: Channel, T: Datatype>(
     Ok(())
 }
 
-fn recursive_doubling<C: Channel, T: Datatype>(
-    ch: &C,
-    buf: &mut [T],
-    off: &[usize],
-) -> Result<()> {
+fn recursive_doubling<C: Channel, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     let low = 1 << p.ilog2(); // p': the hypercube
     let extra = p - low; // ranks low..p fold into 0..extra
@@ -325,7 +321,9 @@ fn bruck<C: Channel, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Resul
     let (r, p) = (ch.rank(), ch.size());
     // rotate so that block j is rank r + j's: own block first
     buf.rotate_left(off[r]);
-    let lens: Vec<usize> = (0..p).map(|j| off[(r + j) % p + 1] - off[(r + j) % p]).collect();
+    let lens: Vec<usize> = (0..p)
+        .map(|j| off[(r + j) % p + 1] - off[(r + j) % p])
+        .collect();
     let roff = offsets_of_counts(&lens);
     let mut d = 1;
     while d < p {

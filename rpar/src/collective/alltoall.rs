@@ -350,11 +350,22 @@ fn bruck<C: Channel, T: Datatype>(
     let (r, p) = (ch.rank(), ch.size());
     let n = uniform.then(|| sb.counts[0]);
     // block j: bound for rank r + j; after the steps, the one from rank r - j
-    let mut store: Vec<Vec<T>> = (0..p).map(|j| send[sb.range((r + j) % p)].to_vec()).collect();
+    let mut store: Vec<Vec<T>> = (0..p)
+        .map(|j| send[sb.range((r + j) % p)].to_vec())
+        .collect();
     let mut d = 1;
     while d < p {
         let moving: Vec<usize> = (0..p).filter(|j| j & d != 0).collect();
-        swap_blocks(ch, &mut store, &moving, (r + d) % p, &moving, (r + p - d) % p, n, TAG_BRUCK)?;
+        swap_blocks(
+            ch,
+            &mut store,
+            &moving,
+            (r + d) % p,
+            &moving,
+            (r + p - d) % p,
+            n,
+            TAG_BRUCK,
+        )?;
         d *= 2;
     }
     for (j, block) in store.iter().enumerate() {
@@ -391,7 +402,16 @@ fn hypercube<C: Channel, T: Datatype>(
         let partner = r ^ d;
         let out: Vec<usize> = held(r, k).filter(|&i| (i % p) & d == partner & d).collect();
         let inc: Vec<usize> = held(partner, k).filter(|&i| (i % p) & d == r & d).collect();
-        swap_blocks(ch, &mut store, &out, partner, &inc, partner, n, TAG_HYPERCUBE)?;
+        swap_blocks(
+            ch,
+            &mut store,
+            &out,
+            partner,
+            &inc,
+            partner,
+            n,
+            TAG_HYPERCUBE,
+        )?;
         k += 1;
     }
     for s in 0..p {

@@ -88,7 +88,11 @@ impl Comm {
     /// assert_eq!(got[0], None);
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn gather<B: Buffer + ?Sized>(&self, send: &B, root: usize) -> Result<Option<Vec<B::Elem>>> {
+    pub fn gather<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        root: usize,
+    ) -> Result<Option<Vec<B::Elem>>> {
         self.gather_with(send, root, Gather::Auto)
     }
 
@@ -102,7 +106,13 @@ impl Comm {
         check_root(self, root)?;
         let send = send.as_elems();
         if self.rank() != root {
-            gather(self, send, None, root, algorithm.resolve(self.size(), Some(std::mem::size_of_val(send))))?;
+            gather(
+                self,
+                send,
+                None,
+                root,
+                algorithm.resolve(self.size(), Some(std::mem::size_of_val(send))),
+            )?;
             return Ok(None);
         }
         let mut recv = zeroed_vec(send.len() * self.size());
@@ -173,7 +183,13 @@ impl Comm {
         if self.rank() == root {
             self.gather_uniform(&[], buf, false, root, algorithm)
         } else {
-            gather(self, buf, None, root, algorithm.resolve(self.size(), Some(std::mem::size_of_val(buf))))
+            gather(
+                self,
+                buf,
+                None,
+                root,
+                algorithm.resolve(self.size(), Some(std::mem::size_of_val(buf))),
+            )
         }
     }
 
@@ -207,13 +223,26 @@ impl Comm {
     ) -> Result<Option<Vec<B::Elem>>> {
         check_root(self, root)?;
         if self.rank() != root {
-            gather(self, send.as_elems(), None, root, algorithm.resolve(self.size(), None))?;
+            gather(
+                self,
+                send.as_elems(),
+                None,
+                root,
+                algorithm.resolve(self.size(), None),
+            )?;
             return Ok(None);
         }
         check_per_rank(counts.len(), self.size(), "counts", "gatherv")?;
         let off = offsets_of_counts(counts);
         let mut recv = zeroed_vec(off[self.size()]);
-        self.gatherv_into_with(send, &mut recv, counts, &off[..counts.len()], root, algorithm)?;
+        self.gatherv_into_with(
+            send,
+            &mut recv,
+            counts,
+            &off[..counts.len()],
+            root,
+            algorithm,
+        )?;
         Ok(Some(recv))
     }
 
@@ -285,7 +314,13 @@ impl Comm {
     ) -> Result<()> {
         check_root(self, root)?;
         if self.rank() != root {
-            return gather(self, send, None, root, algorithm.resolve(self.size(), Some(std::mem::size_of_val(send))));
+            return gather(
+                self,
+                send,
+                None,
+                root,
+                algorithm.resolve(self.size(), Some(std::mem::size_of_val(send))),
+            );
         }
         let p = self.size();
         let n = block_len(recv.len(), p, "receive", "gather")?;

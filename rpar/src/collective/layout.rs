@@ -13,18 +13,32 @@ use crate::datatype::{BasicType, Datatype};
 use crate::{Error, Result};
 use std::ops::Range;
 
-/// A `Vec` of `len` values whose bytes are all zero: a receive buffer to be overwritten.
+/// A `Vec` of `len` values whose bytes are all zero: a receive buffer to be overwritten,
+/// allocated zeroed (untouched pages of a large one cost nothing until written).
 pub(crate) fn zeroed_vec<T: Datatype>(len: usize) -> Vec<T> {
-    debug_assert!(T::type_map().entries().iter().all(|&(b, _)| zero_is_valid(b)));
-    let mut v: Vec<std::mem::MaybeUninit<T>> = Vec::with_capacity(len);
-    v.resize_with(len, std::mem::MaybeUninit::zeroed);
-    let mut v = std::mem::ManuallyDrop::new(v);
-    // SAFETY: the `Datatype` contract says every byte of a `T` is either padding or part of a
-    // value of one of the basic types of its type map, and `zero_is_valid` holds for every
-    // basic type (an exhaustive match: a new basic type must decide). So all-zero bytes form a
-    // valid `T`. The pointer, length and capacity come from a `Vec<MaybeUninit<T>>`, which has
-    // the layout of `Vec<T>`, and the `ManuallyDrop` gives up the old owner.
-    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<T>(), v.len(), v.capacity()) }
+    debug_assert!(T::type_map()
+        .entries()
+        .iter()
+        .all(|&(b, _)| zero_is_valid(b)));
+    let layout = std::alloc::Layout::array::<T>(len).expect("receive buffer size overflows");
+    if layout.size() == 0 {
+        let mut v = Vec::with_capacity(len);
+        // SAFETY: `T` is zero-sized here (or `len` is 0), so a zero-sized value needs no
+        // bytes and `len <= capacity` (a `Vec` of a zero-sized type has unbounded capacity).
+        unsafe { v.set_len(len) };
+        return v;
+    }
+    // SAFETY: `layout` has non-zero size (checked above).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `len` values of
+    // `T`, as `Vec<T>` with capacity `len` does. The `Datatype` contract says every byte of a
+    // `T` is either padding or part of a value of one of the basic types of its type map, and
+    // `zero_is_valid` holds for every basic type (an exhaustive match: a new basic type must
+    // decide), so the all-zero bytes are `len` initialised, valid values of `T`.
+    unsafe { Vec::from_raw_parts(ptr, len, len) }
 }
 
 /// Whether the all-zero bit pattern is a value of `b` (for [`zeroed_vec`]).
@@ -88,7 +102,10 @@ pub(crate) fn exchange<C: Channel, T: Datatype>(
         let (lo, hi) = buf.split_at_mut(recv.start);
         (&lo[send], &mut hi[..recv.end - recv.start])
     } else {
-        debug_assert!(recv.end <= send.start, "overlapping ranges {send:?} and {recv:?}");
+        debug_assert!(
+            recv.end <= send.start,
+            "overlapping ranges {send:?} and {recv:?}"
+        );
         let (lo, hi) = buf.split_at_mut(send.start);
         (&hi[..send.end - send.start], &mut lo[recv])
     };
@@ -182,7 +199,9 @@ pub(crate) fn block_len(len: usize, p: usize, what: &str, call: &'static str) ->
     } else {
         Err(Error::invalid(
             call,
-            format!("the {what} buffer has {len} elements, which is not a multiple of the {p} ranks"),
+            format!(
+                "the {what} buffer has {len} elements, which is not a multiple of the {p} ranks"
+            ),
         ))
     }
 }
@@ -384,7 +403,7 @@ mod tests {
 
     #[test]
     fn zeroed_vec_is_zero() {
-            assert_eq!(zeroed_vec::<f64>(3), vec![0.0; 3]);
+        assert_eq!(zeroed_vec::<f64>(3), vec![0.0; 3]);
         assert_eq!(zeroed_vec::<char>(2), vec!['\0'; 2]);
     }
 }

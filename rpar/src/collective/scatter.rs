@@ -182,12 +182,7 @@ impl Comm {
     /// })?;
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn scatter_into<T: Datatype>(
-        &self,
-        send: &[T],
-        recv: &mut [T],
-        root: usize,
-    ) -> Result<()> {
+    pub fn scatter_into<T: Datatype>(&self, send: &[T], recv: &mut [T], root: usize) -> Result<()> {
         self.scatter_into_with(send, recv, root, Scatter::Auto)
     }
 
@@ -368,10 +363,17 @@ fn binomial_scatter<C: Channel, T: Datatype>(
         Some(counts) => {
             return Err(Error::invalid(
                 "scatterv",
-                format!("got counts for {} ranks, expected {}", counts.len(), end - r),
+                format!(
+                    "got counts for {} ranks, expected {}",
+                    counts.len(),
+                    end - r
+                ),
             ))
         }
-        None => offsets_uniform(block_len(data.len(), end - r, "received", "scatter")?, end - r),
+        None => offsets_uniform(
+            block_len(data.len(), end - r, "received", "scatter")?,
+            end - r,
+        ),
     };
     check_count(data.len(), off[end - r], root, "scatter")?;
     for c in binomial::children(r, p).rev() {
