@@ -22,11 +22,10 @@ pub(crate) fn zeroed_vec<T: Datatype>(len: usize) -> Vec<T> {
         .all(|&(b, _)| zero_is_valid(b)));
     let layout = std::alloc::Layout::array::<T>(len).expect("receive buffer size overflows");
     if layout.size() == 0 {
-        let mut v = Vec::with_capacity(len);
-        // SAFETY: `T` is zero-sized here (or `len` is 0), so a zero-sized value needs no
-        // bytes and `len <= capacity` (a `Vec` of a zero-sized type has unbounded capacity).
-        unsafe { v.set_len(len) };
-        return v;
+        // no bytes at all: `len` is 0 or `T` is zero-sized
+        // SAFETY: a zero-sized `T` has no bytes, so no bit pattern to be invalid (and if `len`
+        // is 0 the closure never runs).
+        return (0..len).map(|_| unsafe { std::mem::zeroed::<T>() }).collect();
     }
     // SAFETY: `layout` has non-zero size (checked above).
     let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
