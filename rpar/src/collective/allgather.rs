@@ -87,7 +87,7 @@ impl Comm {
     /// (MPI_Allgather).
     ///
     /// ```
-    /// let got = rpar::run(3, |world| world.allgather(&[world.rank() as u8; 2]))?;
+    /// let got = rpar::run(3, |world| world.allgather(&[world.rank() as u8; 2][..]))?;
     /// assert!(got.iter().all(|g| *g == [0, 0, 1, 1, 2, 2]));
     /// # Ok::<(), rpar::Error>(())
     /// ```

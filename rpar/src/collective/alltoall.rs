@@ -96,7 +96,7 @@ impl Comm {
     /// ```
     /// let got = rpar::run(3, |world| {
     ///     let r = world.rank() as u32;
-    ///     world.alltoall(&[10 * r, 10 * r + 1, 10 * r + 2])
+    ///     world.alltoall(&[10 * r, 10 * r + 1, 10 * r + 2][..])
     /// })?;
     /// assert_eq!(got[1], [1, 11, 21]);
     /// # Ok::<(), rpar::Error>(())

@@ -55,7 +55,7 @@ impl Comm {
     /// `(rank - q) mod p` sent (`q` may be negative; sizes may differ between ranks).
     ///
     /// ```
-    /// let got = rpar::run(4, |world| world.shift_circular(&[world.rank() as u8], 1))?;
+    /// let got = rpar::run(4, |world| world.shift_circular(&[world.rank() as u8][..], 1))?;
     /// assert_eq!(got, vec![vec![3], vec![0], vec![1], vec![2]]);
     /// # Ok::<(), rpar::Error>(())
     /// ```
