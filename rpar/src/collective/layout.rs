@@ -25,7 +25,9 @@ pub(crate) fn zeroed_vec<T: Datatype>(len: usize) -> Vec<T> {
         // no bytes at all: `len` is 0 or `T` is zero-sized
         // SAFETY: a zero-sized `T` has no bytes, so no bit pattern to be invalid (and if `len`
         // is 0 the closure never runs).
-        return (0..len).map(|_| unsafe { std::mem::zeroed::<T>() }).collect();
+        return (0..len)
+            .map(|_| unsafe { std::mem::zeroed::<T>() })
+            .collect();
     }
     // SAFETY: `layout` has non-zero size (checked above).
     let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
