@@ -47,9 +47,11 @@ const CALL: &str = "allgather";
 /// | power of two   | `>= 64 KiB`    | `RecursiveDoubling` |
 /// | other          | `>= 64 KiB`    | `Torus`             |
 ///
-/// With more ranks than cores, small messages cost thread wake-ups: the ring's chain of
-/// neighbour hand-offs beat the log-step schemes at 4 to 32 ranks (8 B: 70 us against 170 us at
-/// 8 ranks); for large blocks the fewer, larger steps of recursive doubling and the torus win.
+/// With more ranks than cores, small messages cost thread wake-ups, and the ring's chain of
+/// neighbour hand-offs was the fastest or close to it at 4 to 32 ranks (8 B, one call after
+/// each barrier: 70 us against 170 us for recursive doubling at 8 ranks); for large blocks the
+/// fewer, larger steps of recursive doubling and the torus won. On the shared machine the
+/// run-to-run noise of small messages was large (up to 10x), so the rule is rough.
 ///
 /// ```
 /// use rpar::Allgather;

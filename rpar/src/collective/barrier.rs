@@ -27,9 +27,10 @@ const TAG_TREE_DOWN: i32 = 303;
 /// | `3..=15`    | `Dissemination` |
 /// | `>= 16`     | `Central`       |
 ///
-/// (4 ranks: dissemination 26 us, central 49 us; 16 ranks: central 231 us, dissemination
-/// 297 us: with many more ranks than cores the central rank's one wake-up per rank beats
-/// `log2 p` rounds of everyone waking everyone.)
+/// (One barrier after another, 4 ranks: dissemination 26 us, central 49 us; 16 ranks: central
+/// 231 us, dissemination 297 us: with many more ranks than cores the central rank's one
+/// wake-up per rank beats `log2 p` rounds of everyone waking everyone. Rough: the machine was
+/// shared, and the noise large.)
 ///
 /// ```
 /// assert_eq!(rpar::Barrier::choose(4), rpar::Barrier::Dissemination);

@@ -352,10 +352,10 @@ fn gather<C: Channel, T: Datatype>(
         }
         t
     });
+    // `Auto` has been resolved by the callers (`Gather::resolve`), the same on every rank
     match algorithm {
-        Gather::Auto => unreachable!("resolved by the caller"),
-        Gather::Linear => linear(ch, send, target, root),
         Gather::Binomial => binomial_gather(&View::rotated(ch, root), send, target, root),
+        Gather::Linear | Gather::Auto => linear(ch, send, target, root),
     }
 }
 
