@@ -480,15 +480,25 @@ fn mismatched_arguments_are_errors() {
         err.to_string().contains("not a multiple of the 3 ranks"),
         "{err}"
     );
-    // ranks that disagree on the size of a broadcast
-    let err = rpar::run(2, |w| {
-        let mut buf = vec![0u32; 3 + w.rank()];
-        w.bcast_with(&mut buf, 0, Bcast::Linear)
+    // ranks that disagree on the size of a broadcast: the error names the root by its rank
+    let err = rpar::run(3, |w| {
+        let mut buf = vec![0u32; 3 + usize::from(w.rank() == 2)];
+        w.bcast_with(&mut buf, 1, Bcast::Linear)
     })
     .unwrap_err();
+    let text = err.to_string();
     assert!(
-        err.to_string().contains("contributed 3 elements where 4"),
-        "{err}"
+        text.contains("rank 1 contributed 3 elements where 4"),
+        "{text}"
+    );
+    // a receive buffer of the wrong length
+    let err = rpar::run(2, |w| {
+        w.alltoall_into(&[1u8, 2][..], &mut [0u8; 3]).map(|_| ())
+    });
+    let text = err.unwrap_err().to_string();
+    assert!(
+        text.contains("the receive buffer has 3 elements, 2 were expected"),
+        "{text}"
     );
     // a root out of range
     let err = rpar::run(2, |w| w.gather(&1u8, 2).map(|_| ())).unwrap_err();

@@ -18,11 +18,11 @@
 //!
 //! All of them work on one buffer holding every rank's block at its offset, in place.
 
+use super::layout::Named;
 use super::layout::{
     check_per_rank, exchange, grid_shape, is_pow2, offsets_of_counts, offsets_uniform, span,
     zeroed_vec, View,
 };
-use super::Channel;
 use crate::comm::Buffer;
 use crate::datatype::Datatype;
 use crate::{Comm, Error, Result};
@@ -145,7 +145,7 @@ impl Comm {
     ) -> Result<()> {
         let send = send.as_elems();
         let (p, r, n) = (self.size(), self.rank(), send.len());
-        super::layout::check_count(recv.len(), n * p, r, "allgather (receive buffer)")?;
+        super::layout::check_len(recv.len(), n * p, "receive buffer", CALL)?;
         let off = offsets_uniform(n, p);
         recv[span(&off, r..r + 1)].copy_from_slice(send);
         allgather(self, recv, &off, algorithm)
@@ -229,7 +229,7 @@ impl Comm {
 
 /// Allgather on any channel, in place: block `i` of `buf` is `off[i]..off[i + 1]`, this rank's
 /// own block is already there.
-pub(crate) fn allgather<C: Channel, T: Datatype>(
+pub(crate) fn allgather<C: Named, T: Datatype>(
     ch: &C,
     buf: &mut [T],
     off: &[usize],
@@ -254,7 +254,7 @@ pub(crate) fn allgather<C: Channel, T: Datatype>(
 
 /// Ring allgather over the members of `ch` (also the second phase of the van de Geijn
 /// broadcast and the phases of the torus scheme).
-pub(crate) fn ring<C: Channel, T: Datatype>(
+pub(crate) fn ring<C: Named, T: Datatype>(
     ch: &C,
     buf: &mut [T],
     off: &[usize],
@@ -279,7 +279,7 @@ pub(crate) fn ring<C: Channel, T: Datatype>(
     Ok(())
 }
 
-fn recursive_doubling<C: Channel, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
+fn recursive_doubling<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     let low = 1 << p.ilog2(); // p': the hypercube
     let extra = p - low; // ranks low..p fold into 0..extra
@@ -329,7 +329,7 @@ fn recursive_doubling<C: Channel, T: Datatype>(ch: &C, buf: &mut [T], off: &[usi
     Ok(())
 }
 
-fn pairwise<C: Channel, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
+fn pairwise<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     for s in 1..p {
         let (dest, source) = if is_pow2(p) {
@@ -351,7 +351,7 @@ fn pairwise<C: Channel, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Re
     Ok(())
 }
 
-fn bruck<C: Channel, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
+fn bruck<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     // rotate so that block j is rank r + j's: own block first
     buf.rotate_left(off[r]);
@@ -378,7 +378,7 @@ fn bruck<C: Channel, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Resul
     Ok(())
 }
 
-fn torus<C: Channel, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
+fn torus<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     let (q1, q2) = grid_shape(p);
     let (row, col) = (r / q2, r % q2);

@@ -16,15 +16,15 @@
 //! Bruck and Hypercube forward other ranks' blocks; for alltoallv each of their messages is
 //! preceded by the lengths of the blocks it carries.
 
+use super::layout::Named;
 use super::layout::{
-    block_len, check_blocks_fit, check_count, check_per_rank, is_pow2, offsets_of_counts,
-    offsets_uniform, recv_exact, require_pow2, zeroed_vec,
+    block_len, check_blocks_fit, check_count, check_len, check_per_rank, is_pow2,
+    offsets_of_counts, offsets_uniform, recv_exact, require_pow2, zeroed_vec,
 };
-use super::Channel;
 use crate::comm::Buffer;
 use crate::datatype::Datatype;
 use crate::transport::RENDEZVOUS_BYTES;
-use crate::{Comm, Result};
+use crate::{Comm, Error, Result};
 
 const TAG_LINEAR: i32 = 240;
 const TAG_PAIRWISE: i32 = 241;
@@ -151,12 +151,7 @@ impl Comm {
         let send = send.as_elems();
         let p = self.size();
         let n = block_len(send.len(), p, "send", CALL)?;
-        check_count(
-            recv.len(),
-            send.len(),
-            self.rank(),
-            "alltoall (receive buffer)",
-        )?;
+        check_len(recv.len(), send.len(), "receive buffer", CALL)?;
         let off = offsets_uniform(n, p);
         let blocks = Blocks {
             counts: &vec![n; p],
@@ -259,7 +254,7 @@ impl Comm {
 
 /// Alltoall on any channel (`uniform`: all blocks of all ranks have the same length, so no
 /// lengths need to travel).
-fn alltoall<C: Channel, T: Datatype>(
+fn alltoall<C: Named, T: Datatype>(
     ch: &C,
     send: &[T],
     sb: Blocks<'_>,
@@ -269,7 +264,16 @@ fn alltoall<C: Channel, T: Datatype>(
     algorithm: Alltoall,
 ) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
-    check_count(sb.counts[r], rb.counts[r], r, "alltoallv")?;
+    if sb.counts[r] != rb.counts[r] {
+        return Err(Error::invalid(
+            "alltoallv",
+            format!(
+                "this rank sends itself {} elements (send_counts[{r}]) but expects {} \
+                 (recv_counts[{r}])",
+                sb.counts[r], rb.counts[r]
+            ),
+        ));
+    }
     if algorithm == Alltoall::Hypercube {
         require_pow2(p, "hypercube", CALL)?;
     }
@@ -288,7 +292,7 @@ fn alltoall<C: Channel, T: Datatype>(
     }
 }
 
-fn linear<C: Channel, T: Datatype>(
+fn linear<C: Named, T: Datatype>(
     ch: &C,
     send: &[T],
     sb: Blocks<'_>,
@@ -312,7 +316,7 @@ fn linear<C: Channel, T: Datatype>(
     Ok(())
 }
 
-fn pairwise<C: Channel, T: Datatype>(
+fn pairwise<C: Named, T: Datatype>(
     ch: &C,
     send: &[T],
     sb: Blocks<'_>,
@@ -345,7 +349,7 @@ fn pairwise<C: Channel, T: Datatype>(
 /// every block has `uniform` elements) to `dest`, and receives the blocks for `inc` from
 /// `source` the same way. The sent blocks are left empty.
 #[allow(clippy::too_many_arguments)] // two block lists, two peers, the tag and the length rule
-fn swap_blocks<C: Channel, T: Datatype>(
+fn swap_blocks<C: Named, T: Datatype>(
     ch: &C,
     store: &mut [Vec<T>],
     out: &[usize],
@@ -379,7 +383,7 @@ fn swap_blocks<C: Channel, T: Datatype>(
     Ok(())
 }
 
-fn bruck<C: Channel, T: Datatype>(
+fn bruck<C: Named, T: Datatype>(
     ch: &C,
     send: &[T],
     sb: Blocks<'_>,
@@ -416,7 +420,7 @@ fn bruck<C: Channel, T: Datatype>(
     Ok(())
 }
 
-fn hypercube<C: Channel, T: Datatype>(
+fn hypercube<C: Named, T: Datatype>(
     ch: &C,
     send: &[T],
     sb: Blocks<'_>,

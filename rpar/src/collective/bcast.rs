@@ -13,8 +13,9 @@
 //! Every algorithm is written for root 0 against [`Channel`]; other roots run it on a
 //! rotated [`View`].
 
+use super::allgather;
+use super::layout::Named;
 use super::layout::{binomial, grid_shape, offsets_even, recv_exact, span, View};
-use super::{allgather, Channel};
 use crate::comm::BufferMut;
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
@@ -121,7 +122,7 @@ impl Comm {
 }
 
 /// Broadcast on any channel: checks, rotation to root 0, dispatch.
-pub(crate) fn bcast<C: Channel, T: Datatype>(
+pub(crate) fn bcast<C: Named, T: Datatype>(
     ch: &C,
     buf: &mut [T],
     root: usize,
@@ -143,7 +144,7 @@ pub(crate) fn bcast<C: Channel, T: Datatype>(
     }
 }
 
-fn linear<C: Channel, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
+fn linear<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
     if ch.rank() == 0 {
         (1..ch.size()).try_for_each(|r| ch.send(buf, r, TAG_LINEAR))
     } else {
@@ -152,7 +153,7 @@ fn linear<C: Channel, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
 }
 
 /// Binomial-tree broadcast from member 0 of `ch`.
-fn binomial_tree<C: Channel, T: Datatype>(ch: &C, buf: &mut [T], tag: i32) -> Result<()> {
+fn binomial_tree<C: Named, T: Datatype>(ch: &C, buf: &mut [T], tag: i32) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     if r != 0 {
         recv_exact(ch, buf, binomial::parent(r), tag, CALL)?;
@@ -163,7 +164,7 @@ fn binomial_tree<C: Channel, T: Datatype>(ch: &C, buf: &mut [T], tag: i32) -> Re
         .try_for_each(|c| ch.send(buf, c, tag))
 }
 
-fn pipeline<C: Channel, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
+fn pipeline<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     let seg = (SEGMENT_BYTES / std::mem::size_of::<T>().max(1)).max(1);
     for chunk in buf.chunks_mut(seg) {
@@ -177,7 +178,7 @@ fn pipeline<C: Channel, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
     Ok(())
 }
 
-fn scatter_allgather<C: Channel, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
+fn scatter_allgather<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     let off = offsets_even(buf.len(), p);
     // binomial scatter: member r receives the blocks of its subtree, then hands on its
@@ -193,7 +194,7 @@ fn scatter_allgather<C: Channel, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<(
     allgather::ring(ch, buf, &off, TAG_ALLGATHER)
 }
 
-fn torus<C: Channel, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
+fn torus<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     let (q1, q2) = grid_shape(p);
     let (row, col) = (r / q2, r % q2);

@@ -7,11 +7,11 @@
 //!   `ceil(log2 p) alpha + (p - 1) beta m`. Inner ranks need not know the counts: the root
 //!   checks each subtree's total against its own `counts`.
 
+use super::layout::Named;
 use super::layout::{
-    binomial, block_len, check_blocks_fit, check_count, check_per_rank, check_root,
+    binomial, block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_root,
     offsets_of_counts, offsets_uniform, recv_exact, zeroed_vec, View,
 };
-use super::Channel;
 use crate::comm::Buffer;
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
@@ -288,7 +288,12 @@ impl Comm {
         check_per_rank(counts.len(), p, "counts", "gatherv")?;
         check_per_rank(displs.len(), p, "displs", "gatherv")?;
         check_blocks_fit(counts, displs, recv.len(), "receive", "gatherv")?;
-        check_count(send.len(), counts[root], root, "gatherv")?;
+        check_len(
+            send.len(),
+            counts[root],
+            "root's send buffer (counts[root])",
+            "gatherv",
+        )?;
         let target = Target {
             recv,
             counts,
@@ -321,7 +326,7 @@ impl Comm {
         let p = self.size();
         let n = block_len(recv.len(), p, "receive", "gather")?;
         if with_own {
-            check_count(send.len(), n, root, "gather")?;
+            check_len(send.len(), n, "root's send buffer", "gather")?;
         }
         let algorithm = algorithm.resolve(p, Some(n * std::mem::size_of::<T>()));
         let off = offsets_uniform(n, p);
@@ -337,7 +342,7 @@ impl Comm {
 }
 
 /// Gather on any channel: non-roots pass `target: None`, the root its [`Target`].
-fn gather<C: Channel, T: Datatype>(
+fn gather<C: Named, T: Datatype>(
     ch: &C,
     send: &[T],
     target: Option<Target<'_, T>>,
@@ -359,7 +364,7 @@ fn gather<C: Channel, T: Datatype>(
     }
 }
 
-fn linear<C: Channel, T: Datatype>(
+fn linear<C: Named, T: Datatype>(
     ch: &C,
     send: &[T],
     target: Option<Target<'_, T>>,
@@ -377,7 +382,7 @@ fn linear<C: Channel, T: Datatype>(
 
 /// Binomial gather on a view rotated so that the root is member 0 (`root` is its real rank,
 /// for placing blocks).
-fn binomial_gather<C: Channel, T: Datatype>(
+fn binomial_gather<C: Named, T: Datatype>(
     ch: &C,
     send: &[T],
     target: Option<Target<'_, T>>,

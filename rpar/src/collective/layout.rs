@@ -10,7 +10,7 @@
 
 use super::Channel;
 use crate::datatype::{BasicType, Datatype};
-use crate::{Error, Result};
+use crate::{Comm, Error, Result};
 use std::ops::Range;
 
 /// A `Vec` of `len` values whose bytes are all zero: a receive buffer to be overwritten,
@@ -85,7 +85,7 @@ pub(crate) fn span(off: &[usize], blocks: Range<usize>) -> Range<usize> {
 /// Sends `buf[send]` to `dest` and receives exactly `buf[recv]` from `source` in one call; the
 /// two ranges must not overlap.
 #[allow(clippy::too_many_arguments)] // a sendrecv on one buffer, plus the call for errors
-pub(crate) fn exchange<C: Channel, T: Datatype>(
+pub(crate) fn exchange<C: Named, T: Datatype>(
     ch: &C,
     buf: &mut [T],
     send: Range<usize>,
@@ -112,11 +112,11 @@ pub(crate) fn exchange<C: Channel, T: Datatype>(
     };
     let expected = r.len();
     let got = ch.sendrecv(s, dest, tag, r, source, tag)?;
-    check_count(got, expected, source, call)
+    check_count(got, expected, ch.comm_rank(source), call)
 }
 
 /// Receives exactly `buf.len()` elements from `source`, or says who sent how many.
-pub(crate) fn recv_exact<C: Channel, T: Datatype>(
+pub(crate) fn recv_exact<C: Named, T: Datatype>(
     ch: &C,
     buf: &mut [T],
     source: usize,
@@ -124,10 +124,11 @@ pub(crate) fn recv_exact<C: Channel, T: Datatype>(
     call: &'static str,
 ) -> Result<()> {
     let got = ch.recv_into(buf, source, tag)?;
-    check_count(got, buf.len(), source, call)
+    check_count(got, buf.len(), ch.comm_rank(source), call)
 }
 
-/// Checks that `got` elements came where `expected` were due from `source`.
+/// Checks that `got` elements came where `expected` were due from `source` (a rank of the
+/// communicator).
 pub(crate) fn check_count(
     got: usize,
     expected: usize,
@@ -143,6 +144,18 @@ pub(crate) fn check_count(
                 "rank {source} contributed {got} elements where {expected} were expected \
                  (all ranks must pass matching counts)"
             ),
+        ))
+    }
+}
+
+/// Checks the length of a local buffer.
+pub(crate) fn check_len(len: usize, expected: usize, what: &str, call: &'static str) -> Result<()> {
+    if len == expected {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            call,
+            format!("the {what} has {len} elements, {expected} were expected"),
         ))
     }
 }
@@ -240,6 +253,25 @@ pub(crate) fn grid_shape(p: usize) -> (usize, usize) {
         d += 1;
     }
     (q1, p / q1)
+}
+
+/// A [`Channel`] whose members can be named by their rank in the communicator, for error
+/// messages: the identity for a `Comm`, the renumbering of a [`View`].
+pub(crate) trait Named: Channel {
+    /// The communicator rank of member `member`.
+    fn comm_rank(&self, member: usize) -> usize;
+}
+
+impl Named for Comm {
+    fn comm_rank(&self, member: usize) -> usize {
+        member
+    }
+}
+
+impl<C: Named> Named for View<'_, C> {
+    fn comm_rank(&self, member: usize) -> usize {
+        self.ch.comm_rank(self.real(member))
+    }
 }
 
 /// A group of ranks of a channel, seen as a channel of its own: member `i` is rank

@@ -9,11 +9,11 @@
 //!
 //! Non-root ranks need not know how much they will get: they receive whole messages.
 
+use super::layout::Named;
 use super::layout::{
-    binomial, block_len, check_blocks_fit, check_count, check_per_rank, check_root,
+    binomial, block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_root,
     offsets_of_counts, offsets_uniform, View,
 };
-use super::Channel;
 use crate::datatype::Datatype;
 use crate::{Comm, Error, Result};
 use std::borrow::Cow;
@@ -199,7 +199,12 @@ impl Comm {
     ) -> Result<()> {
         check_root(self, root)?;
         if self.rank() == root {
-            check_count(send.len(), recv.len() * self.size(), root, "scatter")?;
+            check_len(
+                send.len(),
+                recv.len() * self.size(),
+                "send buffer",
+                "scatter",
+            )?;
         }
         let mine = self.scatter_with(send, root, algorithm)?;
         check_count(mine.len(), recv.len(), root, "scatter")?;
@@ -301,17 +306,13 @@ impl Comm {
 }
 
 /// A non-root's part of a uniform scatter.
-fn scatter_to_me<C: Channel, T: Datatype>(
-    ch: &C,
-    root: usize,
-    algorithm: Scatter,
-) -> Result<Vec<T>> {
+fn scatter_to_me<C: Named, T: Datatype>(ch: &C, root: usize, algorithm: Scatter) -> Result<Vec<T>> {
     Ok(scatter(ch, None, true, root, algorithm)?.unwrap_or_default())
 }
 
 /// Scatter on any channel: the root passes its [`Source`] and gets `None`; the others get their
 /// block. `uniform`: all blocks have the same length (no counts need to travel).
-fn scatter<C: Channel, T: Datatype>(
+fn scatter<C: Named, T: Datatype>(
     ch: &C,
     source: Option<&Source<'_, T>>,
     uniform: bool,
@@ -336,7 +337,7 @@ fn scatter<C: Channel, T: Datatype>(
 }
 
 /// Binomial scatter on a view rotated so that the root is member 0 (`root`: its real rank).
-fn binomial_scatter<C: Channel, T: Datatype>(
+fn binomial_scatter<C: Named, T: Datatype>(
     ch: &C,
     source: Option<&Source<'_, T>>,
     uniform: bool,
