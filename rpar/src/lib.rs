@@ -52,4 +52,5 @@ pub use rpar_derive::spmd;
 /// Everything a typical rpar program uses.
 pub mod prelude {
     pub use crate::{spmd, Comm, Datatype, Error, Result, Status, Universe, ANY_SOURCE, ANY_TAG};
+    pub use crate::{Allgather, Alltoall, Barrier, Bcast, Gather, Scatter, Shift};
 }
