@@ -88,3 +88,61 @@ fn well_formed_programs_see_no_mismatch() -> Result<()> {
     })?;
     Ok(())
 }
+
+#[test]
+fn different_roots_of_one_bcast() {
+    let calls = expect_mismatch(4, |w| {
+        let mut x = [w.rank() as u32; 3];
+        let root = if w.rank() == 2 { 1 } else { 0 };
+        w.bcast(&mut x[..], root)
+    });
+    assert!(
+        calls.iter().any(|(_, c)| c.contains("root 1"))
+            && calls.iter().any(|(_, c)| c.contains("root 0")),
+        "{calls:?}"
+    );
+}
+
+#[test]
+fn different_reduction_operators() {
+    let calls = expect_mismatch(3, |w| {
+        let x = w.rank() as u64;
+        if w.rank() == 0 {
+            w.allreduce(&x, rpar::Max)?;
+        } else {
+            w.allreduce(&x, rpar::Sum)?;
+        }
+        Ok(())
+    });
+    let text = format!("{calls:?}");
+    assert!(text.contains("op Max") && text.contains("op Sum"), "{text}");
+}
+
+#[test]
+fn different_counts_of_one_allgather() {
+    let calls = expect_mismatch(2, |w| {
+        let mine = vec![1u8; 4 + w.rank()];
+        w.allgather(&mine[..]).map(|_| ())
+    });
+    let text = format!("{calls:?}");
+    assert!(
+        text.contains("4 bytes") && text.contains("5 bytes"),
+        "{text}"
+    );
+}
+
+#[test]
+fn different_collectives_at_the_same_point() {
+    let calls = expect_mismatch(4, |w| {
+        if w.rank() == 3 {
+            w.barrier()
+        } else {
+            w.allreduce(&1i32, rpar::Sum).map(|_| ())
+        }
+    });
+    let text = format!("{calls:?}");
+    assert!(
+        text.contains("barrier") && text.contains("allreduce"),
+        "{text}"
+    );
+}

@@ -44,8 +44,9 @@ mod transport;
 mod universe;
 
 pub use collective::{
-    Allreduce, BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Prod, Reduce,
-    ReduceOp, ReduceScatter, Scan, Sum, UserOp,
+    Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, Gather, LAnd, LOr, LXor, Loc,
+    Max, MaxLoc, Min, MinLoc, Prod, Reduce, ReduceOp, ReduceScatter, Scan, Scatter, Shift, Sum,
+    UserOp,
 };
 pub use comm::{
     test_all, wait_all, wait_any, Buffer, BufferMut, Comm, Probed, Request, Scope, Status,
@@ -75,7 +76,8 @@ pub mod prelude {
     pub use crate::{spmd, Comm, Datatype, Error, Result, Status, Universe, ANY_SOURCE, ANY_TAG};
     pub use crate::{topology, CartComm, GraphComm, Neighborhood, TopoKind, Topology};
     pub use crate::{
-        Allreduce, BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Prod, Reduce,
-        ReduceOp, ReduceScatter, Scan, Sum, UserOp,
+        Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, Gather, LAnd, LOr, LXor,
+        Loc, Max, MaxLoc, Min, MinLoc, Prod, Reduce, ReduceOp, ReduceScatter, Scan, Scatter, Shift,
+        Sum, UserOp,
     };
 }

@@ -1,10 +1,65 @@
-//! Barrier (MPI_Barrier) by dissemination (Hensgen, Finkel and Manber 1988): in round k every
-//! rank signals rank + 2^k and waits for rank - 2^k; after ceil(log2 p) rounds every rank has
-//! heard, directly or not, from all others. Cost: ceil(log2 p) (alpha + beta * 0).
+//! Barrier (MPI_Barrier), by three algorithms.
+//!
+//! - [`Barrier::Central`]: every rank reports to rank 0, which then releases them all;
+//!   `2 (p - 1)` messages through one rank, `2 (p - 1) alpha` on its links.
+//! - [`Barrier::Dissemination`] (Hensgen, Finkel and Manber 1988): in round `k` every rank
+//!   signals rank `r + 2^k` and waits for rank `r - 2^k`; after `ceil(log2 p)` rounds every
+//!   rank has heard, directly or not, from all others. `ceil(log2 p) alpha`.
+//! - [`Barrier::Tree`]: a binomial-tree gather of empty messages to rank 0, then a binomial
+//!   broadcast back; `2 ceil(log2 p) alpha`.
 
-use super::{tags, Channel};
+use super::layout::binomial;
+use super::Channel;
 use crate::comm::Call;
 use crate::{Comm, Result};
+
+const TAG_CENTRAL: i32 = 300;
+const TAG_DISSEMINATION: i32 = 301;
+const TAG_TREE_UP: i32 = 302;
+const TAG_TREE_DOWN: i32 = 303;
+
+/// The barrier algorithm (for [`Comm::barrier_with`]).
+///
+/// `Auto` ([`Barrier::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`) is a function of the ranks `p`:
+///
+/// | ranks `p`   | algorithm       |
+/// |-------------|-----------------|
+/// | `<= 2`      | `Central`       |
+/// | `3..=15`    | `Dissemination` |
+/// | `>= 16`     | `Central`       |
+///
+/// (One barrier after another, 4 ranks: dissemination 26 us, central 49 us; 16 ranks: central
+/// 231 us, dissemination 297 us: with many more ranks than cores the central rank's one
+/// wake-up per rank beats `log2 p` rounds of everyone waking everyone. Rough: the machine was
+/// shared, and the noise large.)
+///
+/// ```
+/// assert_eq!(rpar::Barrier::choose(4), rpar::Barrier::Dissemination);
+/// assert_eq!(rpar::Barrier::choose(64), rpar::Barrier::Central);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Barrier {
+    /// [`Barrier::choose`] decides.
+    #[default]
+    Auto,
+    /// Gather at rank 0, then release.
+    Central,
+    /// `ceil(log2 p)` rounds of signals to rank `r + 2^k`.
+    Dissemination,
+    /// Binomial tree up, then down.
+    Tree,
+}
+
+impl Barrier {
+    /// The algorithm `Auto` runs for `p` ranks (the table above).
+    pub fn choose(p: usize) -> Barrier {
+        if p <= 2 || p >= 16 {
+            Barrier::Central
+        } else {
+            Barrier::Dissemination
+        }
+    }
+}
 
 impl Comm {
     /// Blocks until every rank of the communicator has called it (MPI_Barrier).
@@ -14,23 +69,70 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn barrier(&self) -> Result<()> {
-        self.collective(Call::new("barrier"), &"Dissemination", || {
-            let (p, r) = (self.size(), self.rank());
+        self.barrier_with(Barrier::Auto)
+    }
+
+    /// [`Comm::barrier`] with a chosen algorithm.
+    ///
+    /// ```
+    /// use rpar::Barrier;
+    /// rpar::run(5, |world| world.barrier_with(Barrier::Tree))?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn barrier_with(&self, algorithm: Barrier) -> Result<()> {
+        self.collective(Call::new("barrier"), &algorithm, || {
+            barrier(self, algorithm)
+        })
+    }
+}
+
+fn signal<C: Channel>(ch: &C, to: usize, tag: i32) -> Result<()> {
+    ch.send::<u8>(&[], to, tag)
+}
+
+fn wait_for<C: Channel>(ch: &C, from: usize, tag: i32) -> Result<()> {
+    ch.recv_into::<u8>(&mut [], from, tag).map(|_| ())
+}
+
+fn barrier<C: Channel>(ch: &C, algorithm: Barrier) -> Result<()> {
+    let (r, p) = (ch.rank(), ch.size());
+    match algorithm {
+        Barrier::Auto => barrier(ch, Barrier::choose(p)),
+        Barrier::Central if r == 0 => {
+            (1..p).try_for_each(|i| wait_for(ch, i, TAG_CENTRAL))?;
+            (1..p).try_for_each(|i| signal(ch, i, TAG_CENTRAL))
+        }
+        Barrier::Central => {
+            signal(ch, 0, TAG_CENTRAL)?;
+            wait_for(ch, 0, TAG_CENTRAL)
+        }
+        Barrier::Dissemination => {
             let mut dist = 1;
             while dist < p {
                 let (to, from) = ((r + dist) % p, (r + p - dist) % p);
-                Channel::sendrecv::<u8, u8>(
-                    self,
+                ch.sendrecv::<u8, u8>(
                     &[],
                     to,
-                    tags::BARRIER,
+                    TAG_DISSEMINATION,
                     &mut [],
                     from,
-                    tags::BARRIER,
+                    TAG_DISSEMINATION,
                 )?;
                 dist *= 2;
             }
             Ok(())
-        })
+        }
+        Barrier::Tree => {
+            for c in binomial::children(r, p) {
+                wait_for(ch, c, TAG_TREE_UP)?;
+            }
+            if r != 0 {
+                signal(ch, binomial::parent(r), TAG_TREE_UP)?;
+                wait_for(ch, binomial::parent(r), TAG_TREE_DOWN)?;
+            }
+            binomial::children(r, p)
+                .rev()
+                .try_for_each(|c| signal(ch, c, TAG_TREE_DOWN))
+        }
     }
 }

@@ -1,26 +1,40 @@
-//! Collective operations. This file holds the tags of the internal messages and the barrier;
-//! the algorithm families live one per file beside it.
+//! Collective operations. This file holds the tags of the internal messages; the algorithm
+//! families live one per file beside it (each with its algorithm enum and its `Auto` rule).
 //!
 //! Collectives run on the communicator's collective context through the same point-to-point
 //! code as users' messages, so user traffic can never match them.
 
+mod allgather;
 mod allreduce;
+mod alltoall;
 mod barrier;
+mod bcast;
 mod channel;
+mod gather;
+mod layout;
 mod op;
 mod reduce;
 mod reduce_scatter;
 mod scan;
+mod scatter;
 mod scratch;
+mod shift;
 
+pub use allgather::Allgather;
 pub use allreduce::Allreduce;
+pub use alltoall::Alltoall;
+pub use barrier::Barrier;
+pub use bcast::Bcast;
 pub(crate) use channel::Channel;
+pub use gather::Gather;
 pub use op::{
     BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Prod, ReduceOp, Sum, UserOp,
 };
 pub use reduce::Reduce;
 pub use reduce_scatter::ReduceScatter;
 pub use scan::Scan;
+pub use scatter::Scatter;
+pub use shift::Shift;
 
 /// Tags of collective traffic (on the collective context, invisible to user receives).
 pub(crate) mod tags {
@@ -28,8 +42,6 @@ pub(crate) mod tags {
     pub(crate) const SPLIT: i32 = 1;
     /// `Comm::dup`.
     pub(crate) const DUP: i32 = 2;
-    /// `Comm::barrier`.
-    pub(crate) const BARRIER: i32 = 3;
     // Ranges reserved for the algorithm families (each file takes tags from its own range):
     // 100..=199 reductions (reduce, allreduce, scan, exscan, reduce_scatter);
     // 200..=299 data movement (bcast, gather, scatter, allgather, alltoall, shift);

@@ -263,7 +263,7 @@ impl Endpoint {
             backoff.snooze();
         }
         let watch = self.fabric.watch();
-        watch.parking(self.world_rank, self.describe(waiting));
+        watch.parking(self.world_rank, self.describe(waiting), self.collective());
         let env = self.rx.recv();
         watch.unparked(self.world_rank);
         env.map_err(|_| self.fabric.abort_error())

@@ -14,8 +14,10 @@
 //! Cost: nothing on the paths that find their message while spinning; a rank about to park
 //! stores its wait description (an uncontended mutex) and bumps two atomics.
 
+use super::endpoint::CollectiveCall;
 use super::fabric::{Fabric, Failure};
 use crate::error::BlockedCall;
+use crate::Error;
 use crossbeam::utils::CachePadded;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -30,7 +32,7 @@ pub(crate) struct RankWatch {
     parked: AtomicBool,
     finished: AtomicBool,
     parks: AtomicU64,
-    waiting: Mutex<Option<BlockedCall>>,
+    waiting: Mutex<Option<(BlockedCall, Option<CollectiveCall>)>>,
 }
 
 /// The watch state of all ranks.
@@ -49,9 +51,14 @@ impl Watch {
     }
 
     /// `rank` is about to park waiting for `call`.
-    pub(crate) fn parking(&self, rank: usize, call: BlockedCall) {
+    pub(crate) fn parking(
+        &self,
+        rank: usize,
+        call: BlockedCall,
+        collective: Option<CollectiveCall>,
+    ) {
         let w = &self.ranks[rank];
-        *w.waiting.lock().unwrap_or_else(|e| e.into_inner()) = Some(call);
+        *w.waiting.lock().unwrap_or_else(|e| e.into_inner()) = Some((call, collective));
         w.parks.fetch_add(1, Ordering::SeqCst);
         w.parked.store(true, Ordering::SeqCst);
     }
@@ -94,14 +101,37 @@ pub(crate) fn watchdog(fabric: &Fabric, stop: &AtomicBool) {
         std::thread::park_timeout(WATCH_INTERVAL);
         let now = snapshot(fabric);
         if now.is_some() && now == previous {
-            fabric.abort(usize::MAX, Failure::Deadlock(report(fabric)));
+            let (blocked, finished) = report(fabric);
+            let failure = match collective_conflict(&blocked) {
+                Some(mismatch) => Failure::Error(mismatch),
+                None => Failure::Deadlock((blocked.into_iter().map(|b| b.0).collect(), finished)),
+            };
+            fabric.abort(usize::MAX, failure);
             return;
         }
         previous = now;
     }
 }
 
-fn report(fabric: &Fabric) -> (Vec<BlockedCall>, Vec<usize>) {
+/// Blocked ranks of one communicator inside the same-numbered collective call that disagree on
+/// what it is: a collective mismatch that sent no message between the disagreeing ranks.
+fn collective_conflict(blocked: &[(BlockedCall, Option<CollectiveCall>)]) -> Option<Error> {
+    let calls: Vec<(u32, CollectiveCall)> = blocked
+        .iter()
+        .filter_map(|(b, c)| c.map(|c| (b.communicator, c)))
+        .collect();
+    calls.iter().enumerate().find_map(|(i, (comm, a))| {
+        calls[i + 1..]
+            .iter()
+            .find(|(comm2, b)| comm2 == comm && a.seq == b.seq && a != b)
+            .map(|(_, b)| Error::CollectiveMismatch {
+                communicator: *comm,
+                calls: vec![(a.rank, a.to_string()), (b.rank, b.to_string())],
+            })
+    })
+}
+
+fn report(fabric: &Fabric) -> (Vec<(BlockedCall, Option<CollectiveCall>)>, Vec<usize>) {
     let mut blocked = Vec::new();
     let mut finished = Vec::new();
     for (rank, w) in fabric.watch().ranks.iter().enumerate() {

@@ -1,0 +1,410 @@
+//! Allgather (MPI_Allgather, MPI_Allgatherv): all-to-all broadcast, every rank's block to
+//! every rank, the lecture's schemes on ring, hypercube and 2-D torus.
+//!
+//! - [`Allgather::Ring`]: `p - 1` steps, each passing on the block received last;
+//!   `(p - 1)(alpha + beta m)`.
+//! - [`Allgather::RecursiveDoubling`]: the hypercube scheme of the lecture's N-body program:
+//!   in step `k` partners across dimension `k` swap everything they have, doubling it;
+//!   `log2 p alpha + (p - 1) beta m`. Any `p`: the `p - p'` ranks above the largest power of
+//!   two `p'` first fold their block into rank `r - p'` and get the result back at the end.
+//! - [`Allgather::Pairwise`]: the N-body program's other scheme, `p - 1` steps in which every
+//!   rank sends its own block to the `s`-th next rank (partner `r xor s` when `p` is a power of
+//!   two); `(p - 1)(alpha + beta m)`.
+//! - [`Allgather::Bruck`]: Bruck et al. 1997, `ceil(log2 p)` steps for any `p`, each sending
+//!   the first `min(2^k, p - 2^k)` blocks of a rotated buffer to rank `r - 2^k`.
+//! - [`Allgather::Torus`]: the 2-D torus two-phase scheme: ring allgather along each row of a
+//!   `q1 x q2` grid, then along each column with the rows as blocks;
+//!   `(q1 + q2 - 2) alpha + (p - 1) beta m`.
+//!
+//! All of them work on one buffer holding every rank's block at its offset, in place.
+
+use super::layout::Named;
+use super::layout::{
+    check_per_rank, exchange, grid_shape, is_pow2, offsets_of_counts, offsets_uniform, span,
+    zeroed_vec, View,
+};
+use crate::comm::Buffer;
+use crate::comm::Call;
+use crate::datatype::Datatype;
+use crate::{Comm, Error, Result};
+
+const TAG_RING: i32 = 230;
+const TAG_DOUBLING: i32 = 231;
+const TAG_PAIRWISE: i32 = 232;
+const TAG_BRUCK: i32 = 233;
+const TAG_ROW: i32 = 234;
+const TAG_COLUMN: i32 = 235;
+
+const CALL: &str = "allgather";
+
+/// The allgather algorithm (for [`Comm::allgather_with`] and the other allgather forms).
+///
+/// `Auto` picks by the number of ranks `p` and the total result size `p * m` in bytes
+/// ([`Allgather::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`):
+///
+/// | ranks `p`      | result `p * m` | algorithm           |
+/// |----------------|----------------|---------------------|
+/// | any            | `< 64 KiB`     | `Ring`              |
+/// | power of two   | `>= 64 KiB`    | `RecursiveDoubling` |
+/// | other          | `>= 64 KiB`    | `Torus`             |
+///
+/// With more ranks than cores, small messages cost thread wake-ups, and the ring's chain of
+/// neighbour hand-offs was the fastest or close to it at 4 to 32 ranks (8 B, one call after
+/// each barrier: 70 us against 170 us for recursive doubling at 8 ranks); for large blocks the
+/// fewer, larger steps of recursive doubling and the torus won. On the shared machine the
+/// run-to-run noise of small messages was large (up to 10x), so the rule is rough.
+///
+/// ```
+/// use rpar::Allgather;
+/// assert_eq!(Allgather::choose(8, 64), Allgather::Ring);
+/// assert_eq!(Allgather::choose(8, 1 << 20), Allgather::RecursiveDoubling);
+/// assert_eq!(Allgather::choose(6, 1 << 20), Allgather::Torus);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Allgather {
+    /// [`Allgather::choose`] decides.
+    #[default]
+    Auto,
+    /// Ring: `p - 1` neighbour steps.
+    Ring,
+    /// Hypercube recursive doubling (any `p`).
+    RecursiveDoubling,
+    /// Pairwise exchange: `p - 1` steps, own block to the `s`-th next rank.
+    Pairwise,
+    /// Bruck's `ceil(log2 p)`-step algorithm.
+    Bruck,
+    /// 2-D torus: rows, then columns.
+    Torus,
+}
+
+impl Allgather {
+    /// The algorithm `Auto` runs for `p` ranks and a result of `total_bytes` (the table above).
+    pub fn choose(p: usize, total_bytes: usize) -> Allgather {
+        if total_bytes < 64 * 1024 {
+            Allgather::Ring
+        } else if is_pow2(p) {
+            Allgather::RecursiveDoubling
+        } else {
+            Allgather::Torus
+        }
+    }
+}
+
+impl Comm {
+    /// Gathers every rank's `send` (all of the same length) on every rank, in rank order
+    /// (MPI_Allgather).
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| world.allgather(&[world.rank() as u8; 2][..]))?;
+    /// assert!(got.iter().all(|g| *g == [0, 0, 1, 1, 2, 2]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn allgather<B: Buffer + ?Sized>(&self, send: &B) -> Result<Vec<B::Elem>> {
+        self.allgather_with(send, Allgather::Auto)
+    }
+
+    /// [`Comm::allgather`] with a chosen algorithm.
+    ///
+    /// ```
+    /// use rpar::Allgather;
+    /// let got = rpar::run(5, |world| world.allgather_with(&world.rank(), Allgather::Bruck))?;
+    /// assert!(got.iter().all(|g| *g == [0, 1, 2, 3, 4]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn allgather_with<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        algorithm: Allgather,
+    ) -> Result<Vec<B::Elem>> {
+        self.collective(
+            Call::new("allgather").bytes(std::mem::size_of_val(send.as_elems())),
+            &algorithm,
+            || {
+                let send = send.as_elems();
+                let mut recv = zeroed_vec(send.len() * self.size());
+                self.allgather_into_with(send, &mut recv, algorithm)?;
+                Ok(recv)
+            },
+        )
+    }
+
+    /// Gathers every rank's `send` into `recv` (`p` times as long), MPI_Allgather's own form.
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     let mut all = [0i64; 4];
+    ///     world.allgather_into(&[world.rank() as i64; 2][..], &mut all)?;
+    ///     assert_eq!(all, [0, 0, 1, 1]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn allgather_into<B: Buffer + ?Sized>(&self, send: &B, recv: &mut [B::Elem]) -> Result<()> {
+        self.allgather_into_with(send, recv, Allgather::Auto)
+    }
+
+    /// [`Comm::allgather_into`] with a chosen algorithm.
+    pub fn allgather_into_with<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        recv: &mut [B::Elem],
+        algorithm: Allgather,
+    ) -> Result<()> {
+        self.collective(
+            Call::new("allgather").bytes(std::mem::size_of_val(send.as_elems())),
+            &algorithm,
+            || {
+                let send = send.as_elems();
+                let (p, r, n) = (self.size(), self.rank(), send.len());
+                super::layout::check_len(recv.len(), n * p, "receive buffer", CALL)?;
+                let off = offsets_uniform(n, p);
+                recv[span(&off, r..r + 1)].copy_from_slice(send);
+                allgather(self, recv, &off, algorithm)
+            },
+        )
+    }
+
+    /// Allgather in place (MPI_Allgather with MPI_IN_PLACE): `buf` holds `p` equal blocks, this
+    /// rank's own at block `rank()`; on return it holds every rank's.
+    ///
+    /// ```
+    /// let got = rpar::run(4, |world| {
+    ///     let mut buf = [0u32; 4];
+    ///     buf[world.rank()] = 10 * world.rank() as u32;
+    ///     world.allgather_in_place(&mut buf)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert!(got.iter().all(|g| *g == [0, 10, 20, 30]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn allgather_in_place<T: Datatype>(&self, buf: &mut [T]) -> Result<()> {
+        self.allgather_in_place_with(buf, Allgather::Auto)
+    }
+
+    /// [`Comm::allgather_in_place`] with a chosen algorithm.
+    pub fn allgather_in_place_with<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        algorithm: Allgather,
+    ) -> Result<()> {
+        self.collective(
+            Call::new("allgather").bytes(std::mem::size_of_val(buf)),
+            &algorithm,
+            || {
+                let p = self.size();
+                let n = super::layout::block_len(buf.len(), p, "allgather", CALL)?;
+                allgather(self, buf, &offsets_uniform(n, p), algorithm)
+            },
+        )
+    }
+
+    /// Gathers every rank's `send` on every rank, with `counts[i]` elements from rank `i`
+    /// (MPI_Allgatherv, blocks placed one after another). `counts` must be the same on all ranks
+    /// and `counts[rank()]` must be `send`'s length.
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let r = world.rank();
+    ///     world.allgatherv(&vec![r as u8; r], &[0, 1, 2])
+    /// })?;
+    /// assert!(got.iter().all(|g| *g == [1, 2, 2]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn allgatherv<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        counts: &[usize],
+    ) -> Result<Vec<B::Elem>> {
+        self.allgatherv_with(send, counts, Allgather::Auto)
+    }
+
+    /// [`Comm::allgatherv`] with a chosen algorithm.
+    pub fn allgatherv_with<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        counts: &[usize],
+        algorithm: Allgather,
+    ) -> Result<Vec<B::Elem>> {
+        self.collective(Call::new("allgatherv"), &algorithm, || {
+            let send = send.as_elems();
+            let (p, r) = (self.size(), self.rank());
+            check_per_rank(counts.len(), p, "counts", "allgatherv")?;
+            if counts[r] != send.len() {
+                return Err(Error::invalid(
+                    "allgatherv",
+                    format!(
+                        "counts[{r}] is {} but this rank sends {} elements",
+                        counts[r],
+                        send.len()
+                    ),
+                ));
+            }
+            let off = offsets_of_counts(counts);
+            let mut buf = zeroed_vec(off[p]);
+            buf[span(&off, r..r + 1)].copy_from_slice(send);
+            allgather(self, &mut buf, &off, algorithm)?;
+            Ok(buf)
+        })
+    }
+}
+
+/// Allgather on any channel, in place: block `i` of `buf` is `off[i]..off[i + 1]`, this rank's
+/// own block is already there.
+pub(crate) fn allgather<C: Named, T: Datatype>(
+    ch: &C,
+    buf: &mut [T],
+    off: &[usize],
+    algorithm: Allgather,
+) -> Result<()> {
+    let p = ch.size();
+    if p == 1 {
+        return Ok(());
+    }
+    match algorithm {
+        Allgather::Auto => {
+            let bytes = std::mem::size_of_val(buf);
+            allgather(ch, buf, off, Allgather::choose(p, bytes))
+        }
+        Allgather::Ring => ring(ch, buf, off, TAG_RING),
+        Allgather::RecursiveDoubling => recursive_doubling(ch, buf, off),
+        Allgather::Pairwise => pairwise(ch, buf, off),
+        Allgather::Bruck => bruck(ch, buf, off),
+        Allgather::Torus => torus(ch, buf, off),
+    }
+}
+
+/// Ring allgather over the members of `ch` (also the second phase of the van de Geijn
+/// broadcast and the phases of the torus scheme).
+pub(crate) fn ring<C: Named, T: Datatype>(
+    ch: &C,
+    buf: &mut [T],
+    off: &[usize],
+    tag: i32,
+) -> Result<()> {
+    let (r, p) = (ch.rank(), ch.size());
+    let (next, prev) = ((r + 1) % p, (r + p - 1) % p);
+    for s in 0..p - 1 {
+        let out = (r + p - s) % p;
+        let inc = (r + 2 * p - s - 1) % p;
+        exchange(
+            ch,
+            buf,
+            span(off, out..out + 1),
+            next,
+            span(off, inc..inc + 1),
+            prev,
+            tag,
+            CALL,
+        )?;
+    }
+    Ok(())
+}
+
+fn recursive_doubling<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
+    let (r, p) = (ch.rank(), ch.size());
+    let low = 1 << p.ilog2(); // p': the hypercube
+    let extra = p - low; // ranks low..p fold into 0..extra
+    if r >= low {
+        ch.send(&buf[span(off, r..r + 1)], r - low, TAG_DOUBLING)?;
+        let whole = buf.len();
+        let got = ch.recv_into(buf, r - low, TAG_DOUBLING)?;
+        return super::layout::check_count(got, whole, r - low, CALL);
+    }
+    if r < extra {
+        let folded = span(off, r + low..r + low + 1);
+        super::layout::recv_exact(ch, &mut buf[folded], r + low, TAG_DOUBLING, CALL)?;
+    }
+    let mut d = 1;
+    while d < low {
+        let partner = r ^ d;
+        let (mine, theirs) = (r & !(d - 1), partner & !(d - 1));
+        let group = |base: usize| base..base + d;
+        let folded = |base: usize| base.min(extra) + low..(base + d).min(extra) + low;
+        exchange(
+            ch,
+            buf,
+            span(off, group(mine)),
+            partner,
+            span(off, group(theirs)),
+            partner,
+            TAG_DOUBLING,
+            CALL,
+        )?;
+        if mine < extra || theirs < extra {
+            exchange(
+                ch,
+                buf,
+                span(off, folded(mine)),
+                partner,
+                span(off, folded(theirs)),
+                partner,
+                TAG_DOUBLING,
+                CALL,
+            )?;
+        }
+        d *= 2;
+    }
+    if r < extra {
+        ch.send(buf, r + low, TAG_DOUBLING)?;
+    }
+    Ok(())
+}
+
+fn pairwise<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
+    let (r, p) = (ch.rank(), ch.size());
+    for s in 1..p {
+        let (dest, source) = if is_pow2(p) {
+            (r ^ s, r ^ s)
+        } else {
+            ((r + s) % p, (r + p - s) % p)
+        };
+        exchange(
+            ch,
+            buf,
+            span(off, r..r + 1),
+            dest,
+            span(off, source..source + 1),
+            source,
+            TAG_PAIRWISE,
+            CALL,
+        )?;
+    }
+    Ok(())
+}
+
+fn bruck<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
+    let (r, p) = (ch.rank(), ch.size());
+    // rotate so that block j is rank r + j's: own block first
+    buf.rotate_left(off[r]);
+    let lens: Vec<usize> = (0..p)
+        .map(|j| off[(r + j) % p + 1] - off[(r + j) % p])
+        .collect();
+    let roff = offsets_of_counts(&lens);
+    let mut d = 1;
+    while d < p {
+        let count = d.min(p - d);
+        exchange(
+            ch,
+            buf,
+            span(&roff, 0..count),
+            (r + p - d) % p,
+            span(&roff, d..d + count),
+            (r + d) % p,
+            TAG_BRUCK,
+            CALL,
+        )?;
+        d *= 2;
+    }
+    buf.rotate_right(off[r]);
+    Ok(())
+}
+
+fn torus<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
+    let (r, p) = (ch.rank(), ch.size());
+    let (q1, q2) = grid_shape(p);
+    let (row, col) = (r / q2, r % q2);
+    let row_view = View::strided(ch, row * q2, 1, q2, col);
+    ring(&row_view, buf, &off[row * q2..=(row + 1) * q2], TAG_ROW)?;
+    let rows: Vec<usize> = (0..=q1).map(|i| off[i * q2]).collect();
+    ring(&View::strided(ch, col, q2, q1, row), buf, &rows, TAG_COLUMN)
+}

@@ -1,0 +1,212 @@
+//! Broadcast (MPI_Bcast): one-to-all broadcast from a root, the lecture's five ways.
+//!
+//! - [`Bcast::Linear`]: the root sends to every rank in turn; `(p - 1)(alpha + beta m)`.
+//! - [`Bcast::Binomial`]: the hypercube's recursive doubling along a binomial tree;
+//!   `ceil(log2 p)(alpha + beta m)`.
+//! - [`Bcast::Pipeline`]: the ring (a chain from the root) with the message cut into segments
+//!   of `s` bytes, so that all links work at once; `(p - 2 + m / s)(alpha + beta s)`.
+//! - [`Bcast::ScatterAllgather`]: van de Geijn's scatter + allgather (binomial scatter of `p`
+//!   blocks, then the ring allgather); `log2 p alpha + (p - 1) alpha + 2 beta m (p - 1) / p`.
+//! - [`Bcast::Torus`]: the 2-D torus two-phase scheme: broadcast along the root's row of a
+//!   `q1 x q2` grid, then down every column; `(log2 q1 + log2 q2)(alpha + beta m)`.
+//!
+//! Every algorithm is written for root 0 against [`Channel`]; other roots run it on a
+//! rotated [`View`].
+
+use super::allgather;
+use super::layout::Named;
+use super::layout::{binomial, grid_shape, offsets_even, recv_exact, span, View};
+use crate::comm::BufferMut;
+use crate::comm::Call;
+use crate::datatype::Datatype;
+use crate::{Comm, Result};
+
+const TAG_LINEAR: i32 = 200;
+const TAG_BINOMIAL: i32 = 201;
+const TAG_PIPELINE: i32 = 202;
+const TAG_SCATTER: i32 = 203;
+const TAG_ALLGATHER: i32 = 204;
+const TAG_ROW: i32 = 205;
+const TAG_COLUMN: i32 = 206;
+
+/// Segment size of the pipelined broadcast: under the transport's rendezvous threshold, so
+/// that a segment's send returns at once and the next can be received meanwhile.
+const SEGMENT_BYTES: usize = 16 * 1024;
+
+const CALL: &str = "bcast";
+
+/// The broadcast algorithm (for [`Comm::bcast_with`]).
+///
+/// `Auto` picks by the number of ranks `p` and the message size `m` in bytes (a pure function,
+/// [`Bcast::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`):
+///
+/// | ranks `p` | message `m` | algorithm  |
+/// |-----------|-------------|------------|
+/// | 1 or 2    | any         | `Linear`   |
+/// | `> 2`     | any         | `Binomial` |
+///
+/// In one process a large message costs memory copies, not link time: every receiver copies
+/// the message once in the binomial tree (straight from its parent's buffer, by rendezvous),
+/// while van de Geijn's scatter + allgather copies it twice and the pipeline's eager segments
+/// twice per hop; at 1 MiB on 8 ranks the binomial tree was the fastest of the five.
+///
+/// ```
+/// use rpar::Bcast;
+/// assert_eq!(Bcast::choose(8, 8), Bcast::Binomial);
+/// assert_eq!(Bcast::choose(2, 1 << 20), Bcast::Linear);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Bcast {
+    /// [`Bcast::choose`] decides.
+    #[default]
+    Auto,
+    /// The root sends to each rank in turn.
+    Linear,
+    /// Binomial tree (recursive doubling on a hypercube).
+    Binomial,
+    /// Segmented pipeline along a ring.
+    Pipeline,
+    /// Van de Geijn: binomial scatter, then ring allgather.
+    ScatterAllgather,
+    /// 2-D torus: the root's row, then every column, of a `q1 x q2` grid.
+    Torus,
+}
+
+impl Bcast {
+    /// The algorithm `Auto` runs for `p` ranks and a message of `bytes` bytes (the table above).
+    pub fn choose(p: usize, _bytes: usize) -> Bcast {
+        if p <= 2 {
+            Bcast::Linear
+        } else {
+            Bcast::Binomial
+        }
+    }
+}
+
+impl Comm {
+    /// Broadcasts `buf` from `root` to every rank, in place (MPI_Bcast): on return every rank's
+    /// `buf` holds the root's. All ranks must pass buffers of the same length.
+    ///
+    /// ```
+    /// let got = rpar::run(5, |world| {
+    ///     let mut v = if world.rank() == 3 { [7u64, 8] } else { [0, 0] };
+    ///     world.bcast(&mut v, 3)?;
+    ///     Ok(v)
+    /// })?;
+    /// assert!(got.iter().all(|v| *v == [7, 8]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn bcast<B: BufferMut + ?Sized>(&self, buf: &mut B, root: usize) -> Result<()> {
+        self.bcast_with(buf, root, Bcast::Auto)
+    }
+
+    /// [`Comm::bcast`] with a chosen algorithm.
+    ///
+    /// ```
+    /// use rpar::Bcast;
+    /// rpar::run(6, |world| {
+    ///     let mut v = vec![world.rank() as i32; 100];
+    ///     world.bcast_with(&mut v, 1, Bcast::ScatterAllgather)?;
+    ///     assert_eq!(v, vec![1; 100]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn bcast_with<B: BufferMut + ?Sized>(
+        &self,
+        buf: &mut B,
+        root: usize,
+        algorithm: Bcast,
+    ) -> Result<()> {
+        self.collective(
+            Call::new("bcast")
+                .root(root)
+                .bytes(std::mem::size_of_val(buf.as_elems())),
+            &algorithm,
+            || bcast(self, buf.as_elems_mut(), root, algorithm),
+        )
+    }
+}
+
+/// Broadcast on any channel: checks, rotation to root 0, dispatch.
+pub(crate) fn bcast<C: Named, T: Datatype>(
+    ch: &C,
+    buf: &mut [T],
+    root: usize,
+    algorithm: Bcast,
+) -> Result<()> {
+    super::layout::check_root(ch, root)?;
+    let p = ch.size();
+    if p == 1 || buf.is_empty() {
+        return Ok(());
+    }
+    let view = View::rotated(ch, root);
+    match algorithm {
+        Bcast::Auto => bcast(ch, buf, root, Bcast::choose(p, std::mem::size_of_val(buf))),
+        Bcast::Linear => linear(&view, buf),
+        Bcast::Binomial => binomial_tree(&view, buf, TAG_BINOMIAL),
+        Bcast::Pipeline => pipeline(&view, buf),
+        Bcast::ScatterAllgather => scatter_allgather(&view, buf),
+        Bcast::Torus => torus(&view, buf),
+    }
+}
+
+fn linear<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
+    if ch.rank() == 0 {
+        (1..ch.size()).try_for_each(|r| ch.send(buf, r, TAG_LINEAR))
+    } else {
+        recv_exact(ch, buf, 0, TAG_LINEAR, CALL)
+    }
+}
+
+/// Binomial-tree broadcast from member 0 of `ch`.
+fn binomial_tree<C: Named, T: Datatype>(ch: &C, buf: &mut [T], tag: i32) -> Result<()> {
+    let (r, p) = (ch.rank(), ch.size());
+    if r != 0 {
+        recv_exact(ch, buf, binomial::parent(r), tag, CALL)?;
+    }
+    // farthest child (largest subtree) first, so that it starts forwarding soonest
+    binomial::children(r, p)
+        .rev()
+        .try_for_each(|c| ch.send(buf, c, tag))
+}
+
+fn pipeline<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
+    let (r, p) = (ch.rank(), ch.size());
+    let seg = (SEGMENT_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+    for chunk in buf.chunks_mut(seg) {
+        if r != 0 {
+            recv_exact(ch, chunk, r - 1, TAG_PIPELINE, CALL)?;
+        }
+        if r + 1 < p {
+            ch.send(chunk, r + 1, TAG_PIPELINE)?;
+        }
+    }
+    Ok(())
+}
+
+fn scatter_allgather<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
+    let (r, p) = (ch.rank(), ch.size());
+    let off = offsets_even(buf.len(), p);
+    // binomial scatter: member r receives the blocks of its subtree, then hands on its
+    // children's
+    if r != 0 {
+        let mine = span(&off, r..binomial::subtree_end(r, p));
+        recv_exact(ch, &mut buf[mine], binomial::parent(r), TAG_SCATTER, CALL)?;
+    }
+    for c in binomial::children(r, p).rev() {
+        let theirs = span(&off, c..binomial::subtree_end(c, p));
+        ch.send(&buf[theirs], c, TAG_SCATTER)?;
+    }
+    allgather::ring(ch, buf, &off, TAG_ALLGATHER)
+}
+
+fn torus<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
+    let (r, p) = (ch.rank(), ch.size());
+    let (q1, q2) = grid_shape(p);
+    let (row, col) = (r / q2, r % q2);
+    if row == 0 {
+        binomial_tree(&View::strided(ch, 0, 1, q2, col), buf, TAG_ROW)?;
+    }
+    binomial_tree(&View::strided(ch, col, q2, q1, row), buf, TAG_COLUMN)
+}

@@ -1,0 +1,439 @@
+//! Gather (MPI_Gather, MPI_Gatherv): every rank's block to the root, by two algorithms.
+//!
+//! - [`Gather::Linear`]: the root receives from each rank in turn, straight into place;
+//!   `(p - 1)(alpha + beta m)`.
+//! - [`Gather::Binomial`]: the dual of the binomial broadcast: each rank collects its subtree's
+//!   blocks (consecutive ranks) and sends them to its parent in one message;
+//!   `ceil(log2 p) alpha + (p - 1) beta m`. Inner ranks need not know the counts: the root
+//!   checks each subtree's total against its own `counts`.
+
+use super::layout::Named;
+use super::layout::{
+    binomial, block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_root,
+    offsets_of_counts, offsets_uniform, recv_exact, zeroed_vec, View,
+};
+use crate::comm::Buffer;
+use crate::comm::Call;
+use crate::datatype::Datatype;
+use crate::{Comm, Result};
+
+const TAG_LINEAR: i32 = 210;
+const TAG_BINOMIAL: i32 = 211;
+
+/// The gather algorithm (for [`Comm::gather_with`] and the other gather forms).
+///
+/// `Auto` ([`Gather::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`) picks by ranks `p` and the bytes `m` of one
+/// rank's block:
+///
+/// | ranks `p` | block `m` | algorithm |
+/// |-----------|-----------|-----------|
+/// | any       | any       | `Linear`  |
+///
+/// Linear won at every size measured (2 to 32 ranks, 8 B to 64 KiB; 8 B on 8 ranks: 62 us
+/// against 149 us): the senders' eager messages cost the root one wake-up, while the tree
+/// chains `log2 p` of them and copies blocks at every level. The v-forms (block sizes that
+/// only the root knows) also take `Linear`.
+///
+/// ```
+/// use rpar::Gather;
+/// assert_eq!(Gather::choose(8, 8), Gather::Linear);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Gather {
+    /// [`Gather::choose`] decides.
+    #[default]
+    Auto,
+    /// The root receives from each rank in turn.
+    Linear,
+    /// Binomial tree.
+    Binomial,
+}
+
+impl Gather {
+    /// The algorithm `Auto` runs for `p` ranks and blocks of `bytes` bytes (the table above).
+    pub fn choose(_p: usize, _bytes: usize) -> Gather {
+        Gather::Linear
+    }
+
+    /// `self`, or for `Auto` the choice for blocks of `bytes` (`None`: block sizes differ
+    /// between ranks, as in gatherv, and only the root knows them: `Linear`).
+    fn resolve(self, p: usize, bytes: Option<usize>) -> Gather {
+        match (self, bytes) {
+            (Gather::Auto, Some(bytes)) => Gather::choose(p, bytes),
+            (Gather::Auto, None) => Gather::Linear,
+            (chosen, _) => chosen,
+        }
+    }
+}
+
+/// What the root of a gather holds: where each rank's block goes.
+struct Target<'a, T> {
+    recv: &'a mut [T],
+    counts: &'a [usize],
+    displs: &'a [usize],
+    /// The root's own block, or `None` when it is already in place.
+    own: Option<&'a [T]>,
+}
+
+impl Comm {
+    /// Gathers every rank's `send` (all of the same length) at `root`, in rank order
+    /// (MPI_Gather): `Some(all blocks)` at the root, `None` elsewhere.
+    ///
+    /// ```
+    /// let got = rpar::run(4, |world| world.gather(&(world.rank() as u16 * 3), 2))?;
+    /// assert_eq!(got[2], Some(vec![0, 3, 6, 9]));
+    /// assert_eq!(got[0], None);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn gather<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        root: usize,
+    ) -> Result<Option<Vec<B::Elem>>> {
+        self.gather_with(send, root, Gather::Auto)
+    }
+
+    /// [`Comm::gather`] with a chosen algorithm.
+    pub fn gather_with<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        root: usize,
+        algorithm: Gather,
+    ) -> Result<Option<Vec<B::Elem>>> {
+        self.collective(
+            Call::new("gather")
+                .root(root)
+                .bytes(std::mem::size_of_val(send.as_elems())),
+            &algorithm,
+            || {
+                check_root(self, root)?;
+                let send = send.as_elems();
+                if self.rank() != root {
+                    gather(
+                        self,
+                        send,
+                        None,
+                        root,
+                        algorithm.resolve(self.size(), Some(std::mem::size_of_val(send))),
+                    )?;
+                    return Ok(None);
+                }
+                let mut recv = zeroed_vec(send.len() * self.size());
+                self.gather_into_with(send, &mut recv, root, algorithm)?;
+                Ok(Some(recv))
+            },
+        )
+    }
+
+    /// Gathers every rank's `send` into the root's `recv` (`p` times as long; ignored at
+    /// other ranks), MPI_Gather's own form.
+    ///
+    /// ```
+    /// rpar::run(3, |world| {
+    ///     let mut all = [0i8; 3];
+    ///     world.gather_into(&(world.rank() as i8), &mut all, 0)?;
+    ///     if world.rank() == 0 {
+    ///         assert_eq!(all, [0, 1, 2]);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn gather_into<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        recv: &mut [B::Elem],
+        root: usize,
+    ) -> Result<()> {
+        self.gather_into_with(send, recv, root, Gather::Auto)
+    }
+
+    /// [`Comm::gather_into`] with a chosen algorithm.
+    pub fn gather_into_with<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        recv: &mut [B::Elem],
+        root: usize,
+        algorithm: Gather,
+    ) -> Result<()> {
+        self.collective(
+            Call::new("gather")
+                .root(root)
+                .bytes(std::mem::size_of_val(send.as_elems())),
+            &algorithm,
+            || self.gather_uniform(send.as_elems(), recv, true, root, algorithm),
+        )
+    }
+
+    /// Gather with the root's block already in place (MPI_Gather with MPI_IN_PLACE): at the
+    /// root `buf` holds `p` blocks, its own at block `root`; elsewhere `buf` is what is sent.
+    ///
+    /// ```
+    /// rpar::run(3, |world| {
+    ///     let mut buf = if world.rank() == 1 { vec![0, 10, 0] } else { vec![world.rank()] };
+    ///     world.gather_in_place(&mut buf, 1)?;
+    ///     if world.rank() == 1 {
+    ///         assert_eq!(buf, [0, 10, 2]);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn gather_in_place<T: Datatype>(&self, buf: &mut [T], root: usize) -> Result<()> {
+        self.gather_in_place_with(buf, root, Gather::Auto)
+    }
+
+    /// [`Comm::gather_in_place`] with a chosen algorithm.
+    pub fn gather_in_place_with<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        root: usize,
+        algorithm: Gather,
+    ) -> Result<()> {
+        self.collective(Call::new("gather").root(root), &algorithm, || {
+            check_root(self, root)?;
+            if self.rank() == root {
+                self.gather_uniform(&[], buf, false, root, algorithm)
+            } else {
+                gather(
+                    self,
+                    buf,
+                    None,
+                    root,
+                    algorithm.resolve(self.size(), Some(std::mem::size_of_val(buf))),
+                )
+            }
+        })
+    }
+
+    /// Gathers blocks of different lengths at `root` (MPI_Gatherv, blocks placed one after
+    /// another): rank `i` sends `counts[i]` elements; `counts` is read at the root only.
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let r = world.rank();
+    ///     world.gatherv(&vec![r as u32; r + 1], &[1, 2, 3], 0)
+    /// })?;
+    /// assert_eq!(got[0], Some(vec![0, 1, 1, 2, 2, 2]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn gatherv<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        counts: &[usize],
+        root: usize,
+    ) -> Result<Option<Vec<B::Elem>>> {
+        self.gatherv_with(send, counts, root, Gather::Auto)
+    }
+
+    /// [`Comm::gatherv`] with a chosen algorithm.
+    pub fn gatherv_with<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        counts: &[usize],
+        root: usize,
+        algorithm: Gather,
+    ) -> Result<Option<Vec<B::Elem>>> {
+        self.collective(Call::new("gatherv").root(root), &algorithm, || {
+            check_root(self, root)?;
+            if self.rank() != root {
+                gather(
+                    self,
+                    send.as_elems(),
+                    None,
+                    root,
+                    algorithm.resolve(self.size(), None),
+                )?;
+                return Ok(None);
+            }
+            check_per_rank(counts.len(), self.size(), "counts", "gatherv")?;
+            let off = offsets_of_counts(counts);
+            let mut recv = zeroed_vec(off[self.size()]);
+            self.gatherv_into_with(
+                send,
+                &mut recv,
+                counts,
+                &off[..counts.len()],
+                root,
+                algorithm,
+            )?;
+            Ok(Some(recv))
+        })
+    }
+
+    /// Gathers blocks of different lengths into the root's `recv`, rank `i`'s `counts[i]`
+    /// elements at `displs[i]` (MPI_Gatherv's own form; `recv`, `counts` and `displs` are read
+    /// at the root only).
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     let mut recv = [0u8; 5];
+    ///     let send = vec![world.rank() as u8 + 1; 2];
+    ///     world.gatherv_into(&send, &mut recv, &[2, 2], &[3, 0], 0)?;
+    ///     if world.rank() == 0 {
+    ///         assert_eq!(recv, [2, 2, 0, 1, 1]);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn gatherv_into<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        recv: &mut [B::Elem],
+        counts: &[usize],
+        displs: &[usize],
+        root: usize,
+    ) -> Result<()> {
+        self.gatherv_into_with(send, recv, counts, displs, root, Gather::Auto)
+    }
+
+    /// [`Comm::gatherv_into`] with a chosen algorithm.
+    pub fn gatherv_into_with<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        recv: &mut [B::Elem],
+        counts: &[usize],
+        displs: &[usize],
+        root: usize,
+        algorithm: Gather,
+    ) -> Result<()> {
+        self.collective(Call::new("gatherv").root(root), &algorithm, || {
+            check_root(self, root)?;
+            let send = send.as_elems();
+            if self.rank() != root {
+                return gather(self, send, None, root, algorithm.resolve(self.size(), None));
+            }
+            let p = self.size();
+            check_per_rank(counts.len(), p, "counts", "gatherv")?;
+            check_per_rank(displs.len(), p, "displs", "gatherv")?;
+            check_blocks_fit(counts, displs, recv.len(), "receive", "gatherv")?;
+            check_len(
+                send.len(),
+                counts[root],
+                "root's send buffer (counts[root])",
+                "gatherv",
+            )?;
+            let target = Target {
+                recv,
+                counts,
+                displs,
+                own: Some(send),
+            };
+            gather(self, send, Some(target), root, algorithm.resolve(p, None))
+        })
+    }
+
+    /// Gather of equal blocks into `recv` at the root (`with_own`: copy `send` into the root's
+    /// block; otherwise it is in place).
+    fn gather_uniform<T: Datatype>(
+        &self,
+        send: &[T],
+        recv: &mut [T],
+        with_own: bool,
+        root: usize,
+        algorithm: Gather,
+    ) -> Result<()> {
+        check_root(self, root)?;
+        if self.rank() != root {
+            return gather(
+                self,
+                send,
+                None,
+                root,
+                algorithm.resolve(self.size(), Some(std::mem::size_of_val(send))),
+            );
+        }
+        let p = self.size();
+        let n = block_len(recv.len(), p, "receive", "gather")?;
+        if with_own {
+            check_len(send.len(), n, "root's send buffer", "gather")?;
+        }
+        let algorithm = algorithm.resolve(p, Some(n * std::mem::size_of::<T>()));
+        let off = offsets_uniform(n, p);
+        let counts = vec![n; p];
+        let target = Target {
+            recv,
+            counts: &counts,
+            displs: &off[..p],
+            own: with_own.then_some(send),
+        };
+        gather(self, send, Some(target), root, algorithm)
+    }
+}
+
+/// Gather on any channel: non-roots pass `target: None`, the root its [`Target`].
+fn gather<C: Named, T: Datatype>(
+    ch: &C,
+    send: &[T],
+    target: Option<Target<'_, T>>,
+    root: usize,
+    algorithm: Gather,
+) -> Result<()> {
+    check_root(ch, root)?;
+    let target = target.map(|mut t| {
+        if let Some(own) = t.own.take() {
+            let at = t.displs[root];
+            t.recv[at..at + own.len()].copy_from_slice(own);
+        }
+        t
+    });
+    // `Auto` has been resolved by the callers (`Gather::resolve`), the same on every rank
+    match algorithm {
+        Gather::Binomial => binomial_gather(&View::rotated(ch, root), send, target, root),
+        Gather::Linear | Gather::Auto => linear(ch, send, target, root),
+    }
+}
+
+fn linear<C: Named, T: Datatype>(
+    ch: &C,
+    send: &[T],
+    target: Option<Target<'_, T>>,
+    root: usize,
+) -> Result<()> {
+    let Some(t) = target else {
+        return ch.send(send, root, TAG_LINEAR);
+    };
+    for i in (0..ch.size()).filter(|&i| i != root) {
+        let block = t.displs[i]..t.displs[i] + t.counts[i];
+        recv_exact(ch, &mut t.recv[block], i, TAG_LINEAR, "gather")?;
+    }
+    Ok(())
+}
+
+/// Binomial gather on a view rotated so that the root is member 0 (`root` is its real rank,
+/// for placing blocks).
+fn binomial_gather<C: Named, T: Datatype>(
+    ch: &C,
+    send: &[T],
+    target: Option<Target<'_, T>>,
+    root: usize,
+) -> Result<()> {
+    let (r, p) = (ch.rank(), ch.size());
+    let children = binomial::children(r, p);
+    let Some(t) = target else {
+        let parent = binomial::parent(r);
+        let mut children = children.peekable();
+        if children.peek().is_none() {
+            return ch.send(send, parent, TAG_BINOMIAL);
+        }
+        let mut subtree = send.to_vec();
+        for c in children {
+            subtree.extend_from_slice(&ch.recv_vec::<T>(c, TAG_BINOMIAL)?);
+        }
+        return ch.send_owned(subtree, parent, TAG_BINOMIAL);
+    };
+    for c in children {
+        let got: Vec<T> = ch.recv_vec(c, TAG_BINOMIAL)?;
+        let members = (c..binomial::subtree_end(c, p)).map(|m| (m + root) % p);
+        let due: usize = members.clone().map(|i| t.counts[i]).sum();
+        check_count(got.len(), due, (c + root) % p, "gather")?;
+        let mut at = 0;
+        for i in members {
+            let n = t.counts[i];
+            t.recv[t.displs[i]..t.displs[i] + n].copy_from_slice(&got[at..at + n]);
+            at += n;
+        }
+    }
+    Ok(())
+}

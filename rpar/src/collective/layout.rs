@@ -1,0 +1,442 @@
+//! Shared machinery of the data-movement collectives: where each rank's block lies in a buffer
+//! ([`offsets_even`], [`offsets_of_counts`]), sub-groups of ranks as a [`Channel`] of their own
+//! ([`View`]: a root-rotated group, a row or a column of a 2-D grid), the 2-D grid shape of the
+//! torus algorithms ([`grid_shape`]), exchanges between two disjoint parts of one buffer
+//! ([`exchange`]), and receive buffers ([`zeroed_vec`]).
+//!
+//! Every algorithm in `bcast.rs`, `gather.rs`, `scatter.rs`, `allgather.rs` and `alltoall.rs`
+//! is written for root 0 on some `Channel`; a [`View`] rotated by the root turns it into the
+//! algorithm for any root without touching its code.
+
+use super::Channel;
+use crate::datatype::{BasicType, Datatype};
+use crate::{Comm, Error, Result};
+use std::ops::Range;
+
+/// A `Vec` of `len` values whose bytes are all zero: a receive buffer to be overwritten,
+/// allocated zeroed (untouched pages of a large one cost nothing until written).
+pub(crate) fn zeroed_vec<T: Datatype>(len: usize) -> Vec<T> {
+    debug_assert!(T::type_map()
+        .entries()
+        .iter()
+        .all(|&(b, _)| zero_is_valid(b)));
+    let layout = std::alloc::Layout::array::<T>(len).expect("receive buffer size overflows");
+    if layout.size() == 0 {
+        // no bytes at all: `len` is 0 or `T` is zero-sized
+        // SAFETY: a zero-sized `T` has no bytes, so no bit pattern to be invalid (and if `len`
+        // is 0 the closure never runs).
+        return (0..len)
+            .map(|_| unsafe { std::mem::zeroed::<T>() })
+            .collect();
+    }
+    // SAFETY: `layout` has non-zero size (checked above).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `len` values of
+    // `T`, as `Vec<T>` with capacity `len` does. The `Datatype` contract says every byte of a
+    // `T` is either padding or part of a value of one of the basic types of its type map, and
+    // `zero_is_valid` holds for every basic type (an exhaustive match: a new basic type must
+    // decide), so the all-zero bytes are `len` initialised, valid values of `T`.
+    unsafe { Vec::from_raw_parts(ptr, len, len) }
+}
+
+/// Whether the all-zero bit pattern is a value of `b` (for [`zeroed_vec`]).
+const fn zero_is_valid(b: BasicType) -> bool {
+    use BasicType::*;
+    match b {
+        I8 | I16 | I32 | I64 | I128 | Isize | U8 | U16 | U32 | U64 | U128 | Usize => true,
+        F32 | F64 | Bool | Char | Byte => true, // 0.0, false, '\0', 0x00
+    }
+}
+
+/// Block offsets of `parts` blocks of `each` elements: `parts + 1` entries, block `i` is
+/// `off[i]..off[i + 1]`.
+pub(crate) fn offsets_uniform(each: usize, parts: usize) -> Vec<usize> {
+    (0..=parts).map(|i| i * each).collect()
+}
+
+/// Block offsets that split `n` elements into `parts` nearly equal consecutive blocks (the
+/// first `n % parts` blocks one longer).
+pub(crate) fn offsets_even(n: usize, parts: usize) -> Vec<usize> {
+    let (q, r) = (n / parts, n % parts);
+    (0..=parts).map(|i| i * q + i.min(r)).collect()
+}
+
+/// Block offsets of consecutive blocks of the given lengths (prefix sums).
+pub(crate) fn offsets_of_counts(counts: &[usize]) -> Vec<usize> {
+    let mut off = Vec::with_capacity(counts.len() + 1);
+    let mut at = 0;
+    off.push(0);
+    for &c in counts {
+        at += c;
+        off.push(at);
+    }
+    off
+}
+
+/// The range of blocks `a..b` of a layout.
+#[inline]
+pub(crate) fn span(off: &[usize], blocks: Range<usize>) -> Range<usize> {
+    off[blocks.start]..off[blocks.end]
+}
+
+/// Sends `buf[send]` to `dest` and receives exactly `buf[recv]` from `source` in one call; the
+/// two ranges must not overlap.
+#[allow(clippy::too_many_arguments)] // a sendrecv on one buffer, plus the call for errors
+pub(crate) fn exchange<C: Named, T: Datatype>(
+    ch: &C,
+    buf: &mut [T],
+    send: Range<usize>,
+    dest: usize,
+    recv: Range<usize>,
+    source: usize,
+    tag: i32,
+    call: &'static str,
+) -> Result<()> {
+    let (s, r): (&[T], &mut [T]) = if send.is_empty() {
+        (&[], &mut buf[recv])
+    } else if recv.is_empty() {
+        (&buf[send], &mut [])
+    } else if send.end <= recv.start {
+        let (lo, hi) = buf.split_at_mut(recv.start);
+        (&lo[send], &mut hi[..recv.end - recv.start])
+    } else {
+        debug_assert!(
+            recv.end <= send.start,
+            "overlapping ranges {send:?} and {recv:?}"
+        );
+        let (lo, hi) = buf.split_at_mut(send.start);
+        (&hi[..send.end - send.start], &mut lo[recv])
+    };
+    let expected = r.len();
+    let got = ch.sendrecv(s, dest, tag, r, source, tag)?;
+    check_count(got, expected, ch.comm_rank(source), call)
+}
+
+/// Receives exactly `buf.len()` elements from `source`, or says who sent how many.
+pub(crate) fn recv_exact<C: Named, T: Datatype>(
+    ch: &C,
+    buf: &mut [T],
+    source: usize,
+    tag: i32,
+    call: &'static str,
+) -> Result<()> {
+    let got = ch.recv_into(buf, source, tag)?;
+    check_count(got, buf.len(), ch.comm_rank(source), call)
+}
+
+/// Checks that `got` elements came where `expected` were due from `source` (a rank of the
+/// communicator).
+pub(crate) fn check_count(
+    got: usize,
+    expected: usize,
+    source: usize,
+    call: &'static str,
+) -> Result<()> {
+    if got == expected {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            call,
+            format!(
+                "rank {source} contributed {got} elements where {expected} were expected \
+                 (all ranks must pass matching counts)"
+            ),
+        ))
+    }
+}
+
+/// Checks the length of a local buffer.
+pub(crate) fn check_len(len: usize, expected: usize, what: &str, call: &'static str) -> Result<()> {
+    if len == expected {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            call,
+            format!("the {what} has {len} elements, {expected} were expected"),
+        ))
+    }
+}
+
+/// Checks a root argument.
+pub(crate) fn check_root<C: Channel>(ch: &C, root: usize) -> Result<()> {
+    if root < ch.size() {
+        Ok(())
+    } else {
+        Err(Error::RankOutOfRange {
+            rank: root,
+            size: ch.size(),
+        })
+    }
+}
+
+/// Checks that a per-rank argument (counts, displacements) has one entry per rank.
+pub(crate) fn check_per_rank(len: usize, p: usize, what: &str, call: &'static str) -> Result<()> {
+    if len == p {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            call,
+            format!("{what} has {len} entries, but the communicator has {p} ranks"),
+        ))
+    }
+}
+
+/// Checks that blocks `displs[i]..displs[i] + counts[i]` fit in a buffer of `len` elements.
+pub(crate) fn check_blocks_fit(
+    counts: &[usize],
+    displs: &[usize],
+    len: usize,
+    what: &str,
+    call: &'static str,
+) -> Result<()> {
+    for (i, (&c, &d)) in counts.iter().zip(displs).enumerate() {
+        if d.checked_add(c).is_none_or(|end| end > len) {
+            return Err(Error::invalid(
+                call,
+                format!(
+                    "the block of rank {i} ({c} elements at displacement {d}) does not fit in \
+                     the {what} buffer of {len} elements"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that a buffer of `len` elements splits into `p` equal blocks.
+pub(crate) fn block_len(len: usize, p: usize, what: &str, call: &'static str) -> Result<usize> {
+    if len.is_multiple_of(p) {
+        Ok(len / p)
+    } else {
+        Err(Error::invalid(
+            call,
+            format!(
+                "the {what} buffer has {len} elements, which is not a multiple of the {p} ranks"
+            ),
+        ))
+    }
+}
+
+/// Whether `p` is a power of two (1 included).
+#[inline]
+pub(crate) fn is_pow2(p: usize) -> bool {
+    p.is_power_of_two()
+}
+
+/// Refuses an algorithm that needs a power-of-two number of ranks.
+pub(crate) fn require_pow2(p: usize, algorithm: &str, call: &'static str) -> Result<()> {
+    if is_pow2(p) {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            call,
+            format!(
+                "the {algorithm} algorithm needs a power-of-two number of ranks, the \
+                 communicator has {p}"
+            ),
+        ))
+    }
+}
+
+/// The `q1 x q2` grid of the 2-D torus algorithms: `q1` the largest divisor of `p` that is at
+/// most `sqrt(p)` (so `q1 <= q2`, as square as `p` allows; a prime `p` gives one row).
+pub(crate) fn grid_shape(p: usize) -> (usize, usize) {
+    let mut q1 = 1;
+    let mut d = 1;
+    while d * d <= p {
+        if p.is_multiple_of(d) {
+            q1 = d;
+        }
+        d += 1;
+    }
+    (q1, p / q1)
+}
+
+/// A [`Channel`] whose members can be named by their rank in the communicator, for error
+/// messages: the identity for a `Comm`, the renumbering of a [`View`].
+pub(crate) trait Named: Channel {
+    /// The communicator rank of member `member`.
+    fn comm_rank(&self, member: usize) -> usize;
+}
+
+impl Named for Comm {
+    fn comm_rank(&self, member: usize) -> usize {
+        member
+    }
+}
+
+impl<C: Named> Named for View<'_, C> {
+    fn comm_rank(&self, member: usize) -> usize {
+        self.ch.comm_rank(self.real(member))
+    }
+}
+
+/// A group of ranks of a channel, seen as a channel of its own: member `i` is rank
+/// `(start + i * stride) % p` of the underlying channel. `View::rotated(ch, root)` renumbers
+/// so that `root` is member 0; rows and columns of a grid are views with stride 1 and `q2`.
+pub(crate) struct View<'a, C> {
+    ch: &'a C,
+    start: usize,
+    stride: usize,
+    len: usize,
+    me: usize,
+}
+
+impl<'a, C: Channel> View<'a, C> {
+    /// All ranks, renumbered so that `root` is member 0.
+    pub(crate) fn rotated(ch: &'a C, root: usize) -> Self {
+        let p = ch.size();
+        View {
+            ch,
+            start: root,
+            stride: 1,
+            len: p,
+            me: (ch.rank() + p - root) % p,
+        }
+    }
+
+    /// Members `start + i * stride` (mod p) for `i < len`; this rank is member `me`.
+    pub(crate) fn strided(ch: &'a C, start: usize, stride: usize, len: usize, me: usize) -> Self {
+        debug_assert_eq!((start + me * stride) % ch.size(), ch.rank());
+        View {
+            ch,
+            start,
+            stride,
+            len,
+            me,
+        }
+    }
+
+    #[inline]
+    fn real(&self, member: usize) -> usize {
+        (self.start + member * self.stride) % self.ch.size()
+    }
+}
+
+impl<C: Channel> Channel for View<'_, C> {
+    fn rank(&self) -> usize {
+        self.me
+    }
+
+    fn size(&self) -> usize {
+        self.len
+    }
+
+    fn send<T: Datatype>(&self, data: &[T], dest: usize, tag: i32) -> Result<()> {
+        self.ch.send(data, self.real(dest), tag)
+    }
+
+    fn send_owned<T: Datatype>(&self, data: Vec<T>, dest: usize, tag: i32) -> Result<()> {
+        self.ch.send_owned(data, self.real(dest), tag)
+    }
+
+    fn recv_into<T: Datatype>(&self, buf: &mut [T], source: usize, tag: i32) -> Result<usize> {
+        self.ch.recv_into(buf, self.real(source), tag)
+    }
+
+    fn recv_vec<T: Datatype>(&self, source: usize, tag: i32) -> Result<Vec<T>> {
+        self.ch.recv_vec(self.real(source), tag)
+    }
+
+    fn sendrecv<T: Datatype, U: Datatype>(
+        &self,
+        send: &[T],
+        dest: usize,
+        send_tag: i32,
+        recv: &mut [U],
+        source: usize,
+        recv_tag: i32,
+    ) -> Result<usize> {
+        self.ch.sendrecv(
+            send,
+            self.real(dest),
+            send_tag,
+            recv,
+            self.real(source),
+            recv_tag,
+        )
+    }
+}
+
+/// The binomial tree of `p` ranks rooted at 0 (MPICH's numbering): the parent of `r > 0` is
+/// `r` with its lowest set bit cleared; the children of `r` are `r + m` for the powers of two
+/// `m` below `r`'s lowest set bit (below `p` for the root), and the subtree of `r` is the
+/// consecutive ranks `r..r + lowbit(r)` (cut at `p`).
+pub(crate) mod binomial {
+    /// The parent of `r` (`r > 0`).
+    #[inline]
+    pub(crate) fn parent(r: usize) -> usize {
+        r & (r - 1)
+    }
+
+    /// One past the last rank of the subtree of `r`.
+    #[inline]
+    pub(crate) fn subtree_end(r: usize, p: usize) -> usize {
+        if r == 0 {
+            p
+        } else {
+            (r + (1 << r.trailing_zeros())).min(p)
+        }
+    }
+
+    /// The children of `r`, nearest first (smallest subtree first).
+    pub(crate) fn children(r: usize, p: usize) -> impl DoubleEndedIterator<Item = usize> {
+        let limit = if r == 0 {
+            p.next_power_of_two()
+        } else {
+            1 << r.trailing_zeros()
+        };
+        (0..usize::BITS)
+            .map(|k| 1usize << k)
+            .take_while(move |&m| m < limit)
+            .map(move |m| r + m)
+            .filter(move |&c| c < p)
+            .collect::<Vec<_>>()
+            .into_iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binomial_tree_covers_every_rank_once() {
+        for p in 1..=70 {
+            let mut seen = vec![0; p];
+            for r in 0..p {
+                for c in binomial::children(r, p) {
+                    assert_eq!(binomial::parent(c), r);
+                    seen[c] += 1;
+                    assert!(binomial::subtree_end(c, p) <= binomial::subtree_end(r, p));
+                }
+            }
+            assert!(seen[1..].iter().all(|&n| n == 1), "p = {p}");
+        }
+    }
+
+    #[test]
+    fn grid_shapes_are_as_square_as_possible() {
+        assert_eq!(grid_shape(1), (1, 1));
+        assert_eq!(grid_shape(12), (3, 4));
+        assert_eq!(grid_shape(16), (4, 4));
+        assert_eq!(grid_shape(17), (1, 17));
+        assert_eq!(grid_shape(32), (4, 8));
+    }
+
+    #[test]
+    fn even_offsets_split_exactly() {
+        assert_eq!(offsets_even(7, 3), vec![0, 3, 5, 7]);
+        assert_eq!(offsets_even(2, 4), vec![0, 1, 2, 2, 2]);
+        assert_eq!(offsets_of_counts(&[2, 0, 3]), vec![0, 2, 2, 5]);
+    }
+
+    #[test]
+    fn zeroed_vec_is_zero() {
+        assert_eq!(zeroed_vec::<f64>(3), vec![0.0; 3]);
+        assert_eq!(zeroed_vec::<char>(2), vec!['\0'; 2]);
+    }
+}

@@ -1,0 +1,203 @@
+//! The circular q-shift of the lecture: every rank `r` sends its data to rank `(r + q) mod p`
+//! and receives from `(r - q) mod p`, by two algorithms.
+//!
+//! - [`Shift::Direct`]: one message per rank, straight to its destination; `alpha + beta m`.
+//! - [`Shift::GrayCode`]: the ring embedded in a hypercube by the reflected Gray code (ring
+//!   position `i` on hypercube node `i xor (i >> 1)`, `p` a power of two): `q` is split into
+//!   powers of two, and the shift by `2^k` travels between nodes that differ in one bit
+//!   (`k = 0`) or two bits (`k > 0`), routed dimension by dimension (e-cube) with no two
+//!   messages on one link; at most `2 log2 p (alpha + beta m)`.
+//!
+//! Data travels as owned `Vec`s: no copies on the way.
+
+use super::layout::require_pow2;
+use super::Channel;
+use crate::comm::Buffer;
+use crate::comm::Call;
+use crate::datatype::Datatype;
+use crate::{Comm, Result};
+
+const TAG_DIRECT: i32 = 250;
+const TAG_GRAY: i32 = 251;
+
+/// The circular-shift algorithm (for [`Comm::shift_circular_with`]).
+///
+/// `Auto` ([`Shift::choose`]) is `Direct` for every `p` and size: in one process every rank
+/// reaches every other in one hop, so the hypercube's route only adds steps. `GrayCode` is
+/// there for comparison and for recording the schedule a real hypercube would run.
+///
+/// | ranks `p` | message `m` | algorithm |
+/// |-----------|-------------|-----------|
+/// | any       | any         | `Direct`  |
+///
+/// ```
+/// assert_eq!(rpar::Shift::choose(8, 1024), rpar::Shift::Direct);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Shift {
+    /// [`Shift::choose`] decides.
+    #[default]
+    Auto,
+    /// Straight to the destination.
+    Direct,
+    /// Through the Gray-code embedding of the ring in a hypercube (`p` a power of two).
+    GrayCode,
+}
+
+impl Shift {
+    /// The algorithm `Auto` runs for `p` ranks and `bytes` per rank (the table above).
+    pub fn choose(_p: usize, _bytes: usize) -> Shift {
+        Shift::Direct
+    }
+}
+
+impl Comm {
+    /// Circular q-shift: sends `data` to rank `(rank + q) mod p` and returns what rank
+    /// `(rank - q) mod p` sent (`q` may be negative; sizes may differ between ranks).
+    ///
+    /// ```
+    /// let got = rpar::run(4, |world| world.shift_circular(&[world.rank() as u8][..], 1))?;
+    /// assert_eq!(got, vec![vec![3], vec![0], vec![1], vec![2]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn shift_circular<B: Buffer + ?Sized>(&self, data: &B, q: isize) -> Result<Vec<B::Elem>> {
+        self.shift_circular_with(data.as_elems().to_vec(), q, Shift::Auto)
+    }
+
+    /// [`Comm::shift_circular`] of an owned `Vec`, which moves to its destination uncopied.
+    pub fn shift_circular_owned<T: Datatype>(&self, data: Vec<T>, q: isize) -> Result<Vec<T>> {
+        self.shift_circular_with(data, q, Shift::Auto)
+    }
+
+    /// [`Comm::shift_circular_owned`] with a chosen algorithm.
+    ///
+    /// ```
+    /// use rpar::Shift;
+    /// let got = rpar::run(8, |world| {
+    ///     world.shift_circular_with(vec![world.rank()], -3, Shift::GrayCode)
+    /// })?;
+    /// assert_eq!(got[0], [3]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn shift_circular_with<T: Datatype>(
+        &self,
+        data: Vec<T>,
+        q: isize,
+        algorithm: Shift,
+    ) -> Result<Vec<T>> {
+        self.collective(Call::new("shift_circular"), &algorithm, || {
+            shift(self, data, q, algorithm)
+        })
+    }
+}
+
+fn shift<C: Channel, T: Datatype>(
+    ch: &C,
+    data: Vec<T>,
+    q: isize,
+    algorithm: Shift,
+) -> Result<Vec<T>> {
+    let p = ch.size();
+    let q = q.rem_euclid(p as isize) as usize;
+    let algorithm = match algorithm {
+        Shift::Auto => Shift::choose(p, std::mem::size_of_val(&data[..])),
+        chosen => chosen,
+    };
+    match algorithm {
+        Shift::GrayCode => {
+            require_pow2(p, "Gray-code", "shift_circular")?;
+            gray_code(ch, data, q)
+        }
+        _ if q == 0 => Ok(data),
+        _ => direct(ch, data, q),
+    }
+}
+
+fn direct<C: Channel, T: Datatype>(ch: &C, data: Vec<T>, q: usize) -> Result<Vec<T>> {
+    let (r, p) = (ch.rank(), ch.size());
+    ch.send_owned(data, (r + q) % p, TAG_DIRECT)?;
+    ch.recv_vec((r + p - q) % p, TAG_DIRECT)
+}
+
+/// The hypercube node of ring position `i`.
+#[inline]
+fn gray(i: usize) -> usize {
+    i ^ (i >> 1)
+}
+
+/// The ring position on hypercube node `g`.
+fn gray_inverse(mut g: usize) -> usize {
+    let mut i = 0;
+    while g != 0 {
+        i ^= g;
+        g >>= 1;
+    }
+    i
+}
+
+/// The nodes an e-cube route visits from `a` to `b`: the differing bits fixed lowest first.
+fn route(a: usize, b: usize) -> Vec<usize> {
+    let mut path = vec![a];
+    let mut at = a;
+    let mut diff = a ^ b;
+    while diff != 0 {
+        at ^= diff & diff.wrapping_neg();
+        diff &= diff - 1;
+        path.push(at);
+    }
+    path
+}
+
+/// The routes of the shift by `2^k` on `p` ring positions: `routes[i]` carries position `i`'s
+/// data. Every route has the same number of hops, and at each hop the messages sit on distinct
+/// nodes (checked by the tests), so every hop is one exchange per rank.
+fn routes(p: usize, k: u32) -> Vec<Vec<usize>> {
+    (0..p)
+        .map(|i| route(gray(i), gray((i + (1 << k)) % p)))
+        .collect()
+}
+
+fn gray_code<C: Channel, T: Datatype>(ch: &C, mut data: Vec<T>, q: usize) -> Result<Vec<T>> {
+    let (r, p) = (ch.rank(), ch.size());
+    let me = gray(r);
+    for k in (0..usize::BITS).filter(|k| q & (1 << k) != 0) {
+        let routes = routes(p, k);
+        for hop in 0..routes[0].len() - 1 {
+            let held = routes.iter().position(|path| path[hop] == me);
+            let coming = routes.iter().position(|path| path[hop + 1] == me);
+            let (Some(held), Some(coming)) = (held, coming) else {
+                unreachable!("every hop of a Gray-code shift is a permutation");
+            };
+            let dest = gray_inverse(routes[held][hop + 1]);
+            let source = gray_inverse(routes[coming][hop]);
+            ch.send_owned(data, dest, TAG_GRAY)?;
+            data = ch.recv_vec(source, TAG_GRAY)?;
+        }
+    }
+    Ok(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gray_code_shifts_are_permutations_of_one_or_two_hops() {
+        for d in 0..=10 {
+            let p = 1usize << d;
+            for i in 0..p {
+                assert_eq!(gray_inverse(gray(i)), i);
+            }
+            for k in 0..d {
+                let routes = routes(p, k);
+                let hops = routes[0].len() - 1;
+                assert_eq!(hops, if k == 0 { 1 } else { 2 }, "p = {p}, k = {k}");
+                for hop in 0..=hops {
+                    let mut at: Vec<usize> = routes.iter().map(|r| r[hop]).collect();
+                    at.sort_unstable();
+                    assert_eq!(at, (0..p).collect::<Vec<_>>(), "p = {p}, k = {k}");
+                }
+            }
+        }
+    }
+}
