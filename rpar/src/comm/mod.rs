@@ -272,6 +272,11 @@ impl Comm {
         bytes: Option<usize>,
         f: impl FnOnce() -> Result<R>,
     ) -> Result<R> {
+        if self.ep.collective().is_some() {
+            // a collective built on another (e.g. an in-place form calling the plain one, which
+            // some ranks do and others not): it is part of the outer call
+            return f();
+        }
         let seq = self.coll_seq.get();
         self.coll_seq.set(seq.wrapping_add(1));
         let call = CollectiveCall {
