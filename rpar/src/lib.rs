@@ -34,6 +34,7 @@ mod collective;
 mod comm;
 mod datatype;
 mod error;
+pub mod pattern;
 mod trace;
 mod transport;
 mod universe;
