@@ -15,7 +15,9 @@
 //! `FAILURE`; a stopped worker finally sends its `STATS`. The manager receives requests from
 //! MPI_ANY_SOURCE; everything after a request comes from that worker, in order.
 
-use super::{run_task, Farm, FarmStats, ManagerStats, Payload, TaskFailure, WorkerStats};
+use super::{
+    recv_exact, run_task, Farm, FarmStats, ManagerStats, Payload, TaskFailure, WorkerStats,
+};
 use super::{FAILED, READY};
 use crate::{Comm, Error, Result, ANY_SOURCE};
 use std::time::Instant;
@@ -189,7 +191,7 @@ impl ManagerWorker {
             } else {
                 let (first, count) = handed[worker];
                 debug_assert_eq!(request, [READY, count as u64]);
-                let done = R::recv_batch(farm, count, worker, RESULTS)?;
+                let done = recv_exact::<R>(farm, count, worker, RESULTS)?;
                 for (slot, r) in results[first..first + count].iter_mut().zip(done) {
                     *slot = Some(r);
                 }
@@ -279,7 +281,7 @@ fn serve<T: Payload, R: Payload>(
         farm.recv_into(&mut reply[..], 0, REPLY)?;
         match reply {
             [WORK, first, count] => {
-                let tasks = T::recv_batch(farm, count as usize, 0, TASKS)?;
+                let tasks = recv_exact::<T>(farm, count as usize, 0, TASKS)?;
                 stats.waiting += asking.elapsed();
                 stats.chunks += 1;
                 for (i, task) in tasks.into_iter().enumerate() {

@@ -36,7 +36,7 @@ pub use payload::Payload;
 pub use static_blocks::static_blocks;
 pub use stats::{FarmStats, ManagerStats, WorkerStats};
 
-use crate::{Error, Result};
+use crate::{Comm, Error, Result};
 use std::time::Instant;
 
 /// What a task farm returns on each rank: the results and stats at rank 0, nothing elsewhere.
@@ -77,6 +77,23 @@ impl<R> Farm<R> {
 const READY: u64 = 0;
 /// First word of a worker's message to rank 0: a task failed, its error message follows.
 const FAILED: u64 = 1;
+
+/// Receives a batch of exactly `count` payloads: [`Payload::recv_batch`], checked, so that a
+/// `Payload` implementation of the user's that miscounts is an error rather than lost results.
+fn recv_exact<P: Payload>(farm: &Comm, count: usize, source: usize, tag: i32) -> Result<Vec<P>> {
+    let batch = P::recv_batch(farm, count, source, tag)?;
+    if batch.len() != count {
+        return Err(Error::invalid(
+            "Payload::recv_batch",
+            format!(
+                "the batch of {} from rank {source} should hold {count} items, it held {}",
+                std::any::type_name::<P>(),
+                batch.len()
+            ),
+        ));
+    }
+    Ok(batch)
+}
 
 /// A task whose work closure returned an error: which task, on which rank, and the error's
 /// message (all a message can carry to other ranks). Becomes [`Error::TaskFailed`].

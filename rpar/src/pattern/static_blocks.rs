@@ -11,7 +11,7 @@
 //! `BLOCK [first, count]` + `TASKS`; rank r → rank 0 `REPORT [READY, count, stats…]` + `RESULTS`,
 //! or `REPORT [FAILED, task, stats…]` + `FAILURE` (the error message).
 
-use super::{run_task, Farm, FarmStats, Payload, TaskFailure, WorkerStats};
+use super::{recv_exact, run_task, Farm, FarmStats, Payload, TaskFailure, WorkerStats};
 use super::{FAILED, READY};
 use crate::{Comm, Result};
 use std::time::Instant;
@@ -110,7 +110,7 @@ fn scatter_compute_gather<T: Payload, R: Payload>(
                 message: String::from_utf8_lossy(&message).into_owned(),
             });
         } else {
-            let theirs = R::recv_batch(farm, value as usize, rank, RESULTS)?;
+            let theirs = recv_exact::<R>(farm, value as usize, rank, RESULTS)?;
             results.extend(theirs);
         }
     }
@@ -137,7 +137,7 @@ fn compute_block<T: Payload, R: Payload>(
     let mut block = [0u64; 2];
     farm.recv_into(&mut block[..], 0, BLOCK)?;
     let [first, count] = block.map(|x| x as usize);
-    let tasks = T::recv_batch(farm, count, 0, TASKS)?;
+    let tasks = recv_exact::<T>(farm, count, 0, TASKS)?;
     stats.waiting = waiting.elapsed();
     stats.chunks = usize::from(count > 0);
     let mut results = Vec::with_capacity(count);
