@@ -25,7 +25,7 @@ fn collatz_steps(n: u64) -> Result<[u64; 2]> {
 
 /// A `Vec` result of a length that varies by task (0 for some).
 fn divisors(n: u32) -> Result<Vec<u32>> {
-    Ok((1..=n).filter(|d| n % d == 0).collect())
+    Ok((1..=n).filter(|&d| n.is_multiple_of(d)).collect())
 }
 
 /// Runs both farms (manager-worker with `chunk`, static blocks) on `p` ranks and returns
@@ -128,7 +128,7 @@ fn the_shorthand_returns_results_at_rank_0_only() -> Result<()> {
 fn zero_tasks_give_empty_results_and_stop_every_worker() -> Result<()> {
     for p in RANK_COUNTS {
         for chunk in [1, 5] {
-            let (dynamic, fixed) = both_farms(p, chunk, Vec::<u8>::new, |x| Ok(x))?;
+            let (dynamic, fixed) = both_farms(p, chunk, Vec::<u8>::new, Ok)?;
             assert_eq!(dynamic.results, Some(vec![]), "p = {p}");
             assert_eq!(fixed.results, Some(vec![]), "p = {p}");
             for farm in [&dynamic, &fixed] {
@@ -240,12 +240,11 @@ fn only_rank_0_reads_the_tasks_and_lazily() -> Result<()> {
     for p in RANK_COUNTS {
         rpar::run(p, |world| {
             let rank = world.rank();
-            let tasks = (0..20u32).map(move |i| {
+            let tasks = (0..20u32).inspect(move |_| {
                 assert_eq!(rank, 0, "only rank 0 may read the tasks");
-                i
             });
-            manager_worker(&world, tasks.clone(), |x| Ok(x))?;
-            static_blocks(&world, tasks, |x| Ok(x))?;
+            manager_worker(&world, tasks.clone(), Ok)?;
+            static_blocks(&world, tasks, Ok)?;
             Ok(())
         })?;
     }
@@ -366,7 +365,7 @@ fn a_chunk_of_zero_is_refused_on_every_rank() {
         let outcomes = rpar::run(p, |world| {
             Ok(ManagerWorker::new()
                 .chunk(0)
-                .run(&world, 0..3u8, |x| Ok(x))
+                .run(&world, 0..3u8, Ok)
                 .unwrap_err())
         })
         .unwrap();
@@ -441,8 +440,8 @@ fn the_farms_messages_never_meet_the_programs() -> Result<()> {
             for tag in 1..=6 {
                 world.send(&(world.rank() as u32 * 10 + tag as u32), next, tag)?;
             }
-            manager_worker(&world, 0..15u32, |n| Ok(n))?;
-            static_blocks(&world, 0..15u32, |n| Ok(n))?;
+            manager_worker(&world, 0..15u32, Ok)?;
+            static_blocks(&world, 0..15u32, Ok)?;
             for tag in 1..=6 {
                 let (got, _) = world.recv::<u32>(prev, tag)?;
                 assert_eq!(got, [prev as u32 * 10 + tag as u32]);
