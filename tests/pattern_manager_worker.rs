@@ -493,6 +493,19 @@ fn stats_verdicts_from_known_numbers() {
         ..saturated.clone()
     };
     assert!(!slow_links.manager_is_bottleneck());
+    // Requests queue but the workers hardly wait (long tasks that end together): not it.
+    let long_tasks = FarmStats {
+        workers: vec![worker(1, 95, 5), worker(2, 90, 10)],
+        manager: Some(manager(5, 95, 90)),
+        ..saturated.clone()
+    };
+    assert!(!long_tasks.manager_is_bottleneck());
+    // A queue and starving workers while the manager's thread waits for a core: it.
+    let oversubscribed = FarmStats {
+        manager: Some(manager(10, 90, 80)),
+        ..saturated.clone()
+    };
+    assert!(oversubscribed.manager_is_bottleneck());
     // Static blocks: no manager, only imbalance: one rank with 3 times the mean.
     let blocks = FarmStats {
         workers: vec![worker(0, 90, 0), worker(1, 0, 0), worker(2, 0, 0)],

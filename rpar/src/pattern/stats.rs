@@ -146,15 +146,14 @@ impl FarmStats {
         fraction(waiting, waiting + self.total_busy())
     }
 
-    /// Whether the manager limited the farm: workers spent at least a fifth of their time
-    /// waiting for it while it was serving at least half of the time and most requests found a
-    /// queue in front of it. The cure is larger chunks (fewer, larger messages), or fewer workers.
-    /// Always `false` without a manager.
+    /// Whether the manager limited the farm: most requests found others already queued in
+    /// front of it, and the workers spent at least a fifth of their time waiting for it. (Its
+    /// [utilisation](ManagerStats::utilisation) tells the same on a machine with a core per
+    /// rank; where ranks share cores a saturated manager also waits to be scheduled, which
+    /// counts as idle, but the queue still forms.) The cure is larger chunks — fewer, larger
+    /// messages — or fewer workers. Always `false` without a manager.
     pub fn manager_is_bottleneck(&self) -> bool {
-        self.manager.is_some_and(|m| {
-            m.utilisation() >= 0.5
-                && m.queued_fraction() >= 0.5
-                && self.worker_waiting_fraction() >= 0.2
-        })
+        self.manager
+            .is_some_and(|m| m.queued_fraction() >= 0.5 && self.worker_waiting_fraction() >= 0.2)
     }
 }
