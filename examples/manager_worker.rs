@@ -9,8 +9,9 @@
 //!    `--chunk`) at a time to whichever worker asks; the load evens out, at the price of one
 //!    rank that only manages.
 //! 3. When the manager becomes the bottleneck: single pixels as tasks (a fraction of a
-//!    microsecond each) and many workers — requests queue up in front of the manager and adding
-//!    workers does not help — and how larger chunks cure it.
+//!    microsecond each, on the image at a quarter of its width and height, at most 64
+//!    iterations per pixel) and many workers — requests queue up in front of the manager and
+//!    adding workers does not help — and how larger chunks cure it.
 //!
 //! Time and efficiency E = T1 / (p · Tp) are against a one-rank run of the same tasks. Every
 //! image is checked against a sequential computation; the program exits non-zero if one
@@ -31,13 +32,13 @@ struct Args {
     /// Ranks of the comparison (the manager-worker scheme uses one of them as its manager)
     #[arg(short = 'p', long, default_value_t = 4)]
     ranks: usize,
-    /// Image width in pixels [default: 600, 120 with --quick]
+    /// Image width in pixels [default: 480, 120 with --quick]
     #[arg(long)]
     width: Option<usize>,
-    /// Image height in pixels, one task per row [default: 360, 72 with --quick]
+    /// Image height in pixels, one task per row [default: 288, 72 with --quick]
     #[arg(long)]
     height: Option<usize>,
-    /// Iterations before a point counts as in the set [default: 1500, 300 with --quick]
+    /// Iterations before a point counts as in the set [default: 600, 300 with --quick]
     #[arg(long)]
     max_iter: Option<u32>,
     /// Rows the manager hands out per request
@@ -49,7 +50,7 @@ struct Args {
     /// Pixels per request in the bottleneck demo's cure
     #[arg(long, default_value_t = 256)]
     big_chunk: usize,
-    /// Timed runs of each configuration; the fastest counts [default: 3, 1 with --quick]
+    /// Timed runs of each configuration; the fastest counts [default: 2, 1 with --quick]
     #[arg(long)]
     repeat: Option<usize>,
     /// Small sizes and one run each: a check that finishes in well under a second
@@ -235,7 +236,7 @@ fn run(args: &Args) -> Result<(), String> {
     let (width, height, max_iter, repeat) = if args.quick {
         (120, 72, 300, 1)
     } else {
-        (600, 360, 1500, 3)
+        (480, 288, 600, 2)
     };
     let view = View {
         width: args.width.unwrap_or(width),
@@ -292,8 +293,8 @@ fn run(args: &Args) -> Result<(), String> {
 
     // 3: single pixels as tasks: the manager's service time now exceeds a task's.
     let pixels_view = View {
-        width: view.width / 2,
-        height: view.height / 2,
+        width: view.width / 4,
+        height: view.height / 4,
         max_iter: 64,
     };
     let pixels = || {
@@ -336,6 +337,8 @@ fn run(args: &Args) -> Result<(), String> {
             let verdict = if m.stats.manager_is_bottleneck() {
                 shown |= chunk == 1;
                 "manager is the bottleneck"
+            } else if m.stats.worker_waiting_fraction() >= 0.5 {
+                "no queue, but a round trip costs more than a task"
             } else {
                 "manager keeps up"
             };
