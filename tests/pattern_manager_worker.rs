@@ -2,7 +2,8 @@
 //! computation for 1, 2, 3 and 8 ranks, chunk sizes, single-value and `Vec` payloads; zero tasks,
 //! more workers than tasks, one rank; a failing work closure (propagated, and caught on every
 //! rank: the farm still ends cleanly); bad chunk sizes and miscounting payloads; the stats' exact
-//! counts; the farm's messages staying apart from the program's.
+//! counts; the farm's messages staying apart from the program's; and the manager_worker
+//! example's own problem, Mandelbrot rows, at a small size.
 
 use rpar::pattern::{
     manager_worker, static_blocks, Farm, FarmStats, ManagerStats, ManagerWorker, Payload,
@@ -11,7 +12,10 @@ use rpar::pattern::{
 use rpar::{Comm, Error, Result, Universe};
 use std::time::Duration;
 
-const RANK_COUNTS: [usize; 4] = [1, 2, 3, 8];
+#[path = "../examples/manager_worker/mandelbrot.rs"]
+mod mandelbrot;
+
+const RANK_COUNTS: [usize; 5] = [1, 2, 3, 4, 8];
 
 /// A task of uneven cost and a result that depends on all of it.
 fn collatz_steps(n: u64) -> Result<[u64; 2]> {
@@ -515,4 +519,50 @@ fn stats_verdicts_from_known_numbers() {
     assert!(!blocks.manager_is_bottleneck());
     assert!((blocks.load_imbalance() - 3.0).abs() < 1e-9);
     assert_eq!(blocks.total_busy(), Duration::from_millis(90));
+}
+
+#[test]
+fn mandelbrot_rows_as_in_the_example() -> Result<()> {
+    let view = mandelbrot::View {
+        width: 48,
+        height: 30,
+        max_iter: 200,
+    };
+    let expected = view.sequential();
+    assert_eq!(expected[7][5], view.pixel(5, 7));
+    for p in RANK_COUNTS {
+        let loads = rpar::run(p, |world| {
+            let mut mine = [0u64; 2]; // iterations: static, manager-worker
+            let fixed = static_blocks(&world, 0..view.height, |row| {
+                let r = view.row(row);
+                mine[0] += mandelbrot::iterations(&r);
+                Ok(r)
+            })?;
+            let dynamic = ManagerWorker::new()
+                .chunk(2)
+                .run(&world, 0..view.height, |row| {
+                    let r = view.row(row);
+                    mine[1] += mandelbrot::iterations(&r);
+                    Ok(r)
+                })?;
+            if world.rank() == 0 {
+                assert_eq!(fixed.results.as_ref(), Some(&expected), "static, p = {p}");
+                assert_eq!(
+                    dynamic.results.as_ref(),
+                    Some(&expected),
+                    "dynamic, p = {p}"
+                );
+            }
+            Ok(mine)
+        })?;
+        let total: u64 = expected.iter().map(|r| mandelbrot::iterations(r)).sum();
+        assert_eq!(loads.iter().map(|l| l[0]).sum::<u64>(), total, "p = {p}");
+        assert_eq!(loads.iter().map(|l| l[1]).sum::<u64>(), total, "p = {p}");
+        if p == 4 {
+            // The example's premise: the view makes static blocks very uneven.
+            let max = loads.iter().map(|l| l[0]).max().unwrap();
+            assert!(max as f64 > 1.5 * total as f64 / 4.0, "{loads:?}");
+        }
+    }
+    Ok(())
 }

@@ -25,6 +25,9 @@ use rpar::pattern::{static_blocks, FarmStats, ManagerWorker, Payload};
 use std::process::ExitCode;
 use std::time::Duration;
 
+mod mandelbrot;
+use mandelbrot::{iterations, View};
+
 /// Manager-worker against static blocks on Mandelbrot rows, and the manager as bottleneck.
 #[derive(Parser, Debug)]
 #[command(name = "manager_worker")]
@@ -56,43 +59,6 @@ struct Args {
     /// Small sizes and one run each: a check that finishes in well under a second
     #[arg(long)]
     quick: bool,
-}
-
-/// The part of the plane drawn, its resolution and the iteration limit.
-#[derive(Debug, Clone, Copy)]
-struct View {
-    width: usize,
-    height: usize,
-    max_iter: u32,
-}
-
-impl View {
-    /// Left, top corner and size of the region: off-centre in y, so that the set fills the
-    /// lower part of the image and static blocks are badly balanced.
-    const X0: f64 = -2.1;
-    const Y0: f64 = 1.35;
-    const SPAN_X: f64 = 3.0;
-    const SPAN_Y: f64 = 1.8;
-
-    /// Escape-time iterations at pixel (col, row): the cost of the pixel, too.
-    fn pixel(&self, col: usize, row: usize) -> u32 {
-        let cx = Self::X0 + (col as f64 + 0.5) * Self::SPAN_X / self.width as f64;
-        let cy = Self::Y0 - (row as f64 + 0.5) * Self::SPAN_Y / self.height as f64;
-        let (mut x, mut y, mut n) = (0.0f64, 0.0f64, 0);
-        while n < self.max_iter && x * x + y * y <= 4.0 {
-            (x, y) = (x * x - y * y + cx, 2.0 * x * y + cy);
-            n += 1;
-        }
-        n
-    }
-
-    fn row(&self, row: usize) -> Vec<u32> {
-        (0..self.width).map(|col| self.pixel(col, row)).collect()
-    }
-
-    fn sequential(&self) -> Vec<Vec<u32>> {
-        (0..self.height).map(|row| self.row(row)).collect()
-    }
 }
 
 /// How the tasks are spread.
@@ -228,10 +194,6 @@ fn check<R: PartialEq>(what: &str, got: &[R], expected: &[R]) -> Result<(), Stri
     }
 }
 
-fn cost(iterations: &[u32]) -> u64 {
-    iterations.iter().map(|&n| u64::from(n)).sum()
-}
-
 fn run(args: &Args) -> Result<(), String> {
     let (width, height, max_iter, repeat) = if args.quick {
         (120, 72, 300, 1)
@@ -265,7 +227,7 @@ fn run(args: &Args) -> Result<(), String> {
     let rows = || (0..view.height as u32).collect::<Vec<u32>>();
     let row_work = |row: u32| {
         let r = view.row(row as usize);
-        let c = cost(&r);
+        let c = iterations(&r);
         (r, c)
     };
     let rpar_err = |e: rpar::Error| e.to_string();
