@@ -208,7 +208,11 @@ fn stats_count_tasks_chunks_and_requests_exactly() -> Result<()> {
                 chunks + (p - 1),
                 "one more request to learn it is done"
             );
-            assert!(manager.queued <= manager.requests);
+            assert_eq!(
+                manager.returns, chunks,
+                "every chunk's results were handed in"
+            );
+            assert!(manager.queued <= manager.returns);
             assert!(stats.elapsed >= stats.workers.iter().map(|w| w.busy).max().unwrap());
             let fixed = fixed.stats.unwrap();
             let blocks: Vec<usize> = fixed.workers.iter().map(|w| w.tasks).collect();
@@ -469,7 +473,8 @@ fn worker(rank: usize, busy_ms: u64, waiting_ms: u64) -> WorkerStats {
 #[test]
 fn stats_verdicts_from_known_numbers() {
     let manager = |busy_ms, idle_ms, queued| ManagerStats {
-        requests: 100,
+        requests: 102,
+        returns: 100,
         queued,
         busy: Duration::from_millis(busy_ms),
         idle: Duration::from_millis(idle_ms),

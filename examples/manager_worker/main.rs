@@ -50,9 +50,9 @@ struct Args {
     /// Most ranks in the bottleneck demo (it runs 2, 4, … up to this)
     #[arg(long, default_value_t = 8)]
     bottleneck_ranks: usize,
-    /// Pixels per request in the bottleneck demo's cure
-    #[arg(long, default_value_t = 256)]
-    big_chunk: usize,
+    /// Pixels per request in the bottleneck demo's cure [default: 256, 16 with --quick]
+    #[arg(long)]
+    big_chunk: Option<usize>,
     /// Timed runs of each configuration; the fastest counts [default: 2, 1 with --quick]
     #[arg(long)]
     repeat: Option<usize>,
@@ -195,10 +195,10 @@ fn check<R: PartialEq>(what: &str, got: &[R], expected: &[R]) -> Result<(), Stri
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let (width, height, max_iter, repeat) = if args.quick {
-        (120, 72, 300, 1)
+    let (width, height, max_iter, repeat, big_chunk) = if args.quick {
+        (120, 72, 300, 1, 16)
     } else {
-        (480, 288, 600, 2)
+        (480, 288, 600, 2, 256)
     };
     let view = View {
         width: args.width.unwrap_or(width),
@@ -206,7 +206,8 @@ fn run(args: &Args) -> Result<(), String> {
         max_iter: args.max_iter.unwrap_or(max_iter),
     };
     let repeat = args.repeat.unwrap_or(repeat);
-    if args.ranks == 0 || args.bottleneck_ranks == 0 || args.chunk == 0 || args.big_chunk == 0 {
+    let big_chunk = args.big_chunk.unwrap_or(big_chunk);
+    if args.ranks == 0 || args.bottleneck_ranks == 0 || args.chunk == 0 || big_chunk == 0 {
         return Err(
             "--ranks, --bottleneck-ranks, --chunk and --big-chunk must be at least 1".into(),
         );
@@ -286,7 +287,7 @@ fn run(args: &Args) -> Result<(), String> {
         .collect();
     ranks_list.push(args.bottleneck_ranks.max(2));
     let mut shown = false;
-    for chunk in [1, args.big_chunk] {
+    for chunk in [1, big_chunk] {
         for &p in &ranks_list {
             let scheme = Scheme::ManagerWorker { chunk };
             let m = measure(p, scheme, repeat, pixels, pixel_work).map_err(rpar_err)?;
@@ -317,7 +318,7 @@ fn run(args: &Args) -> Result<(), String> {
         println!(
             "With one pixel per request the workers wait for the manager; chunks of {} make its \
              load {}x smaller.",
-            args.big_chunk, args.big_chunk
+            big_chunk, big_chunk
         );
     } else {
         println!("The manager kept up with one pixel per request on this machine.");

@@ -174,7 +174,7 @@ impl ManagerWorker {
         let mut stats = ManagerStats::default();
         while active > 0 {
             let wait = Instant::now();
-            stats.queued += usize::from(farm.iprobe(ANY_SOURCE, REQUEST)?.is_some());
+            let queued = farm.iprobe(ANY_SOURCE, REQUEST)?.is_some();
             let mut request = [0u64; 2];
             let worker = farm.recv_into(&mut request, ANY_SOURCE, REQUEST)?.source;
             let serve = Instant::now();
@@ -191,6 +191,10 @@ impl ManagerWorker {
             } else {
                 let (first, count) = handed[worker];
                 debug_assert_eq!(request, [READY, count as u64]);
+                if count > 0 {
+                    stats.returns += 1;
+                    stats.queued += usize::from(queued);
+                }
                 let done = recv_exact::<R>(farm, count, worker, RESULTS)?;
                 for (slot, r) in results[first..first + count].iter_mut().zip(done) {
                     *slot = Some(r);

@@ -56,10 +56,14 @@ fn nanos(d: Duration) -> u64 {
 /// How the manager of a manager-worker farm spent its time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ManagerStats {
-    /// Requests served (each worker asks once per chunk, and once more to learn it is done).
+    /// Requests served: each worker's first, then one per chunk it computed (handing in its
+    /// results), the last of which learns that it is done.
     pub requests: usize,
-    /// Requests that were already waiting when the manager turned to the next one
-    /// (MPI_Iprobe found them): a queue of workers in front of the manager.
+    /// Requests that handed in results: one per chunk computed.
+    pub returns: usize,
+    /// Of those, the ones the manager found already waiting when it turned to them
+    /// (MPI_Iprobe): a queue of workers in front of it. (Workers' first requests, which all
+    /// arrive at once by construction, are left out.)
     pub queued: usize,
     /// Time spent serving requests: receiving results, handing out tasks.
     pub busy: Duration,
@@ -73,12 +77,13 @@ impl ManagerStats {
         fraction(self.busy, self.busy + self.idle)
     }
 
-    /// The fraction of requests that found others already queued, in `0.0..=1.0`.
+    /// The fraction of result-bearing requests that found the manager with a queue, in
+    /// `0.0..=1.0` (0 if none came).
     pub fn queued_fraction(&self) -> f64 {
-        if self.requests == 0 {
+        if self.returns == 0 {
             0.0
         } else {
-            self.queued as f64 / self.requests as f64
+            self.queued as f64 / self.returns as f64
         }
     }
 }
