@@ -55,3 +55,9 @@ fn costmodel_predicts_simulates_and_checks_itself() {
     let out = run("costmodel", &["--quick"]);
     assert!(!out.is_empty());
 }
+
+#[test]
+fn manager_worker_balances_uneven_tasks_and_checks_the_image() {
+    let out = run("manager_worker", &["--quick"]);
+    assert!(!out.is_empty());
+}

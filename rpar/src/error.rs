@@ -125,6 +125,17 @@ pub enum Error {
         /// What was left behind.
         warnings: Vec<Warning>,
     },
+    /// A task of a task farm ([`rpar::pattern`](crate::pattern)) failed: its work closure
+    /// returned an error, and the farm stopped.
+    #[error("task {task} failed on rank {rank}: {message}")]
+    TaskFailed {
+        /// The task's number, counting from 0 in the order the tasks were given.
+        task: usize,
+        /// The rank (of the farm's communicator) that ran it.
+        rank: usize,
+        /// The work closure's error, as text.
+        message: String,
+    },
 }
 
 fn list_warnings(warnings: &[Warning]) -> String {

@@ -37,6 +37,7 @@ mod comm;
 pub mod cost;
 mod datatype;
 mod error;
+pub mod pattern;
 pub mod sim;
 mod topology;
 mod trace;
