@@ -41,7 +41,7 @@ pub use comm::{
     test_all, wait_all, wait_any, Buffer, BufferMut, Comm, Probed, Request, Scope, Status,
     ANY_SOURCE, ANY_TAG, TAG_UB,
 };
-pub use datatype::{BasicType, Datatype, TypeMap};
+pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeMap};
 pub use error::{Error, Result};
 pub use universe::{run, Universe};
 
