@@ -301,3 +301,73 @@ impl CommittedType {
         count.saturating_mul(self.inner.size)
     }
 }
+
+/// How a message's type signature compares with a receive's (MPI's matching rule: the sent
+/// sequence of basic types must be a prefix of the receive's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SignatureMatch {
+    /// The sent signature is a prefix of the receive's.
+    Accepted,
+    /// The sent signature matches as far as the receive goes, but is longer.
+    Truncated,
+    /// The basic types differ.
+    Mismatch,
+}
+
+/// The signature of `count` elements as pieces of (basic type, how many in a row).
+fn signature_pieces(ty: &Compiled, count: usize) -> impl Iterator<Item = (BasicType, usize)> + '_ {
+    let (reps, uniform) = match ty.signature.as_slice() {
+        [(b, n)] => (1, Some((*b, n * count))),
+        _ => (count, None),
+    };
+    let pieces: Box<dyn Iterator<Item = (BasicType, usize)> + '_> = match uniform {
+        Some(piece) => Box::new(std::iter::once(piece)),
+        None => Box::new((0..reps).flat_map(move |_| ty.signature.iter().copied())),
+    };
+    pieces
+}
+
+impl Compiled {
+    /// Whether a receive of `recv_count` elements of `self` accepts `sent_count` elements of
+    /// `sent`.
+    pub(crate) fn accepts(&self, recv_count: usize, sent: &Compiled, sent_count: usize) -> SignatureMatch {
+        let mut theirs = signature_pieces(sent, sent_count);
+        let mut ours = signature_pieces(self, recv_count);
+        let (mut a, mut b) = (None::<(BasicType, usize)>, None::<(BasicType, usize)>);
+        loop {
+            let (sb, sn) = match a.take().or_else(|| theirs.next()) {
+                Some(p) => p,
+                None => return SignatureMatch::Accepted,
+            };
+            let Some((rb, rn)) = b.take().or_else(|| ours.next()) else {
+                return SignatureMatch::Truncated;
+            };
+            if sb != rb {
+                return SignatureMatch::Mismatch;
+            }
+            let n = sn.min(rn);
+            if sn > n {
+                a = Some((sb, sn - n));
+            }
+            if rn > n {
+                b = Some((rb, rn - n));
+            }
+        }
+    }
+
+    /// A short description of `count` elements, for error messages.
+    pub(crate) fn describe(&self, count: usize) -> String {
+        let shown: Vec<String> = self.map.entries.iter().take(6).map(|(b, d)| format!("({b}, {d})")).collect();
+        let more = if self.map.entries.len() > 6 { ", …" } else { "" };
+        format!(
+            "{count} x a committed type of {} bytes {{{}{more}}}",
+            self.size,
+            shown.join(", ")
+        )
+    }
+
+    /// The compiled form of a Rust type's map (for plain messages met by typed receives).
+    pub(crate) fn of_map(map: TypeMap) -> Self {
+        Compiled::new(map)
+    }
+}

@@ -178,3 +178,30 @@ pub(crate) unsafe fn transfer(
         }
     }
 }
+
+/// Copies `bytes` contiguous bytes from `src` into `dst_count` elements of `dst_ty` at `dst`,
+/// in map order (a receive that may fill only part of its elements).
+///
+/// # Safety
+///
+/// `src` must be readable for `bytes` bytes; the first `bytes` data bytes of the destination
+/// must be writable, not overlap the source, and number at least `bytes`.
+pub(crate) unsafe fn scatter_bytes(
+    src: *const u8,
+    bytes: usize,
+    (dst_ty, dst_count, dst): (&Compiled, usize, *mut u8),
+) {
+    if bytes == dst_count * dst_ty.size {
+        // SAFETY: whole elements: exactly `scatter`'s contract.
+        return unsafe { scatter(dst_ty, dst_count, src, dst) };
+    }
+    let mut to = Cursor::new(dst_ty, dst_count);
+    let mut done = 0;
+    while done < bytes {
+        let Some((d, piece)) = to.take(bytes - done) else { return };
+        // SAFETY: the piece is among the first `bytes` destination data bytes, and the source
+        // has `bytes` bytes (caller).
+        unsafe { std::ptr::copy_nonoverlapping(src.add(done), dst.offset(d), piece) };
+        done += piece;
+    }
+}

@@ -19,7 +19,7 @@ mod pack;
 mod typemap;
 
 pub use basic::BasicType;
-pub(crate) use commit::{Access, Compiled};
+pub(crate) use commit::{Access, Compiled, SignatureMatch};
 pub use commit::CommittedType;
 pub use construct::Order;
 pub use typemap::TypeMap;

@@ -378,6 +378,13 @@ impl Endpoint {
 /// Turns a rendezvous message into an owned copy, releasing its sender.
 fn release(m: &mut Matched) {
     let msg = &mut m.message;
+    // a derived-datatype rendezvous is packed into an owned buffer
+    if let Data::Typed(t) = &mut msg.data {
+        if !t.release() {
+            msg.data = Data::Empty; // the sender withdrew: the run is aborting
+        }
+        return;
+    }
     if let Data::Borrowed(_) = msg.data {
         let Data::Borrowed(ticket) = std::mem::replace(&mut msg.data, Data::Empty) else {
             unreachable!("checked just above")

@@ -1,8 +1,10 @@
 //! The payload of a message: its element type and where its bytes are (inline, in an owned
-//! buffer that moves to the receiver, or still in the sender's memory for a rendezvous).
+//! buffer that moves to the receiver, still in the sender's memory for a rendezvous, or — for a
+//! message sent with a committed datatype — packed, or in the sender's memory laid out by the
+//! sender's type).
 
 use super::rendezvous::Ticket;
-use crate::datatype::{Datatype, TypeMap};
+use crate::datatype::{engine, CommittedType, Datatype, TypeMap};
 use std::any::TypeId;
 use std::mem::{ManuallyDrop, MaybeUninit};
 
@@ -29,7 +31,22 @@ impl ElemType {
             map: T::type_map,
         }
     }
+
+    /// The element type of a message sent with a committed datatype of `size` bytes per
+    /// element: its signature travels in [`TypedData`], so this only gives the size.
+    pub(crate) fn typed(size: usize) -> Self {
+        ElemType {
+            id: TypeId::of::<TypedMarker>(),
+            name: "a committed datatype",
+            size,
+            align: 1,
+            map: || TypeMap::from_parts(Vec::new(), 0, 0),
+        }
+    }
 }
+
+/// Marks the [`ElemType`] of messages sent with a committed datatype; no Rust value has it.
+struct TypedMarker;
 
 /// A message's data, typed by `elem`, `count` elements long.
 #[derive(Debug)]
@@ -57,6 +74,71 @@ pub(crate) enum Data {
     Borrowed(Ticket),
     /// No bytes: a rendezvous whose sender withdrew because the run is aborting.
     Empty,
+    /// Sent with a committed datatype (`Comm::send_typed`).
+    Typed(TypedData),
+}
+
+/// The data of a message sent with a committed datatype: the sender's type and count, and
+/// where the bytes are.
+#[derive(Debug)]
+pub(crate) struct TypedData {
+    pub(crate) ty: CommittedType,
+    pub(crate) count: usize,
+    pub(crate) source: TypedSource,
+}
+
+/// Where the bytes of a typed message are.
+#[derive(Debug)]
+pub(crate) enum TypedSource {
+    /// Small messages: packed by the sender (MPI's native format).
+    Packed(Vec<u8>),
+    /// Large messages: still in the sender's buffer, which the ticket holds; the receiver
+    /// copies segment by segment from it into its own buffer (one copy per segment).
+    Borrowed(Ticket),
+}
+
+impl TypedData {
+    /// Packs a rendezvous payload into an owned buffer, releasing its sender. False if the
+    /// sender withdrew it (the run is aborting).
+    pub(crate) fn release(&mut self) -> bool {
+        if let TypedSource::Packed(_) = self.source {
+            return true;
+        }
+        let TypedSource::Borrowed(ticket) =
+            std::mem::replace(&mut self.source, TypedSource::Packed(Vec::new()))
+        else {
+            unreachable!("checked just above")
+        };
+        let mut out = vec![0u8; self.ty.pack_size(self.count)];
+        let (ty, count, dst) = (&*self.ty.inner, self.count, out.as_mut_ptr());
+        // SAFETY: the sender checked, before publishing, that every byte of `count` elements
+        // of its type at the published pointer lies in its buffer, which it keeps alive while
+        // the ticket is being read; `out` has room for the packed bytes. Gathering does not
+        // panic.
+        let read = unsafe { ticket.read_with(|src| engine::gather(ty, count, src, dst)) };
+        self.source = TypedSource::Packed(out);
+        read
+    }
+
+    /// Copies the whole message, packed, to `dst`. False if the sender withdrew it.
+    ///
+    /// # Safety
+    ///
+    /// `dst` must be valid for writes of `ty.pack_size(count)` bytes.
+    pub(crate) unsafe fn copy_packed_to(self, dst: *mut u8) -> bool {
+        let (ty, count) = (&*self.ty.inner, self.count);
+        match self.source {
+            // SAFETY: the packed buffer holds exactly the message's bytes; dst is valid.
+            TypedSource::Packed(v) => unsafe {
+                std::ptr::copy_nonoverlapping(v.as_ptr(), dst, v.len());
+                true
+            },
+            // SAFETY: as in `release`, writing to the caller's `dst`.
+            TypedSource::Borrowed(ticket) => unsafe {
+                ticket.read_with(|src| engine::gather(ty, count, src, dst))
+            },
+        }
+    }
 }
 
 impl Data {
