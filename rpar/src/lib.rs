@@ -48,7 +48,31 @@ pub use universe::{run, Universe};
 /// `spmd!(ranks = N, |world| { … })`: runs the block on N ranks; see the crate docs.
 pub use rpar_derive::spmd;
 
+/// `#[derive(Datatype)]`: writes the [`Datatype`](trait@Datatype) impl of a struct whose fields
+/// are all `Datatype`s — its type map, from `core::mem::offset_of!`.
+///
+/// ```
+/// use rpar::prelude::*;
+///
+/// #[derive(Datatype, Clone, Copy, Debug, PartialEq)]
+/// struct Particle { pos: [f64; 3], charge: f32, id: u8 }
+///
+/// let map = Particle::type_map();
+/// assert_eq!(map.size(), 3 * 8 + 4 + 1);
+/// assert_eq!(map.extent() as usize, std::mem::size_of::<Particle>());
+/// ```
+///
+/// Tuple structs, nested derived structs, arrays and generic structs (each type parameter gets
+/// a `Datatype` bound) work; `#[rpar(skip)]` leaves out a zero-sized field such as
+/// `PhantomData`, and `#[rpar(crate = "path")]` names the rpar crate if it is renamed. Enums,
+/// unions, references, raw pointers and heap-owning fields are compile errors that say why
+/// (see `ui-tests/datatype/`).
+pub use rpar_derive::Datatype;
+
 /// Everything a typical rpar program uses.
 pub mod prelude {
-    pub use crate::{spmd, Comm, Datatype, Error, Result, Status, Universe, ANY_SOURCE, ANY_TAG};
+    pub use crate::{
+        spmd, CommittedType, Comm, Datatype, Error, Result, Status, TypeMap, Universe,
+        ANY_SOURCE, ANY_TAG,
+    };
 }
