@@ -4,7 +4,6 @@
 //! checked by the compiler on the expanded code, with spans at the field.
 
 use super::ast::Input;
-use syn::spanned::Spanned;
 
 /// Records an error for every field type that cannot be part of a message.
 pub(crate) fn check(input: &Input<'_>, errors: &mut Vec<syn::Error>) {
@@ -29,7 +28,7 @@ const HEAP: &[(&str, &str)] = &[
 ];
 
 fn check_type(ty: &syn::Type, errors: &mut Vec<syn::Error>) {
-    let refuse = |why: String| syn::Error::new(ty.span(), why);
+    let refuse = |why: String| syn::Error::new_spanned(ty, why);
     match ty {
         syn::Type::Reference(_) => errors.push(refuse(
             "a reference cannot be a Datatype field: it is an address in this process, \
@@ -54,8 +53,8 @@ fn check_type(ty: &syn::Type, errors: &mut Vec<syn::Error>) {
         syn::Type::Path(p) if p.qself.is_none() => {
             let Some(last) = p.path.segments.last() else { return };
             if let Some((name, why)) = HEAP.iter().find(|(n, _)| last.ident == n) {
-                errors.push(syn::Error::new(
-                    last.ident.span(),
+                errors.push(syn::Error::new_spanned(
+                    ty,
                     format!("`{name}` cannot be a Datatype field: {why}"),
                 ));
             }

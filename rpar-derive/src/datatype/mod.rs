@@ -2,9 +2,11 @@
 //! rule that needs no type information (`check`), and expand to an `unsafe impl Datatype`
 //! whose type map is computed from `core::mem::offset_of!` (`expand`).
 //!
-//! Every error is reported at once, at the field or attribute it is about; next to the errors a
-//! stub impl is emitted so that the user sees those errors rather than a cascade of
-//! "`Datatype` is not implemented" ones.
+//! Every error is reported at once, at the field or attribute it is about. Next to errors about
+//! the item or its attributes a stub impl is emitted, so that the user sees those errors rather
+//! than a cascade of "`Datatype` is not implemented" ones at every use. A field whose type can
+//! never be sent gets no stub: such a struct cannot meet `Datatype`'s `Copy + Send + Sync +
+//! 'static` bounds either, and a stub would only add errors about those.
 
 mod ast;
 mod check;
@@ -20,15 +22,20 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
     };
     let mut errors = Vec::new();
     let parsed = ast::Input::from_syn(&input, &mut errors);
+    let mut field_errors = Vec::new();
     if let Some(parsed) = &parsed {
-        check::check(parsed, &mut errors);
+        check::check(parsed, &mut field_errors);
     }
+    let stub = field_errors.is_empty();
+    errors.append(&mut field_errors);
     match (parsed, combine(errors)) {
         (Some(parsed), None) => expand::expand(&parsed),
         (parsed, Some(err)) => {
             let krate = parsed.map_or_else(ast::default_crate, |p| p.krate);
             let mut out = err.into_compile_error();
-            out.extend(expand::stub(&input, &krate));
+            if stub {
+                out.extend(expand::stub(&input, &krate));
+            }
             out
         }
         (None, None) => unreachable!("a failed parse always records an error"),
@@ -63,10 +70,16 @@ mod tests {
     }
 
     #[test]
-    fn every_error_is_reported_at_once_with_a_stub() {
+    fn every_error_is_reported_at_once() {
         let out = errors_of(quote! { struct Bad<'a> { r: &'a u8, p: *const u8, v: Vec<u8>, #[rpar(nope)] x: u8 } });
         assert_eq!(out.matches("compile_error").count(), 4, "{out}");
-        assert!(out.contains("unimplemented"), "{out}");
+        assert!(!out.contains("unimplemented"), "no stub for unsendable fields: {out}");
+    }
+
+    #[test]
+    fn attribute_errors_come_with_a_stub() {
+        let out = errors_of(quote! { #[rpar(nope)] struct P { x: u8 } });
+        assert!(out.contains("compile_error") && out.contains("unimplemented"), "{out}");
     }
 
     #[test]
