@@ -56,6 +56,9 @@ pub(crate) struct Compiled {
     pub(crate) uniform: Option<BasicType>,
     pub(crate) size: usize,
     pub(crate) extent: isize,
+    /// The true bounds of the data (MPI_Type_get_true_extent), computed once.
+    pub(crate) true_lb: isize,
+    pub(crate) true_ub: isize,
     /// Entries whose bytes must be validated before they are written (bool, char): their
     /// offsets in the packed form of one element.
     pub(crate) validated: Vec<(usize, BasicType)>,
@@ -123,6 +126,8 @@ impl Compiled {
         Compiled {
             size: packed,
             extent: map.extent(),
+            true_lb: map.true_lb(),
+            true_ub: map.true_ub(),
             map,
             runs,
             signature,
@@ -146,8 +151,8 @@ impl Compiled {
             return Ok(());
         }
         let last = (count as i128 - 1) * self.extent as i128;
-        let low = base as i128 + self.map.true_lb() as i128 + last.min(0);
-        let high = base as i128 + self.map.true_ub() as i128 + last.max(0);
+        let low = base as i128 + self.true_lb as i128 + last.min(0);
+        let high = base as i128 + self.true_ub as i128 + last.max(0);
         if low < 0 || high > len as i128 {
             return Err(Error::BufferOutOfBounds {
                 call,

@@ -58,25 +58,31 @@ impl Builder {
                 ))
             }
         }
+        let bounds = (old.true_lb(), old.true_ub());
         for j in 0..blocklen {
             let at = isize::try_from(j)
                 .ok()
                 .and_then(|j| j.checked_mul(old.extent()))
                 .and_then(|o| o.checked_add(disp))
                 .ok_or_else(|| self.overflow())?;
-            self.place(at, old)?;
+            self.place_with(at, old, bounds)?;
         }
         Ok(())
     }
 
     /// One copy of `old` at byte `disp`.
     fn place(&mut self, disp: isize, old: &TypeMap) -> Result<()> {
+        self.place_with(disp, old, (old.true_lb(), old.true_ub()))
+    }
+
+    /// One copy of `old`, whose true bounds are `(true_lb, true_ub)`, at byte `disp`.
+    fn place_with(&mut self, disp: isize, old: &TypeMap, (tlb, tub): (isize, isize)) -> Result<()> {
         let shifted = |x: isize| x.checked_add(disp);
         let (Some(lb), Some(ub), Some(_), Some(_)) = (
             shifted(old.lb),
             shifted(old.ub),
-            shifted(old.true_lb()),
-            shifted(old.true_ub()),
+            shifted(tlb),
+            shifted(tub),
         ) else {
             return Err(self.overflow());
         };
