@@ -36,12 +36,22 @@ fn main() -> Result<()> {
     let src: Vec<f64> = (0..2 * n).map(|i| i as f64).collect();
     let mut out = vec![0u8; 8 * n];
     let figures = [
-        ("pack_vector_stride2_GBps", TypeMap::vector(n, 1, 2, &f64::type_map())?.commit()),
-        ("pack_vector_4of8_GBps", TypeMap::vector(n / 4, 4, 8, &f64::type_map())?.commit()),
+        (
+            "pack_vector_stride2_GBps",
+            TypeMap::vector(n, 1, 2, &f64::type_map())?.commit(),
+        ),
+        (
+            "pack_vector_4of8_GBps",
+            TypeMap::vector(n / 4, 4, 8, &f64::type_map())?.commit(),
+        ),
     ];
     for (figure, ty) in &figures {
         let value = bench(ty, &src, &mut out)?;
-        let (len, stride) = if figure.contains("4of8") { (4, 8) } else { (1, 2) };
+        let (len, stride) = if figure.contains("4of8") {
+            (4, 8)
+        } else {
+            (1, 2)
+        };
         let wrong = out.chunks_exact(8).enumerate().find(|&(k, b)| {
             let want = ((k / len) * stride + k % len) as f64;
             f64::from_ne_bytes(b.try_into().expect("8 bytes")) != want
@@ -61,6 +71,10 @@ fn main() -> Result<()> {
         out.copy_from_slice(src_bytes);
         rates.push(out.len() as f64 / t0.elapsed().as_secs_f64() / 1e9);
     }
-    eprintln!("memcpy of the same {} bytes: {:.3} GB/s", out.len(), median(rates));
+    eprintln!(
+        "memcpy of the same {} bytes: {:.3} GB/s",
+        out.len(),
+        median(rates)
+    );
     Ok(())
 }

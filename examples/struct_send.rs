@@ -18,7 +18,11 @@ struct Input {
 }
 
 fn main() -> std::process::ExitCode {
-    let sent = Input { a: 3.14159, b: 2.71828, n: 2010 };
+    let sent = Input {
+        a: 3.14159,
+        b: 2.71828,
+        n: 2010,
+    };
     let result = spmd!(ranks = 2, |world| {
         // Build_derived_type: blocklengths {1, 1, 1}, displacements from the addresses, types
         let (f, i) = (f32::type_map(), i32::type_map());

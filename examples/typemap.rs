@@ -83,9 +83,16 @@ fn main() -> Result<()> {
         std::mem::offset_of!(Particle, d),
         std::mem::offset_of!(Particle, i)
     );
-    show("#[derive(Datatype)] struct Particle { c: u8, d: f64, i: i32 }", &p, &want, &mut failures);
+    show(
+        "#[derive(Datatype)] struct Particle { c: u8, d: f64, i: i32 }",
+        &p,
+        &want,
+        &mut failures,
+    );
     if failures > 0 {
-        return Err(Error::user(format!("{failures} type maps differ from the lecture's")));
+        return Err(Error::user(format!(
+            "{failures} type maps differ from the lecture's"
+        )));
     }
     Ok(())
 }

@@ -67,14 +67,28 @@ fn maps_follow_the_compilers_offsets() {
     let o = |x: usize| x as isize;
     assert_eq!(
         entries::<Lecture>(),
-        [(F32, o(offset_of!(Lecture, a))), (F32, o(offset_of!(Lecture, b))), (I32, o(offset_of!(Lecture, n)))]
+        [
+            (F32, o(offset_of!(Lecture, a))),
+            (F32, o(offset_of!(Lecture, b))),
+            (I32, o(offset_of!(Lecture, n)))
+        ]
     );
-    assert_eq!(Lecture::type_map().to_string(), "{(f32, 0), (f32, 4), (i32, 8)}");
+    assert_eq!(
+        Lecture::type_map().to_string(),
+        "{(f32, 0), (f32, 4), (i32, 8)}"
+    );
     let p = Padded::type_map();
-    assert_eq!((p.size(), p.extent() as usize, p.lb()), (13, size_of::<Padded>(), 0));
+    assert_eq!(
+        (p.size(), p.extent() as usize, p.lb()),
+        (13, size_of::<Padded>(), 0)
+    );
     assert_eq!(
         entries::<Padded>(),
-        [(U8, o(offset_of!(Padded, c))), (F64, o(offset_of!(Padded, d))), (I32, o(offset_of!(Padded, i)))]
+        [
+            (U8, o(offset_of!(Padded, c))),
+            (F64, o(offset_of!(Padded, d))),
+            (I32, o(offset_of!(Padded, i)))
+        ]
     );
     let pair = entries::<Pair>();
     assert_eq!(pair[0], (U16, o(offset_of!(Pair, 0))));
@@ -83,8 +97,13 @@ fn maps_follow_the_compilers_offsets() {
     assert_eq!(body.size(), 3 * 8 + 2 * (2 + 13) + 1);
     assert_eq!(body.extent() as usize, size_of::<Body>());
     let tags = o(offset_of!(Body, tags));
-    assert!(body.entries().contains(&(U16, tags + o(size_of::<Pair>()) + o(offset_of!(Pair, 0)))));
-    assert_eq!(body.entries().last(), Some(&(Bool, o(offset_of!(Body, alive)))));
+    assert!(body
+        .entries()
+        .contains(&(U16, tags + o(size_of::<Pair>()) + o(offset_of!(Pair, 0)))));
+    assert_eq!(
+        body.entries().last(),
+        Some(&(Bool, o(offset_of!(Body, alive))))
+    );
 }
 
 #[test]
@@ -104,7 +123,14 @@ fn derived_values_travel_plain_and_typed() {
         let bodies: Vec<Body> = (0..50)
             .map(|i| Body {
                 pos: [i as f64, 1.0, 2.0],
-                tags: [Pair(i as u16, Padded { c: 1, d: 0.5, i: -(i as i32) }); 2],
+                tags: [Pair(
+                    i as u16,
+                    Padded {
+                        c: 1,
+                        d: 0.5,
+                        i: -(i as i32),
+                    },
+                ); 2],
                 alive: i % 2 == 0,
             })
             .collect();
@@ -113,7 +139,14 @@ fn derived_values_travel_plain_and_typed() {
             // every other body, as a derived type over the derived struct
             let ev = TypeMap::vector(25, 1, 2, &Body::type_map())?.commit();
             world.send_typed(&bodies, &ev, 1, 1, 1)?;
-            world.send(&Wire { kind: 3, value: u64::MAX - 1 }, 1, 2)?;
+            world.send(
+                &Wire {
+                    kind: 3,
+                    value: u64::MAX - 1,
+                },
+                1,
+                2,
+            )?;
             Ok(true)
         } else {
             let (got, _) = world.recv::<Body>(0, 0)?;
@@ -122,8 +155,14 @@ fn derived_values_travel_plain_and_typed() {
             let mut w = Wire { kind: 0, value: 0 };
             world.recv_into(&mut w, 0, 2)?;
             Ok(got == bodies
-                && odd.iter().zip(bodies.iter().step_by(2)).all(|(a, b)| a == b)
-                && w == Wire { kind: 3, value: u64::MAX - 1 })
+                && odd
+                    .iter()
+                    .zip(bodies.iter().step_by(2))
+                    .all(|(a, b)| a == b)
+                && w == Wire {
+                    kind: 3,
+                    value: u64::MAX - 1,
+                })
         }
     })
     .unwrap();
@@ -133,10 +172,18 @@ fn derived_values_travel_plain_and_typed() {
 #[test]
 fn unpacking_a_derived_struct_validates_its_bool_and_char() {
     let t = Tagged::<u8, 1>::type_map().commit();
-    let v = Tagged::<u8, 1> { values: [7], unit: PhantomData, tag: 'é' };
+    let v = Tagged::<u8, 1> {
+        values: [7],
+        unit: PhantomData,
+        tag: 'é',
+    };
     let packed = t.pack_to_vec(&[v], 1).unwrap();
     assert_eq!(packed.len(), 5);
-    let mut back = [Tagged::<u8, 1> { values: [0], unit: PhantomData, tag: 'a' }];
+    let mut back = [Tagged::<u8, 1> {
+        values: [0],
+        unit: PhantomData,
+        tag: 'a',
+    }];
     t.unpack(&packed, &mut 0, &mut back, 1).unwrap();
     assert_eq!(back[0], v);
     let mut bad = packed.clone();

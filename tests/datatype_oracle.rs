@@ -17,11 +17,19 @@ fn t<T: Datatype>() -> TypeMap {
 }
 
 fn cdi() -> TypeMap {
-    TypeMap::structure(&[(1, 0, &t::<i8>()), (1, 8, &t::<f64>()), (1, 16, &t::<i32>())]).unwrap()
+    TypeMap::structure(&[
+        (1, 0, &t::<i8>()),
+        (1, 8, &t::<f64>()),
+        (1, 16, &t::<i32>()),
+    ])
+    .unwrap()
 }
 
 fn column() -> TypeMap {
-    TypeMap::vector(3, 1, 4, &t::<i32>()).unwrap().resized(0, 4).unwrap()
+    TypeMap::vector(3, 1, 4, &t::<i32>())
+        .unwrap()
+        .resized(0, 4)
+        .unwrap()
 }
 
 /// The same type built with rpar, by the oracle's name.
@@ -86,7 +94,9 @@ fn source<T: Datatype>(from: impl Fn(&[u8]) -> T) -> Vec<T> {
     let s = std::mem::size_of::<T>();
     (0..2 * HALF / s)
         .map(|i| {
-            let bytes: Vec<u8> = (0..s).map(|j| pattern((i * s + j) as isize - HALF as isize)).collect();
+            let bytes: Vec<u8> = (0..s)
+                .map(|j| pattern((i * s + j) as isize - HALF as isize))
+                .collect();
             from(&bytes)
         })
         .collect()
@@ -106,12 +116,16 @@ fn byte_image(map: &TypeMap) -> TypeMap {
 fn pack_as<T: Datatype>(map: &TypeMap, count: usize, from: impl Fn(&[u8]) -> T) -> Vec<u8> {
     let buf = source(from);
     let origin = HALF / std::mem::size_of::<T>();
-    let packed = map.commit().pack_to_vec_at(&buf, origin, count).expect("packs");
+    let packed = map
+        .commit()
+        .pack_to_vec_at(&buf, origin, count)
+        .expect("packs");
     // and back: unpacking into a zeroed buffer restores exactly the packed bytes' positions
     let ty = map.commit();
     let mut back = buf.clone();
     let mut pos = 0;
-    ty.unpack_at(&packed, &mut pos, &mut back, origin, count).expect("unpacks");
+    ty.unpack_at(&packed, &mut pos, &mut back, origin, count)
+        .expect("unpacks");
     assert_eq!(ty.pack_to_vec_at(&back, origin, count).unwrap(), packed);
     packed
 }
@@ -133,13 +147,26 @@ fn rpar_agrees_with_mpich_on_every_oracle_type() {
         };
         let num = |s: &str| s.parse::<isize>().unwrap();
         let map = build(name).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let got = (map.size() as isize, map.lb(), map.extent(), map.true_lb(), map.true_extent());
+        let got = (
+            map.size() as isize,
+            map.lb(),
+            map.extent(),
+            map.true_lb(),
+            map.true_extent(),
+        );
         let want = (num(size), num(lb), num(extent), num(tlb), num(textent));
-        assert_eq!(got, want, "{name}: (size, lb, extent, true_lb, true_extent)");
+        assert_eq!(
+            got, want,
+            "{name}: (size, lb, extent, true_lb, true_extent)"
+        );
         let count = num(count) as usize;
         assert_eq!(map.commit().pack_size(count), count * map.size(), "{name}");
         let bytes = pack_as(&byte_image(&map), count, |b| b[0]);
-        assert_eq!(hex(&bytes), packed, "{name}: packed bytes (from a byte buffer)");
+        assert_eq!(
+            hex(&bytes),
+            packed,
+            "{name}: packed bytes (from a byte buffer)"
+        );
         let mut sig = map.signature();
         let first = sig.next();
         let aligned = |b: BasicType| {
@@ -150,12 +177,22 @@ fn rpar_agrees_with_mpich_on_every_oracle_type() {
             let typed = match first.unwrap() {
                 BasicType::I8 => pack_as(&map, count, |b| b[0] as i8),
                 BasicType::I16 => pack_as(&map, count, |b| i16::from_ne_bytes([b[0], b[1]])),
-                BasicType::I32 => pack_as(&map, count, |b| i32::from_ne_bytes(b.try_into().unwrap())),
-                BasicType::F32 => pack_as(&map, count, |b| f32::from_ne_bytes(b.try_into().unwrap())),
-                BasicType::F64 => pack_as(&map, count, |b| f64::from_ne_bytes(b.try_into().unwrap())),
+                BasicType::I32 => {
+                    pack_as(&map, count, |b| i32::from_ne_bytes(b.try_into().unwrap()))
+                }
+                BasicType::F32 => {
+                    pack_as(&map, count, |b| f32::from_ne_bytes(b.try_into().unwrap()))
+                }
+                BasicType::F64 => {
+                    pack_as(&map, count, |b| f64::from_ne_bytes(b.try_into().unwrap()))
+                }
                 other => panic!("{name}: no typed buffer for {other}"),
             };
-            assert_eq!(hex(&typed), packed, "{name}: packed bytes (from a typed buffer)");
+            assert_eq!(
+                hex(&typed),
+                packed,
+                "{name}: packed bytes (from a typed buffer)"
+            );
         }
         checked += 1;
     }

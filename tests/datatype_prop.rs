@@ -29,36 +29,45 @@ fn basic() -> impl Strategy<Value = BasicType> {
 }
 
 fn tree() -> impl Strategy<Value = Tree> {
-    basic().prop_map(Tree::Basic).prop_recursive(3, 24, 3, |inner| {
-        let b = || inner.clone().prop_map(Box::new);
-        let blocks = || prop::collection::vec((0usize..3, -4isize..5), 1..4);
-        let hblocks = || prop::collection::vec((0usize..3, -24isize..25), 1..4);
-        prop_oneof![
-            (0usize..4, b()).prop_map(|(n, t)| Tree::Contiguous(n, t)),
-            (0usize..4, 0usize..3, -4isize..5, b()).prop_map(|(c, l, s, t)| Tree::Vector(c, l, s, t)),
-            (0usize..4, 0usize..3, -30isize..31, b()).prop_map(|(c, l, s, t)| Tree::Hvector(c, l, s, t)),
-            (blocks(), b()).prop_map(|(bl, t)| Tree::Indexed(bl, t)),
-            (hblocks(), b()).prop_map(|(bl, t)| Tree::Hindexed(bl, t)),
-            (0usize..3, prop::collection::vec(-4isize..5, 1..4), b())
-                .prop_map(|(l, d, t)| Tree::IndexedBlock(l, d, t)),
-            (0usize..3, prop::collection::vec(-24isize..25, 1..4), b())
-                .prop_map(|(l, d, t)| Tree::HindexedBlock(l, d, t)),
-            prop::collection::vec((0usize..3, -24isize..25, inner.clone()), 1..4).prop_map(Tree::Struct),
-            (-16isize..17, 0isize..40, b()).prop_map(|(lb, e, t)| Tree::Resized(lb, e, t)),
-            (prop::collection::vec((1usize..4, 0usize..4, 0usize..4), 1..3), any::<bool>(), b())
-                .prop_map(|(dims, c, t)| {
-                    // subsize and start within each size
-                    let dims = dims
-                        .into_iter()
-                        .map(|(size, sub, start)| {
-                            let sub = sub.min(size);
-                            (size, sub, start.min(size - sub))
-                        })
-                        .collect();
-                    Tree::Subarray(dims, c, t)
-                }),
-        ]
-    })
+    basic()
+        .prop_map(Tree::Basic)
+        .prop_recursive(3, 24, 3, |inner| {
+            let b = || inner.clone().prop_map(Box::new);
+            let blocks = || prop::collection::vec((0usize..3, -4isize..5), 1..4);
+            let hblocks = || prop::collection::vec((0usize..3, -24isize..25), 1..4);
+            prop_oneof![
+                (0usize..4, b()).prop_map(|(n, t)| Tree::Contiguous(n, t)),
+                (0usize..4, 0usize..3, -4isize..5, b())
+                    .prop_map(|(c, l, s, t)| Tree::Vector(c, l, s, t)),
+                (0usize..4, 0usize..3, -30isize..31, b())
+                    .prop_map(|(c, l, s, t)| Tree::Hvector(c, l, s, t)),
+                (blocks(), b()).prop_map(|(bl, t)| Tree::Indexed(bl, t)),
+                (hblocks(), b()).prop_map(|(bl, t)| Tree::Hindexed(bl, t)),
+                (0usize..3, prop::collection::vec(-4isize..5, 1..4), b())
+                    .prop_map(|(l, d, t)| Tree::IndexedBlock(l, d, t)),
+                (0usize..3, prop::collection::vec(-24isize..25, 1..4), b())
+                    .prop_map(|(l, d, t)| Tree::HindexedBlock(l, d, t)),
+                prop::collection::vec((0usize..3, -24isize..25, inner.clone()), 1..4)
+                    .prop_map(Tree::Struct),
+                (-16isize..17, 0isize..40, b()).prop_map(|(lb, e, t)| Tree::Resized(lb, e, t)),
+                (
+                    prop::collection::vec((1usize..4, 0usize..4, 0usize..4), 1..3),
+                    any::<bool>(),
+                    b()
+                )
+                    .prop_map(|(dims, c, t)| {
+                        // subsize and start within each size
+                        let dims = dims
+                            .into_iter()
+                            .map(|(size, sub, start)| {
+                                let sub = sub.min(size);
+                                (size, sub, start.min(size - sub))
+                            })
+                            .collect();
+                        Tree::Subarray(dims, c, t)
+                    }),
+            ]
+        })
 }
 
 /// rpar's construction of the tree.
@@ -74,8 +83,11 @@ fn build(t: &Tree) -> TypeMap {
         Tree::HindexedBlock(l, d, t) => TypeMap::hindexed_block(*l, d, &build(t)),
         Tree::Struct(fields) => {
             let maps: Vec<TypeMap> = fields.iter().map(|(_, _, t)| build(t)).collect();
-            let f: Vec<(usize, isize, &TypeMap)> =
-                fields.iter().zip(&maps).map(|(&(l, d, _), m)| (l, d, m)).collect();
+            let f: Vec<(usize, isize, &TypeMap)> = fields
+                .iter()
+                .zip(&maps)
+                .map(|(&(l, d, _), m)| (l, d, m))
+                .collect();
             TypeMap::structure(&f)
         }
         Tree::Resized(lb, e, t) => build(t).resized(*lb, *e),
@@ -106,10 +118,15 @@ impl Flat {
 
 /// Copies of `(disp, old)`, with MPI's bound rule.
 fn copies<'a>(it: impl Iterator<Item = (isize, &'a Flat)>) -> Flat {
-    let mut f = Flat { entries: vec![], lb: 0, ub: 0 };
+    let mut f = Flat {
+        entries: vec![],
+        lb: 0,
+        ub: 0,
+    };
     let mut first = true;
     for (d, old) in it {
-        f.entries.extend(old.entries.iter().map(|&(b, e)| (b, e + d)));
+        f.entries
+            .extend(old.entries.iter().map(|&(b, e)| (b, e + d)));
         if first {
             (f.lb, f.ub) = (old.lb + d, old.ub + d);
             first = false;
@@ -133,7 +150,11 @@ fn blocks_of(blocks: &[(usize, isize)], unit: isize, old: &Flat) -> Flat {
 
 fn flatten(t: &Tree) -> Flat {
     match t {
-        Tree::Basic(b) => Flat { entries: vec![(*b, 0)], lb: 0, ub: b.size() as isize },
+        Tree::Basic(b) => Flat {
+            entries: vec![(*b, 0)],
+            lb: 0,
+            ub: b.size() as isize,
+        },
         Tree::Contiguous(n, t) => {
             let o = flatten(t);
             blocks_of(&[(*n, 0)], 1, &o)
@@ -171,19 +192,32 @@ fn flatten(t: &Tree) -> Flat {
                 }
             }
             let mut f = copies(list.into_iter());
-            let align = f.entries.iter().map(|(b, _)| b.align() as isize).max().unwrap_or(1);
+            let align = f
+                .entries
+                .iter()
+                .map(|(b, _)| b.align() as isize)
+                .max()
+                .unwrap_or(1);
             let e = f.extent();
             if e % align != 0 {
                 f.ub += align - e.rem_euclid(align);
             }
             f
         }
-        Tree::Resized(lb, e, t) => Flat { lb: *lb, ub: lb + e, ..flatten(t) },
+        Tree::Resized(lb, e, t) => Flat {
+            lb: *lb,
+            ub: lb + e,
+            ..flatten(t)
+        },
         Tree::Subarray(dims, c, t) => {
             let o = flatten(t);
             let n = dims.len();
             // index tuples in storage order, slowest dimension first
-            let order: Vec<usize> = if *c { (0..n).collect() } else { (0..n).rev().collect() };
+            let order: Vec<usize> = if *c {
+                (0..n).collect()
+            } else {
+                (0..n).rev().collect()
+            };
             let mut idx = vec![vec![]];
             for &d in &order {
                 idx = idx
@@ -212,7 +246,11 @@ fn flatten(t: &Tree) -> Flat {
                 entries.extend(o.entries.iter().map(|&(b, e)| (b, e + base)));
             }
             let total: usize = dims.iter().map(|d| d.0).product();
-            Flat { entries, lb: 0, ub: total as isize * o.extent() }
+            Flat {
+                entries,
+                lb: 0,
+                ub: total as isize * o.extent(),
+            }
         }
     }
 }
@@ -292,7 +330,10 @@ proptest! {
 /// A tree shifted so that `count` elements start at byte 0 (send_typed has no origin).
 fn at_zero(m: &TypeMap, count: usize) -> TypeMap {
     let (low, _) = span(m, count);
-    TypeMap::hindexed(&[(1, -low)], m).unwrap().resized(m.lb() - low, m.extent()).unwrap()
+    TypeMap::hindexed(&[(1, -low)], m)
+        .unwrap()
+        .resized(m.lb() - low, m.extent())
+        .unwrap()
 }
 
 proptest! {

@@ -73,7 +73,10 @@ fn typed_and_plain_messages_interoperate() {
             let ev = TypeMap::vector(10_000, 1, 2, &i32::type_map())?.commit();
             let st = world.recv_typed(&mut spread, &ev, 1, 0, 2)?;
             assert_eq!(st.count, 1);
-            assert!(spread.iter().enumerate().all(|(i, &x)| x == if i % 2 == 0 { i as i32 / 2 } else { -1 }));
+            assert!(spread
+                .iter()
+                .enumerate()
+                .all(|(i, &x)| x == if i % 2 == 0 { i as i32 / 2 } else { -1 }));
         }
         Ok(())
     })
@@ -90,11 +93,24 @@ fn signature_mismatch_and_truncation_are_errors_and_the_message_stays() {
             let mut f = [0f32; 3];
             let as_f32 = TypeMap::contiguous(3, &f32::type_map())?.commit();
             let err = world.recv_typed(&mut f, &as_f32, 1, 0, 0).unwrap_err();
-            assert!(matches!(err, Error::TypeMismatch { source_rank: 0, .. }), "{err}");
+            assert!(
+                matches!(err, Error::TypeMismatch { source_rank: 0, .. }),
+                "{err}"
+            );
             let two = TypeMap::contiguous(2, &i32::type_map())?.commit();
             let mut small = [0i32; 2];
             let err = world.recv_typed(&mut small, &two, 1, 0, 0).unwrap_err();
-            assert!(matches!(err, Error::Truncated { needed: 12, capacity: 8, .. }), "{err}");
+            assert!(
+                matches!(
+                    err,
+                    Error::Truncated {
+                        needed: 12,
+                        capacity: 8,
+                        ..
+                    }
+                ),
+                "{err}"
+            );
             // a longer receive accepts the shorter message (prefix rule): 3 of 4 ints
             let mut four = [0i32; 4];
             let one = i32::type_map().commit();
@@ -112,7 +128,18 @@ fn every_byte_is_bounds_checked_before_anything_moves() {
         let t = TypeMap::vector(3, 1, 4, &u16::type_map())?.commit(); // touches bytes 0..18
         if world.rank() == 0 {
             let err = world.send_typed(&[0u16; 8], &t, 1, 1, 0).unwrap_err();
-            assert!(matches!(err, Error::BufferOutOfBounds { low: 0, high: 18, len: 16, .. }), "{err}");
+            assert!(
+                matches!(
+                    err,
+                    Error::BufferOutOfBounds {
+                        low: 0,
+                        high: 18,
+                        len: 16,
+                        ..
+                    }
+                ),
+                "{err}"
+            );
             let back = TypeMap::vector(2, 1, -1, &u16::type_map())?.commit();
             assert!(world.send_typed(&[0u16; 8], &back, 1, 1, 0).is_err()); // byte -2
             world.send(&[5u16; 9][..], 1, 1)?;
@@ -138,7 +165,9 @@ fn a_type_must_match_the_buffer_layout() {
     let err = f.pack_to_vec(&[0u32; 2], 1).unwrap_err();
     assert!(err.to_string().contains("must land on a f32"), "{err}");
     // bytes may be read from anything, but not written into bool
-    let bytes = TypeMap::contiguous(4, &TypeMap::basic(rpar::BasicType::Byte)).unwrap().commit();
+    let bytes = TypeMap::contiguous(4, &TypeMap::basic(rpar::BasicType::Byte))
+        .unwrap()
+        .commit();
     assert_eq!(bytes.pack_to_vec(&[1u32], 1).unwrap(), 1u32.to_ne_bytes());
     let mut flags = [false; 4];
     let err = bytes.unpack(&[0; 4], &mut 0, &mut flags, 1).unwrap_err();
@@ -161,10 +190,33 @@ fn unpacking_into_bool_and_char_validates_first() {
     let mut bad_bool = good.clone();
     bad_bool[4] = 2;
     let err = t.unpack(&bad_bool, &mut 0, &mut out, 1).unwrap_err();
-    assert!(matches!(err, Error::InvalidValue { basic: rpar::BasicType::Bool, position: 4, .. }), "{err}");
-    let surrogate = 0xD800u32.to_ne_bytes().into_iter().chain([0u8]).collect::<Vec<u8>>();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidValue {
+                basic: rpar::BasicType::Bool,
+                position: 4,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let surrogate = 0xD800u32
+        .to_ne_bytes()
+        .into_iter()
+        .chain([0u8])
+        .collect::<Vec<u8>>();
     let err = t.unpack(&surrogate, &mut 0, &mut out, 1).unwrap_err();
-    assert!(matches!(err, Error::InvalidValue { basic: rpar::BasicType::Char, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            Error::InvalidValue {
+                basic: rpar::BasicType::Char,
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert_eq!(out, [('x', true)], "nothing written on error");
     // and a bool message cannot be received as u8 or vice versa: the signatures differ
     rpar::run(2, |world| {
@@ -173,7 +225,10 @@ fn unpacking_into_bool_and_char_validates_first() {
         } else {
             let mut b = [false; 2];
             let one = bool::type_map().commit();
-            assert!(matches!(world.recv_typed(&mut b, &one, 2, 0, 0), Err(Error::TypeMismatch { .. })));
+            assert!(matches!(
+                world.recv_typed(&mut b, &one, 2, 0, 0),
+                Err(Error::TypeMismatch { .. })
+            ));
             world.recv::<u8>(0, 0)?;
         }
         Ok(())
@@ -211,7 +266,10 @@ fn types_stay_valid_after_the_types_they_were_built_from_are_dropped() {
     };
     let data: Vec<i16> = (0..12).collect();
     let packed = outer.pack_to_vec(&data, 1).unwrap();
-    let want: Vec<u8> = [0i16, 3, 4, 7].iter().flat_map(|x| x.to_ne_bytes()).collect();
+    let want: Vec<u8> = [0i16, 3, 4, 7]
+        .iter()
+        .flat_map(|x| x.to_ne_bytes())
+        .collect();
     assert_eq!(packed, want);
     let probe = rpar::run(2, move |world| {
         if world.rank() == 0 {

@@ -72,7 +72,7 @@ pub use rpar_derive::Datatype;
 /// Everything a typical rpar program uses.
 pub mod prelude {
     pub use crate::{
-        spmd, CommittedType, Comm, Datatype, Error, Result, Status, TypeMap, Universe,
-        ANY_SOURCE, ANY_TAG,
+        spmd, Comm, CommittedType, Datatype, Error, Result, Status, TypeMap, Universe, ANY_SOURCE,
+        ANY_TAG,
     };
 }

@@ -27,7 +27,10 @@ pub(crate) fn default_crate() -> syn::Path {
 
 impl<'a> Input<'a> {
     /// The struct and its options; `None` (with errors recorded) for an enum or a union.
-    pub(crate) fn from_syn(input: &'a syn::DeriveInput, errors: &mut Vec<syn::Error>) -> Option<Self> {
+    pub(crate) fn from_syn(
+        input: &'a syn::DeriveInput,
+        errors: &mut Vec<syn::Error>,
+    ) -> Option<Self> {
         let krate = container_options(&input.attrs, errors);
         let data = match &input.data {
             syn::Data::Struct(s) => s,
@@ -54,7 +57,12 @@ impl<'a> Input<'a> {
             .enumerate()
             .map(|(i, f)| Field {
                 member: f.ident.clone().map_or_else(
-                    || syn::Member::Unnamed(syn::Index { index: i as u32, span: f.ty.span() }),
+                    || {
+                        syn::Member::Unnamed(syn::Index {
+                            index: i as u32,
+                            span: f.ty.span(),
+                        })
+                    },
                     syn::Member::Named,
                 ),
                 ty: &f.ty,

@@ -40,18 +40,23 @@ fn check_type(ty: &syn::Type, errors: &mut Vec<syn::Error>) {
              meaningless to another rank"
                 .into(),
         )),
-        syn::Type::Slice(_) | syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => errors.push(
-            refuse("an unsized field cannot be a Datatype field: elements of a message have a fixed size".into()),
-        ),
+        syn::Type::Slice(_) | syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => errors
+            .push(refuse(
+            "an unsized field cannot be a Datatype field: elements of a message have a fixed size"
+                .into(),
+        )),
         syn::Type::BareFn(_) => errors.push(refuse(
-            "a function pointer cannot be a Datatype field: it is an address in this process".into(),
+            "a function pointer cannot be a Datatype field: it is an address in this process"
+                .into(),
         )),
         syn::Type::Array(a) => check_type(&a.elem, errors),
         syn::Type::Tuple(t) => t.elems.iter().for_each(|e| check_type(e, errors)),
         syn::Type::Paren(p) => check_type(&p.elem, errors),
         syn::Type::Group(g) => check_type(&g.elem, errors),
         syn::Type::Path(p) if p.qself.is_none() => {
-            let Some(last) = p.path.segments.last() else { return };
+            let Some(last) = p.path.segments.last() else {
+                return;
+            };
             if let Some((name, why)) = HEAP.iter().find(|(n, _)| last.ident == n) {
                 errors.push(syn::Error::new_spanned(
                     ty,

@@ -63,7 +63,10 @@ mod tests {
     #[test]
     fn a_plain_struct_expands_to_offset_of_entries() {
         let out = derive(quote! { struct P { x: f32, n: u8 } }).to_string();
-        assert!(out.contains("unsafe impl :: rpar :: Datatype for P"), "{out}");
+        assert!(
+            out.contains("unsafe impl :: rpar :: Datatype for P"),
+            "{out}"
+        );
         assert!(out.contains("offset_of ! (Self , x)"), "{out}");
         assert!(out.contains("automatically_derived"), "{out}");
         assert!(!out.contains("compile_error"), "{out}");
@@ -71,15 +74,23 @@ mod tests {
 
     #[test]
     fn every_error_is_reported_at_once() {
-        let out = errors_of(quote! { struct Bad<'a> { r: &'a u8, p: *const u8, v: Vec<u8>, #[rpar(nope)] x: u8 } });
+        let out = errors_of(
+            quote! { struct Bad<'a> { r: &'a u8, p: *const u8, v: Vec<u8>, #[rpar(nope)] x: u8 } },
+        );
         assert_eq!(out.matches("compile_error").count(), 4, "{out}");
-        assert!(!out.contains("unimplemented"), "no stub for unsendable fields: {out}");
+        assert!(
+            !out.contains("unimplemented"),
+            "no stub for unsendable fields: {out}"
+        );
     }
 
     #[test]
     fn attribute_errors_come_with_a_stub() {
         let out = errors_of(quote! { #[rpar(nope)] struct P { x: u8 } });
-        assert!(out.contains("compile_error") && out.contains("unimplemented"), "{out}");
+        assert!(
+            out.contains("compile_error") && out.contains("unimplemented"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@
 use super::delivery::put_back_on_error;
 use super::p2p::check_send_tag;
 use super::{Comm, Status};
-use crate::datatype::{engine, Access, Compiled, CommittedType, Datatype, SignatureMatch};
+use crate::datatype::{engine, Access, CommittedType, Compiled, Datatype, SignatureMatch};
 use crate::transport::{
     publish, Data, ElemType, Matched, Message, TypedData, TypedSource, RENDEZVOUS_BYTES,
 };
@@ -58,7 +58,10 @@ impl Comm {
         let c = &*ty.inner;
         c.check_slice("send_typed", buf, 0, count, Access::Read)?;
         let bytes = count.checked_mul(c.size).ok_or_else(|| {
-            Error::invalid("send_typed", format!("{count} elements of {} bytes overflow usize", c.size))
+            Error::invalid(
+                "send_typed",
+                format!("{count} elements of {} bytes overflow usize", c.size),
+            )
         })?;
         let context = self.p2p_context();
         let elem = ElemType::typed(c.size);
@@ -68,16 +71,27 @@ impl Comm {
             // lies in `buf` and is data of the entry's basic type; `packed` has `bytes` bytes.
             unsafe { engine::gather(c, count, buf.as_ptr().cast(), packed.as_mut_ptr()) };
             let source = TypedSource::Packed(packed);
-            let data = Data::Typed(TypedData { ty: ty.clone(), count, source });
+            let data = Data::Typed(TypedData {
+                ty: ty.clone(),
+                count,
+                source,
+            });
             self.post_message(context, Message { elem, count, data }, dest, tag);
             return Ok(());
         }
-        let own_mailbox = self.endpoint().fabric().mailbox(self.endpoint().world_rank());
+        let own_mailbox = self
+            .endpoint()
+            .fabric()
+            .mailbox(self.endpoint().world_rank());
         // SAFETY: `buf` stays borrowed, unmodified, until `finish_send` below returns; the
         // receiver reads only the bytes the type names, which check_slice proved lie in `buf`.
         let (pending, ticket) = unsafe { publish(buf.as_ptr().cast(), bytes, own_mailbox.clone()) };
         let source = TypedSource::Borrowed(ticket);
-        let data = Data::Typed(TypedData { ty: ty.clone(), count, source });
+        let data = Data::Typed(TypedData {
+            ty: ty.clone(),
+            count,
+            source,
+        });
         self.post_message(context, Message { elem, count, data }, dest, tag);
         self.finish_send(&pending, dest)
     }
@@ -125,9 +139,10 @@ impl Comm {
         // SAFETY: check_slice proved that every byte of `count` elements of the type lies in
         // the exclusively borrowed `buf`, on a value of the entry's basic type.
         let delivered = unsafe { deliver_typed(m, (c, count, buf.as_mut_ptr().cast())) };
-        put_back_on_error(delivered.map_err(|(e, m)| (e.unwrap_or_else(|| ep.fabric().abort_error()), m)), |m| {
-            ep.put_back(m)
-        })
+        put_back_on_error(
+            delivered.map_err(|(e, m)| (e.unwrap_or_else(|| ep.fabric().abort_error()), m)),
+            |m| ep.put_back(m),
+        )
     }
 }
 
@@ -151,6 +166,7 @@ fn sent_type(message: &Message) -> (Arc<Compiled>, usize, bool) {
 ///
 /// Every byte of `count` elements of `ty` at `dst` must be writable, exclusively ours, and a
 /// value of the entry's basic type in the buffer's layout.
+#[allow(clippy::result_large_err)] // the message goes back with the error, as in delivery.rs
 unsafe fn deliver_typed(
     m: Matched,
     (ty, count, dst): (&Compiled, usize, *mut u8),
@@ -181,10 +197,10 @@ unsafe fn deliver_typed(
     let status = Status {
         source: source_rank,
         tag: m.header.tag,
-        count: if ty.size == 0 { 0 } else { bytes / ty.size },
+        count: bytes.checked_div(ty.size).unwrap_or(0),
     };
     let to = (ty, count, dst);
-    // SAFETY (every arm): the signatures agree, so the destination has at least `bytes` data
+    // SAFETY: (every arm) the signatures agree, so the destination has at least `bytes` data
     // bytes (caller: writable, ours) and every one of them receives a byte of the same basic
     // type from the sender — bool and char bytes come from valid values of the sender. Sources:
     // an inline or owned payload holds the plain message's `bytes` bytes, laid out by the

@@ -335,7 +335,12 @@ fn signature_pieces(ty: &Compiled, count: usize) -> impl Iterator<Item = (BasicT
 impl Compiled {
     /// Whether a receive of `recv_count` elements of `self` accepts `sent_count` elements of
     /// `sent`.
-    pub(crate) fn accepts(&self, recv_count: usize, sent: &Compiled, sent_count: usize) -> SignatureMatch {
+    pub(crate) fn accepts(
+        &self,
+        recv_count: usize,
+        sent: &Compiled,
+        sent_count: usize,
+    ) -> SignatureMatch {
         let mut theirs = signature_pieces(sent, sent_count);
         let mut ours = signature_pieces(self, recv_count);
         let (mut a, mut b) = (None::<(BasicType, usize)>, None::<(BasicType, usize)>);
@@ -362,8 +367,18 @@ impl Compiled {
 
     /// A short description of `count` elements, for error messages.
     pub(crate) fn describe(&self, count: usize) -> String {
-        let shown: Vec<String> = self.map.entries.iter().take(6).map(|(b, d)| format!("({b}, {d})")).collect();
-        let more = if self.map.entries.len() > 6 { ", …" } else { "" };
+        let shown: Vec<String> = self
+            .map
+            .entries
+            .iter()
+            .take(6)
+            .map(|(b, d)| format!("({b}, {d})"))
+            .collect();
+        let more = if self.map.entries.len() > 6 {
+            ", …"
+        } else {
+            ""
+        };
         format!(
             "{count} x a committed type of {} bytes {{{}{more}}}",
             self.size,

@@ -78,12 +78,9 @@ impl Builder {
     /// One copy of `old`, whose true bounds are `(true_lb, true_ub)`, at byte `disp`.
     fn place_with(&mut self, disp: isize, old: &TypeMap, (tlb, tub): (isize, isize)) -> Result<()> {
         let shifted = |x: isize| x.checked_add(disp);
-        let (Some(lb), Some(ub), Some(_), Some(_)) = (
-            shifted(old.lb),
-            shifted(old.ub),
-            shifted(tlb),
-            shifted(tub),
-        ) else {
+        let (Some(lb), Some(ub), Some(_), Some(_)) =
+            (shifted(old.lb), shifted(old.ub), shifted(tlb), shifted(tub))
+        else {
             return Err(self.overflow());
         };
         // every entry lies within [true_lb, true_ub), so none of these additions overflow
@@ -149,7 +146,13 @@ impl TypeMap {
     /// ```
     pub fn vector(count: usize, blocklen: usize, stride: isize, old: &TypeMap) -> Result<TypeMap> {
         let call = "MPI_Type_vector";
-        Self::strided(call, count, blocklen, scaled(call, stride, old.extent())?, old)
+        Self::strided(
+            call,
+            count,
+            blocklen,
+            scaled(call, stride, old.extent())?,
+            old,
+        )
     }
 
     /// Like [`TypeMap::vector`], with the stride in bytes (MPI_Type_create_hvector).
@@ -338,7 +341,11 @@ impl TypeMap {
             ));
         }
         for d in 0..n {
-            if sizes[d] == 0 || starts[d].checked_add(subsizes[d]).is_none_or(|e| e > sizes[d]) {
+            if sizes[d] == 0
+                || starts[d]
+                    .checked_add(subsizes[d])
+                    .map_or(true, |e| e > sizes[d])
+            {
                 return Err(Error::invalid(
                     call,
                     format!(
@@ -366,7 +373,11 @@ impl TypeMap {
                 .checked_add(offset)
                 .ok_or_else(|| Error::invalid(call, "a displacement overflows isize"))?;
         }
-        let full = scaled(call, stride, index(call, sizes[*dims.last().unwrap_or(&0)])?)?;
+        let full = scaled(
+            call,
+            stride,
+            index(call, sizes[*dims.last().unwrap_or(&0)])?,
+        )?;
         let mut b = Builder::new(call);
         b.place(start, &t)?;
         b.finish().resized(0, full)

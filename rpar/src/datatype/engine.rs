@@ -29,7 +29,7 @@ unsafe fn blocks_of<const L: usize>(src: *const u8, ss: isize, dst: *mut u8, ds:
 /// As [`blocks_of`].
 #[inline]
 unsafe fn blocks(src: *const u8, ss: isize, dst: *mut u8, ds: isize, len: usize, n: usize) {
-    // SAFETY (all arms): the caller's guarantee, passed on unchanged.
+    // SAFETY: (all arms) the caller's guarantee, passed on unchanged.
     unsafe {
         match len {
             1 => blocks_of::<1>(src, ss, dst, ds, n),
@@ -85,7 +85,14 @@ pub(crate) unsafe fn scatter(ty: &Compiled, count: usize, packed: *const u8, bas
             // SAFETY: as in `gather`, with the roles of the two sides exchanged.
             unsafe {
                 let dst = base.offset(k * ty.extent + r.disp);
-                blocks(packed.add(at), r.len as isize, dst, r.stride, r.len, r.count);
+                blocks(
+                    packed.add(at),
+                    r.len as isize,
+                    dst,
+                    r.stride,
+                    r.len,
+                    r.count,
+                );
             }
             at += r.len * r.count;
         }
@@ -157,22 +164,25 @@ pub(crate) unsafe fn transfer(
     (dst_ty, dst_count, dst): (&Compiled, usize, *mut u8),
     bytes: usize,
 ) {
-    let (mut from, mut to) = (Cursor::new(src_ty, src_count), Cursor::new(dst_ty, dst_count));
+    let (mut from, mut to) = (
+        Cursor::new(src_ty, src_count),
+        Cursor::new(dst_ty, dst_count),
+    );
     let mut left = bytes;
     while left > 0 {
-        let Some((s, len)) = from.take(left) else { return };
+        let Some((s, len)) = from.take(left) else {
+            return;
+        };
         left -= len;
         let mut done = 0;
         while done < len {
-            let Some((d, piece)) = to.take(len - done) else { return };
+            let Some((d, piece)) = to.take(len - done) else {
+                return;
+            };
             // SAFETY: both pieces are data bytes of their sides within the first `bytes`
             // (caller), of equal length.
             unsafe {
-                std::ptr::copy_nonoverlapping(
-                    src.offset(s + done as isize),
-                    dst.offset(d),
-                    piece,
-                )
+                std::ptr::copy_nonoverlapping(src.offset(s + done as isize), dst.offset(d), piece)
             };
             done += piece;
         }
@@ -198,7 +208,9 @@ pub(crate) unsafe fn scatter_bytes(
     let mut to = Cursor::new(dst_ty, dst_count);
     let mut done = 0;
     while done < bytes {
-        let Some((d, piece)) = to.take(bytes - done) else { return };
+        let Some((d, piece)) = to.take(bytes - done) else {
+            return;
+        };
         // SAFETY: the piece is among the first `bytes` destination data bytes, and the source
         // has `bytes` bytes (caller).
         unsafe { std::ptr::copy_nonoverlapping(src.add(done), dst.offset(d), piece) };

@@ -19,8 +19,8 @@ mod pack;
 mod typemap;
 
 pub use basic::BasicType;
-pub(crate) use commit::{Access, Compiled, SignatureMatch};
 pub use commit::CommittedType;
+pub(crate) use commit::{Access, Compiled, SignatureMatch};
 pub use construct::Order;
 pub use typemap::TypeMap;
 

@@ -2,7 +2,7 @@
 //! successive elements at multiples of the extent — byte for byte what MPICH's `MPI_Pack`
 //! writes on the same machine (checked by `tests/datatype_oracle.rs`).
 
-use super::commit::{Access, Compiled, CommittedType};
+use super::commit::{Access, CommittedType, Compiled};
 use super::{engine, BasicType, Datatype};
 use crate::{Error, Result};
 
@@ -60,7 +60,14 @@ impl CommittedType {
         // SAFETY: check_slice proved every byte the type names for `count` elements at `base`
         // lies in `buf` (and is data, not padding); `out[dst..dst + needed]` exists (`room`)
         // and is a distinct, exclusively borrowed buffer.
-        unsafe { engine::gather(ty, count, buf.as_ptr().cast::<u8>().add(base), out.as_mut_ptr().add(dst)) };
+        unsafe {
+            engine::gather(
+                ty,
+                count,
+                buf.as_ptr().cast::<u8>().add(base),
+                out.as_mut_ptr().add(dst),
+            )
+        };
         *position = dst + needed;
         Ok(())
     }
@@ -129,7 +136,12 @@ impl CommittedType {
         // the exclusively borrowed `buf`; bytes bound for bool/char were validated just above,
         // all other basic types accept every bit pattern.
         unsafe {
-            engine::scatter(ty, count, packed.as_ptr().add(src), buf.as_mut_ptr().cast::<u8>().add(base))
+            engine::scatter(
+                ty,
+                count,
+                packed.as_ptr().add(src),
+                buf.as_mut_ptr().cast::<u8>().add(base),
+            )
         };
         *position = src + needed;
         Ok(())
@@ -137,7 +149,13 @@ impl CommittedType {
 
     fn packed_bytes(&self, call: &'static str, count: usize) -> Result<usize> {
         count.checked_mul(self.inner.size).ok_or_else(|| {
-            Error::invalid(call, format!("{count} elements of {} bytes overflow usize", self.inner.size))
+            Error::invalid(
+                call,
+                format!(
+                    "{count} elements of {} bytes overflow usize",
+                    self.inner.size
+                ),
+            )
         })
     }
 }
@@ -170,7 +188,10 @@ impl Compiled {
         if origin > buf.len() {
             return Err(Error::invalid(
                 call,
-                format!("origin {origin} is past the end of a buffer of {} elements", buf.len()),
+                format!(
+                    "origin {origin} is past the end of a buffer of {} elements",
+                    buf.len()
+                ),
             ));
         }
         let base = origin * std::mem::size_of::<T>();

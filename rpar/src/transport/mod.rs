@@ -10,7 +10,9 @@ mod rendezvous;
 
 pub(crate) use endpoint::{Endpoint, Envelope, Header, Matched, Pattern, SlotId};
 pub(crate) use fabric::{Fabric, Failure};
-pub(crate) use message::{Data, ElemType, ErasedVec, Message, TypedData, TypedSource, INLINE_BYTES};
+pub(crate) use message::{
+    Data, ElemType, ErasedVec, Message, TypedData, TypedSource, INLINE_BYTES,
+};
 pub(crate) use rendezvous::{publish, PendingSend, SendOutcome};
 
 /// Messages larger than this many bytes, sent from borrowed buffers by blocking sends, use the
