@@ -5,8 +5,8 @@
 //! packed bytes / seconds / 1e9. Prints one JSON line per figure (and, on stderr, a plain
 //! memcpy of the same bytes, the local limit).
 //!
-//! Run: `cargo run --release --example pack_bench`. Checks every packed byte once and exits
-//! non-zero if one is wrong.
+//! Run: `cargo run --release --example pack_bench` (`-- --quick`: 1/32 of the size, for the
+//! test suite). Checks every packed byte once and exits non-zero if one is wrong.
 
 use rpar::prelude::*;
 use std::time::Instant;
@@ -32,7 +32,8 @@ fn bench(ty: &CommittedType, src: &[f64], out: &mut [u8]) -> Result<f64> {
 }
 
 fn main() -> Result<()> {
-    let n: usize = 2 << 20;
+    let quick = std::env::args().any(|a| a == "--quick");
+    let n: usize = if quick { 64 << 10 } else { 2 << 20 };
     let src: Vec<f64> = (0..2 * n).map(|i| i as f64).collect();
     let mut out = vec![0u8; 8 * n];
     let figures = [

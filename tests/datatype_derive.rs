@@ -128,7 +128,7 @@ fn derived_values_travel_plain_and_typed() {
                     Padded {
                         c: 1,
                         d: 0.5,
-                        i: -(i as i32),
+                        i: -i,
                     },
                 ); 2],
                 alive: i % 2 == 0,

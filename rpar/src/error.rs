@@ -102,6 +102,29 @@ pub enum Error {
     /// The program's own error, raised with [`Error::user`].
     #[error("{0}")]
     User(String),
+    /// Every rank still running was blocked and no message in flight could unblock any of them.
+    #[error("deadlock: every running rank is blocked and no message can unblock them\n{}", list_deadlock(.blocked, .finished))]
+    Deadlock {
+        /// What each blocked rank was waiting for, in rank order.
+        blocked: Vec<BlockedCall>,
+        /// Ranks that had already returned.
+        finished: Vec<usize>,
+    },
+    /// Ranks of one communicator called different collectives (or the same one with different
+    /// roots, operators or counts).
+    #[error("collective mismatch on communicator {communicator}: {}", .calls.iter().map(|(r, c)| format!("rank {r} called {c}")).collect::<Vec<_>>().join(", "))]
+    CollectiveMismatch {
+        /// The communicator's id.
+        communicator: u32,
+        /// (rank in the communicator, what it called), for the ranks that disagree.
+        calls: Vec<(usize, String)>,
+    },
+    /// In strict mode, the run left messages unreceived or receives incomplete.
+    #[error("the run left {} problem(s) behind:\n{}", .warnings.len(), list_warnings(.warnings))]
+    Leaks {
+        /// What was left behind.
+        warnings: Vec<Warning>,
+    },
     /// A datatype would touch bytes outside the buffer it is used on.
     #[error("{call}: the datatype touches bytes {low}..{high} of the buffer, but the buffer has {len} bytes (valid: 0..{len})")]
     BufferOutOfBounds {
@@ -126,6 +149,101 @@ pub enum Error {
         /// The offending bytes.
         bytes: Vec<u8>,
     },
+}
+
+fn list_warnings(warnings: &[Warning]) -> String {
+    warnings
+        .iter()
+        .map(|w| format!("  {w}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Something a run left behind that is not an error by itself but usually a bug: reported by
+/// [`Universe::run_report`](crate::Universe::run_report), and an error in strict mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// A message was sent but never received.
+    Unreceived {
+        /// The receiver's world rank.
+        to: usize,
+        /// The sender's rank in the communicator.
+        from: usize,
+        /// The message's tag.
+        tag: i32,
+        /// The communicator's id (0 is the world).
+        communicator: u32,
+        /// Size in bytes.
+        bytes: usize,
+    },
+    /// A non-blocking receive was started but never completed (e.g. its request was leaked).
+    IncompleteReceive {
+        /// The world rank that posted it.
+        rank: usize,
+        /// The source it waits for; `None` for `ANY_SOURCE`.
+        source: Option<usize>,
+        /// The tag it waits for; `None` for `ANY_TAG`.
+        tag: Option<i32>,
+        /// The communicator's id.
+        communicator: u32,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::Unreceived { to, from, tag, communicator, bytes } => write!(
+                f,
+                "a message of {bytes} bytes from rank {from} to rank {to} (tag {tag}, communicator {communicator}) was never received"
+            ),
+            Warning::IncompleteReceive { rank, source, tag, communicator } => {
+                let source = source.map_or("ANY_SOURCE".to_string(), |s| format!("rank {s}"));
+                let tag = tag.map_or("ANY_TAG".to_string(), |t| t.to_string());
+                write!(f, "rank {rank} never completed its receive from {source} (tag {tag}, communicator {communicator})")
+            }
+        }
+    }
+}
+
+/// What one rank was blocked in when a deadlock was found (for [`Error::Deadlock`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockedCall {
+    /// The rank (in the world).
+    pub rank: usize,
+    /// The blocking call: `recv`, `probe`, `wait`, `wait_any`, `send`, or a collective's name.
+    pub call: String,
+    /// The peer, as a rank of the communicator; `None` for `ANY_SOURCE` or no single peer.
+    pub peer: Option<usize>,
+    /// The tag; `None` for `ANY_TAG` or none.
+    pub tag: Option<i32>,
+    /// The communicator's id (0 is the world).
+    pub communicator: u32,
+}
+
+impl fmt::Display for BlockedCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "rank {} is blocked in {}", self.rank, self.call)?;
+        match self.peer {
+            Some(p) => write!(f, " with rank {p}")?,
+            None if self.call == "recv" || self.call == "probe" => {
+                f.write_str(" from ANY_SOURCE")?
+            }
+            None => {}
+        }
+        if let Some(t) = self.tag {
+            write!(f, ", tag {t}")?;
+        }
+        write!(f, " (communicator {})", self.communicator)
+    }
+}
+
+fn list_deadlock(blocked: &[BlockedCall], finished: &[usize]) -> String {
+    let mut lines: Vec<String> = blocked.iter().map(|b| format!("  {b}")).collect();
+    if !finished.is_empty() {
+        lines.push(format!("  ranks that already returned: {finished:?}"));
+    }
+    lines.join("\n")
 }
 
 impl Error {

@@ -34,6 +34,7 @@ mod collective;
 mod comm;
 mod datatype;
 mod error;
+mod trace;
 mod transport;
 mod universe;
 
@@ -42,8 +43,10 @@ pub use comm::{
     ANY_SOURCE, ANY_TAG, TAG_UB,
 };
 pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeMap};
-pub use error::{Error, Result};
-pub use universe::{run, Universe};
+pub use error::{BlockedCall, Error, Result, Warning};
+pub use trace::CommMatrix;
+pub use transport::CollectiveCall;
+pub use universe::{run, RunReport, Universe};
 
 /// `spmd!(ranks = N, |world| { … })`: runs the block on N ranks; see the crate docs.
 pub use rpar_derive::spmd;

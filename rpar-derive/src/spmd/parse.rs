@@ -82,7 +82,18 @@ impl Parse for Spmd {
         })?;
         let mut params = Punctuated::<Pat, Token![,]>::new();
         while !input.peek(Token![|]) {
-            params.push_value(Pat::parse_single(input)?);
+            let pat = Pat::parse_single(input)?;
+            let pat = if input.peek(Token![:]) {
+                Pat::Type(syn::PatType {
+                    attrs: Vec::new(),
+                    pat: Box::new(pat),
+                    colon_token: input.parse()?,
+                    ty: input.parse()?,
+                })
+            } else {
+                pat
+            };
+            params.push_value(pat);
             if input.peek(Token![|]) {
                 break;
             }

@@ -13,21 +13,24 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn barrier(&self) -> Result<()> {
-        let (p, r) = (self.size(), self.rank());
-        let mut dist = 1;
-        while dist < p {
-            let (to, from) = ((r + dist) % p, (r + p - dist) % p);
-            Channel::sendrecv::<u8, u8>(
-                self,
-                &[],
-                to,
-                tags::BARRIER,
-                &mut [],
-                from,
-                tags::BARRIER,
-            )?;
-            dist *= 2;
-        }
-        Ok(())
+        let _span = self.collective_span("barrier", "dissemination", 0);
+        self.in_collective("barrier", None, None, None, || {
+            let (p, r) = (self.size(), self.rank());
+            let mut dist = 1;
+            while dist < p {
+                let (to, from) = ((r + dist) % p, (r + p - dist) % p);
+                Channel::sendrecv::<u8, u8>(
+                    self,
+                    &[],
+                    to,
+                    tags::BARRIER,
+                    &mut [],
+                    from,
+                    tags::BARRIER,
+                )?;
+                dist *= 2;
+            }
+            Ok(())
+        })
     }
 }

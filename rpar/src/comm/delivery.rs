@@ -7,6 +7,10 @@ use crate::transport::{Data, ElemType, Matched, Message};
 use crate::{Error, Result};
 use std::mem::MaybeUninit;
 
+/// A delivery that failed: the error, and the message if it was not consumed (to be put back).
+/// Boxed: the failure path is cold and the pair is large.
+pub(crate) type Undelivered = Box<(Error, Option<Matched>)>;
+
 /// How many `recv` elements the message fills, if the types agree (MPI's type-signature rule).
 ///
 /// The same Rust type always agrees. Different types agree when both are dense (no padding,
@@ -23,7 +27,7 @@ pub(crate) fn received_count(msg: &Message, recv: &ElemType) -> Option<usize> {
     if bytes == 0 {
         return Some(0);
     }
-    if recv.size == 0 || bytes % recv.size != 0 {
+    if recv.size == 0 || !bytes.is_multiple_of(recv.size) {
         return None;
     }
     let (sent_map, recv_map) = ((msg.elem.map)(), (recv.map)());
@@ -53,8 +57,8 @@ fn lcm(a: usize, b: usize) -> usize {
 
 fn mismatch(m: &Matched, recv: &ElemType) -> Error {
     Error::TypeMismatch {
-        sent: format!("{} x {}", m.message.count, m.message.elem.name),
-        expected: recv.name.to_string(),
+        sent: format!("{} x {}", m.message.count, (m.message.elem.name)()),
+        expected: (recv.name)().to_string(),
         source_rank: m.header.source as usize,
     }
 }
@@ -115,10 +119,10 @@ pub(crate) unsafe fn deliver_into(
     m: Matched,
     buf: RawRecvBuf,
     aborted: impl FnOnce() -> Error,
-) -> std::result::Result<Status, (Error, Option<Matched>)> {
+) -> std::result::Result<Status, Undelivered> {
     let Some(count) = received_count(&m.message, &buf.elem) else {
         let err = mismatch(&m, &buf.elem);
-        return Err((err, Some(m)));
+        return Err(Box::new((err, Some(m))));
     };
     if count > buf.capacity {
         let err = Error::Truncated {
@@ -127,7 +131,7 @@ pub(crate) unsafe fn deliver_into(
             source_rank: m.header.source as usize,
             tag: m.header.tag,
         };
-        return Err((err, Some(m)));
+        return Err(Box::new((err, Some(m))));
     }
     let status = Status {
         source: m.header.source as usize,
@@ -139,7 +143,7 @@ pub(crate) unsafe fn deliver_into(
     if unsafe { copy_out(m.message, buf.ptr) } {
         Ok(status)
     } else {
-        Err((aborted(), None))
+        Err(Box::new((aborted(), None)))
     }
 }
 
@@ -147,11 +151,11 @@ pub(crate) unsafe fn deliver_into(
 pub(crate) fn deliver_vec<T: Datatype>(
     m: Matched,
     aborted: impl FnOnce() -> Error,
-) -> std::result::Result<(Vec<T>, Status), (Error, Option<Matched>)> {
+) -> std::result::Result<(Vec<T>, Status), Undelivered> {
     let elem = ElemType::of::<T>();
     let Some(count) = received_count(&m.message, &elem) else {
         let err = mismatch(&m, &elem);
-        return Err((err, Some(m)));
+        return Err(Box::new((err, Some(m))));
     };
     let status = Status {
         source: m.header.source as usize,
@@ -179,13 +183,13 @@ fn copy_into_new_vec<T: Datatype>(
     count: usize,
     status: Status,
     aborted: impl FnOnce() -> Error,
-) -> std::result::Result<(Vec<T>, Status), (Error, Option<Matched>)> {
+) -> std::result::Result<(Vec<T>, Status), Undelivered> {
     let mut v: Vec<MaybeUninit<T>> = Vec::with_capacity(count);
     // SAFETY: the Vec has room for `count` elements, which is message.bytes() bytes; the bytes
     // are valid `T`s (received_count). After a successful copy all `count` are initialised.
     unsafe {
         if !copy_out(message, v.as_mut_ptr().cast()) {
-            return Err((aborted(), None));
+            return Err(Box::new((aborted(), None)));
         }
         v.set_len(count);
         let mut v = std::mem::ManuallyDrop::new(v);
@@ -198,10 +202,11 @@ fn copy_into_new_vec<T: Datatype>(
 
 /// Turns the error half of a delivery into a plain error, putting the message back first.
 pub(crate) fn put_back_on_error<T>(
-    r: std::result::Result<T, (Error, Option<Matched>)>,
+    r: std::result::Result<T, Undelivered>,
     put_back: impl FnOnce(Matched),
 ) -> Result<T> {
-    r.map_err(|(err, m)| {
+    r.map_err(|failed| {
+        let (err, m) = *failed;
         if let Some(m) = m {
             put_back(m);
         }

@@ -15,7 +15,8 @@ pub use buffer::{Buffer, BufferMut};
 pub use request::{test_all, wait_all, wait_any, Request};
 pub use scope::Scope;
 
-use crate::transport::Endpoint;
+use crate::trace::{Span, SpanArgs};
+use crate::transport::{CollectiveCall, Endpoint, Matched};
 use crate::{Error, Result};
 use std::fmt;
 use std::rc::Rc;
@@ -65,6 +66,8 @@ pub struct Comm {
     rank: usize,
     /// Communicator id: point-to-point traffic uses context 2 id, collectives 2 id + 1.
     id: u32,
+    /// Number of collective calls made on this communicator so far.
+    coll_seq: std::cell::Cell<u32>,
 }
 
 impl fmt::Debug for Comm {
@@ -85,6 +88,7 @@ impl Comm {
             group: (0..size).collect(),
             rank,
             id: 0,
+            coll_seq: Default::default(),
         }
     }
 
@@ -130,5 +134,103 @@ impl Comm {
 
     pub(crate) fn endpoint(&self) -> &Rc<Endpoint> {
         &self.ep
+    }
+
+    /// A trace span for a call on this communicator (nothing when tracing is off).
+    #[inline]
+    pub(crate) fn span(
+        &self,
+        name: &'static str,
+        peer: Option<usize>,
+        tag: Option<i32>,
+        bytes: usize,
+    ) -> Option<Span<'_>> {
+        self.ep.trace().map(|t| {
+            t.span(
+                name,
+                SpanArgs {
+                    peer,
+                    tag,
+                    bytes: Some(bytes),
+                    algorithm: None,
+                    communicator: self.id,
+                },
+            )
+        })
+    }
+
+    /// A trace span for a collective call, with its algorithm.
+    #[inline]
+    pub(crate) fn collective_span(
+        &self,
+        name: &'static str,
+        algorithm: &'static str,
+        bytes: usize,
+    ) -> Option<Span<'_>> {
+        self.ep.trace().map(|t| {
+            t.span(
+                name,
+                SpanArgs {
+                    peer: None,
+                    tag: None,
+                    bytes: Some(bytes),
+                    algorithm: Some(algorithm),
+                    communicator: self.id,
+                },
+            )
+        })
+    }
+
+    /// Takes note of a matched message: records it in the trace (the head of its flow arrow)
+    /// and, on the collective context, checks that the sender is in the same collective call.
+    #[inline]
+    pub(crate) fn accept_arrival(&self, m: &Matched) -> Result<()> {
+        if let Some(t) = self.ep.trace() {
+            t.flow_in(m.header.flow);
+        }
+        if let Some(theirs) = m.header.collective {
+            match self.ep.collective() {
+                Some(mine) if mine == theirs => {}
+                Some(mine) => {
+                    let source = m.header.source as usize;
+                    return Err(self.ep.collective_mismatch(self.id, mine, (source, theirs)));
+                }
+                None => {
+                    return Err(Error::invalid(
+                        "a collective",
+                        format!("a message of {theirs} arrived outside any collective call"),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `f` as a collective call: `operation` with its root, reduction operator and the
+    /// bytes every rank must contribute alike. Messages it sends carry the call, and a message of
+    /// a different call from another rank is an [`Error::CollectiveMismatch`] (on every rank:
+    /// the run aborts with it).
+    pub(crate) fn in_collective<R>(
+        &self,
+        operation: &'static str,
+        root: Option<usize>,
+        reduction: Option<&'static str>,
+        bytes: Option<usize>,
+        f: impl FnOnce() -> Result<R>,
+    ) -> Result<R> {
+        let seq = self.coll_seq.get();
+        self.coll_seq.set(seq.wrapping_add(1));
+        let call = CollectiveCall {
+            rank: self.rank,
+            seq,
+            operation,
+            root,
+            reduction,
+            bytes,
+        };
+        let previous = self.ep.set_collective(Some(call));
+        let r = f();
+        self.ep.set_collective(previous);
+        r
     }
 }

@@ -6,9 +6,10 @@
 use super::delivery::{deliver_into, deliver_vec, put_back_on_error, RawRecvBuf};
 use super::{Buffer, BufferMut, Comm, Probed, Status, ANY_SOURCE, ANY_TAG, TAG_UB};
 use crate::datatype::Datatype;
+use crate::error::Warning;
 use crate::transport::{
     publish, Data, ElemType, Endpoint, Envelope, ErasedVec, Header, Message, Pattern, PendingSend,
-    SendOutcome, INLINE_BYTES, RENDEZVOUS_BYTES,
+    SendOutcome, Waiting, INLINE_BYTES, RENDEZVOUS_BYTES,
 };
 use crate::{Error, Result};
 
@@ -42,6 +43,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn send<B: Buffer + ?Sized>(&self, buf: &B, dest: usize, tag: i32) -> Result<()> {
+        let _span = self.span(
+            "send",
+            Some(dest),
+            Some(tag),
+            std::mem::size_of_val(buf.as_elems()),
+        );
         check_send_tag(tag)?;
         self.send_in(self.p2p_context(), buf.as_elems(), dest, tag)
     }
@@ -61,6 +68,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn send_owned<T: Datatype>(&self, data: Vec<T>, dest: usize, tag: i32) -> Result<()> {
+        let _span = self.span(
+            "send_owned",
+            Some(dest),
+            Some(tag),
+            std::mem::size_of_val(&data[..]),
+        );
         check_send_tag(tag)?;
         self.send_owned_in(self.p2p_context(), data, dest, tag)
     }
@@ -70,7 +83,10 @@ impl Comm {
     ///
     /// Errors: `source` out of range, a tag below `ANY_TAG`, a type mismatch with the sender.
     pub fn recv<T: Datatype>(&self, source: usize, tag: i32) -> Result<(Vec<T>, Status)> {
-        self.recv_in(self.p2p_context(), source, tag)
+        let mut span = self.span("recv", None, Some(tag), 0);
+        let got = self.recv_in(self.p2p_context(), source, tag)?;
+        finish_recv_span(&mut span, &got.1, std::mem::size_of::<T>());
+        Ok(got)
     }
 
     /// Receives a message into `buf` (MPI_Recv); returns its status (`count` = elements
@@ -101,7 +117,10 @@ impl Comm {
         source: usize,
         tag: i32,
     ) -> Result<Status> {
-        self.recv_into_in(self.p2p_context(), buf.as_elems_mut(), source, tag)
+        let mut span = self.span("recv", None, Some(tag), 0);
+        let st = self.recv_into_in(self.p2p_context(), buf.as_elems_mut(), source, tag)?;
+        finish_recv_span(&mut span, &st, std::mem::size_of::<B::Elem>());
+        Ok(st)
     }
 
     /// Sends `send` to `dest` and receives into `recv` from `source` in one call
@@ -127,6 +146,12 @@ impl Comm {
         source: usize,
         recv_tag: i32,
     ) -> Result<Status> {
+        let _span = self.span(
+            "sendrecv",
+            Some(dest),
+            Some(send_tag),
+            std::mem::size_of_val(send.as_elems()),
+        );
         check_send_tag(send_tag)?;
         self.sendrecv_in(
             self.p2p_context(),
@@ -149,6 +174,12 @@ impl Comm {
         source: usize,
         recv_tag: i32,
     ) -> Result<Status> {
+        let _span = self.span(
+            "sendrecv_replace",
+            Some(dest),
+            Some(send_tag),
+            std::mem::size_of_val(buf.as_elems()),
+        );
         check_send_tag(send_tag)?;
         self.sendrecv_replace_in(
             self.p2p_context(),
@@ -178,6 +209,7 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn probe(&self, source: usize, tag: i32) -> Result<Probed> {
+        let _span = self.span("probe", None, Some(tag), 0);
         let pattern = self.pattern(self.p2p_context(), source, tag)?;
         let found = self.endpoint().probe(&pattern, true)?;
         Ok(probed(found.expect("a blocking probe returns a message")))
@@ -214,18 +246,33 @@ impl Comm {
     /// Puts a message into `dest`'s mailbox. A message to a rank that has finished is counted
     /// as never received (its rendezvous ticket, if any, is dropped and releases this rank).
     pub(crate) fn post_message(&self, context: u32, message: Message, dest: usize, tag: i32) {
+        let ep = self.endpoint();
+        let to = self.group[dest];
+        if let Some(row) = ep.matrix() {
+            row.count(to, message.bytes());
+        }
         let header = Header {
             context,
             source: self.rank as u32,
             tag,
+            flow: ep.trace().map_or(0, |t| t.flow_out()),
+            collective: if context % 2 == 1 {
+                ep.collective()
+            } else {
+                None
+            },
         };
-        let fabric = self.endpoint().fabric();
-        if fabric
-            .mailbox(self.group[dest])
-            .send(Envelope::Msg(header, message))
-            .is_err()
-        {
-            fabric.note_unreceived(1);
+        let fabric = ep.fabric();
+        if let Err(back) = fabric.mailbox(to).send(Envelope::Msg(header, message)) {
+            if let Envelope::Msg(h, m) = back.into_inner() {
+                fabric.note_warnings(vec![Warning::Unreceived {
+                    to,
+                    from: h.source as usize,
+                    tag: h.tag,
+                    communicator: h.context / 2,
+                    bytes: m.bytes(),
+                }]);
+            }
         }
     }
 
@@ -268,8 +315,8 @@ impl Comm {
     }
 
     /// Waits until a rendezvous send is delivered; on abort, withdraws it.
-    pub(crate) fn finish_send(&self, pending: &PendingSend, dest: usize) -> Result<()> {
-        finish_rendezvous(self.endpoint(), pending, dest)
+    pub(crate) fn finish_send(&self, pending: &PendingSend, to: SendTarget) -> Result<()> {
+        finish_rendezvous(self.endpoint(), pending, to)
     }
 
     pub(crate) fn send_in<T: Datatype>(
@@ -283,7 +330,7 @@ impl Comm {
         // it returns.
         match unsafe { self.post_send(context, elems, dest, tag)? } {
             None => Ok(()),
-            Some(pending) => self.finish_send(&pending, dest),
+            Some(pending) => self.finish_send(&pending, (context, dest, tag)),
         }
     }
 
@@ -314,6 +361,7 @@ impl Comm {
         let pattern = self.pattern(context, source, tag)?;
         let ep = self.endpoint();
         let m = ep.recv(&pattern)?;
+        self.accept_arrival(&m)?;
         put_back_on_error(deliver_vec(m, || ep.fabric().abort_error()), |m| {
             ep.put_back(m)
         })
@@ -329,6 +377,7 @@ impl Comm {
         let pattern = self.pattern(context, source, tag)?;
         let ep = self.endpoint();
         let m = ep.recv(&pattern)?;
+        self.accept_arrival(&m)?;
         // SAFETY: `buf` is exclusively borrowed for this call.
         let delivered =
             unsafe { deliver_into(m, RawRecvBuf::of(buf), || ep.fabric().abort_error()) };
@@ -352,7 +401,7 @@ impl Comm {
         let pending = unsafe { self.post_send(context, send, dest, send_tag)? };
         let received = self.recv_into_in(context, recv, source, recv_tag);
         if let Some(pending) = pending {
-            self.finish_send(&pending, dest)?;
+            self.finish_send(&pending, (context, dest, send_tag))?;
         }
         received
     }
@@ -378,10 +427,18 @@ impl Comm {
     }
 }
 
+/// Where a send goes: (context, destination rank in the communicator, tag).
+pub(crate) type SendTarget = (u32, usize, i32);
+
 /// Waits until a rendezvous send to `dest` is delivered, making progress meanwhile; on abort,
 /// withdraws it (waiting out a copy in progress) so that the buffer is no longer read.
-pub(crate) fn finish_rendezvous(ep: &Endpoint, pending: &PendingSend, dest: usize) -> Result<()> {
-    if let Err(err) = ep.wait_send(|| pending.outcome() != SendOutcome::Pending) {
+pub(crate) fn finish_rendezvous(
+    ep: &Endpoint,
+    pending: &PendingSend,
+    (context, dest, tag): SendTarget,
+) -> Result<()> {
+    let waiting = Waiting::Send { context, dest, tag };
+    if let Err(err) = ep.wait_send(|| pending.outcome() != SendOutcome::Pending, waiting) {
         if pending.cancel() != SendOutcome::Delivered {
             return Err(err);
         }
@@ -401,6 +458,13 @@ pub(crate) fn eager_data<T: Datatype>(elems: &[T]) -> Data {
         Data::inline(elems)
     } else {
         Data::Owned(ErasedVec::new(elems.to_vec()))
+    }
+}
+
+fn finish_recv_span(span: &mut Option<crate::trace::Span<'_>>, st: &Status, elem_size: usize) {
+    if let Some(s) = span {
+        s.set_peer(st.source);
+        s.set_bytes(st.count * elem_size);
     }
 }
 

@@ -7,7 +7,7 @@
 //! copied at once exist only inside [`Comm::scope`](super::Comm::scope), which waits for them.
 
 use super::delivery::{deliver_into, put_back_on_error, RawRecvBuf};
-use super::p2p::{check_send_tag, eager_data, finish_rendezvous};
+use super::p2p::{check_send_tag, eager_data, finish_rendezvous, SendTarget};
 use super::{Buffer, BufferMut, Comm, Status};
 use crate::datatype::Datatype;
 use crate::transport::Data;
@@ -33,7 +33,7 @@ enum State {
     },
     Send {
         pending: PendingSend,
-        dest: usize,
+        to: SendTarget,
         status: Status,
     },
     Finished,
@@ -60,10 +60,11 @@ impl Comm {
         dest: usize,
         tag: i32,
     ) -> Result<Request<'static>> {
+        let elems = buf.as_elems();
+        let _span = self.span("isend", Some(dest), Some(tag), std::mem::size_of_val(elems));
         check_send_tag(tag)?;
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
-        let elems = buf.as_elems();
         let message = Message {
             elem: ElemType::of::<B::Elem>(),
             count: elems.len(),
@@ -146,14 +147,14 @@ impl<'a> Request<'a> {
     pub(crate) fn rendezvous(
         ep: Rc<Endpoint>,
         pending: PendingSend,
-        dest: usize,
+        to: SendTarget,
         status: Status,
     ) -> Self {
         Request {
             ep,
             state: State::Send {
                 pending,
-                dest,
+                to,
                 status,
             },
             _buf: PhantomData,
@@ -191,6 +192,9 @@ impl<'a> Request<'a> {
                     self.ep.test_slot(slot)?
                 };
                 let Some(m) = matched else { return Ok(None) };
+                if let Some(t) = self.ep.trace() {
+                    t.flow_in(m.header.flow);
+                }
                 // the slot is gone now: whatever happens, this request no longer owns one
                 self.state = State::Finished;
                 let ep = &self.ep;
@@ -203,15 +207,15 @@ impl<'a> Request<'a> {
             }
             State::Send {
                 pending,
-                dest,
+                to,
                 status,
             } => {
                 if !block && pending.outcome() == SendOutcome::Pending {
                     return Ok(None);
                 }
-                let (pending, dest, status) = (pending.clone(), *dest, *status);
+                let (pending, to, status) = (pending.clone(), *to, *status);
                 self.state = State::Finished;
-                finish_rendezvous(&self.ep, &pending, dest)?;
+                finish_rendezvous(&self.ep, &pending, to)?;
                 self.state = State::Done(status);
                 Ok(Some(status))
             }

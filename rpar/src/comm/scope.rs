@@ -1,7 +1,7 @@
 //! [`Scope`]: non-blocking sends from borrowed buffers without a copy, made sound by waiting for
 //! all of them at the end of the scope (as `std::thread::scope` does for threads).
 
-use super::p2p::{check_send_tag, finish_rendezvous};
+use super::p2p::{check_send_tag, finish_rendezvous, SendTarget};
 use super::{Buffer, BufferMut, Comm, Request, Status};
 use crate::transport::PendingSend;
 use crate::Result;
@@ -12,7 +12,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// A scope for zero-copy non-blocking operations; see [`Comm::scope`].
 pub struct Scope<'scope, 'env: 'scope> {
     comm: &'env Comm,
-    pending: RefCell<Vec<(PendingSend, usize)>>,
+    pending: RefCell<Vec<(PendingSend, SendTarget)>>,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _env: PhantomData<&'env mut &'env ()>,
 }
@@ -61,10 +61,10 @@ impl Comm {
         match outcome {
             Ok(result) => {
                 let mut first_err = None;
-                for (p, dest) in &pending {
+                for (p, to) in &pending {
                     if first_err.is_some() {
                         p.cancel();
-                    } else if let Err(e) = finish_rendezvous(self.endpoint(), p, *dest) {
+                    } else if let Err(e) = finish_rendezvous(self.endpoint(), p, *to) {
                         first_err = Some(e);
                     }
                 }
@@ -105,8 +105,9 @@ impl<'scope> Scope<'scope, '_> {
         Ok(match pending {
             None => Request::done(comm.endpoint().clone(), status),
             Some(p) => {
-                self.pending.borrow_mut().push((p.clone(), dest));
-                Request::rendezvous(comm.endpoint().clone(), p, dest, status)
+                let to = (comm.p2p_context(), dest, tag);
+                self.pending.borrow_mut().push((p.clone(), to));
+                Request::rendezvous(comm.endpoint().clone(), p, to, status)
             }
         })
     }

@@ -20,6 +20,11 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn split(&self, color: Option<u32>, key: i32) -> Result<Option<Comm>> {
+        let _span = self.collective_span("split", "gather at rank 0", 16);
+        self.in_collective("split", None, None, None, || self.split_inner(color, key))
+    }
+
+    fn split_inner(&self, color: Option<u32>, key: i32) -> Result<Option<Comm>> {
         let ctx = self.collective_context();
         let mine = [color.map_or(-1, i64::from), i64::from(key)];
         // Rank 0 gathers (color, key), forms the groups, reserves one context per group and tells
@@ -59,15 +64,15 @@ impl Comm {
                 start = end;
             }
             let reply = reply_to_self.expect("rank 0 is in one of the groups");
-            Ok(self.from_reply(&reply))
+            Ok(self.comm_from_reply(&reply))
         } else {
             self.send_in(ctx, &mine[..], 0, tags::SPLIT)?;
             let (reply, _) = self.recv_in::<u64>(ctx, 0, tags::SPLIT)?;
-            Ok(self.from_reply(&reply))
+            Ok(self.comm_from_reply(&reply))
         }
     }
 
-    fn from_reply(&self, reply: &[u64]) -> Option<Comm> {
+    fn comm_from_reply(&self, reply: &[u64]) -> Option<Comm> {
         if reply[0] == u64::MAX {
             return None;
         }
@@ -77,6 +82,7 @@ impl Comm {
             group,
             rank: reply[1] as usize,
             id: reply[0] as u32,
+            coll_seq: Default::default(),
         })
     }
 
@@ -98,6 +104,11 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn dup(&self) -> Result<Comm> {
+        let _span = self.collective_span("dup", "linear", 4);
+        self.in_collective("dup", None, None, None, || self.dup_inner())
+    }
+
+    fn dup_inner(&self) -> Result<Comm> {
         let ctx = self.collective_context();
         let id = if self.rank() == 0 {
             let id = self.endpoint().fabric().new_contexts(1);
@@ -115,6 +126,7 @@ impl Comm {
             group: self.group.clone(),
             rank: self.rank,
             id,
+            coll_seq: Default::default(),
         })
     }
 }

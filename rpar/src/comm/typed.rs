@@ -52,6 +52,7 @@ impl Comm {
         dest: usize,
         tag: i32,
     ) -> Result<()> {
+        let _span = self.span("send_typed", Some(dest), Some(tag), ty.pack_size(count));
         check_send_tag(tag)?;
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
@@ -64,7 +65,7 @@ impl Comm {
             )
         })?;
         let context = self.p2p_context();
-        let elem = ElemType::typed(c.size);
+        let elem = ElemType::typed();
         if bytes <= RENDEZVOUS_BYTES {
             let mut packed = vec![0u8; bytes];
             // SAFETY: check_slice proved that every byte the type names for `count` elements
@@ -93,7 +94,7 @@ impl Comm {
             source,
         });
         self.post_message(context, Message { elem, count, data }, dest, tag);
-        self.finish_send(&pending, dest)
+        self.finish_send(&pending, (context, dest, tag))
     }
 
     /// Receives into `count` elements laid out by the committed type `ty`, with displacement 0
@@ -131,20 +132,29 @@ impl Comm {
         source: usize,
         tag: i32,
     ) -> Result<Status> {
+        let _span = self.span("recv_typed", Some(source), Some(tag), ty.pack_size(count));
         let pattern = self.pattern(self.p2p_context(), source, tag)?;
         let c = &*ty.inner;
         c.check_slice("recv_typed", buf, 0, count, Access::Write)?;
         let ep = self.endpoint();
         let m = ep.recv(&pattern)?;
+        self.accept_arrival(&m)?;
         // SAFETY: check_slice proved that every byte of `count` elements of the type lies in
         // the exclusively borrowed `buf`, on a value of the entry's basic type.
         let delivered = unsafe { deliver_typed(m, (c, count, buf.as_mut_ptr().cast())) };
         put_back_on_error(
-            delivered.map_err(|(e, m)| (e.unwrap_or_else(|| ep.fabric().abort_error()), m)),
+            delivered.map_err(|failed| {
+                let (e, m) = *failed;
+                Box::new((e.unwrap_or_else(|| ep.fabric().abort_error()), m))
+            }),
             |m| ep.put_back(m),
         )
     }
 }
+
+/// A failed typed delivery: the error (`None`: the sender withdrew, the run is aborting) and
+/// the message to put back, if it was not consumed.
+type Failed = Box<(Option<Error>, Option<Matched>)>;
 
 /// The sender's compiled type and count of a message, and whether it is a plain message of a
 /// gap-free type (then its bytes are one contiguous run).
@@ -166,11 +176,10 @@ fn sent_type(message: &Message) -> (Arc<Compiled>, usize, bool) {
 ///
 /// Every byte of `count` elements of `ty` at `dst` must be writable, exclusively ours, and a
 /// value of the entry's basic type in the buffer's layout.
-#[allow(clippy::result_large_err)] // the message goes back with the error, as in delivery.rs
 unsafe fn deliver_typed(
     m: Matched,
     (ty, count, dst): (&Compiled, usize, *mut u8),
-) -> std::result::Result<Status, (Option<Error>, Option<Matched>)> {
+) -> std::result::Result<Status, Failed> {
     let (sent, sent_count, dense) = sent_type(&m.message);
     let source_rank = m.header.source as usize;
     let bytes = sent.size * sent_count;
@@ -183,7 +192,7 @@ unsafe fn deliver_typed(
                 source_rank,
                 tag: m.header.tag,
             };
-            return Err((Some(err), Some(m)));
+            return Err(Box::new((Some(err), Some(m))));
         }
         SignatureMatch::Mismatch => {
             let err = Error::TypeMismatch {
@@ -191,7 +200,7 @@ unsafe fn deliver_typed(
                 expected: ty.describe(count),
                 source_rank,
             };
-            return Err((Some(err), Some(m)));
+            return Err(Box::new((Some(err), Some(m))));
         }
     }
     let status = Status {
@@ -239,7 +248,7 @@ unsafe fn deliver_typed(
     if copied {
         Ok(status)
     } else {
-        Err((None, None))
+        Err(Box::new((None, None)))
     }
 }
 
@@ -251,7 +260,7 @@ pub(crate) fn plain_received_count(t: &TypedData, recv: &ElemType) -> Option<usi
         return Some(0);
     }
     let map = (recv.map)();
-    if recv.size == 0 || bytes % recv.size != 0 || !map.is_dense() {
+    if recv.size == 0 || !bytes.is_multiple_of(recv.size) || !map.is_dense() {
         return None;
     }
     let count = bytes / recv.size;

@@ -344,7 +344,7 @@ impl TypeMap {
             if sizes[d] == 0
                 || starts[d]
                     .checked_add(subsizes[d])
-                    .map_or(true, |e| e > sizes[d])
+                    .is_none_or(|e| e > sizes[d])
             {
                 return Err(Error::invalid(
                     call,

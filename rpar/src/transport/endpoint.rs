@@ -4,17 +4,22 @@
 //! Only the owning rank's thread touches an endpoint's queues (they are in a `RefCell`), so
 //! matching needs no lock: other ranks only push envelopes into the lock-free mailbox.
 
-use super::fabric::Fabric;
+use super::fabric::{Fabric, Failure};
 use super::message::{Data, Message};
-use crate::Result;
+use crate::error::{BlockedCall, Warning};
+use crate::trace::{MatrixRow, RankTrace};
+use crate::{Error, Result};
 use crossbeam::channel::{Receiver, TryRecvError};
 use crossbeam::utils::Backoff;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// What travels through a mailbox.
 #[derive(Debug)]
+// `Msg` is the hot variant: boxing it would cost an allocation per message, and a channel slot
+// is as large as the largest variant anyway.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Envelope {
     /// A message.
     Msg(Header, Message),
@@ -31,6 +36,64 @@ pub(crate) struct Header {
     /// The sender's rank in the communicator.
     pub(crate) source: u32,
     pub(crate) tag: i32,
+    /// The trace flow id of the message (0 when tracing is off).
+    pub(crate) flow: u64,
+    /// On a collective context: the collective call that sent it (for mismatch detection).
+    pub(crate) collective: Option<CollectiveCall>,
+}
+
+/// One rank's view of the collective call it is in: compared between ranks on every message of
+/// the call, so that ranks that disagree learn it from the first message, at no extra cost.
+#[derive(Debug, Clone, Copy, Eq)]
+pub struct CollectiveCall {
+    /// The caller's rank in the communicator (not compared).
+    pub rank: usize,
+    /// The number of this call among the collective calls on the communicator (0, 1, …).
+    pub seq: u32,
+    /// The operation (`bcast`, `allreduce`, …).
+    pub operation: &'static str,
+    /// The root, for rooted operations.
+    pub root: Option<usize>,
+    /// The reduction operator's name, for reductions.
+    pub reduction: Option<&'static str>,
+    /// Bytes this rank contributes, where every rank must contribute the same (else `None`).
+    pub bytes: Option<usize>,
+}
+
+impl PartialEq for CollectiveCall {
+    /// Two ranks' views of one call agree when all but the caller's rank agree.
+    fn eq(&self, other: &Self) -> bool {
+        (
+            self.seq,
+            self.operation,
+            self.root,
+            self.reduction,
+            self.bytes,
+        ) == (
+            other.seq,
+            other.operation,
+            other.root,
+            other.reduction,
+            other.bytes,
+        )
+    }
+}
+
+impl std::fmt::Display for CollectiveCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.operation)?;
+        let mut parts = Vec::new();
+        if let Some(r) = self.root {
+            parts.push(format!("root {r}"));
+        }
+        if let Some(op) = self.reduction {
+            parts.push(format!("op {op}"));
+        }
+        if let Some(b) = self.bytes {
+            parts.push(format!("{b} bytes"));
+        }
+        write!(f, "({}) as collective call #{}", parts.join(", "), self.seq)
+    }
 }
 
 /// What a receive accepts: a context, and a source and tag that may be wildcards (`None`).
@@ -56,6 +119,30 @@ pub(crate) struct Matched {
     seq: u64,
     pub(crate) header: Header,
     pub(crate) message: Message,
+}
+
+/// What a blocked call waits for (described to the deadlock watch only if it parks).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Waiting<'a> {
+    /// A blocking receive.
+    Recv(&'a Pattern),
+    /// A blocking probe.
+    Probe(&'a Pattern),
+    /// The wait of a posted receive.
+    Slot(SlotId),
+    /// A `wait_any` over several requests.
+    AnyRequest,
+    /// A rendezvous send to `dest` (a rank of the communicator of `context`).
+    Send { context: u32, dest: usize, tag: i32 },
+}
+
+/// The name of a blocking call on `context`: collective traffic is named as such.
+fn call_name(call: &str, context: u32, collective: Option<CollectiveCall>) -> String {
+    match collective {
+        Some(c) if context % 2 == 1 => format!("{c} ({call} inside it)"),
+        _ if context % 2 == 1 => format!("a collective operation ({call} inside it)"),
+        _ => call.to_string(),
+    }
 }
 
 /// Identifies a posted non-blocking receive.
@@ -86,19 +173,60 @@ pub(crate) struct Endpoint {
     rx: Receiver<Envelope>,
     fabric: Arc<Fabric>,
     queues: RefCell<Queues>,
+    trace: Option<RankTrace>,
+    matrix: Option<MatrixRow>,
+    /// The collective call this rank is in, if any.
+    collective: Cell<Option<CollectiveCall>>,
 }
 
 /// How long a blocked receive polls its mailbox before it parks the thread.
 const SPIN_ROUNDS: u32 = 64;
 
 impl Endpoint {
-    pub(crate) fn new(world_rank: usize, rx: Receiver<Envelope>, fabric: Arc<Fabric>) -> Self {
+    pub(crate) fn new(
+        world_rank: usize,
+        rx: Receiver<Envelope>,
+        fabric: Arc<Fabric>,
+        trace: Option<RankTrace>,
+        matrix: Option<MatrixRow>,
+    ) -> Self {
         Endpoint {
             world_rank,
             rx,
             fabric,
             queues: RefCell::default(),
+            trace,
+            matrix,
+            collective: Cell::new(None),
         }
+    }
+
+    /// The collective call this rank is in.
+    #[inline]
+    pub(crate) fn collective(&self) -> Option<CollectiveCall> {
+        self.collective.get()
+    }
+
+    /// Enters (or, with the previous value, leaves) a collective call; returns the previous one.
+    #[inline]
+    pub(crate) fn set_collective(&self, call: Option<CollectiveCall>) -> Option<CollectiveCall> {
+        self.collective.replace(call)
+    }
+
+    /// This rank's trace recorder, if tracing is on. Without the `trace` cargo feature this is
+    /// always `None`, so the compiler removes every tracing branch.
+    #[inline]
+    pub(crate) fn trace(&self) -> Option<&RankTrace> {
+        #[cfg(feature = "trace")]
+        return self.trace.as_ref();
+        #[cfg(not(feature = "trace"))]
+        return None;
+    }
+
+    /// This rank's row of the communication matrix, if it is recorded.
+    #[inline]
+    pub(crate) fn matrix(&self) -> Option<&MatrixRow> {
+        self.matrix.as_ref()
     }
 
     pub(crate) fn world_rank(&self) -> usize {
@@ -119,8 +247,9 @@ impl Endpoint {
         }
     }
 
-    /// The next envelope from the mailbox, blocking: spins briefly, then parks.
-    fn next_blocking(&self) -> Result<Envelope> {
+    /// The next envelope from the mailbox, blocking: spins briefly, then parks (telling the
+    /// deadlock watch what it waits for).
+    fn next_blocking(&self, waiting: Waiting<'_>) -> Result<Envelope> {
         let backoff = Backoff::new();
         for _ in 0..SPIN_ROUNDS {
             match self.rx.try_recv() {
@@ -133,7 +262,54 @@ impl Endpoint {
             }
             backoff.snooze();
         }
-        self.rx.recv().map_err(|_| self.fabric.abort_error())
+        let watch = self.fabric.watch();
+        watch.parking(self.world_rank, self.describe(waiting));
+        let env = self.rx.recv();
+        watch.unparked(self.world_rank);
+        env.map_err(|_| self.fabric.abort_error())
+    }
+
+    /// What a blocked call waits for, for a deadlock report.
+    fn describe(&self, waiting: Waiting<'_>) -> BlockedCall {
+        let from_pattern = |call: &str, p: &Pattern| BlockedCall {
+            rank: self.world_rank,
+            call: call_name(call, p.context, self.collective()),
+            peer: p.source.map(|s| s as usize),
+            tag: p.tag,
+            communicator: p.context / 2,
+        };
+        match waiting {
+            Waiting::Recv(p) => from_pattern("recv", p),
+            Waiting::Probe(p) => from_pattern("probe", p),
+            Waiting::Slot(id) => {
+                let q = self.queues.borrow();
+                match q.posted.iter().find(|s| s.id == id) {
+                    Some(slot) => from_pattern("wait", &slot.pattern),
+                    None => from_pattern(
+                        "wait",
+                        &Pattern {
+                            context: 0,
+                            source: None,
+                            tag: None,
+                        },
+                    ),
+                }
+            }
+            Waiting::AnyRequest => BlockedCall {
+                rank: self.world_rank,
+                call: "wait_any".into(),
+                peer: None,
+                tag: None,
+                communicator: 0,
+            },
+            Waiting::Send { context, dest, tag } => BlockedCall {
+                rank: self.world_rank,
+                call: call_name("send", context, self.collective()),
+                peer: Some(dest),
+                tag: Some(tag),
+                communicator: context / 2,
+            },
+        }
     }
 
     /// Takes one envelope (blocking) and files it: a message goes to the first posted receive it
@@ -141,8 +317,13 @@ impl Endpoint {
     /// posted receive took it (the blocking receive that called this then owns it).
     /// With `release_borrowed`, a rendezvous message that is filed is copied out at once so its
     /// sender is not held up (used while this rank is itself blocked in a send).
-    fn pump(&self, wanted: Option<&Pattern>, release_borrowed: bool) -> Result<Option<Matched>> {
-        match self.next_blocking()? {
+    fn pump(
+        &self,
+        waiting: Waiting<'_>,
+        wanted: Option<&Pattern>,
+        release_borrowed: bool,
+    ) -> Result<Option<Matched>> {
+        match self.next_blocking(waiting)? {
             Envelope::Msg(header, message) => {
                 Ok(self.file(header, message, wanted, release_borrowed))
             }
@@ -203,16 +384,58 @@ impl Endpoint {
         if let Some(m) = self.take_unexpected(pattern) {
             return Ok(m);
         }
+        self.check_conflicts(pattern.context, None)?;
         loop {
-            if let Some(m) = self.pump(Some(pattern), false)? {
+            if let Some(m) = self.pump(Waiting::Recv(pattern), Some(pattern), false)? {
                 return Ok(m);
             }
+            self.check_conflicts(pattern.context, Some(1))?;
             // a Wake or a message for someone else; it may have been an earlier one that a
             // cancelled receive put back, so look again
             if let Some(m) = self.take_unexpected(pattern) {
                 return Ok(m);
             }
         }
+    }
+
+    /// While in a collective call on `context`: fails if a queued message (the last `newest` of
+    /// them, or all) comes from the same collective call of another rank — same communicator,
+    /// same sequence number — but that rank called something else. Its message can never match,
+    /// so waiting for it would hang.
+    fn check_conflicts(&self, context: u32, newest: Option<usize>) -> Result<()> {
+        let Some(mine) = self.collective.get() else {
+            return Ok(());
+        };
+        let q = self.queues.borrow();
+        let skip = newest.map_or(0, |n| q.unexpected.len().saturating_sub(n));
+        let conflict = q.unexpected.iter().skip(skip).find_map(|m| {
+            let theirs = m.header.collective?;
+            (m.header.context == context && theirs.seq == mine.seq && theirs != mine)
+                .then_some((m.header.source as usize, theirs))
+        });
+        match conflict {
+            None => Ok(()),
+            Some((source, theirs)) => {
+                Err(self.collective_mismatch(context / 2, mine, (source, theirs)))
+            }
+        }
+    }
+
+    /// Aborts the run with a collective mismatch between this rank's call and another's, so
+    /// that every rank gets it (a mismatched collective cannot be recovered from), and returns it.
+    pub(crate) fn collective_mismatch(
+        &self,
+        communicator: u32,
+        mine: CollectiveCall,
+        (source, theirs): (usize, CollectiveCall),
+    ) -> Error {
+        let err = Error::CollectiveMismatch {
+            communicator,
+            calls: vec![(mine.rank, mine.to_string()), (source, theirs.to_string())],
+        };
+        self.fabric
+            .abort(self.world_rank, Failure::Error(err.clone()));
+        self.fabric.abort_error()
     }
 
     /// Puts a matched message back where it was in arrival order (after a truncation error or a
@@ -242,7 +465,7 @@ impl Endpoint {
             if !block {
                 return Ok(None);
             }
-            if let Some(m) = self.pump(None, false)? {
+            if let Some(m) = self.pump(Waiting::Probe(pattern), None, false)? {
                 self.put_back(m);
             }
         }
@@ -282,9 +505,7 @@ impl Endpoint {
     fn take_slot(&self, id: SlotId) -> Option<Matched> {
         let mut q = self.queues.borrow_mut();
         let i = q.posted.iter().position(|p| p.id == id)?;
-        if q.posted[i].matched.is_none() {
-            return None;
-        }
+        q.posted[i].matched.as_ref()?;
         q.posted.remove(i).matched
     }
 
@@ -295,7 +516,7 @@ impl Endpoint {
             if let Some(m) = self.take_slot(id) {
                 return Ok(m);
             }
-            if let Some(m) = self.pump(None, false)? {
+            if let Some(m) = self.pump(Waiting::Slot(id), None, false)? {
                 self.put_back(m);
             }
         }
@@ -310,7 +531,7 @@ impl Endpoint {
 
     /// Waits for any one envelope to arrive and files it (used by `wait_any` between tests).
     pub(crate) fn wait_progress(&self) -> Result<()> {
-        if let Some(m) = self.pump(None, false)? {
+        if let Some(m) = self.pump(Waiting::AnyRequest, None, false)? {
             self.put_back(m);
         }
         Ok(())
@@ -334,14 +555,14 @@ impl Endpoint {
     /// rank's own mailbox meanwhile. Rendezvous messages that reach this rank while it waits
     /// are copied out at once, so that ranks sending large messages to each other never wait on
     /// each other in a cycle.
-    pub(crate) fn wait_send(&self, done: impl Fn() -> bool) -> Result<()> {
+    pub(crate) fn wait_send(&self, done: impl Fn() -> bool, waiting: Waiting<'_>) -> Result<()> {
         if done() {
             return Ok(());
         }
         self.release_all_borrowed();
         while !done() {
             self.check_live()?;
-            if let Some(m) = self.pump(None, true)? {
+            if let Some(m) = self.pump(waiting, None, true)? {
                 self.put_back(m);
             }
         }
@@ -358,17 +579,38 @@ impl Endpoint {
             .for_each(release);
     }
 
-    /// Called when the rank's program has returned: the messages nobody received. Rendezvous
-    /// senders still waiting on this rank are released with an error (their tickets drop).
-    pub(crate) fn finish(&self) -> usize {
-        let mut left = 0;
+    /// Called when the rank's program has returned: what it left behind (messages nobody
+    /// received, receives never completed). Rendezvous senders still waiting on this rank are
+    /// released with an error (their tickets drop).
+    pub(crate) fn finish(&self) -> Vec<Warning> {
+        let unreceived = |h: &Header, m: &Message| Warning::Unreceived {
+            to: self.world_rank,
+            from: h.source as usize,
+            tag: h.tag,
+            communicator: h.context / 2,
+            bytes: m.bytes(),
+        };
+        let mut left = Vec::new();
+        let mut q = self.queues.borrow_mut();
+        for m in &q.unexpected {
+            left.push(unreceived(&m.header, &m.message));
+        }
+        for p in &q.posted {
+            if let Some(m) = &p.matched {
+                left.push(unreceived(&m.header, &m.message));
+            }
+            left.push(Warning::IncompleteReceive {
+                rank: self.world_rank,
+                source: p.pattern.source.map(|s| s as usize),
+                tag: p.pattern.tag,
+                communicator: p.pattern.context / 2,
+            });
+        }
         while let Ok(env) = self.rx.try_recv() {
-            if let Envelope::Msg(..) = env {
-                left += 1;
+            if let Envelope::Msg(h, m) = &env {
+                left.push(unreceived(h, m));
             }
         }
-        let mut q = self.queues.borrow_mut();
-        left += q.unexpected.len() + q.posted.iter().filter(|p| p.matched.is_some()).count();
         q.unexpected.clear();
         q.posted.clear();
         left
@@ -393,5 +635,18 @@ fn release(m: &mut Matched) {
             msg.data = Data::Owned(v);
         }
         // else the sender withdrew (the run is aborting): the message stays Empty
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_envelope_stays_small() {
+        // every message is copied into and out of a channel slot of this size
+        let size = std::mem::size_of::<Envelope>();
+        println!("envelope: {size} bytes");
+        assert!(size <= 192, "an envelope grew to {size} bytes");
     }
 }

@@ -1,10 +1,12 @@
 //! [`Fabric`]: what all ranks of one universe share — the mailbox senders and the abort state.
 
 use super::endpoint::Envelope;
+use super::watch::Watch;
+use crate::error::{BlockedCall, Warning};
 use crate::Error;
 use crossbeam::channel::{Receiver, Sender};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// Why a rank failed: the first failure of a run decides its error.
 #[derive(Debug, Clone)]
@@ -13,6 +15,8 @@ pub(crate) enum Failure {
     Panic(String),
     /// The rank's closure returned this error.
     Error(Error),
+    /// The watchdog found a deadlock: what each blocked rank waited for, and who had finished.
+    Deadlock((Vec<BlockedCall>, Vec<usize>)),
 }
 
 impl Failure {
@@ -20,6 +24,20 @@ impl Failure {
         match self {
             Failure::Panic(m) => m.clone(),
             Failure::Error(e) => e.to_string(),
+            Failure::Deadlock(_) => "deadlock".into(),
+        }
+    }
+
+    /// The error of the whole run.
+    pub(crate) fn into_error(self, rank: usize) -> Error {
+        match self {
+            Failure::Panic(message) => Error::RankPanicked { rank, message },
+            Failure::Error(e @ Error::CollectiveMismatch { .. }) => e,
+            Failure::Error(e) => Error::RankFailed {
+                rank,
+                source: Box::new(e),
+            },
+            Failure::Deadlock((blocked, finished)) => Error::Deadlock { blocked, finished },
         }
     }
 }
@@ -31,7 +49,8 @@ pub(crate) struct Fabric {
     aborted: AtomicBool,
     failure: OnceLock<(usize, Failure)>,
     next_context: AtomicU32,
-    unreceived: AtomicUsize,
+    warnings: Mutex<Vec<Warning>>,
+    watch: Watch,
 }
 
 impl Fabric {
@@ -44,14 +63,10 @@ impl Fabric {
             failure: OnceLock::new(),
             // context 0 is the world's
             next_context: AtomicU32::new(1),
-            unreceived: AtomicUsize::new(0),
+            warnings: Mutex::new(Vec::new()),
+            watch: Watch::new(n),
         };
         (fabric, rxs)
-    }
-
-    /// Number of ranks.
-    pub(crate) fn size(&self) -> usize {
-        self.mailboxes.len()
     }
 
     /// The mailbox of world rank `rank`.
@@ -64,16 +79,26 @@ impl Fabric {
         self.next_context.fetch_add(n, Ordering::Relaxed)
     }
 
-    /// Counts `n` messages that were sent but will never be received.
-    pub(crate) fn note_unreceived(&self, n: usize) {
-        if n > 0 {
-            self.unreceived.fetch_add(n, Ordering::Relaxed);
+    /// The deadlock watch of the ranks.
+    pub(crate) fn watch(&self) -> &Watch {
+        &self.watch
+    }
+
+    /// Records what a rank left behind (see [`Warning`]).
+    pub(crate) fn note_warnings(&self, mut found: Vec<Warning>) {
+        if !found.is_empty() {
+            self.warnings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .append(&mut found);
         }
     }
 
-    /// Messages sent but never received, so far.
-    pub(crate) fn unreceived(&self) -> usize {
-        self.unreceived.load(Ordering::Relaxed)
+    /// Everything the ranks left behind, sorted.
+    pub(crate) fn take_warnings(&self) -> Vec<Warning> {
+        let mut w = std::mem::take(&mut *self.warnings.lock().unwrap_or_else(|e| e.into_inner()));
+        w.sort_by_key(|w| format!("{w:?}"));
+        w
     }
 
     /// Whether the run has been aborted.
@@ -85,6 +110,12 @@ impl Fabric {
     /// The error that every call of a surviving rank returns once the run is aborted.
     pub(crate) fn abort_error(&self) -> Error {
         match self.failure.get() {
+            // a deadlock or a collective mismatch is everyone's error, not one rank's
+            Some((_, Failure::Deadlock((blocked, finished)))) => Error::Deadlock {
+                blocked: blocked.clone(),
+                finished: finished.clone(),
+            },
+            Some((_, Failure::Error(e @ Error::CollectiveMismatch { .. }))) => e.clone(),
             Some((rank, failure)) => Error::Aborted {
                 rank: *rank,
                 message: failure.message(),

@@ -11,42 +11,70 @@ use std::mem::{ManuallyDrop, MaybeUninit};
 /// Payloads up to this many bytes travel inside the envelope itself (no allocation).
 pub(crate) const INLINE_BYTES: usize = 64;
 
-/// The element type of a message: enough to check a receive against it and to describe it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ElemType {
+/// What rpar knows of an element type: one static record per type, so that an envelope
+/// carries a single pointer to it.
+#[derive(Debug)]
+pub(crate) struct ElemInfo {
     pub(crate) id: TypeId,
-    pub(crate) name: &'static str,
     pub(crate) size: usize,
     pub(crate) align: usize,
+    /// The Rust name, for error messages.
+    pub(crate) name: fn() -> &'static str,
     pub(crate) map: fn() -> TypeMap,
 }
 
-impl ElemType {
-    pub(crate) fn of<T: Datatype>() -> Self {
-        ElemType {
-            id: TypeId::of::<T>(),
-            name: std::any::type_name::<T>(),
-            size: std::mem::size_of::<T>(),
-            align: std::mem::align_of::<T>(),
-            map: T::type_map,
-        }
-    }
+trait HasElemInfo {
+    const INFO: &'static ElemInfo;
+}
 
-    /// The element type of a message sent with a committed datatype of `size` bytes per
-    /// element: its signature travels in [`TypedData`], so this only gives the size.
-    pub(crate) fn typed(size: usize) -> Self {
-        ElemType {
-            id: TypeId::of::<TypedMarker>(),
-            name: "a committed datatype",
-            size,
-            align: 1,
-            map: || TypeMap::from_parts(Vec::new(), 0, 0),
-        }
+impl<T: Datatype> HasElemInfo for T {
+    const INFO: &'static ElemInfo = &ElemInfo {
+        id: TypeId::of::<T>(),
+        size: std::mem::size_of::<T>(),
+        align: std::mem::align_of::<T>(),
+        name: std::any::type_name::<T>,
+        map: T::type_map,
+    };
+}
+
+/// The element type of a message: enough to check a receive against it and to describe it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ElemType(&'static ElemInfo);
+
+impl ElemType {
+    #[inline]
+    pub(crate) fn of<T: Datatype>() -> Self {
+        ElemType(<T as HasElemInfo>::INFO)
+    }
+}
+
+impl std::ops::Deref for ElemType {
+    type Target = ElemInfo;
+    #[inline]
+    fn deref(&self) -> &ElemInfo {
+        self.0
     }
 }
 
 /// Marks the [`ElemType`] of messages sent with a committed datatype; no Rust value has it.
 struct TypedMarker;
+
+/// The element record of typed messages: their signature and size travel in [`TypedData`]
+/// (`Message::bytes` asks it), so this record only names them.
+static TYPED_INFO: ElemInfo = ElemInfo {
+    id: TypeId::of::<TypedMarker>(),
+    size: 1,
+    align: 1,
+    name: || "a committed datatype",
+    map: || TypeMap::from_parts(Vec::new(), 0, 0),
+};
+
+impl ElemType {
+    /// The element type of a message sent with a committed datatype.
+    pub(crate) fn typed() -> Self {
+        ElemType(&TYPED_INFO)
+    }
+}
 
 /// A message's data, typed by `elem`, `count` elements long.
 #[derive(Debug)]
@@ -59,7 +87,10 @@ pub(crate) struct Message {
 impl Message {
     /// Bytes of data in the message.
     pub(crate) fn bytes(&self) -> usize {
-        self.elem.size * self.count
+        match &self.data {
+            Data::Typed(t) => t.ty.pack_size(t.count),
+            _ => self.elem.size * self.count,
+        }
     }
 }
 

@@ -5,15 +5,19 @@
 
 mod endpoint;
 mod fabric;
+mod handoff;
 mod message;
 mod rendezvous;
+mod watch;
 
-pub(crate) use endpoint::{Endpoint, Envelope, Header, Matched, Pattern, SlotId};
+pub use endpoint::CollectiveCall;
+pub(crate) use endpoint::{Endpoint, Envelope, Header, Matched, Pattern, SlotId, Waiting};
 pub(crate) use fabric::{Fabric, Failure};
 pub(crate) use message::{
     Data, ElemType, ErasedVec, Message, TypedData, TypedSource, INLINE_BYTES,
 };
 pub(crate) use rendezvous::{publish, PendingSend, SendOutcome};
+pub(crate) use watch::watchdog;
 
 /// Messages larger than this many bytes, sent from borrowed buffers by blocking sends, use the
 /// single-copy rendezvous; smaller ones are copied eagerly so that the send returns at once.

@@ -12,21 +12,15 @@
 //! The sender never returns while the state is COPYING, so its buffer outlives every read.
 
 use super::endpoint::Envelope;
+use super::handoff::Handoff;
+pub(crate) use super::handoff::SendOutcome;
 use super::message::{ElemType, ErasedVec};
 use crossbeam::channel::Sender;
-use crossbeam::utils::Backoff;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
-
-const PENDING: u8 = 0;
-const COPYING: u8 = 1;
-const DONE: u8 = 2;
-const CANCELLED: u8 = 3;
-const DROPPED: u8 = 4;
 
 #[derive(Debug)]
 struct Shared {
-    state: AtomicU8,
+    handoff: Handoff,
     ptr: *const u8,
     bytes: usize,
 }
@@ -42,17 +36,6 @@ unsafe impl Sync for Shared {}
 #[derive(Debug, Clone)]
 pub(crate) struct PendingSend {
     shared: Arc<Shared>,
-}
-
-/// How a rendezvous ended, from the sender's side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SendOutcome {
-    /// Not finished yet.
-    Pending,
-    /// The receiver copied the data.
-    Delivered,
-    /// The receiver finished without receiving the message.
-    Dropped,
 }
 
 /// The receiver's half, travelling in the envelope.
@@ -74,7 +57,7 @@ pub(crate) unsafe fn publish(
     wake: Sender<Envelope>,
 ) -> (PendingSend, Ticket) {
     let shared = Arc::new(Shared {
-        state: AtomicU8::new(PENDING),
+        handoff: Handoff::new(),
         ptr,
         bytes,
     });
@@ -88,27 +71,13 @@ pub(crate) unsafe fn publish(
 
 impl PendingSend {
     pub(crate) fn outcome(&self) -> SendOutcome {
-        match self.shared.state.load(Ordering::Acquire) {
-            DONE => SendOutcome::Delivered,
-            DROPPED => SendOutcome::Dropped,
-            _ => SendOutcome::Pending,
-        }
+        self.shared.handoff.outcome()
     }
 
     /// Withdraws the offer. Afterwards the receiver no longer reads the buffer: if it was in the
     /// middle of copying, this waits (briefly) until it is done. Returns the final outcome.
     pub(crate) fn cancel(&self) -> SendOutcome {
-        let s = &self.shared.state;
-        if s.compare_exchange(PENDING, CANCELLED, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-        {
-            return SendOutcome::Dropped;
-        }
-        let backoff = Backoff::new();
-        while s.load(Ordering::Acquire) == COPYING {
-            backoff.snooze();
-        }
-        self.outcome()
+        self.shared.handoff.cancel()
     }
 }
 
@@ -136,16 +105,13 @@ impl Ticket {
     /// `read` may only read the bytes the sender published for (for a derived datatype: the
     /// bytes its type names, which the sender checked lie in its buffer), and must not panic.
     pub(crate) unsafe fn read_with(self, read: impl FnOnce(*const u8)) -> bool {
-        let s = &self.shared.state;
-        if s.compare_exchange(PENDING, COPYING, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
-        {
+        if !self.shared.handoff.claim() {
             return false;
         }
         // in the COPYING state the sender keeps its buffer alive and unmodified (publish's
         // contract), so `read` sees it whole
         read(self.shared.ptr);
-        s.store(DONE, Ordering::Release);
+        self.shared.handoff.complete();
         let _ = self.wake.send(Envelope::Wake);
         // `self` is dropped here with the state DONE: Drop does nothing more.
         true
@@ -166,10 +132,7 @@ impl Ticket {
 
 impl Drop for Ticket {
     fn drop(&mut self) {
-        let s = &self.shared.state;
-        if s.compare_exchange(PENDING, DROPPED, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-        {
+        if self.shared.handoff.drop_unread() {
             let _ = self.wake.send(Envelope::Wake);
         }
     }

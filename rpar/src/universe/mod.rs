@@ -5,11 +5,16 @@
 //! Depends on `comm` and `transport`.
 
 use crate::comm::Comm;
-use crate::transport::{Endpoint, Fabric, Failure};
+use crate::error::Warning;
+use crate::trace::{write_chrome_trace, CommMatrix, Event, MatrixRow, RankTrace};
+use crate::transport::{watchdog, Endpoint, Fabric, Failure};
 use crate::{Error, Result};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// A set of ranks to run an SPMD program on (the in-process counterpart of `mpiexec -n`).
 ///
@@ -22,6 +27,10 @@ use std::sync::Arc;
 pub struct Universe {
     ranks: usize,
     stack_size: Option<usize>,
+    deadlock_detection: bool,
+    strict: bool,
+    trace: Option<PathBuf>,
+    record_matrix: bool,
 }
 
 impl Universe {
@@ -30,12 +39,46 @@ impl Universe {
         Universe {
             ranks,
             stack_size: None,
+            deadlock_detection: true,
+            strict: false,
+            trace: None,
+            record_matrix: false,
         }
     }
 
     /// The stack size of each rank's thread, in bytes (default: the platform's thread default).
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
+        self
+    }
+
+    /// Whether a watchdog ends the run with [`Error::Deadlock`] when every running rank is
+    /// blocked and no message can unblock any of them (default: on; it costs nothing on the
+    /// message paths and one wake-up of a helper thread every 40 ms).
+    pub fn deadlock_detection(mut self, on: bool) -> Self {
+        self.deadlock_detection = on;
+        self
+    }
+
+    /// Strict mode: a run that leaves messages unreceived or receives incomplete fails with
+    /// [`Error::Leaks`] (default: off; they are reported by [`Universe::run_report`]).
+    pub fn strict(mut self, on: bool) -> Self {
+        self.strict = on;
+        self
+    }
+
+    /// Writes a Chrome trace-event file of the run to `path` (Perfetto and chrome://tracing open
+    /// it): one track per rank, a span for every call, an arrow from each send to its receive.
+    /// Without this, the environment variable `RPAR_TRACE=file.json` does the same.
+    pub fn trace(mut self, path: impl Into<PathBuf>) -> Self {
+        self.trace = Some(path.into());
+        self
+    }
+
+    /// Records the communication matrix (messages and bytes per pair of ranks), returned in
+    /// [`RunReport::matrix`].
+    pub fn record_matrix(mut self, on: bool) -> Self {
+        self.record_matrix = on;
         self
     }
 
@@ -67,6 +110,29 @@ impl Universe {
         F: Fn(Comm) -> Result<R> + Sync,
         R: Send,
     {
+        Ok(self.run_report(program)?.results)
+    }
+
+    /// Like [`Universe::run`], and also reports what the run left behind: messages sent but
+    /// never received, receives never completed. In [strict](Universe::strict) mode those are
+    /// an [`Error::Leaks`] instead.
+    ///
+    /// ```
+    /// let report = rpar::Universe::new(2).run_report(|world| {
+    ///     if world.rank() == 0 {
+    ///         world.send(&1u8, 1, 4)?; // rank 1 never receives it
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(report.warnings.len(), 1);
+    /// assert!(report.warnings[0].to_string().contains("never received"));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn run_report<F, R>(&self, program: F) -> Result<RunReport<R>>
+    where
+        F: Fn(Comm) -> Result<R> + Sync,
+        R: Send,
+    {
         let n = self.ranks;
         if n == 0 {
             return Err(Error::invalid(
@@ -77,7 +143,14 @@ impl Universe {
         let (fabric, mailboxes) = Fabric::new(n);
         let fabric = Arc::new(fabric);
         let program = &program;
-        let results: Vec<Option<R>> = std::thread::scope(|s| {
+        let stop_watch = AtomicBool::new(false);
+        let trace_path = self.trace_path();
+        let epoch = Instant::now();
+        let outcomes: Vec<RankOutcome<R>> = std::thread::scope(|s| {
+            let watchdog = self.deadlock_detection.then(|| {
+                let (fabric, stop) = (&*fabric, &stop_watch);
+                s.spawn(move || watchdog(fabric, stop))
+            });
             let mut handles = Vec::with_capacity(n);
             for (rank, rx) in mailboxes.into_iter().enumerate() {
                 let rank_fabric = fabric.clone();
@@ -85,8 +158,12 @@ impl Universe {
                 if let Some(bytes) = self.stack_size {
                     builder = builder.stack_size(bytes);
                 }
+                let tracing = trace_path.is_some();
+                let matrix = self.record_matrix;
                 let spawned = builder.spawn_scoped(s, move || {
-                    let ep = Rc::new(Endpoint::new(rank, rx, rank_fabric.clone()));
+                    let trace = tracing.then(|| RankTrace::new(rank, epoch));
+                    let row = matrix.then(|| MatrixRow::new(n));
+                    let ep = Rc::new(Endpoint::new(rank, rx, rank_fabric.clone(), trace, row));
                     run_rank(rank, Comm::world(ep, n), &rank_fabric, program)
                 });
                 match spawned {
@@ -101,40 +178,101 @@ impl Universe {
                     }
                 }
             }
-            handles
+            let outcomes = handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or(None))
-                .collect()
+                .map(|h| h.join().unwrap_or_default())
+                .collect();
+            if let Some(w) = watchdog {
+                stop_watch.store(true, Ordering::Release);
+                w.thread().unpark();
+            }
+            outcomes
+        });
+        let mut results = Vec::with_capacity(n);
+        let mut traces = Vec::new();
+        let mut rows = Vec::new();
+        for o in outcomes {
+            results.push(o.result);
+            traces.extend(o.trace);
+            rows.extend(o.row);
+        }
+        let trace_written = trace_path.as_deref().map(|path| {
+            write_chrome_trace(path, traces).map_err(|e| {
+                Error::invalid(
+                    "Universe::run",
+                    format!("could not write the trace to {}: {e}", path.display()),
+                )
+            })
         });
         if let Some((rank, failure)) = fabric.failure() {
-            return Err(match failure.clone() {
-                Failure::Panic(message) => Error::RankPanicked {
-                    rank: *rank,
-                    message,
-                },
-                Failure::Error(e) => Error::RankFailed {
-                    rank: *rank,
-                    source: Box::new(e),
-                },
-            });
+            return Err(failure.clone().into_error(*rank));
         }
-        Ok(results
+        trace_written.transpose()?;
+        let warnings = fabric.take_warnings();
+        if self.strict && !warnings.is_empty() {
+            return Err(Error::Leaks { warnings });
+        }
+        let results = results
             .into_iter()
             .map(|r| r.expect("every rank returned a result when none failed"))
-            .collect())
+            .collect();
+        let matrix = (self.record_matrix && rows.len() == n).then(|| CommMatrix::from_rows(rows));
+        Ok(RunReport {
+            results,
+            warnings,
+            matrix,
+        })
+    }
+
+    /// Where the trace goes: the builder's path, else `RPAR_TRACE`, else nowhere.
+    fn trace_path(&self) -> Option<PathBuf> {
+        self.trace.clone().or_else(|| {
+            std::env::var_os("RPAR_TRACE")
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from)
+        })
     }
 }
 
+/// What one rank's thread hands back.
+struct RankOutcome<R> {
+    result: Option<R>,
+    trace: Option<(usize, Vec<Event>)>,
+    row: Option<Vec<(u64, u64)>>,
+}
+
+impl<R> Default for RankOutcome<R> {
+    fn default() -> Self {
+        RankOutcome {
+            result: None,
+            trace: None,
+            row: None,
+        }
+    }
+}
+
+/// The outcome of [`Universe::run_report`]: the ranks' results and what the run left behind.
+#[derive(Debug, Clone)]
+pub struct RunReport<R> {
+    /// Each rank's result, in rank order.
+    pub results: Vec<R>,
+    /// Messages never received and receives never completed, sorted.
+    pub warnings: Vec<Warning>,
+    /// The communication matrix, if [`Universe::record_matrix`] was on.
+    pub matrix: Option<CommMatrix>,
+}
+
 /// Runs one rank's program, turning its failure into an abort of the universe.
-fn run_rank<F, R>(rank: usize, world: Comm, fabric: &Fabric, program: &F) -> Option<R>
+fn run_rank<F, R>(rank: usize, world: Comm, fabric: &Fabric, program: &F) -> RankOutcome<R>
 where
     F: Fn(Comm) -> Result<R>,
 {
     let ep = world.endpoint().clone();
     let outcome = catch_unwind(AssertUnwindSafe(|| program(world)));
-    match outcome {
+    fabric.watch().finished(rank);
+    let result = match outcome {
         Ok(Ok(r)) => {
-            fabric.note_unreceived(ep.finish());
+            fabric.note_warnings(ep.finish());
             Some(r)
         }
         Ok(Err(e)) => {
@@ -150,6 +288,11 @@ where
             fabric.abort(rank, Failure::Panic(message));
             None
         }
+    };
+    RankOutcome {
+        result,
+        trace: ep.trace().map(|t| t.take()),
+        row: ep.matrix().map(|m| m.take()),
     }
 }
 

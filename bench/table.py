@@ -1,0 +1,35 @@
+"""Joins the JSON lines of the MPI peers and of rpar by (figure, ranks, bytes) and prints a
+Markdown table with rpar's ratio against the better peer (>1: rpar is better)."""
+import json
+import sys
+
+rows = {}
+for path in sys.argv[1:]:
+    for line in open(path):
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        r = json.loads(line)
+        key = (r["figure"], r.get("ranks", 2), r["bytes"])
+        rows.setdefault(key, {})[r["peer"]] = r["value"]
+
+
+def better_is_higher(figure):
+    return figure.endswith("GBps")
+
+
+print("| figure | ranks | bytes | MPICH | Open MPI | rpar | rpar vs better peer |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for (figure, ranks, nbytes), v in sorted(rows.items()):
+    peers = [v[p] for p in ("mpich", "openmpi") if p in v]
+    if "memcpy" in v:
+        peers.append(v["memcpy"])
+    rpar = v.get("rpar")
+    ratio = ""
+    if rpar is not None and peers:
+        if better_is_higher(figure):
+            ratio = f"{rpar / max(peers):.2f}x"
+        else:
+            ratio = f"{min(peers) / rpar:.2f}x" if rpar > 0 else ""
+    fmt = lambda x: "" if x is None else f"{x:.3f}"
+    print(f"| {figure} | {ranks} | {nbytes} | {fmt(v.get('mpich'))} | {fmt(v.get('openmpi'))} | {fmt(rpar)} | {ratio} |")

@@ -1,0 +1,163 @@
+//! OSU-style micro-benchmarks of rpar, printing JSON lines in exactly the form that
+//! `shared/peers/run.sh` prints for MPICH and Open MPI (`peer`, `figure`, `ranks`, `bytes`,
+//! `value`), so that all three sit side by side.
+//!
+//! Run: `cargo run --release --example osu -- --json` (add `--quick` for fewer iterations).
+//! Figures: ping-pong latency (half round trip), streaming bandwidth (window of 64 sends, 16 at
+//! 4 MiB), owned-`Vec` bandwidth; each the median of 7 repetitions, like the peers' program.
+
+use rpar::{Comm, Result};
+use std::time::Instant;
+
+const REPS: usize = 7;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+struct Opts {
+    scale: f64,
+}
+
+impl Opts {
+    fn iters(&self, n: usize) -> usize {
+        ((n as f64 * self.scale) as usize).max(1)
+    }
+}
+
+fn emit(figure: &str, ranks: Option<usize>, bytes: usize, value: f64) {
+    let ranks = ranks.map_or(String::new(), |r| format!("\"ranks\":{r},"));
+    println!("{{\"peer\":\"rpar\",\"figure\":\"{figure}\",{ranks}\"bytes\":{bytes},\"value\":{value:.3}}}");
+}
+
+/// Half round trip of `m` bytes between ranks 0 and 1, in microseconds (rank 0's view).
+fn latency(w: &Comm, m: usize, iters: usize) -> Result<f64> {
+    let sbuf = vec![1u8; m];
+    let mut rbuf = vec![0u8; m];
+    w.barrier()?;
+    let t0 = Instant::now();
+    for _ in 0..iters {
+        if w.rank() == 0 {
+            w.send(&sbuf[..], 1, 1)?;
+            w.recv_into(&mut rbuf[..], 1, 1)?;
+        } else {
+            w.recv_into(&mut rbuf[..], 0, 1)?;
+            w.send(&sbuf[..], 0, 1)?;
+        }
+    }
+    Ok(t0.elapsed().as_secs_f64() / iters as f64 / 2.0 * 1e6)
+}
+
+/// Streaming bandwidth in GB/s: rank 0 starts `window` sends of `m` bytes (zero-copy, scoped),
+/// rank 1 receives them into its buffer, then acknowledges; repeated `loops` times.
+fn bandwidth(w: &Comm, m: usize, window: usize, loops: usize) -> Result<f64> {
+    let sbuf = vec![1u8; m];
+    let mut rbuf = vec![0u8; m];
+    w.barrier()?;
+    let t0 = Instant::now();
+    for _ in 0..loops {
+        if w.rank() == 0 {
+            w.scope(|s| {
+                for _ in 0..window {
+                    s.isend(&sbuf[..], 1, 2)?;
+                }
+                Ok(())
+            })?;
+            w.recv_into(&mut rbuf[..1], 1, 3)?;
+        } else {
+            for _ in 0..window {
+                w.recv_into(&mut rbuf[..], 0, 2)?;
+            }
+            w.send(&sbuf[..1], 0, 3)?;
+        }
+    }
+    Ok((m * window * loops) as f64 / t0.elapsed().as_secs_f64() / 1e9)
+}
+
+/// Owned-`Vec` streaming bandwidth in GB/s: the same stream of `window` messages, but each is a
+/// `Vec` that moves to the receiver (`send_owned` / `recv`). The buffers are made before and
+/// dropped after the timed part, which is the transfer alone.
+fn owned_bandwidth(w: &Comm, m: usize, window: usize) -> Result<f64> {
+    let mut outgoing: Vec<Vec<u8>> = if w.rank() == 0 {
+        (0..window).map(|_| vec![1u8; m]).collect()
+    } else {
+        Vec::new()
+    };
+    let mut received = Vec::with_capacity(window);
+    let mut ack = [0u8; 1];
+    w.barrier()?;
+    let t0 = Instant::now();
+    if w.rank() == 0 {
+        for v in outgoing.drain(..) {
+            w.send_owned(v, 1, 4)?;
+        }
+        w.recv_into(&mut ack[..], 1, 5)?;
+    } else {
+        for _ in 0..window {
+            received.push(w.recv::<u8>(0, 4)?.0);
+        }
+        w.send(&ack[..], 0, 5)?;
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    drop(received);
+    Ok((m * window) as f64 / secs / 1e9)
+}
+
+fn point_to_point(o: &Opts) -> Result<()> {
+    let figures = rpar::run(2, |w| {
+        let mut out = Vec::new();
+        for m in [8usize, 1024, 65536, 1 << 20] {
+            let iters = o.iters(match m {
+                0..=1024 => 20000,
+                1025..=65536 => 2000,
+                _ => 200,
+            });
+            let t = (0..REPS)
+                .map(|_| latency(&w, m, iters))
+                .collect::<Result<Vec<_>>>()?;
+            out.push(("latency_us", m, median(t)));
+        }
+        for m in [65536usize, 1 << 20, 4 << 20] {
+            let window = if m == 4 << 20 { 16 } else { 64 };
+            let loops = o.iters(if m >= 1 << 20 { 5 } else { 40 });
+            let t = (0..REPS)
+                .map(|_| bandwidth(&w, m, window, loops))
+                .collect::<Result<Vec<_>>>()?;
+            out.push(("bandwidth_GBps", m, median(t)));
+        }
+        for m in [1usize << 20, 4 << 20] {
+            let t = (0..REPS)
+                .map(|_| owned_bandwidth(&w, m, 64))
+                .collect::<Result<Vec<_>>>()?;
+            out.push(("owned_vec_bandwidth_GBps", m, median(t)));
+        }
+        Ok(out)
+    })?;
+    for (figure, m, v) in &figures[0] {
+        emit(figure, None, *m, *v);
+    }
+    Ok(())
+}
+
+fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("usage: osu [--json] [--quick]\n  prints rpar's figures as JSON lines, like shared/peers/run.sh");
+        return std::process::ExitCode::SUCCESS;
+    }
+    let o = Opts {
+        scale: if args.iter().any(|a| a == "--quick") {
+            0.05
+        } else {
+            1.0
+        },
+    };
+    match point_to_point(&o) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

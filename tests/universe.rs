@@ -1,0 +1,147 @@
+//! Launching ranks: results in rank order, rank counts from 1 to 1024, and prompt aborts.
+
+use rpar::{Error, Result, Universe};
+use std::time::{Duration, Instant};
+
+#[test]
+fn results_come_back_in_rank_order() -> Result<()> {
+    for p in [1usize, 2, 3, 8, 64] {
+        let got = rpar::run(p, |w| Ok(w.rank() * 3))?;
+        assert_eq!(got, (0..p).map(|r| r * 3).collect::<Vec<_>>());
+    }
+    Ok(())
+}
+
+#[test]
+fn zero_ranks_is_an_error() {
+    let err = Universe::new(0).run(|_| Ok(())).unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument { .. }), "{err:?}");
+    assert!(err.to_string().contains("got 0"));
+}
+
+#[test]
+fn a_thousand_ranks_run_on_two_cores() -> Result<()> {
+    let got = Universe::new(1024).stack_size(256 * 1024).run(|w| {
+        w.barrier()?;
+        Ok(w.size())
+    })?;
+    assert!(got.iter().all(|&s| s == 1024));
+    Ok(())
+}
+
+#[test]
+fn ring_of_256_ranks_passes_a_token_around() -> Result<()> {
+    let got = rpar::run(256, |w| {
+        let (r, p) = (w.rank(), w.size());
+        let mut token = 0u64;
+        for _round in 0..20 {
+            let mut next = 0u64;
+            w.sendrecv(
+                &(token + r as u64),
+                (r + 1) % p,
+                0,
+                &mut next,
+                (r + p - 1) % p,
+                0,
+            )?;
+            token = next;
+        }
+        Ok(token)
+    })?;
+    // after 20 rounds rank r holds the sum of the 20 ranks before it (mod 256)
+    for (r, &t) in got.iter().enumerate() {
+        let want: u64 = (1..=20u64).map(|k| (r as u64 + 256 - k) % 256).sum();
+        assert_eq!(t, want, "rank {r}");
+    }
+    Ok(())
+}
+
+#[test]
+fn a_panic_aborts_every_blocked_rank_within_a_second() {
+    let started = Instant::now();
+    let err = rpar::run(8, |w| {
+        if w.rank() == 5 {
+            std::thread::sleep(Duration::from_millis(20));
+            panic!("rank five gives up");
+        }
+        // everyone else waits for a message that never comes
+        w.recv::<u8>(5, 0)?;
+        Ok(())
+    })
+    .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "took {:?}",
+        started.elapsed()
+    );
+    match err {
+        Error::RankPanicked { rank, message } => {
+            assert_eq!(rank, 5);
+            assert!(message.contains("rank five gives up"));
+        }
+        other => panic!("expected RankPanicked, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_error_returned_by_a_rank_aborts_the_run_with_that_error() {
+    let err = rpar::run(4, |w| {
+        if w.rank() == 2 {
+            return Err(Error::user("input file missing"));
+        }
+        w.barrier()?;
+        Ok(())
+    })
+    .unwrap_err();
+    match &err {
+        Error::RankFailed { rank: 2, source } => {
+            assert_eq!(**source, Error::user("input file missing"))
+        }
+        other => panic!("expected RankFailed, got {other:?}"),
+    }
+    assert!(err.to_string().contains("rank 2") && err.to_string().contains("input file missing"));
+}
+
+#[test]
+fn other_ranks_see_aborted_and_later_calls_fail_fast() {
+    let seen = std::sync::Mutex::new(Vec::new());
+    let _ = rpar::run(3, |w| {
+        if w.rank() == 0 {
+            panic!("boom");
+        }
+        let first = w.recv::<u8>(0, 0).unwrap_err();
+        let again = w.send(&1u8, 0, 0).unwrap_err();
+        seen.lock().unwrap().push((first, again));
+        Ok(())
+    });
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(seen.len(), 2);
+    for (first, again) in seen {
+        for e in [first, again] {
+            assert!(
+                matches!(&e, Error::Aborted { rank: 0, message } if message == "boom"),
+                "{e:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_rank_blocked_in_a_large_send_is_released_by_an_abort() {
+    let started = Instant::now();
+    let err = rpar::run(2, |w| {
+        if w.rank() == 0 {
+            w.send(&vec![1u8; 1 << 22][..], 1, 0)?; // rank 1 never receives it
+        } else {
+            std::thread::sleep(Duration::from_millis(30));
+            panic!("receiver died");
+        }
+        Ok(())
+    })
+    .unwrap_err();
+    assert!(
+        matches!(err, Error::RankPanicked { rank: 1, .. }),
+        "{err:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(1));
+}

@@ -1,0 +1,4 @@
+// A run needs at least one rank.
+fn main() {
+    let _ = rpar::spmd!(ranks = 0, |world| Ok(world.rank()));
+}
