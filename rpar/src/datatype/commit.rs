@@ -391,3 +391,58 @@ impl Compiled {
         Compiled::new(map)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use BasicType::*;
+
+    fn compiled(map: TypeMap) -> Compiled {
+        Compiled::new(map)
+    }
+
+    #[test]
+    fn strided_blocks_merge_into_one_run() {
+        let f = TypeMap::basic(F64);
+        let c = compiled(TypeMap::vector(1000, 1, 2, &f).unwrap());
+        assert_eq!(
+            c.runs,
+            [Run {
+                disp: 0,
+                len: 8,
+                count: 1000,
+                stride: 16
+            }]
+        );
+        let c = compiled(TypeMap::vector(10, 4, 8, &f).unwrap());
+        assert_eq!(
+            c.runs,
+            [Run {
+                disp: 0,
+                len: 32,
+                count: 10,
+                stride: 64
+            }]
+        );
+        // adjacent entries of different types merge into one block
+        let s = TypeMap::structure(&[(1, 0, &TypeMap::basic(I32)), (1, 4, &TypeMap::basic(F32))]);
+        let c = compiled(s.unwrap());
+        assert_eq!(c.runs.len(), 1);
+        assert_eq!((c.runs[0].len, c.signature.len()), (8, 2));
+    }
+
+    #[test]
+    fn signatures_match_by_mpis_prefix_rule() {
+        let i = TypeMap::basic(I32);
+        let three = compiled(TypeMap::contiguous(3, &i).unwrap());
+        let one = compiled(i.clone());
+        let mixed =
+            compiled(TypeMap::structure(&[(1, 0, &i), (1, 8, &TypeMap::basic(F64))]).unwrap());
+        assert_eq!(one.accepts(3, &three, 1), SignatureMatch::Accepted);
+        assert_eq!(one.accepts(5, &three, 1), SignatureMatch::Accepted); // a prefix
+        assert_eq!(one.accepts(2, &three, 1), SignatureMatch::Truncated);
+        assert_eq!(mixed.accepts(2, &three, 1), SignatureMatch::Mismatch);
+        assert_eq!(mixed.accepts(2, &mixed, 2), SignatureMatch::Accepted);
+        assert_eq!(one.accepts(0, &three, 0), SignatureMatch::Accepted);
+    }
+}
