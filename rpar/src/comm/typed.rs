@@ -242,6 +242,7 @@ unsafe fn deliver_typed(
                 TypedSource::Borrowed(ticket) => {
                     ticket.read_with(|p| engine::transfer((&sent, sent_count, p), to, bytes))
                 }
+                TypedSource::Withdrawn => false,
             },
         }
     };

@@ -622,9 +622,7 @@ fn release(m: &mut Matched) {
     let msg = &mut m.message;
     // a derived-datatype rendezvous is packed into an owned buffer
     if let Data::Typed(t) = &mut msg.data {
-        if !t.release() {
-            msg.data = Data::Empty; // the sender withdrew: the run is aborting
-        }
+        t.release();
         return;
     }
     if let Data::Borrowed(_) = msg.data {

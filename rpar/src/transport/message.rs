@@ -126,19 +126,18 @@ pub(crate) enum TypedSource {
     /// Large messages: still in the sender's buffer, which the ticket holds; the receiver
     /// copies segment by segment from it into its own buffer (one copy per segment).
     Borrowed(Ticket),
+    /// A rendezvous whose sender withdrew because the run is aborting: no bytes.
+    Withdrawn,
 }
 
 impl TypedData {
-    /// Packs a rendezvous payload into an owned buffer, releasing its sender. False if the
-    /// sender withdrew it (the run is aborting).
-    pub(crate) fn release(&mut self) -> bool {
-        if let TypedSource::Packed(_) = self.source {
-            return true;
-        }
+    /// Packs a rendezvous payload into an owned buffer, releasing its sender; if the sender
+    /// withdrew it (the run is aborting), it becomes [`TypedSource::Withdrawn`].
+    pub(crate) fn release(&mut self) {
         let TypedSource::Borrowed(ticket) =
-            std::mem::replace(&mut self.source, TypedSource::Packed(Vec::new()))
+            std::mem::replace(&mut self.source, TypedSource::Withdrawn)
         else {
-            unreachable!("checked just above")
+            return; // already packed or withdrawn
         };
         let mut out = vec![0u8; self.ty.pack_size(self.count)];
         let (ty, count, dst) = (&*self.ty.inner, self.count, out.as_mut_ptr());
@@ -146,9 +145,9 @@ impl TypedData {
         // of its type at the published pointer lies in its buffer, which it keeps alive while
         // the ticket is being read; `out` has room for the packed bytes. Gathering does not
         // panic.
-        let read = unsafe { ticket.read_with(|src| engine::gather(ty, count, src, dst)) };
-        self.source = TypedSource::Packed(out);
-        read
+        if unsafe { ticket.read_with(|src| engine::gather(ty, count, src, dst)) } {
+            self.source = TypedSource::Packed(out);
+        }
     }
 
     /// Copies the whole message, packed, to `dst`. False if the sender withdrew it.
@@ -168,6 +167,7 @@ impl TypedData {
             TypedSource::Borrowed(ticket) => unsafe {
                 ticket.read_with(|src| engine::gather(ty, count, src, dst))
             },
+            TypedSource::Withdrawn => false,
         }
     }
 }
