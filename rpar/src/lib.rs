@@ -22,8 +22,10 @@
 //! ```
 //!
 //! Module map: `universe` launches ranks; `comm` is the communicator and point-to-point calls;
-//! `collective` the collective operations; `datatype` type maps; `transport` the mailboxes
-//! underneath. Data flows one way: user code → `Comm` → collective algorithm → transport.
+//! `collective` the collective operations; `datatype` type maps; `topology` Cartesian and graph
+//! communicators ([`CartComm`], [`GraphComm`], [`DistGraphComm`], [`topology!`]); `transport`
+//! the mailboxes underneath. Data flows one way: user code → `Comm` → collective algorithm →
+//! transport.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 
@@ -34,6 +36,7 @@ mod collective;
 mod comm;
 mod datatype;
 mod error;
+mod topology;
 mod trace;
 mod transport;
 mod universe;
@@ -44,11 +47,17 @@ pub use comm::{
 };
 pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeMap};
 pub use error::{BlockedCall, Error, Result, Warning};
+pub use topology::{
+    dims_create, gray_code, gray_code_inverse, CartComm, Coordinate, DistGraphComm, GraphComm,
+    Neighborhood, TopoKind, Topology,
+};
 pub use trace::CommMatrix;
 pub use transport::CollectiveCall;
 pub use universe::{run, RunReport, Universe};
 
 /// `spmd!(ranks = N, |world| { … })`: runs the block on N ranks; see the crate docs.
+/// `spmd!(topology = T, |grid| { … })` runs it on the ranks of a [`Topology`] (from
+/// [`topology!`]), each with its `CartComm<N>` or `GraphComm`.
 pub use rpar_derive::spmd;
 
 /// `#[derive(Datatype)]`: writes the [`Datatype`](trait@Datatype) impl of a struct whose fields
@@ -72,10 +81,15 @@ pub use rpar_derive::spmd;
 /// (see `ui-tests/datatype/`).
 pub use rpar_derive::Datatype;
 
+/// `topology! { pub Torus = cart[4, 4] periodic[true, true]; }`: declares virtual topologies
+/// as types; see [`Topology`].
+pub use rpar_derive::topology;
+
 /// Everything a typical rpar program uses.
 pub mod prelude {
     pub use crate::{
         spmd, Comm, CommittedType, Datatype, Error, Result, Status, TypeMap, Universe, ANY_SOURCE,
         ANY_TAG,
     };
+    pub use crate::{topology, CartComm, GraphComm, Neighborhood, TopoKind, Topology};
 }

@@ -3,7 +3,8 @@
 use super::on_clause;
 use super::parse::{Launch, Spmd};
 use proc_macro2::TokenStream;
-use quote::{quote, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
 
 /// The whole macro: parse, rewrite `on` clauses, expand.
 pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
@@ -24,9 +25,34 @@ pub(crate) fn expand(input: TokenStream) -> syn::Result<TokenStream> {
         ..
     } = spmd;
     let body: syn::Expr = syn::parse2(body)?;
-    let ty = comm_ty.map_or_else(|| quote!(::rpar::Comm), |t| t.to_token_stream());
-    let Launch::Ranks(ranks) = launch;
-    Ok(quote! {
-        ::rpar::Universe::new(#ranks).run(#capture |#comm: #ty| -> ::rpar::Result<_> { #body })
-    })
+    match launch {
+        Launch::Ranks(ranks) => {
+            let ty = comm_ty.map_or_else(|| quote!(::rpar::Comm), |t| t.to_token_stream());
+            Ok(quote! {
+                ::rpar::Universe::new(#ranks).run(#capture |#comm: #ty| -> ::rpar::Result<_> { #body })
+            })
+        }
+        Launch::Topology { ty, ranks } => {
+            let topo = quote!(<#ty as ::rpar::Topology>);
+            let comm_ty = comm_ty.map_or_else(|| quote!(#topo::Comm), |t| t.to_token_stream());
+            // `ranks` beside a topology must be a constant equal to its size.
+            let check = ranks.map(|ranks| {
+                quote_spanned! {ranks.span()=>
+                    const _: () = ::core::assert!(
+                        (#ranks) == #topo::SIZE,
+                        "`ranks` differs from the size of the `topology`: give one or make them equal"
+                    );
+                }
+            });
+            Ok(quote! {{
+                #check
+                ::rpar::Universe::new(#topo::SIZE).run(#capture |__rpar_world: ::rpar::Comm| -> ::rpar::Result<_> {
+                    let #comm: #comm_ty = #topo::create(&__rpar_world)?.ok_or_else(|| {
+                        ::rpar::Error::user("spmd!: the topology left out a rank of a world of its own size")
+                    })?;
+                    #body
+                })
+            }})
+        }
+    }
 }

@@ -10,6 +10,13 @@ use syn::{Expr, Pat, Token};
 pub(crate) enum Launch {
     /// `ranks = N`
     Ranks(Expr),
+    /// `topology = T`, perhaps with `ranks = N` beside it (which must then equal `T`'s size).
+    Topology {
+        /// The type declared with `topology!`.
+        ty: Box<syn::Type>,
+        /// `ranks = N`, if also given.
+        ranks: Option<Expr>,
+    },
 }
 
 /// A parsed `spmd!` invocation.
@@ -24,11 +31,12 @@ pub(crate) struct Spmd {
     pub(crate) body: TokenStream,
 }
 
-const KEYS: &str = "expected `ranks = N`";
+const KEYS: &str = "expected `ranks = N` or `topology = T`";
 
 impl Parse for Spmd {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let mut ranks: Option<Expr> = None;
+        let mut topology: Option<syn::Type> = None;
         let mut errors: Option<syn::Error> = None;
         let mut push = |e: syn::Error| match &mut errors {
             Some(all) => all.combine(e),
@@ -38,6 +46,14 @@ impl Parse for Spmd {
         while input.peek(syn::Ident) && input.peek2(Token![=]) && !input.peek2(Token![==]) {
             let key: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
+            if key == "topology" {
+                if topology.is_some() {
+                    push(syn::Error::new(key.span(), "`topology` is given twice"));
+                }
+                topology = Some(input.parse()?);
+                input.parse::<Token![,]>()?;
+                continue;
+            }
             let value: Expr = input.parse()?;
             match key.to_string().as_str() {
                 "ranks" => {
@@ -83,7 +99,7 @@ impl Parse for Spmd {
         let mut params = Punctuated::<Pat, Token![,]>::new();
         while !input.peek(Token![|]) {
             let pat = Pat::parse_single(input)?;
-            let pat = if input.peek(Token![:]) {
+            params.push_value(if input.peek(Token![:]) {
                 Pat::Type(syn::PatType {
                     attrs: Vec::new(),
                     pat: Box::new(pat),
@@ -92,8 +108,7 @@ impl Parse for Spmd {
                 })
             } else {
                 pat
-            };
-            params.push_value(pat);
+            });
             if input.peek(Token![|]) {
                 break;
             }
@@ -108,17 +123,25 @@ impl Parse for Spmd {
                 (Ident::new("world", Span::call_site()), None)
             }
         };
-        if ranks.is_none() {
-            push(syn::Error::new(
-                or1.span(),
-                format!("missing `ranks`: {KEYS} before the closure"),
-            ));
-        }
+        let launch = match (topology, ranks) {
+            (Some(ty), ranks) => Some(Launch::Topology {
+                ty: Box::new(ty),
+                ranks,
+            }),
+            (None, Some(ranks)) => Some(Launch::Ranks(ranks)),
+            (None, None) => {
+                push(syn::Error::new(
+                    or1.span(),
+                    format!("missing `ranks`: {KEYS} before the closure"),
+                ));
+                None
+            }
+        };
         if let Some(e) = errors {
             return Err(e);
         }
         Ok(Spmd {
-            launch: Launch::Ranks(ranks.expect("checked above")),
+            launch: launch.expect("an error was reported above if it is missing"),
             capture,
             comm,
             comm_ty,

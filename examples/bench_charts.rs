@@ -1,0 +1,152 @@
+//! Draws the benchmark charts (SVG, with `plotters`) from the JSON lines that
+//! `bench/compare.sh` leaves in `target/bench/`: latency and bandwidth against message size,
+//! and each collective's time against the number of ranks, rpar next to MPICH and Open MPI.
+//!
+//! Run: `cargo run --release --example bench_charts -- target/bench docs/charts`.
+
+use plotters::prelude::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+type Series = BTreeMap<String, Vec<(f64, f64)>>;
+
+/// (peer, figure, ranks, bytes, value) from every JSON line of the files in `dir`.
+fn load(dir: &Path) -> Vec<(String, String, u64, u64, f64)> {
+    let mut rows = Vec::new();
+    for name in ["peers.jsonl", "rpar.jsonl"] {
+        let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
+            continue;
+        };
+        for line in text.lines().filter(|l| l.starts_with('{')) {
+            let v: serde_json::Value = match serde_json::from_str(line) {
+                Ok(v) => v,
+                Err(_) => continue,
+            };
+            rows.push((
+                v["peer"].as_str().unwrap_or("?").to_string(),
+                v["figure"].as_str().unwrap_or("?").to_string(),
+                v["ranks"].as_u64().unwrap_or(2),
+                v["bytes"].as_u64().unwrap_or(0),
+                v["value"].as_f64().unwrap_or(0.0),
+            ));
+        }
+    }
+    rows
+}
+
+fn chart(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &Series,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let points = series.values().flatten();
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for &(x, y) in points {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if x0 > x1 {
+        return Ok(()); // nothing to draw
+    }
+    let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut c = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(
+            (x0 * 0.8..x1 * 1.25).log_scale(),
+            (y0 * 0.8..y1 * 1.25).log_scale(),
+        )?;
+    c.configure_mesh().x_desc(x_label).y_desc(y_label).draw()?;
+    let colors = [
+        RGBColor(200, 60, 40),
+        RGBColor(40, 90, 200),
+        RGBColor(20, 150, 70),
+        RGBColor(120, 60, 160),
+    ];
+    for (i, (name, pts)) in series.iter().enumerate() {
+        let color = colors[i % colors.len()];
+        c.draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?
+            .label(name.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
+        c.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
+    }
+    c.configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.9))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!(
+            "usage: bench_charts [in-dir (default target/bench)] [out-dir (default docs/charts)]"
+        );
+        return Ok(());
+    }
+    let input = Path::new(args.first().map_or("target/bench", String::as_str)).to_path_buf();
+    let output = Path::new(args.get(1).map_or("docs/charts", String::as_str)).to_path_buf();
+    std::fs::create_dir_all(&output)?;
+    let rows = load(&input);
+    if rows.is_empty() {
+        return Err(format!(
+            "no figures in {} (run bench/compare.sh first)",
+            input.display()
+        )
+        .into());
+    }
+    let by_size = |figure: &str| -> Series {
+        let mut s = Series::new();
+        for (peer, f, ranks, bytes, v) in &rows {
+            if f == figure && *ranks == 2 {
+                s.entry(peer.clone()).or_default().push((*bytes as f64, *v));
+            }
+        }
+        s
+    };
+    chart(
+        &output.join("latency.svg"),
+        "Ping-pong latency, 2 ranks",
+        "message size (bytes)",
+        "latency (us)",
+        &by_size("latency_us"),
+    )?;
+    chart(
+        &output.join("bandwidth.svg"),
+        "Streaming bandwidth, 2 ranks",
+        "message size (bytes)",
+        "GB/s",
+        &by_size("bandwidth_GBps"),
+    )?;
+    for op in ["allreduce", "bcast", "allgather", "alltoall"] {
+        for bytes in [8u64, 65536, 1 << 20] {
+            let mut s = Series::new();
+            for (peer, f, ranks, b, v) in &rows {
+                if f == &format!("{op}_us") && *b == bytes {
+                    s.entry(peer.clone()).or_default().push((*ranks as f64, *v));
+                }
+            }
+            let file = output.join(format!("{op}_{bytes}B.svg"));
+            chart(
+                &file,
+                &format!("{op}, {bytes} bytes per rank"),
+                "ranks",
+                "time (us)",
+                &s,
+            )?;
+        }
+    }
+    println!("charts written to {}", output.display());
+    Ok(())
+}

@@ -1,0 +1,355 @@
+//! [`GraphComm`] (MPI_Graph_create and the calls on it) and [`DistGraphComm`]
+//! (MPI_Dist_graph_create_adjacent): communicators whose ranks are the nodes of a graph.
+
+use super::neighbor::tags;
+use super::TopoKind;
+use crate::collective::Channel;
+use crate::{Comm, Error, Result};
+use std::fmt;
+use std::ops::Deref;
+use std::rc::Rc;
+
+/// A communicator whose ranks are the nodes of a graph (an MPI graph communicator).
+///
+/// The graph is given as MPI gives it: `index[i]` is the total degree of nodes `0..=i`
+/// (cumulative degrees), and `edges[index[i-1]..index[i]]` are the neighbours of node `i`.
+/// Self-loops and repeated edges are allowed, as in MPI. It dereferences to its [`Comm`].
+///
+/// ```
+/// // The MPI standard's example: 0 - 1, 0 - 3, 2 - 3.
+/// let nbrs = rpar::run(4, |world| {
+///     let g = rpar::GraphComm::create(&world, &[2, 3, 4, 6], &[1, 3, 0, 3, 0, 2], false)?
+///         .unwrap();
+///     Ok(g.neighbors(g.rank())?.to_vec())
+/// })?;
+/// assert_eq!(nbrs, vec![vec![1, 3], vec![0], vec![3], vec![0, 2]]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub struct GraphComm {
+    comm: Comm,
+    index: Rc<[usize]>,
+    edges: Rc<[usize]>,
+}
+
+impl fmt::Debug for GraphComm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GraphComm")
+            .field("rank", &self.comm.rank())
+            .field("index", &self.index)
+            .field("edges", &self.edges)
+            .finish()
+    }
+}
+
+impl Deref for GraphComm {
+    type Target = Comm;
+    fn deref(&self) -> &Comm {
+        &self.comm
+    }
+}
+
+impl GraphComm {
+    /// Makes a graph communicator of the first `index.len()` ranks of `comm` from MPI's
+    /// (index, edges) arrays (MPI_Graph_create); ranks beyond the graph get `None`. Collective.
+    ///
+    /// `reorder` is accepted and ignored: rpar knows no placement of general graphs better than
+    /// the identity (MPI allows this; MPICH does the same).
+    ///
+    /// Errors: an empty graph, more nodes than ranks, `index` decreasing, `edges` not
+    /// `index[n-1]` long, or an edge to a node that does not exist.
+    pub fn create(
+        comm: &Comm,
+        index: &[usize],
+        edges: &[usize],
+        reorder: bool,
+    ) -> Result<Option<GraphComm>> {
+        let _ = reorder;
+        check_graph(index, edges, comm.size())?;
+        let inside = comm.rank() < index.len();
+        let key = comm.rank() as i32;
+        let Some(comm) = comm.split(inside.then_some(0), key)? else {
+            return Ok(None);
+        };
+        Ok(Some(GraphComm {
+            comm,
+            index: index.into(),
+            edges: edges.into(),
+        }))
+    }
+
+    /// Makes a graph communicator from adjacency lists: `adjacency[i]` lists node `i`'s
+    /// neighbours. The same as [`GraphComm::create`] with the (index, edges) arrays they give.
+    ///
+    /// ```
+    /// let degrees = rpar::run(4, |world| {
+    ///     let star = [vec![1, 2, 3], vec![0], vec![0], vec![0]];
+    ///     let g = rpar::GraphComm::from_adjacency(&world, &star, false)?.unwrap();
+    ///     assert_eq!(g.graph_get(), (&[3, 4, 5, 6][..], &[1, 2, 3, 0, 0, 0][..]));
+    ///     g.neighbors_count(g.rank())
+    /// })?;
+    /// assert_eq!(degrees, vec![3, 1, 1, 1]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn from_adjacency<L: AsRef<[usize]>>(
+        comm: &Comm,
+        adjacency: &[L],
+        reorder: bool,
+    ) -> Result<Option<GraphComm>> {
+        let mut index = Vec::with_capacity(adjacency.len());
+        let mut edges = Vec::new();
+        for list in adjacency {
+            edges.extend_from_slice(list.as_ref());
+            index.push(edges.len());
+        }
+        Self::create(comm, &index, &edges, reorder)
+    }
+
+    /// The (index, edges) arrays (MPI_Graph_get).
+    pub fn graph_get(&self) -> (&[usize], &[usize]) {
+        (&self.index, &self.edges)
+    }
+
+    /// The number of nodes and of edges (MPI_Graphdims_get); each undirected edge that appears
+    /// in both nodes' lists counts twice, as in MPI.
+    pub fn graphdims_get(&self) -> (usize, usize) {
+        (self.index.len(), self.edges.len())
+    }
+
+    /// The degree of node `rank` (MPI_Graph_neighbors_count). Errors if there is no such node.
+    pub fn neighbors_count(&self, rank: usize) -> Result<usize> {
+        Ok(self.neighbors(rank)?.len())
+    }
+
+    /// The neighbours of node `rank`, in the order given at creation (MPI_Graph_neighbors).
+    /// Errors if there is no such node.
+    pub fn neighbors(&self, rank: usize) -> Result<&[usize]> {
+        self.comm.check_rank(rank)?;
+        let start = if rank == 0 { 0 } else { self.index[rank - 1] };
+        Ok(&self.edges[start..self.index[rank]])
+    }
+
+    /// A copy with a message space of its own and the same graph (MPI_Comm_dup). Collective.
+    pub fn dup(&self) -> Result<GraphComm> {
+        Ok(GraphComm {
+            comm: self.comm.dup()?,
+            index: self.index.clone(),
+            edges: self.edges.clone(),
+        })
+    }
+
+    /// [`TopoKind::Graph`] (MPI_Topo_test).
+    pub fn topo_test(&self) -> TopoKind {
+        TopoKind::Graph
+    }
+
+    /// The plain communicator underneath.
+    pub fn comm(&self) -> &Comm {
+        &self.comm
+    }
+}
+
+/// The checks of MPI_Graph_create's arguments.
+fn check_graph(index: &[usize], edges: &[usize], size: usize) -> Result<()> {
+    let call = "GraphComm::create";
+    let n = index.len();
+    if n == 0 {
+        return Err(Error::invalid(
+            call,
+            "the graph has no nodes: index is empty",
+        ));
+    }
+    if n > size {
+        return Err(Error::invalid(
+            call,
+            format!("the graph has {n} nodes but the communicator only {size} ranks"),
+        ));
+    }
+    if let Some(i) = (1..n).find(|&i| index[i] < index[i - 1]) {
+        return Err(Error::invalid(
+            call,
+            format!(
+                "index holds cumulative degrees and cannot decrease, but index[{i}] = {} < index[{}] = {}",
+                index[i],
+                i - 1,
+                index[i - 1]
+            ),
+        ));
+    }
+    if edges.len() != index[n - 1] {
+        return Err(Error::invalid(
+            call,
+            format!(
+                "edges must hold index[{}] = {} entries, but holds {}",
+                n - 1,
+                index[n - 1],
+                edges.len()
+            ),
+        ));
+    }
+    if let Some(e) = edges.iter().position(|&e| e >= n) {
+        return Err(Error::invalid(
+            call,
+            format!(
+                "edges[{e}] = {} names no node: the graph has nodes 0..{n}",
+                edges[e]
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A communicator where each rank knows only its own in- and out-neighbours (an MPI
+/// distributed graph communicator, from MPI_Dist_graph_create_adjacent). Unweighted.
+///
+/// ```
+/// // A directed ring: each rank receives from its left and sends to its right.
+/// let got = rpar::run(3, |world| {
+///     use rpar::Neighborhood;
+///     let (r, p) = (world.rank(), world.size());
+///     let (left, right) = ((r + p - 1) % p, (r + 1) % p);
+///     let ring =
+///         rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[left], &[right], false)?;
+///     let mut from_left = [usize::MAX];
+///     ring.neighbor_allgather(&[r], &mut from_left)?;
+///     Ok(from_left[0])
+/// })?;
+/// assert_eq!(got, vec![2, 0, 1]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub struct DistGraphComm {
+    comm: Comm,
+    sources: Rc<[usize]>,
+    destinations: Rc<[usize]>,
+}
+
+impl fmt::Debug for DistGraphComm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DistGraphComm")
+            .field("rank", &self.comm.rank())
+            .field("sources", &self.sources)
+            .field("destinations", &self.destinations)
+            .finish()
+    }
+}
+
+impl Deref for DistGraphComm {
+    type Target = Comm;
+    fn deref(&self) -> &Comm {
+        &self.comm
+    }
+}
+
+impl DistGraphComm {
+    /// Makes a distributed graph communicator on all ranks of `comm`: this rank receives from
+    /// `sources` and sends to `destinations` (MPI_Dist_graph_create_adjacent, unweighted).
+    /// Collective. `reorder` is accepted and ignored (the identity placement).
+    ///
+    /// Every edge must be listed by both ends: `a` lists `b` among its destinations exactly as
+    /// often as `b` lists `a` among its sources. rpar checks this (MPI leaves it erroneous).
+    ///
+    /// Errors: a rank out of range, or edges that the two ends do not agree on.
+    pub fn dist_graph_create_adjacent(
+        comm: &Comm,
+        sources: &[usize],
+        destinations: &[usize],
+        reorder: bool,
+    ) -> Result<DistGraphComm> {
+        let _ = reorder;
+        for &r in sources.iter().chain(destinations) {
+            comm.check_rank(r)?;
+        }
+        let comm = comm.dup()?;
+        check_agreement(&comm, sources, destinations)?;
+        Ok(DistGraphComm {
+            comm,
+            sources: sources.into(),
+            destinations: destinations.into(),
+        })
+    }
+
+    /// (indegree, outdegree, weighted) (MPI_Dist_graph_neighbors_count); never weighted.
+    pub fn dist_graph_neighbors_count(&self) -> (usize, usize, bool) {
+        (self.sources.len(), self.destinations.len(), false)
+    }
+
+    /// (sources, destinations) (MPI_Dist_graph_neighbors).
+    pub fn dist_graph_neighbors(&self) -> (&[usize], &[usize]) {
+        (&self.sources, &self.destinations)
+    }
+
+    /// A copy with a message space of its own and the same graph (MPI_Comm_dup). Collective.
+    pub fn dup(&self) -> Result<DistGraphComm> {
+        Ok(DistGraphComm {
+            comm: self.comm.dup()?,
+            sources: self.sources.clone(),
+            destinations: self.destinations.clone(),
+        })
+    }
+
+    /// [`TopoKind::DistGraph`] (MPI_Topo_test).
+    pub fn topo_test(&self) -> TopoKind {
+        TopoKind::DistGraph
+    }
+
+    /// The plain communicator underneath.
+    pub fn comm(&self) -> &Comm {
+        &self.comm
+    }
+}
+
+/// Rank 0 collects every rank's lists and checks that both ends of each edge agree; all ranks
+/// get the verdict. Runs on the new communicator's collective context.
+fn check_agreement(comm: &Comm, sources: &[usize], destinations: &[usize]) -> Result<()> {
+    let p = Channel::size(comm);
+    let encode = |s: &[usize], d: &[usize]| {
+        let mut v = vec![s.len() as u64];
+        v.extend(s.iter().chain(d).map(|&x| x as u64));
+        v
+    };
+    if Channel::rank(comm) != 0 {
+        Channel::send_owned(comm, encode(sources, destinations), 0, tags::DIST_GRAPH)?;
+        let verdict: Vec<u8> = Channel::recv_vec(comm, 0, tags::DIST_GRAPH)?;
+        return if verdict.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::invalid(
+                "DistGraphComm::dist_graph_create_adjacent",
+                String::from_utf8_lossy(&verdict),
+            ))
+        };
+    }
+    // count[(a, b)]: edges a -> b as a lists them, minus as b lists them.
+    let mut count = std::collections::BTreeMap::<(usize, usize), i64>::new();
+    for r in 0..p {
+        let lists = if r == 0 {
+            encode(sources, destinations)
+        } else {
+            Channel::recv_vec::<u64>(comm, r, tags::DIST_GRAPH)?
+        };
+        let (s, d) = lists[1..].split_at(lists[0] as usize);
+        for &src in s {
+            *count.entry((src as usize, r)).or_default() -= 1;
+        }
+        for &dst in d {
+            *count.entry((r, dst as usize)).or_default() += 1;
+        }
+    }
+    let verdict = count.iter().find(|(_, &c)| c != 0).map(|(&(a, b), &c)| {
+        let (n, how) = if c > 0 { (c, "more") } else { (-c, "fewer") };
+        format!(
+            "rank {a} lists rank {b} among its destinations {n} time(s) {how} than rank {b} \
+             lists rank {a} among its sources"
+        )
+    });
+    let bytes = verdict.clone().unwrap_or_default().into_bytes();
+    for r in 1..p {
+        Channel::send(comm, &bytes, r, tags::DIST_GRAPH)?;
+    }
+    match verdict {
+        None => Ok(()),
+        Some(v) => Err(Error::invalid(
+            "DistGraphComm::dist_graph_create_adjacent",
+            v,
+        )),
+    }
+}

@@ -1,0 +1,78 @@
+//! Virtual topologies: Cartesian grids ([`CartComm`]), graphs ([`GraphComm`]) and distributed
+//! graphs ([`DistGraphComm`]) on the ranks of a communicator, [`dims_create`], the Gray-code
+//! placement behind `reorder = true`, the neighbourhood collectives ([`Neighborhood`]), and the
+//! [`Topology`] trait that `topology!` implements.
+//!
+//! Depends on `comm` (each topology communicator wraps a [`Comm`] made by split or dup) and on
+//! `collective::Channel`, through which the neighbourhood collectives talk (tags 400..=499 on the
+//! collective context).
+
+mod cart;
+mod dims;
+mod graph;
+mod neighbor;
+mod reorder;
+
+pub use cart::{CartComm, Coordinate};
+pub use dims::dims_create;
+pub use graph::{DistGraphComm, GraphComm};
+pub use neighbor::Neighborhood;
+pub use reorder::{gray_code, gray_code_inverse};
+
+use crate::{Comm, Result};
+
+/// The topology of a communicator (MPI_Topo_test's answer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TopoKind {
+    /// No topology (MPI_UNDEFINED): a plain [`Comm`].
+    None,
+    /// A Cartesian grid (MPI_CART): [`CartComm`].
+    Cart,
+    /// A graph (MPI_GRAPH): [`GraphComm`].
+    Graph,
+    /// A distributed graph (MPI_DIST_GRAPH): [`DistGraphComm`].
+    DistGraph,
+}
+
+impl Comm {
+    /// [`TopoKind::None`]: a plain communicator has no topology (MPI_Topo_test). The topology
+    /// communicators answer with their own kind.
+    ///
+    /// ```
+    /// rpar::run(4, |world| {
+    ///     assert_eq!(world.topo_test(), rpar::TopoKind::None);
+    ///     let grid = rpar::CartComm::create(&world, [2, 2], [false; 2], false)?.unwrap();
+    ///     assert_eq!(grid.topo_test(), rpar::TopoKind::Cart);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn topo_test(&self) -> TopoKind {
+        TopoKind::None
+    }
+}
+
+/// A topology declared as a type, as `topology!` writes them: its size and how to build its
+/// communicator. `spmd!(topology = T, |grid| …)` launches `T::SIZE` ranks and hands each
+/// `T::create(&world)`.
+///
+/// ```
+/// rpar::topology! {
+///     /// A ring of four.
+///     Ring = cart[4] periodic[true];
+/// }
+/// use rpar::Topology;
+/// assert_eq!(Ring::SIZE, 4);
+/// let coords = rpar::run(Ring::SIZE, |world| Ok(Ring::create(&world)?.unwrap().coords()))?;
+/// assert_eq!(coords, vec![[0], [1], [2], [3]]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub trait Topology {
+    /// The communicator a rank gets: `CartComm<N>` or `GraphComm`.
+    type Comm;
+    /// How many ranks the topology has.
+    const SIZE: usize;
+    /// Builds the topology on the first `SIZE` ranks of `comm`; the others get `None`.
+    /// Collective.
+    fn create(comm: &Comm) -> Result<Option<Self::Comm>>;
+}

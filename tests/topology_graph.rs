@@ -1,0 +1,187 @@
+//! Graph and distributed-graph communicators through the public API: creation from MPI's
+//! arrays and from adjacency lists, every error, the queries, dup, topo_test, and the
+//! neighbourhood collectives on graphs.
+
+use rpar::{CartComm, DistGraphComm, Error, GraphComm, Neighborhood, TopoKind};
+
+fn invalid(err: &Error, call: &str, words: &str) {
+    match err {
+        Error::InvalidArgument { call: c, message } => {
+            assert_eq!(*c, call);
+            assert!(message.contains(words), "{message}");
+        }
+        other => panic!("expected an invalid argument to {call}, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_lectures_arrays_and_adjacency_lists_agree() {
+    let got = rpar::run(5, |world| {
+        let index = [2, 3, 4, 6];
+        let edges = [1, 3, 0, 3, 0, 2];
+        let a = GraphComm::create(&world, &index, &edges, false)?;
+        let lists: [&[usize]; 4] = [&[1, 3], &[0], &[3], &[0, 2]];
+        let b = GraphComm::from_adjacency(&world, &lists, true)?;
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                assert_eq!(a.graph_get(), (&index[..], &edges[..]));
+                assert_eq!(a.graph_get(), b.graph_get());
+                assert_eq!(a.graphdims_get(), (4, 6));
+                assert_eq!(a.topo_test(), TopoKind::Graph);
+                Ok(Some((
+                    a.neighbors_count(a.rank())?,
+                    a.neighbors(3)?.to_vec(),
+                )))
+            }
+            (None, None) => Ok(None),
+            _ => Err(Error::user("the two forms disagree on membership")),
+        }
+    })
+    .unwrap();
+    assert_eq!(got[4], None);
+    assert_eq!(got[0], Some((2, vec![0, 2])));
+    assert_eq!(got[2], Some((1, vec![0, 2])));
+}
+
+#[test]
+fn creation_errors() {
+    rpar::run(3, |world| {
+        let call = "GraphComm::create";
+        invalid(
+            &GraphComm::create(&world, &[], &[], false).unwrap_err(),
+            call,
+            "no nodes",
+        );
+        invalid(
+            &GraphComm::create(&world, &[0; 4], &[], false).unwrap_err(),
+            call,
+            "4 nodes but the communicator only 3",
+        );
+        invalid(
+            &GraphComm::create(&world, &[2, 1], &[1, 0], false).unwrap_err(),
+            call,
+            "index[1] = 1 < index[0] = 2",
+        );
+        invalid(
+            &GraphComm::create(&world, &[1, 2], &[1], false).unwrap_err(),
+            call,
+            "edges must hold index[1] = 2 entries, but holds 1",
+        );
+        invalid(
+            &GraphComm::create(&world, &[1, 2], &[1, 2], false).unwrap_err(),
+            call,
+            "edges[1] = 2 names no node",
+        );
+        let g = GraphComm::create(&world, &[1, 2, 2], &[1, 0], false)?.unwrap();
+        assert!(matches!(
+            g.neighbors(3),
+            Err(Error::RankOutOfRange { rank: 3, size: 3 })
+        ));
+        assert_eq!(g.neighbors_count(2)?, 0);
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn dup_keeps_the_graph() {
+    rpar::run(2, |world| {
+        let g = GraphComm::from_adjacency(&world, &[vec![1], vec![0]], false)?.unwrap();
+        let d = g.dup()?;
+        assert_eq!(d.graph_get(), g.graph_get());
+        assert_eq!(d.topo_test(), TopoKind::Graph);
+        let dg = DistGraphComm::dist_graph_create_adjacent(
+            &world,
+            &[1 - world.rank()],
+            &[1 - world.rank()],
+            false,
+        )?;
+        let dd = dg.dup()?;
+        assert_eq!(dd.dist_graph_neighbors(), dg.dist_graph_neighbors());
+        assert_eq!(dd.topo_test(), TopoKind::DistGraph);
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn topo_test_names_every_kind() {
+    rpar::run(2, |world| {
+        assert_eq!(world.topo_test(), TopoKind::None);
+        let cart = CartComm::create(&world, [2], [true], false)?.unwrap();
+        assert_eq!(cart.topo_test(), TopoKind::Cart);
+        assert_eq!(cart.comm().topo_test(), TopoKind::None);
+        let dg = DistGraphComm::dist_graph_create_adjacent(&world, &[], &[], false)?;
+        assert_eq!(dg.topo_test(), TopoKind::DistGraph);
+        assert_eq!(dg.dist_graph_neighbors_count(), (0, 0, false));
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn dist_graph_errors() {
+    rpar::run(3, |world| {
+        assert!(matches!(
+            DistGraphComm::dist_graph_create_adjacent(&world, &[3], &[], false),
+            Err(Error::RankOutOfRange { rank: 3, size: 3 })
+        ));
+        // rank 0 says it sends to 1, but 1 lists no source
+        let dests: &[usize] = if world.rank() == 0 { &[1] } else { &[] };
+        let err = DistGraphComm::dist_graph_create_adjacent(&world, &[], dests, false).unwrap_err();
+        invalid(
+            &err,
+            "DistGraphComm::dist_graph_create_adjacent",
+            "rank 0 lists rank 1 among its destinations 1 time(s) more",
+        );
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn graph_neighborhood_matches_repeated_edges_in_order() {
+    // node 0 - node 1 twice, node 1 has a self-loop
+    let got = rpar::run(2, |world| {
+        let g = GraphComm::from_adjacency(&world, &[vec![1, 1], vec![0, 1, 0]], false)?.unwrap();
+        let r = g.rank() as u32 * 10;
+        let mut gathered = vec![0u32; g.neighbors_count(g.rank())?];
+        g.neighbor_allgather(&[r], &mut gathered)?;
+        let send: Vec<u32> = (0..gathered.len() as u32).map(|k| r + k).collect();
+        let mut recv = vec![0u32; send.len()];
+        g.neighbor_alltoall(&send, &mut recv, 1)?;
+        Ok((gathered, recv))
+    })
+    .unwrap();
+    assert_eq!(got[0].0, [10, 10]);
+    assert_eq!(got[1].0, [0, 10, 0]);
+    // the i-th block to a neighbour lands in the i-th slot naming the sender
+    assert_eq!(got[0].1, [10, 12]);
+    assert_eq!(got[1].1, [0, 11, 1]);
+}
+
+#[test]
+fn dist_graph_alltoallv_uses_sources_and_destinations() {
+    // a directed ring 0 -> 1 -> 2 -> 0, plus 0 -> 2
+    let got = rpar::run(3, |world| {
+        let r = world.rank();
+        let (sources, dests): (Vec<usize>, Vec<usize>) = match r {
+            0 => (vec![2], vec![1, 2]),
+            1 => (vec![0], vec![2]),
+            _ => (vec![1, 0], vec![0]),
+        };
+        let g = DistGraphComm::dist_graph_create_adjacent(&world, &sources, &dests, false)?;
+        let send: Vec<i64> = (0..3).map(|k| (r * 10 + k) as i64).collect();
+        let counts = vec![1; dests.len()];
+        let displs: Vec<usize> = (0..dests.len()).collect();
+        let mut recv = vec![-1i64; 2 * sources.len()];
+        let rc = vec![1; sources.len()];
+        let rd: Vec<usize> = (0..sources.len()).map(|j| 2 * j + 1).collect();
+        g.neighbor_alltoallv(&send, &counts, &displs, &mut recv, &rc, &rd)?;
+        Ok(recv)
+    })
+    .unwrap();
+    assert_eq!(got[0], [-1, 20]);
+    assert_eq!(got[1], [-1, 0]);
+    assert_eq!(got[2], [-1, 10, -1, 1]);
+}

@@ -1,0 +1,6 @@
+// `periodic` must give one entry per dim.
+rpar::topology! {
+    pub Torus = cart[4, 4] periodic[true];
+}
+
+fn main() {}
