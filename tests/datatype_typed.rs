@@ -284,3 +284,25 @@ fn types_stay_valid_after_the_types_they_were_built_from_are_dropped() {
     .unwrap();
     assert_eq!(probe[1], Some((1, 8)));
 }
+
+#[test]
+fn a_rendezvous_into_a_gap_free_receive_gathers_straight_in() {
+    let got = rpar::run(2, |world| {
+        let n = 10_000; // 80 KB of every other f64: a rendezvous
+        if world.rank() == 0 {
+            let ev = TypeMap::vector(n, 1, 2, &f64s())?.commit();
+            let data: Vec<f64> = (0..2 * n).map(|i| i as f64).collect();
+            world.send_typed(&data, &ev, 1, 1, 0)?;
+            Ok(vec![])
+        } else {
+            let mut into = vec![0.0; n + 1];
+            let dense = TypeMap::contiguous(n + 1, &f64s())?.commit();
+            let st = world.recv_typed(&mut into, &dense, 1, 0, 0)?;
+            assert_eq!(st.count, 0, "fewer than one whole receive element");
+            Ok(into)
+        }
+    })
+    .unwrap();
+    let want: Vec<f64> = (0..10_000).map(|i| 2.0 * i as f64).chain([0.0]).collect();
+    assert_eq!(got[1], want);
+}

@@ -239,6 +239,10 @@ unsafe fn deliver_typed(
                     engine::scatter_bytes(v.as_ptr(), bytes, to);
                     true
                 }
+                // into a gap-free receive the sender's segments are gathered straight in
+                TypedSource::Borrowed(ticket) if ty.map.is_dense() => {
+                    ticket.read_with(|p| engine::gather(&sent, sent_count, p, dst))
+                }
                 TypedSource::Borrowed(ticket) => {
                     ticket.read_with(|p| engine::transfer((&sent, sent_count, p), to, bytes))
                 }
