@@ -306,3 +306,22 @@ fn a_rendezvous_into_a_gap_free_receive_gathers_straight_in() {
     let want: Vec<f64> = (0..10_000).map(|i| 2.0 * i as f64).chain([0.0]).collect();
     assert_eq!(got[1], want);
 }
+
+#[test]
+fn negative_strides_travel_with_an_origin() {
+    let got = rpar::run(2, |world| {
+        let back = TypeMap::vector(3, 1, -2, &i32::type_map())?.commit(); // bytes -16..4
+        if world.rank() == 0 {
+            let data = [10, 11, 12, 13, 14];
+            assert!(world.send_typed(&data, &back, 1, 1, 0).is_err()); // origin 0: byte -16
+            world.send_typed_at(&data, 4, &back, 1, 1, 0)?;
+            Ok(vec![])
+        } else {
+            let mut into = [0i32; 5];
+            world.recv_typed_at(&mut into, 4, &back, 1, 0, 0)?;
+            Ok(into.to_vec())
+        }
+    })
+    .unwrap();
+    assert_eq!(got[1], [10, 0, 12, 0, 14]);
+}

@@ -52,12 +52,41 @@ impl Comm {
         dest: usize,
         tag: i32,
     ) -> Result<()> {
+        self.send_typed_at(buf, 0, ty, count, dest, tag)
+    }
+
+    /// Like [`Comm::send_typed`], with displacement 0 at element `origin` of `buf` (MPI's
+    /// `&buf[origin]`), so that types with negative displacements can be sent.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let backwards = TypeMap::vector(3, 1, -1, &u8::type_map())?.commit();
+    /// let got = rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         world.send_typed_at(&[1u8, 2, 3], 2, &backwards, 1, 1, 0)?;
+    ///     }
+    ///     Ok(if world.rank() == 1 { world.recv::<u8>(0, 0)?.0 } else { vec![] })
+    /// })?;
+    /// assert_eq!(got[1], [3, 2, 1]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn send_typed_at<T: Datatype>(
+        &self,
+        buf: &[T],
+        origin: usize,
+        ty: &CommittedType,
+        count: usize,
+        dest: usize,
+        tag: i32,
+    ) -> Result<()> {
         let _span = self.span("send_typed", Some(dest), Some(tag), ty.pack_size(count));
         check_send_tag(tag)?;
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
         let c = &*ty.inner;
-        c.check_slice("send_typed", buf, 0, count, Access::Read)?;
+        let base = c.check_slice("send_typed", buf, origin, count, Access::Read)?;
+        // SAFETY: check_slice returned the byte offset of element `origin`, within `buf`.
+        let start = unsafe { buf.as_ptr().cast::<u8>().add(base) };
         let bytes = count.checked_mul(c.size).ok_or_else(|| {
             Error::invalid(
                 "send_typed",
@@ -69,8 +98,8 @@ impl Comm {
         if bytes <= RENDEZVOUS_BYTES {
             let mut packed = vec![0u8; bytes];
             // SAFETY: check_slice proved that every byte the type names for `count` elements
-            // lies in `buf` and is data of the entry's basic type; `packed` has `bytes` bytes.
-            unsafe { engine::gather(c, count, buf.as_ptr().cast(), packed.as_mut_ptr()) };
+            // from `start` lies in `buf` and is data of the entry's basic type; `packed` has `bytes` bytes.
+            unsafe { engine::gather(c, count, start, packed.as_mut_ptr()) };
             let source = TypedSource::Packed(packed);
             let data = Data::Typed(TypedData {
                 ty: ty.clone(),
@@ -86,7 +115,7 @@ impl Comm {
             .mailbox(self.endpoint().world_rank());
         // SAFETY: `buf` stays borrowed, unmodified, until `finish_send` below returns; the
         // receiver reads only the bytes the type names, which check_slice proved lie in `buf`.
-        let (pending, ticket) = unsafe { publish(buf.as_ptr().cast(), bytes, own_mailbox.clone()) };
+        let (pending, ticket) = unsafe { publish(start, bytes, own_mailbox.clone()) };
         let source = TypedSource::Borrowed(ticket);
         let data = Data::Typed(TypedData {
             ty: ty.clone(),
@@ -132,16 +161,31 @@ impl Comm {
         source: usize,
         tag: i32,
     ) -> Result<Status> {
+        self.recv_typed_at(buf, 0, ty, count, source, tag)
+    }
+
+    /// Like [`Comm::recv_typed`], with displacement 0 at element `origin` of `buf`.
+    pub fn recv_typed_at<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        origin: usize,
+        ty: &CommittedType,
+        count: usize,
+        source: usize,
+        tag: i32,
+    ) -> Result<Status> {
         let _span = self.span("recv_typed", Some(source), Some(tag), ty.pack_size(count));
         let pattern = self.pattern(self.p2p_context(), source, tag)?;
         let c = &*ty.inner;
-        c.check_slice("recv_typed", buf, 0, count, Access::Write)?;
+        let base = c.check_slice("recv_typed", buf, origin, count, Access::Write)?;
         let ep = self.endpoint();
         let m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;
-        // SAFETY: check_slice proved that every byte of `count` elements of the type lies in
-        // the exclusively borrowed `buf`, on a value of the entry's basic type.
-        let delivered = unsafe { deliver_typed(m, (c, count, buf.as_mut_ptr().cast())) };
+        // SAFETY: `base` is the offset of element `origin` within `buf`, and check_slice proved
+        // that every byte of `count` elements of the type from there lies in the exclusively
+        // borrowed `buf`, on a value of the entry's basic type.
+        let delivered =
+            unsafe { deliver_typed(m, (c, count, buf.as_mut_ptr().cast::<u8>().add(base))) };
         put_back_on_error(
             delivered.map_err(|failed| {
                 let (e, m) = *failed;
