@@ -49,3 +49,9 @@ fn osu_prints_peer_compatible_json_lines() {
         );
     }
 }
+
+#[test]
+fn costmodel_predicts_simulates_and_checks_itself() {
+    let out = run("costmodel", &["--quick"]);
+    assert!(!out.is_empty());
+}

@@ -34,13 +34,19 @@ extern crate self as rpar;
 
 mod collective;
 mod comm;
+pub mod cost;
 mod datatype;
 mod error;
+pub mod sim;
 mod topology;
 mod trace;
 mod transport;
 mod universe;
 
+pub use collective::{
+    Allreduce, BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Prod, Reduce,
+    ReduceOp, ReduceScatter, Scan, Sum, UserOp,
+};
 pub use comm::{
     test_all, wait_all, wait_any, Buffer, BufferMut, Comm, Probed, Request, Scope, Status,
     ANY_SOURCE, ANY_TAG, TAG_UB,
@@ -92,4 +98,8 @@ pub mod prelude {
         ANY_TAG,
     };
     pub use crate::{topology, CartComm, GraphComm, Neighborhood, TopoKind, Topology};
+    pub use crate::{
+        Allreduce, BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Prod, Reduce,
+        ReduceOp, ReduceScatter, Scan, Sum, UserOp,
+    };
 }

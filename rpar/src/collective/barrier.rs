@@ -3,6 +3,7 @@
 //! heard, directly or not, from all others. Cost: ceil(log2 p) (alpha + beta * 0).
 
 use super::{tags, Channel};
+use crate::comm::Call;
 use crate::{Comm, Result};
 
 impl Comm {
@@ -13,8 +14,7 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn barrier(&self) -> Result<()> {
-        let _span = self.collective_span("barrier", "dissemination", 0);
-        self.in_collective("barrier", None, None, None, || {
+        self.collective(Call::new("barrier"), &"Dissemination", || {
             let (p, r) = (self.size(), self.rank());
             let mut dist = 1;
             while dist < p {

@@ -33,6 +33,13 @@ pub(crate) trait Channel {
         source: usize,
         recv_tag: i32,
     ) -> Result<usize>;
+    /// Notes that the algorithm now combines `bytes` bytes locally (a reduction step). Does
+    /// nothing on a `Comm`; a schedule recorder (`sim::Recorder`) records it, so the simulator
+    /// can charge gamma per byte. Call it where an algorithm applies its operator.
+    #[inline]
+    fn local_reduction(&self, bytes: usize) {
+        let _ = bytes;
+    }
 }
 
 impl Channel for Comm {

@@ -4,10 +4,23 @@
 //! Collectives run on the communicator's collective context through the same point-to-point
 //! code as users' messages, so user traffic can never match them.
 
+mod allreduce;
 mod barrier;
 mod channel;
+mod op;
+mod reduce;
+mod reduce_scatter;
+mod scan;
+mod scratch;
 
+pub use allreduce::Allreduce;
 pub(crate) use channel::Channel;
+pub use op::{
+    BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Prod, ReduceOp, Sum, UserOp,
+};
+pub use reduce::Reduce;
+pub use reduce_scatter::ReduceScatter;
+pub use scan::Scan;
 
 /// Tags of collective traffic (on the collective context, invisible to user receives).
 pub(crate) mod tags {

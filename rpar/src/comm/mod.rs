@@ -80,6 +80,60 @@ impl fmt::Debug for Comm {
     }
 }
 
+/// What a collective call is, as every rank must agree on it (see [`CollectiveCall`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Call {
+    pub(crate) operation: &'static str,
+    pub(crate) root: Option<usize>,
+    pub(crate) reduction: Option<&'static str>,
+    pub(crate) bytes: Option<usize>,
+}
+
+impl Call {
+    /// A call with no root, operator or common size.
+    pub(crate) fn new(operation: &'static str) -> Self {
+        Call {
+            operation,
+            root: None,
+            reduction: None,
+            bytes: None,
+        }
+    }
+
+    /// With a root.
+    pub(crate) fn root(self, root: usize) -> Self {
+        Call {
+            root: Some(root),
+            ..self
+        }
+    }
+
+    /// With a reduction operator (named by its type).
+    pub(crate) fn reduction<O>(self) -> Self {
+        Call {
+            reduction: Some(short_type_name(std::any::type_name::<O>())),
+            ..self
+        }
+    }
+
+    /// With the bytes every rank contributes alike.
+    pub(crate) fn bytes(self, bytes: usize) -> Self {
+        Call {
+            bytes: Some(bytes),
+            ..self
+        }
+    }
+}
+
+/// `rpar::collective::op::Sum` → `Sum`; generic names are kept whole.
+fn short_type_name(name: &'static str) -> &'static str {
+    if name.contains('<') {
+        name
+    } else {
+        name.rsplit("::").next().unwrap_or(name)
+    }
+}
+
 impl Comm {
     pub(crate) fn world(ep: Rc<Endpoint>, size: usize) -> Self {
         let rank = ep.world_rank();
@@ -159,26 +213,27 @@ impl Comm {
         })
     }
 
-    /// A trace span for a collective call, with its algorithm.
-    #[inline]
-    pub(crate) fn collective_span(
+    /// Runs `f` as one collective call: traced as a span named `operation` with its algorithm,
+    /// and checked against the other ranks' calls (see [`Comm::in_collective`]).
+    pub(crate) fn collective<R>(
         &self,
-        name: &'static str,
-        algorithm: &'static str,
-        bytes: usize,
-    ) -> Option<Span<'_>> {
-        self.ep.trace().map(|t| {
+        call: Call,
+        algorithm: &dyn std::fmt::Debug,
+        f: impl FnOnce() -> Result<R>,
+    ) -> Result<R> {
+        let _span = self.ep.trace().map(|t| {
             t.span(
-                name,
+                call.operation,
                 SpanArgs {
-                    peer: None,
+                    peer: call.root,
                     tag: None,
-                    bytes: Some(bytes),
-                    algorithm: Some(algorithm),
+                    bytes: call.bytes,
+                    algorithm: Some(format!("{algorithm:?}")),
                     communicator: self.id,
                 },
             )
-        })
+        });
+        self.in_collective(call.operation, call.root, call.reduction, call.bytes, f)
     }
 
     /// Takes note of a matched message: records it in the trace (the head of its flow arrow)

@@ -1,7 +1,7 @@
 //! New communicators from old: [`Comm::split`] (MPI_Comm_split) and [`Comm::dup`]
 //! (MPI_Comm_dup). Each gets a fresh context id, so its messages never mix with the parent's.
 
-use super::Comm;
+use super::{Call, Comm};
 use crate::collective::tags;
 use crate::Result;
 use std::rc::Rc;
@@ -20,8 +20,9 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn split(&self, color: Option<u32>, key: i32) -> Result<Option<Comm>> {
-        let _span = self.collective_span("split", "gather at rank 0", 16);
-        self.in_collective("split", None, None, None, || self.split_inner(color, key))
+        self.collective(Call::new("split"), &"GatherAtRank0", || {
+            self.split_inner(color, key)
+        })
     }
 
     fn split_inner(&self, color: Option<u32>, key: i32) -> Result<Option<Comm>> {
@@ -104,8 +105,7 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn dup(&self) -> Result<Comm> {
-        let _span = self.collective_span("dup", "linear", 4);
-        self.in_collective("dup", None, None, None, || self.dup_inner())
+        self.collective(Call::new("dup"), &"Linear", || self.dup_inner())
     }
 
     fn dup_inner(&self) -> Result<Comm> {

@@ -43,7 +43,7 @@ pub(crate) struct SpanArgs {
     /// Bytes sent or received, if known.
     pub(crate) bytes: Option<usize>,
     /// The algorithm of a collective.
-    pub(crate) algorithm: Option<&'static str>,
+    pub(crate) algorithm: Option<String>,
     /// The communicator id.
     pub(crate) communicator: u32,
 }

@@ -1,0 +1,348 @@
+//! The cost model at work: calibrates this machine's transport (alpha, beta by ping-pong and
+//! least squares; gamma by timing a local reduction), then for each reference algorithm prints
+//! the predicted (alpha-beta-gamma formula), simulated (schedule on a fully connected network)
+//! and measured times for p = 2..16, and the lecture's predicted times on ring, torus and
+//! hypercube for p up to 4096, simulating what it can.
+//!
+//! Run: `cargo run --release --example costmodel [-- --svg chart.svg] [--quick]` (`--quick`:
+//! p = 2..8, 3 measured calls, tables up to p = 1024, for the test suite). Verifies its own
+//! consistency — prediction equals simulation wherever the model says it must, recording 4096
+//! ranks takes under a second, the lecture's isoefficiency numbers — and exits non-zero if not.
+//! Measured times are printed, not checked: on a shared 2-core machine 16 ranks are 8 threads
+//! per core.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use rpar::cost::{calibrate, lecture, Network, Params, ScalingModel, SumOfNumbers, Switching};
+use rpar::sim::{Reference, Simulator};
+
+/// One algorithm's (p, predicted, measured) points.
+type Series = (Reference, Vec<(usize, f64, f64)>);
+
+/// Collects failed checks instead of stopping at the first.
+#[derive(Default)]
+struct Checks(Vec<String>);
+
+impl Checks {
+    fn close(&mut self, what: &str, a: f64, b: f64) {
+        if (a - b).abs() > 1e-9 * a.abs().max(b.abs()).max(1e-300) {
+            self.0.push(format!("{what}: {a:e} != {b:e}"));
+        }
+    }
+    fn that(&mut self, what: &str, ok: bool) {
+        if !ok {
+            self.0.push(what.to_string());
+        }
+    }
+}
+
+/// gamma: seconds per byte of a byte-wise wrapping sum (what the reference allreduce applies).
+fn measure_gamma() -> f64 {
+    let (mut acc, inc) = (vec![1u8; 1 << 20], vec![3u8; 1 << 20]);
+    let reps = 20;
+    let start = Instant::now();
+    for _ in 0..reps {
+        for (a, b) in acc.iter_mut().zip(&inc) {
+            *a = a.wrapping_add(*b);
+        }
+        std::hint::black_box(&mut acc);
+    }
+    start.elapsed().as_secs_f64() / (reps * acc.len()) as f64
+}
+
+/// Median over repetitions of the slowest rank's time for one call of `alg`.
+fn measure(alg: Reference, p: usize, bytes: usize, reps: usize) -> rpar::Result<f64> {
+    let per_rank = rpar::run(p, |world| {
+        let mut times = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            world.barrier()?;
+            let start = Instant::now();
+            alg.run(&world, bytes)?;
+            times.push(start.elapsed().as_secs_f64());
+        }
+        Ok(times)
+    })?;
+    let mut slowest: Vec<f64> = (0..reps)
+        .map(|i| per_rank.iter().map(|t| t[i]).fold(0.0, f64::max))
+        .collect();
+    slowest.sort_by(f64::total_cmp);
+    Ok(slowest[reps / 2])
+}
+
+fn us(t: f64) -> String {
+    format!("{:10.2}", t * 1e6)
+}
+
+fn main() -> ExitCode {
+    let svg_path = std::env::args().skip_while(|a| a != "--svg").nth(1);
+    let quick = std::env::args().any(|a| a == "--quick");
+    match report(svg_path.as_deref(), quick) {
+        Ok(checks) if checks.0.is_empty() => {
+            println!("\nall consistency checks passed");
+            ExitCode::SUCCESS
+        }
+        Ok(checks) => {
+            for c in &checks.0 {
+                eprintln!("FAILED: {c}");
+            }
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn report(svg_path: Option<&str>, quick: bool) -> rpar::Result<Checks> {
+    let mut checks = Checks::default();
+    let (max_p, reps, max_log_p) = if quick { (8, 3, 10) } else { (16, 15, 12) };
+
+    // 1. Calibration.
+    let cal = rpar::run(2, |world| calibrate(&world))?.remove(0);
+    let gamma = measure_gamma();
+    println!("calibration (ping-pong between 2 ranks, median of 20 round trips / 2):");
+    for (m, t) in &cal.samples {
+        println!("  {m:>8} B  {} us", us(*t));
+    }
+    println!(
+        "  fit: alpha = {:.3} us, beta = {:.4} ns/B ({:.2} GB/s), R^2 = {:.4}; gamma = {:.4} ns/B",
+        cal.alpha * 1e6,
+        cal.beta * 1e9,
+        1e-9 / cal.beta,
+        cal.r_squared,
+        gamma * 1e9
+    );
+    checks.that("calibration: beta > 0", cal.beta > 0.0);
+    // A negative intercept (possible with noisy small sizes) would make no physical sense.
+    let params = Params::new(cal.alpha.max(0.0), 0.0, cal.beta, gamma);
+
+    // 2. Predicted vs simulated vs measured, p = 2..16.
+    let bytes = 4096;
+    println!("\n{bytes} B per rank; times in us (measured: slowest rank, median of {reps} calls)");
+    println!(
+        "{:<28} {:>3} {:>10} {:>10} {:>10} {:>7}",
+        "algorithm", "p", "predicted", "simulated", "measured", "meas/pred"
+    );
+    let mut series: Vec<Series> = Vec::new();
+    for alg in Reference::ALL {
+        let mut points = Vec::new();
+        for p in 2..=max_p {
+            let Ok(predicted) = alg.model().time(&params, p, bytes) else {
+                continue;
+            };
+            if alg == Reference::RecursiveDoublingAllreduce && !p.is_power_of_two() {
+                continue;
+            }
+            let schedule = alg.record(p, bytes)?;
+            let sim = Simulator::new(Network::fully_connected(p), Switching::CutThrough, params)
+                .run(&schedule)?;
+            checks.close(
+                &format!("{alg:?} p={p}: predicted vs simulated"),
+                predicted,
+                sim.time,
+            );
+            let measured = measure(alg, p, bytes, reps)?;
+            println!(
+                "{:<28} {p:>3} {} {} {} {:>9.2}",
+                format!("{alg:?}"),
+                us(predicted),
+                us(sim.time),
+                us(measured),
+                measured / predicted
+            );
+            points.push((p, predicted, measured));
+        }
+        series.push((alg, points));
+    }
+
+    // 3. The lecture's predictions on ring, torus and hypercube up to 4096 ranks, with an
+    //    assumed per-hop time t_s = alpha / 10 (this machine has no network), simulated where the
+    //    simulator runs the same program contention-free.
+    let hw = Params::new(params.t_n, params.t_n / 10.0, params.t_c, params.gamma);
+    let m = 1024;
+    println!(
+        "\nlecture closed forms, m = {m} B, t_s = alpha/10, cut-through; times in us (sim: simulated)"
+    );
+    println!(
+        "{:>5} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
+        "p",
+        "bcast ring",
+        "bcast torus",
+        "bcast cube",
+        "sim cube",
+        "allg ring",
+        "allg cube",
+        "a2a cube"
+    );
+    for d in (2..=max_log_p).step_by(2) {
+        let p = 1usize << d;
+        let (ring, torus, cube) = (
+            Network::ring(p),
+            Network::square_torus(p)?,
+            Network::hypercube(d),
+        );
+        let ct = Switching::CutThrough;
+        let bcast_cube = lecture::one_to_all_broadcast(&hw, &cube, ct, m)?;
+        let sim = Simulator::new(cube, ct, hw).run(&Reference::BinomialBcast.record(p, m)?)?;
+        checks.close(&format!("bcast hypercube p={p}"), bcast_cube, sim.time);
+        let torus_sim =
+            Simulator::new(torus, ct, hw).run(&Reference::BinomialBcast.record(p, m)?)?;
+        let bcast_torus = lecture::one_to_all_broadcast(&hw, &torus, ct, m)?;
+        checks.close(&format!("bcast torus p={p}"), bcast_torus, torus_sim.time);
+        let allg_cube = lecture::all_to_all_broadcast(&hw, &cube, ct, m)?;
+        let allg_sim = Simulator::new(cube, ct, hw)
+            .run(&Reference::RecursiveDoublingAllgather.record(p, m / 64)?)?;
+        let allg_small = lecture::all_to_all_broadcast(&hw, &cube, ct, m / 64)?;
+        checks.close(
+            &format!("allgather hypercube p={p}"),
+            allg_small,
+            allg_sim.time,
+        );
+        println!(
+            "{p:>5} {:>12.1} {:>12.1} {:>12.1} {:>12.1} {:>12.1} {:>12.1} {:>12.1}",
+            lecture::one_to_all_broadcast(&hw, &ring, ct, m)? * 1e6,
+            bcast_torus * 1e6,
+            bcast_cube * 1e6,
+            sim.time * 1e6,
+            lecture::all_to_all_broadcast(&hw, &ring, ct, m)? * 1e6,
+            allg_cube * 1e6,
+            lecture::all_to_all_personalized(&hw, &cube, ct, m)? * 1e6,
+        );
+    }
+
+    // 4. The same two allgathers on a ring network: recursive doubling's long-distance
+    //    exchanges share links (contention), the ring algorithm's neighbour steps never do.
+    println!(
+        "\nallgather of {m} B per rank on a ring network, cut-through, simulated; times in us"
+    );
+    println!(
+        "{:>5} {:>14} {:>14} {:>16} {:>16}",
+        "p", "ring alg", "rec. doubling", "rd: formula", "rd: link wait"
+    );
+    for d in (2..=max_log_p - 2).step_by(2) {
+        let p = 1usize << d;
+        let sim = Simulator::new(Network::ring(p), Switching::CutThrough, hw);
+        let ring = sim.run(&Reference::RingAllgather.record(p, m)?)?;
+        let rd = sim.run(&Reference::RecursiveDoublingAllgather.record(p, m)?)?;
+        checks.that(
+            &format!("ring allgather on a ring p={p} is contention-free"),
+            ring.link_wait == 0.0,
+        );
+        checks.close(
+            &format!("ring allgather on a ring p={p}"),
+            ring.time,
+            lecture::all_to_all_broadcast(&hw, &Network::ring(p), Switching::CutThrough, m)?,
+        );
+        println!(
+            "{p:>5} {:>14.1} {:>14.1} {:>16.1} {:>16.1}",
+            ring.time * 1e6,
+            rd.time * 1e6,
+            rpar::cost::Algorithm::RecursiveDoublingAllgather.time(&hw, p, m)? * 1e6,
+            rd.link_wait * 1e6
+        );
+    }
+
+    // 5. Recording scale.
+    let start = Instant::now();
+    let s4096 = Reference::RecursiveDoublingAllgather.record(4096, 8)?;
+    let t4096 = start.elapsed().as_secs_f64();
+    // --quick (debug builds in the test suite): the cheap binomial broadcast at 65536 ranks.
+    let big = if quick {
+        Reference::BinomialBcast
+    } else {
+        Reference::RecursiveDoublingAllgather
+    };
+    let start = Instant::now();
+    let s65536 = big.record(65536, 8)?;
+    let t65536 = start.elapsed().as_secs_f64();
+    println!(
+        "\nrecording recursive-doubling allgather, p = 4096: {} messages in {:.1} ms; {big:?}, p = 65536: {} messages in {:.1} ms",
+        s4096.messages(),
+        t4096 * 1e3,
+        s65536.messages(),
+        t65536 * 1e3
+    );
+    checks.that("recording 4096 ranks takes under a second", t4096 < 1.0);
+    let expected = if quick { 65535 } else { 65536 * 16 };
+    checks.that(
+        "65536 ranks record all messages",
+        s65536.messages() == expected,
+    );
+
+    // 6. Isoefficiency of the lecture's sum of n numbers.
+    let (n16, n32) = (
+        SumOfNumbers.min_problem_size(0.5, 16)?,
+        SumOfNumbers.min_problem_size(0.5, 32)?,
+    );
+    println!(
+        "\nsum of n numbers at E = 0.5: n >= {n16} on 16 ranks, n >= {n32} on 32 ranks ({}x)",
+        n32 as f64 / n16 as f64
+    );
+    checks.that("n >= 64 at p = 16", n16 == 64);
+    checks.that("16 -> 32 ranks grows n 2.5x", n32 * 2 == n16 * 5);
+
+    if let Some(path) = svg_path {
+        std::fs::write(path, svg(&series)).map_err(rpar::Error::user)?;
+        println!("wrote {path}");
+    }
+    Ok(checks)
+}
+
+/// A log-scale chart of predicted (dashed) against measured (solid) time over p.
+fn svg(series: &[Series]) -> String {
+    let (w, h, pad) = (720.0, 420.0, 60.0);
+    let all = series
+        .iter()
+        .flat_map(|(_, pts)| pts.iter().flat_map(|&(_, a, b)| [a, b]));
+    let (lo, hi) = all.fold((f64::MAX, f64::MIN), |(l, u), t| (l.min(t), u.max(t)));
+    let (lo, hi) = (
+        lo.max(1e-9).log10().floor(),
+        hi.max(1e-9).log10().ceil().max(lo.log10().floor() + 1.0),
+    );
+    let x = |p: usize| pad + (p as f64 - 2.0) / 14.0 * (w - 2.0 * pad);
+    let y = |t: f64| h - pad - (t.max(1e-9).log10() - lo) / (hi - lo) * (h - 2.0 * pad);
+    let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    );
+    let _ = writeln!(out, "<text x=\"{pad}\" y=\"20\">predicted (dashed) vs measured (solid), 4096 B per rank; log time</text>");
+    for p in (2..=16).step_by(2) {
+        let _ = writeln!(
+            out,
+            "<text x=\"{}\" y=\"{}\">{p}</text>",
+            x(p) - 4.0,
+            h - pad + 18.0
+        );
+    }
+    for e in lo as i32..=hi as i32 {
+        let t = 10f64.powi(e);
+        let (yt, label) = (y(t), t * 1e6);
+        let _ = writeln!(
+            out,
+            "<line x1=\"{pad}\" x2=\"{x2}\" y1=\"{yt}\" y2=\"{yt}\" stroke=\"#ddd\"/><text x=\"4\" y=\"{ty}\">{label} us</text>",
+            x2 = w - pad,
+            ty = yt + 4.0
+        );
+    }
+    for (i, (alg, pts)) in series.iter().enumerate() {
+        let c = colours[i % colours.len()];
+        for (dash, pick) in [("6,4", 1usize), ("", 2)] {
+            let line: Vec<String> = pts
+                .iter()
+                .map(|&(p, a, b)| format!("{:.1},{:.1}", x(p), y(if pick == 1 { a } else { b })))
+                .collect();
+            let _ = writeln!(out, "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" stroke-dasharray=\"{dash}\" points=\"{}\"/>", line.join(" "));
+        }
+        let _ = writeln!(
+            out,
+            "<text x=\"{}\" y=\"{}\" fill=\"{c}\">{alg:?}</text>",
+            w - pad - 200.0,
+            pad + 16.0 * i as f64
+        );
+    }
+    out.push_str("</svg>\n");
+    out
+}

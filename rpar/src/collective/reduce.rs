@@ -1,0 +1,306 @@
+//! Reduce (MPI_Reduce): every rank's vector combined elementwise with an operator, the result at
+//! one root rank. The dual of one-to-all broadcast (Grama, Gupta, Karypis and Kumar,
+//! "Introduction to Parallel Computing", 2nd ed., section 4.1).
+//!
+//! Costs for `p` ranks and `n` bytes per rank (Hockney alpha-beta, gamma per byte combined):
+//!
+//! - **linear**: the root receives from every rank in turn: `(p-1)(alpha + n beta + n gamma)`.
+//! - **binomial tree** (the hypercube reduction): `ceil(log2 p)(alpha + n beta + n gamma)`. For a
+//!   non-commutative operator the tree is rooted at rank 0, whose subtrees are contiguous rank
+//!   ranges, and rank 0 forwards the result to the root (`+ alpha + n beta`).
+//! - **Rabenseifner** (reduce-scatter by recursive halving, then a binomial gather;
+//!   R. Rabenseifner, "Optimization of collective reduction operations", ICCS 2004; Thakur,
+//!   Rabenseifner and Gropp, IJHPCA 19(1), 2005): `2 log2(p) alpha + 2 (p-1)/p n beta +
+//!   (p-1)/p n gamma` for a power of two, plus a fold (`alpha + n beta + n gamma`) otherwise.
+
+use super::op::ReduceOp;
+use super::reduce_scatter::{gather_slots, halve, recv_exact, Fold};
+use super::scratch::Scratch;
+use super::Channel;
+use crate::comm::Call;
+use crate::comm::{Buffer, BufferMut};
+use crate::datatype::Datatype;
+use crate::{Comm, Result};
+
+const TAG_LINEAR: i32 = 100;
+const TAG_BINOMIAL: i32 = 101;
+const TAG_FORWARD: i32 = 102;
+const TAG_FOLD: i32 = 103;
+const TAG_GATHER: i32 = 104;
+
+const CALL: &str = "reduce";
+
+/// Reduce algorithms, for [`Comm::reduce_with`].
+///
+/// `Auto` picks by [`Reduce::select`]: a pure function of the rank count `p` and the bytes `n`
+/// of each rank's input (the operator's commutativity does not change the choice: every
+/// algorithm keeps rank order):
+///
+/// | p | n | choice |
+/// |---|---|---|
+/// | ≤ 8 | any | `Linear` |
+/// | > 8 | < 8 KiB | `Linear` |
+/// | > 8 | ≥ 8 KiB | `Binomial` |
+///
+/// Tuned on the 2-core development machine with ranks oversubscribing the cores, where the
+/// total work and the number of thread wake-ups count more than the critical path: the root
+/// draining `p-1` queued messages beat the tree up to 8 ranks at every size and for small
+/// messages up to 32 ranks; Rabenseifner's parallel bandwidth does not pay off on 2 cores, so it
+/// is never the default here (it is on machines with a core per rank).
+///
+/// ```
+/// use rpar::{Reduce, Sum};
+/// let r = rpar::run(5, |world| world.reduce_with(&[world.rank() as u32; 3][..], Sum, 2, Reduce::Binomial))?;
+/// assert_eq!(r[2], Some(vec![10, 10, 10]));
+/// assert_eq!(r[0], None);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive] // room for more algorithms (e.g. shared-memory ones)
+pub enum Reduce {
+    /// The default: chosen by [`Reduce::select`].
+    #[default]
+    Auto,
+    /// The root receives from every other rank.
+    Linear,
+    /// Binomial tree (hypercube reduction).
+    Binomial,
+    /// Reduce-scatter by recursive halving, then a binomial gather to the root.
+    Rabenseifner,
+}
+
+impl Reduce {
+    /// The algorithm `Auto` runs for `ranks` ranks, `bytes` bytes of input per rank and an
+    /// operator that is `commutative` or not (the table above).
+    ///
+    /// ```
+    /// use rpar::Reduce;
+    /// assert_eq!(Reduce::select(8, 1 << 20, true), Reduce::Linear);
+    /// assert_eq!(Reduce::select(16, 1 << 20, false), Reduce::Binomial);
+    /// ```
+    pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Reduce {
+        let _ = commutative; // every algorithm here keeps rank order at the same cost
+        if ranks <= 8 || bytes < 8 * 1024 {
+            Reduce::Linear
+        } else {
+            Reduce::Binomial
+        }
+    }
+}
+
+impl Comm {
+    /// Combines every rank's `data` elementwise with `op`; the result, of the same shape, is
+    /// `Some` at `root` and `None` elsewhere (MPI_Reduce). All ranks pass the same length.
+    ///
+    /// ```
+    /// use rpar::Sum;
+    /// let r = rpar::run(4, |world| world.reduce(&(world.rank() + 1), Sum, 3))?;
+    /// assert_eq!(r, vec![None, None, None, Some(10)]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn reduce<B, O>(&self, data: &B, op: O, root: usize) -> Result<Option<B::Owned>>
+    where
+        B: Buffer + ?Sized,
+        O: ReduceOp<B::Elem>,
+    {
+        self.reduce_with(data, op, root, Reduce::Auto)
+    }
+
+    /// [`Comm::reduce`] with an explicit algorithm.
+    pub fn reduce_with<B, O>(
+        &self,
+        data: &B,
+        op: O,
+        root: usize,
+        algorithm: Reduce,
+    ) -> Result<Option<B::Owned>>
+    where
+        B: Buffer + ?Sized,
+        O: ReduceOp<B::Elem>,
+    {
+        self.collective(
+            Call::new("reduce")
+                .root(root)
+                .reduction::<O>()
+                .bytes(std::mem::size_of_val(data.as_elems())),
+            &algorithm,
+            || {
+                let mut acc = data.as_elems().to_vec();
+                reduce_run(self, &mut acc, &op, root, algorithm)?;
+                Ok((self.rank() == root).then(|| B::to_owned_shape(acc)))
+            },
+        )
+    }
+
+    /// [`Comm::reduce`] in place (MPI_Reduce with MPI_IN_PLACE at the root): the root's `buf`
+    /// is replaced by the result; at the other ranks `buf` is only read.
+    ///
+    /// ```
+    /// use rpar::Max;
+    /// let r = rpar::run(3, |world| {
+    ///     let mut v = [world.rank() as i64, -(world.rank() as i64)];
+    ///     world.reduce_in_place(&mut v[..], Max, 0)?;
+    ///     Ok(v)
+    /// })?;
+    /// assert_eq!(r[0], [2, 0]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn reduce_in_place<B, O>(&self, buf: &mut B, op: O, root: usize) -> Result<()>
+    where
+        B: BufferMut + ?Sized,
+        O: ReduceOp<B::Elem>,
+    {
+        self.reduce_in_place_with(buf, op, root, Reduce::Auto)
+    }
+
+    /// [`Comm::reduce_in_place`] with an explicit algorithm.
+    pub fn reduce_in_place_with<B, O>(
+        &self,
+        buf: &mut B,
+        op: O,
+        root: usize,
+        algorithm: Reduce,
+    ) -> Result<()>
+    where
+        B: BufferMut + ?Sized,
+        O: ReduceOp<B::Elem>,
+    {
+        self.collective(
+            Call::new("reduce")
+                .root(root)
+                .reduction::<O>()
+                .bytes(std::mem::size_of_val(buf.as_elems())),
+            &algorithm,
+            || {
+                if self.rank() == root {
+                    reduce_run(self, buf.as_elems_mut(), &op, root, algorithm)
+                } else {
+                    let mine = buf.as_elems();
+                    let mut copy = Scratch::new(mine, mine.len());
+                    copy.copy_from_slice(mine);
+                    reduce_run(self, &mut copy, &op, root, algorithm)
+                }
+            },
+        )
+    }
+}
+
+/// Runs `algorithm`; afterwards `acc` holds the result at `root` (scratch elsewhere).
+pub(super) fn reduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
+    ch: &C,
+    acc: &mut [T],
+    op: &O,
+    root: usize,
+    algorithm: Reduce,
+) -> Result<()> {
+    let p = ch.size();
+    if root >= p {
+        return Err(crate::Error::RankOutOfRange {
+            rank: root,
+            size: p,
+        });
+    }
+    let bytes = std::mem::size_of_val(acc);
+    let algorithm = match algorithm {
+        Reduce::Auto => Reduce::select(p, bytes, op.is_commutative()),
+        chosen => chosen,
+    };
+    match algorithm {
+        Reduce::Linear => linear(ch, acc, op, root),
+        Reduce::Auto | Reduce::Binomial => binomial(ch, acc, op, root),
+        Reduce::Rabenseifner => rabenseifner(ch, acc, op, root),
+    }
+}
+
+/// The root receives every other rank's vector and combines them in rank order.
+fn linear<C: Channel, T: Datatype, O: ReduceOp<T>>(
+    ch: &C,
+    acc: &mut [T],
+    op: &O,
+    root: usize,
+) -> Result<()> {
+    let (p, r) = (ch.size(), ch.rank());
+    if r != root {
+        return ch.send(acc, root, TAG_LINEAR);
+    }
+    let mut tmp = Scratch::new(acc, acc.len());
+    // Lower ranks are prepended from root-1 down to 0, higher ones appended.
+    for s in (0..root).rev() {
+        recv_exact(ch, &mut tmp, s, TAG_LINEAR, CALL)?;
+        op.reduce_left(&tmp, acc);
+    }
+    for s in root + 1..p {
+        recv_exact(ch, &mut tmp, s, TAG_LINEAR, CALL)?;
+        op.reduce_right(acc, &tmp);
+    }
+    Ok(())
+}
+
+/// Binomial tree on ranks relative to the root (commutative), or rooted at rank 0 and then
+/// forwarded (non-commutative: the subtrees of rank 0's tree are contiguous rank ranges).
+fn binomial<C: Channel, T: Datatype, O: ReduceOp<T>>(
+    ch: &C,
+    acc: &mut [T],
+    op: &O,
+    root: usize,
+) -> Result<()> {
+    let (p, r) = (ch.size(), ch.rank());
+    let tree_root = if op.is_commutative() { root } else { 0 };
+    let v = (r + p - tree_root) % p;
+    let real = |v: usize| (v + tree_root) % p;
+    let mut tmp = Scratch::new(acc, acc.len());
+    let mut mask = 1;
+    while mask < p {
+        if v & mask != 0 {
+            ch.send(acc, real(v - mask), TAG_BINOMIAL)?;
+            break;
+        }
+        if v + mask < p {
+            recv_exact(ch, &mut tmp, real(v + mask), TAG_BINOMIAL, CALL)?;
+            op.reduce_right(acc, &tmp);
+        }
+        mask <<= 1;
+    }
+    if tree_root != root {
+        if r == tree_root {
+            ch.send(acc, root, TAG_FORWARD)?;
+        } else if r == root {
+            recv_exact(ch, acc, tree_root, TAG_FORWARD, CALL)?;
+        }
+    }
+    Ok(())
+}
+
+/// The `p2` near-equal slots of `n` elements: offsets `p2 + 1`.
+pub(super) fn even_slots(n: usize, p2: usize) -> Vec<usize> {
+    (0..=p2).map(|s| s * (n / p2) + s.min(n % p2)).collect()
+}
+
+/// Reduce-scatter by recursive halving, then a binomial gather of the slots to the root.
+fn rabenseifner<C: Channel, T: Datatype, O: ReduceOp<T>>(
+    ch: &C,
+    acc: &mut [T],
+    op: &O,
+    root: usize,
+) -> Result<()> {
+    let r = ch.rank();
+    let fold = Fold::new(ch.size());
+    let offs = even_slots(acc.len(), fold.p2);
+    // A root that folded away is served by the rank above it, which forwards the result.
+    let (gatherer, vroot) = match fold.virtual_of(root) {
+        Some(vroot) => (root, vroot),
+        None => (root + 1, root / 2),
+    };
+    if let Some(v) = fold.fold_in(ch, acc, op, TAG_FOLD, CALL)? {
+        let history = halve(ch, &fold, v, acc, &offs, op, CALL)?;
+        gather_slots(ch, &fold, v, vroot, acc, &offs, &history, TAG_GATHER, CALL)?;
+    }
+    if gatherer != root {
+        if r == gatherer {
+            ch.send(acc, root, TAG_FORWARD)?;
+        } else if r == root {
+            recv_exact(ch, acc, gatherer, TAG_FORWARD, CALL)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,691 @@
+//! Reduce-scatter (MPI_Reduce_scatter, MPI_Reduce_scatter_block): the reduction of every rank's
+//! vector, cut into blocks, block `i` left at rank `i`. Also the building blocks that the
+//! Rabenseifner reduce and allreduce share with it: the fold of a non-power-of-two rank count
+//! and recursive halving over "slots".
+//!
+//! Costs for `p` ranks and `n` bytes in all (Hockney alpha-beta plus gamma per byte combined;
+//! Thakur, Rabenseifner and Gropp, "Optimization of collective communication operations in
+//! MPICH", IJHPCA 19(1), 2005, section 4.3):
+//!
+//! - **recursive halving**: `log2 p` rounds, the data halved each round:
+//!   `log2(p) alpha + (p-1)/p n (beta + gamma)` for a power of two; otherwise a fold of the
+//!   `r = p - 2^floor(log2 p)` extra ranks first and an unfold last (`+ 2 alpha + n beta + n gamma`).
+//!   Blocks are first laid out in bit-reversed order so that the halving with increasing distance,
+//!   which combines only adjacent rank groups and so keeps non-commutative operators in rank
+//!   order, leaves each rank its own block.
+//! - **pairwise exchange**: `p-1` rounds; in round `k` rank `i` sends block `i+k` to rank `i+k` and
+//!   receives its own block from rank `i-k`: `(p-1) alpha + (p-1)/p n (beta + gamma)`. Keeps a
+//!   lower and a higher partial result, so it gives the rank-ordered result for any operator.
+//! - **ring**: `p-1` rounds between neighbours, a block's partial result travels `i+1 → … → i`:
+//!   `(p-1) alpha + (p-1)/p n (beta + gamma)`. Its partial results wrap around the ring, so for a
+//!   non-commutative operator it falls back to the pairwise exchange (same cost).
+
+use super::op::ReduceOp;
+use super::scratch::Scratch;
+use super::Channel;
+use crate::comm::Buffer;
+use crate::comm::Call;
+use crate::datatype::Datatype;
+use crate::{Comm, Error, Result};
+use std::ops::Range;
+
+const TAG_FOLD: i32 = 130;
+const TAG_HALVE: i32 = 131;
+const TAG_UNFOLD: i32 = 132;
+const TAG_PAIRWISE: i32 = 133;
+const TAG_RING: i32 = 134;
+
+/// Reduce-scatter algorithms, for [`Comm::reduce_scatter_with`] and
+/// [`Comm::reduce_scatter_block_with`].
+///
+/// `Auto` picks by [`ReduceScatter::select`]: a pure function of the rank count `p`, the total
+/// bytes `n` of each rank's input, and the operator's commutativity:
+///
+/// | p | n | commutative | choice |
+/// |---|---|---|---|
+/// | any | < 16 KiB | any | `RecursiveHalving` |
+/// | any | ≥ 16 KiB | any | `Pairwise` |
+///
+/// Tuned on the 2-core development machine with 2 to 8 ranks oversubscribing the cores
+/// (8 B, 64 KiB, 1 MiB): `log2 p` rounds win for short vectors; for long ones the pairwise
+/// exchange, which moves each block once straight to its owner, beat the ring (same volume,
+/// but every step waits on a neighbour's previous step) and recursive halving (which also
+/// moves the fold's data).
+///
+/// ```
+/// use rpar::{ReduceScatter, Sum};
+/// let mine = rpar::run(3, |world| {
+///     let data = [1u32, 2, 3, 4, 5, 6];
+///     world.reduce_scatter_with(&data[..], &[1, 2, 3], Sum, ReduceScatter::Pairwise)
+/// })?;
+/// assert_eq!(mine, vec![vec![3], vec![6, 9], vec![12, 15, 18]]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive] // room for more algorithms (e.g. shared-memory ones)
+pub enum ReduceScatter {
+    /// The default: chosen by [`ReduceScatter::select`].
+    #[default]
+    Auto,
+    /// Recursive halving with the fold for non-powers of two (bit-reversed block layout).
+    RecursiveHalving,
+    /// Pairwise exchange, `p-1` rounds.
+    Pairwise,
+    /// Ring between neighbours, `p-1` rounds (pairwise for non-commutative operators).
+    Ring,
+}
+
+impl ReduceScatter {
+    /// The algorithm `Auto` runs for `ranks` ranks, `bytes` bytes of input per rank and an
+    /// operator that is `commutative` or not (the table above).
+    ///
+    /// ```
+    /// use rpar::ReduceScatter;
+    /// assert_eq!(ReduceScatter::select(8, 64, true), ReduceScatter::RecursiveHalving);
+    /// assert_eq!(ReduceScatter::select(8, 1 << 20, true), ReduceScatter::Pairwise);
+    /// ```
+    pub fn select(ranks: usize, bytes: usize, commutative: bool) -> ReduceScatter {
+        let _ = (ranks, commutative); // the crossover did not move with p; all keep rank order
+        if bytes < 16 * 1024 {
+            ReduceScatter::RecursiveHalving
+        } else {
+            ReduceScatter::Pairwise
+        }
+    }
+}
+
+impl Comm {
+    /// Reduces every rank's `data` elementwise with `op` and leaves block `i` of the result,
+    /// `counts[i]` elements, at rank `i` (MPI_Reduce_scatter). `counts` must be the same on all
+    /// ranks, have one entry per rank and add up to the length of `data`.
+    ///
+    /// ```
+    /// use rpar::Max;
+    /// let mine = rpar::run(2, |world| {
+    ///     let data = [world.rank() as i32, 10, -1];
+    ///     world.reduce_scatter(&data[..], &[2, 1], Max)
+    /// })?;
+    /// assert_eq!(mine, vec![vec![1, 10], vec![-1]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn reduce_scatter<B, O>(&self, data: &B, counts: &[usize], op: O) -> Result<Vec<B::Elem>>
+    where
+        B: Buffer + ?Sized,
+        O: ReduceOp<B::Elem>,
+    {
+        self.reduce_scatter_with(data, counts, op, ReduceScatter::Auto)
+    }
+
+    /// [`Comm::reduce_scatter`] with an explicit algorithm.
+    pub fn reduce_scatter_with<B, O>(
+        &self,
+        data: &B,
+        counts: &[usize],
+        op: O,
+        algorithm: ReduceScatter,
+    ) -> Result<Vec<B::Elem>>
+    where
+        B: Buffer + ?Sized,
+        O: ReduceOp<B::Elem>,
+    {
+        self.collective(
+            Call::new("reduce_scatter")
+                .reduction::<O>()
+                .bytes(std::mem::size_of_val(data.as_elems())),
+            &algorithm,
+            || {
+                let data = data.as_elems();
+                let displs = displacements("reduce_scatter", counts, self.size(), data.len())?;
+                reduce_scatter_run(self, data, &displs, &op, algorithm)
+            },
+        )
+    }
+
+    /// Reduces every rank's `data` elementwise with `op` and leaves the `i`-th of `size()` equal
+    /// blocks at rank `i` (MPI_Reduce_scatter_block). The length of `data` must be a multiple of
+    /// the number of ranks.
+    ///
+    /// ```
+    /// use rpar::Sum;
+    /// let mine = rpar::run(2, |world| world.reduce_scatter_block(&[1u8, 2, 3, 4][..], Sum))?;
+    /// assert_eq!(mine, vec![vec![2, 4], vec![6, 8]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn reduce_scatter_block<B, O>(&self, data: &B, op: O) -> Result<Vec<B::Elem>>
+    where
+        B: Buffer + ?Sized,
+        O: ReduceOp<B::Elem>,
+    {
+        self.reduce_scatter_block_with(data, op, ReduceScatter::Auto)
+    }
+
+    /// [`Comm::reduce_scatter_block`] with an explicit algorithm.
+    pub fn reduce_scatter_block_with<B, O>(
+        &self,
+        data: &B,
+        op: O,
+        algorithm: ReduceScatter,
+    ) -> Result<Vec<B::Elem>>
+    where
+        B: Buffer + ?Sized,
+        O: ReduceOp<B::Elem>,
+    {
+        self.collective(
+            Call::new("reduce_scatter_block")
+                .reduction::<O>()
+                .bytes(std::mem::size_of_val(data.as_elems())),
+            &algorithm,
+            || {
+                let data = data.as_elems();
+                let p = self.size();
+                if !data.len().is_multiple_of(p) {
+                    return Err(Error::invalid(
+                        "reduce_scatter_block",
+                        format!(
+                            "the input has {} elements, which is not a multiple of the {p} ranks",
+                            data.len()
+                        ),
+                    ));
+                }
+                let displs: Vec<usize> = (0..=p).map(|i| i * (data.len() / p)).collect();
+                reduce_scatter_run(self, data, &displs, &op, algorithm)
+            },
+        )
+    }
+}
+
+/// Checks `counts` and returns their prefix sums (`p + 1` offsets).
+fn displacements(call: &'static str, counts: &[usize], p: usize, len: usize) -> Result<Vec<usize>> {
+    if counts.len() != p {
+        return Err(Error::invalid(
+            call,
+            format!(
+                "counts has {} entries but the communicator has {p} ranks",
+                counts.len()
+            ),
+        ));
+    }
+    let mut displs = Vec::with_capacity(p + 1);
+    let mut total = 0usize;
+    displs.push(0);
+    for &c in counts {
+        total = total.saturating_add(c);
+        displs.push(total);
+    }
+    if total != len {
+        return Err(Error::invalid(
+            call,
+            format!("counts add up to {total} elements but the input has {len}"),
+        ));
+    }
+    Ok(displs)
+}
+
+fn reduce_scatter_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
+    ch: &C,
+    data: &[T],
+    displs: &[usize],
+    op: &O,
+    algorithm: ReduceScatter,
+) -> Result<Vec<T>> {
+    let bytes = std::mem::size_of_val(data);
+    let algorithm = match algorithm {
+        ReduceScatter::Auto => ReduceScatter::select(ch.size(), bytes, op.is_commutative()),
+        chosen => chosen,
+    };
+    match algorithm {
+        ReduceScatter::Pairwise => pairwise(ch, data, displs, op),
+        ReduceScatter::Ring if !op.is_commutative() => pairwise(ch, data, displs, op),
+        ReduceScatter::Ring => {
+            let mut acc = Scratch::new(data, data.len());
+            acc.copy_from_slice(data);
+            ring(ch, &mut acc, displs, op)?;
+            Ok(acc[block(displs, ch.rank())].to_vec())
+        }
+        ReduceScatter::Auto | ReduceScatter::RecursiveHalving => {
+            recursive_halving(ch, data, displs, op)
+        }
+    }
+}
+
+/// Elements `displs[i]..displs[i + 1]`.
+#[inline]
+pub(super) fn block(displs: &[usize], i: usize) -> Range<usize> {
+    displs[i]..displs[i + 1]
+}
+
+/// Receives exactly `buf.len()` elements from `source`, or says which rank's contribution had
+/// the wrong length.
+pub(super) fn recv_exact<C: Channel, T: Datatype>(
+    ch: &C,
+    buf: &mut [T],
+    source: usize,
+    tag: i32,
+    call: &'static str,
+) -> Result<()> {
+    let got = ch.recv_into(buf, source, tag)?;
+    check_len(got, buf.len(), source, call)
+}
+
+/// [`Channel::sendrecv`] that also checks that exactly `recv.len()` elements arrived.
+#[allow(clippy::too_many_arguments)] // sendrecv's own arguments plus the call name
+pub(super) fn exchange<C: Channel, T: Datatype>(
+    ch: &C,
+    send: &[T],
+    dest: usize,
+    recv: &mut [T],
+    source: usize,
+    tag: i32,
+    call: &'static str,
+) -> Result<()> {
+    let got = ch.sendrecv(send, dest, tag, recv, source, tag)?;
+    check_len(got, recv.len(), source, call)
+}
+
+fn check_len(got: usize, expected: usize, source: usize, call: &'static str) -> Result<()> {
+    if got == expected {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            call,
+            format!(
+                "rank {source} contributed {got} elements where {expected} were expected: all \
+                 ranks must pass buffers of the same length"
+            ),
+        ))
+    }
+}
+
+/// Borrows two disjoint ranges of `buf`, one to read and one to write.
+pub(super) fn split_pair<T>(
+    buf: &mut [T],
+    read: Range<usize>,
+    write: Range<usize>,
+) -> (&[T], &mut [T]) {
+    if read.start >= write.end {
+        let (lo, hi) = buf.split_at_mut(read.start);
+        (&hi[..read.len()], &mut lo[write])
+    } else {
+        debug_assert!(read.end <= write.start, "ranges overlap");
+        let (lo, hi) = buf.split_at_mut(write.start);
+        (&lo[read], &mut hi[..write.len()])
+    }
+}
+
+/// The fold that reduces any rank count `p` to the largest power of two `p2 <= p`: of the first
+/// `2 rem` ranks (`rem = p - p2`) each even rank hands its data to the odd rank above it, which
+/// stands for both. Virtual ranks `0..p2` keep the order of the real ranks they stand for.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Fold {
+    /// The largest power of two not above `p`.
+    pub(super) p2: usize,
+    /// `p - p2`.
+    pub(super) rem: usize,
+}
+
+impl Fold {
+    pub(super) fn new(p: usize) -> Self {
+        let p2 = if p == 0 { 0 } else { 1 << p.ilog2() };
+        Fold { p2, rem: p - p2 }
+    }
+
+    /// The virtual rank of real rank `r`, or `None` for an even rank that folded into `r + 1`.
+    pub(super) fn virtual_of(&self, r: usize) -> Option<usize> {
+        if r >= 2 * self.rem {
+            Some(r - self.rem)
+        } else if r % 2 == 1 {
+            Some(r / 2)
+        } else {
+            None
+        }
+    }
+
+    /// The real rank that virtual rank `v` runs on.
+    pub(super) fn real_of(&self, v: usize) -> usize {
+        if v < self.rem {
+            2 * v + 1
+        } else {
+            v + self.rem
+        }
+    }
+
+    /// `log2 p2`.
+    pub(super) fn bits(&self) -> u32 {
+        self.p2.trailing_zeros()
+    }
+
+    /// The fold step: an even rank below `2 rem` sends `acc` to the rank above and gets `None`;
+    /// the odd one combines `lower ∘ acc`; every rank of the power of two gets its virtual rank.
+    pub(super) fn fold_in<C: Channel, T: Datatype, O: ReduceOp<T>>(
+        &self,
+        ch: &C,
+        acc: &mut [T],
+        op: &O,
+        tag: i32,
+        call: &'static str,
+    ) -> Result<Option<usize>> {
+        let r = ch.rank();
+        if r < 2 * self.rem {
+            if r.is_multiple_of(2) {
+                ch.send(acc, r + 1, tag)?;
+            } else {
+                let mut lower = Scratch::new(acc, acc.len());
+                recv_exact(ch, &mut lower, r - 1, tag, call)?;
+                op.reduce_left(&lower, acc);
+            }
+        }
+        Ok(self.virtual_of(r))
+    }
+
+    /// The unfold step of an allreduce: the odd ranks below `2 rem` send the whole result to the
+    /// even rank below, which receives it into `acc`.
+    pub(super) fn unfold_out<C: Channel, T: Datatype>(
+        &self,
+        ch: &C,
+        acc: &mut [T],
+        tag: i32,
+        call: &'static str,
+    ) -> Result<()> {
+        let r = ch.rank();
+        if r < 2 * self.rem {
+            if r % 2 == 1 {
+                ch.send(acc, r - 1, tag)?;
+            } else {
+                recv_exact(ch, acc, r + 1, tag, call)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `v` with its lowest `bits` bits reversed.
+pub(super) fn bit_reverse(v: usize, bits: u32) -> usize {
+    if bits == 0 {
+        0
+    } else {
+        v.reverse_bits() >> (usize::BITS - bits)
+    }
+}
+
+/// Recursive halving over `p2` slots (slot `s` is `acc[offs[s]..offs[s + 1]]`) among the virtual
+/// ranks, with the distance doubling each round so that only adjacent rank groups combine (rank
+/// order holds for non-commutative operators). Virtual rank `v` ends holding slot
+/// `bit_reverse(v)`, reduced over all ranks. Returns the slot ranges held before each round, for
+/// the mirror-image allgather or gather.
+pub(super) fn halve<C: Channel, T: Datatype, O: ReduceOp<T>>(
+    ch: &C,
+    fold: &Fold,
+    v: usize,
+    acc: &mut [T],
+    offs: &[usize],
+    op: &O,
+    call: &'static str,
+) -> Result<Vec<(usize, usize)>> {
+    let (mut lo, mut hi) = (0, fold.p2);
+    let mut history = Vec::with_capacity(fold.bits() as usize);
+    let mut tmp = Scratch::new(acc, acc.len());
+    let mut mask = 1;
+    while mask < fold.p2 {
+        let partner = v ^ mask;
+        let mid = (lo + hi) / 2;
+        history.push((lo, hi));
+        let (keep, give) = if v & mask == 0 {
+            ((lo, mid), (mid, hi))
+        } else {
+            ((mid, hi), (lo, mid))
+        };
+        let keep_elems = offs[keep.0]..offs[keep.1];
+        let give_elems = offs[give.0]..offs[give.1];
+        let dest = fold.real_of(partner);
+        let theirs = &mut tmp[..keep_elems.len()];
+        exchange(ch, &acc[give_elems], dest, theirs, dest, TAG_HALVE, call)?;
+        if v < partner {
+            op.reduce_right(&mut acc[keep_elems], theirs);
+        } else {
+            op.reduce_left(theirs, &mut acc[keep_elems]);
+        }
+        (lo, hi) = keep;
+        mask <<= 1;
+    }
+    Ok(history)
+}
+
+/// The allgather that mirrors [`halve`]: afterwards every virtual rank holds all slots.
+#[allow(clippy::too_many_arguments)] // the halving's state, passed through
+pub(super) fn double<C: Channel, T: Datatype>(
+    ch: &C,
+    fold: &Fold,
+    v: usize,
+    acc: &mut [T],
+    offs: &[usize],
+    history: &[(usize, usize)],
+    tag: i32,
+    call: &'static str,
+) -> Result<()> {
+    let mut mask = fold.p2;
+    for &(lo, hi) in history.iter().rev() {
+        mask >>= 1;
+        let mid = (lo + hi) / 2;
+        let (mine, theirs) = if v & mask == 0 {
+            (offs[lo]..offs[mid], offs[mid]..offs[hi])
+        } else {
+            (offs[mid]..offs[hi], offs[lo]..offs[mid])
+        };
+        let dest = fold.real_of(v ^ mask);
+        let (send, recv) = split_pair(acc, mine, theirs);
+        exchange(ch, send, dest, recv, dest, tag, call)?;
+    }
+    Ok(())
+}
+
+/// The binomial gather that mirrors [`halve`]: afterwards virtual rank `vroot` holds all slots
+/// (the other ranks' buffers hold partial data).
+#[allow(clippy::too_many_arguments)] // the halving's state, passed through
+pub(super) fn gather_slots<C: Channel, T: Datatype>(
+    ch: &C,
+    fold: &Fold,
+    v: usize,
+    vroot: usize,
+    acc: &mut [T],
+    offs: &[usize],
+    history: &[(usize, usize)],
+    tag: i32,
+    call: &'static str,
+) -> Result<()> {
+    let mut mask = fold.p2;
+    let mut held = (0, fold.p2);
+    if let Some(&(lo, hi)) = history.last() {
+        let mid = (lo + hi) / 2;
+        held = if v & (fold.p2 >> 1) == 0 {
+            (lo, mid)
+        } else {
+            (mid, hi)
+        };
+    }
+    for &(lo, hi) in history.iter().rev() {
+        mask >>= 1;
+        let peer = fold.real_of(v ^ mask);
+        if (v ^ vroot) & mask != 0 {
+            return ch.send(&acc[offs[held.0]..offs[held.1]], peer, tag);
+        }
+        let other = if held.0 == lo {
+            (held.1, hi)
+        } else {
+            (lo, held.0)
+        };
+        recv_exact(ch, &mut acc[offs[other.0]..offs[other.1]], peer, tag, call)?;
+        held = (lo, hi);
+    }
+    Ok(())
+}
+
+/// Recursive-halving reduce-scatter with per-rank `displs`.
+fn recursive_halving<C: Channel, T: Datatype, O: ReduceOp<T>>(
+    ch: &C,
+    data: &[T],
+    displs: &[usize],
+    op: &O,
+) -> Result<Vec<T>> {
+    const CALL: &str = "reduce_scatter";
+    let (p, r) = (ch.size(), ch.rank());
+    let fold = Fold::new(p);
+    // Virtual rank v's elements: the blocks of the real ranks it stands for.
+    let vblock = |v: usize| {
+        if v < fold.rem {
+            displs[2 * v]..displs[2 * v + 2]
+        } else {
+            block(displs, v + fold.rem)
+        }
+    };
+    // Slot s holds virtual block bit_reverse(s), so that the halving leaves v its own block.
+    let mut acc = Scratch::new(data, data.len());
+    let mut offs = Vec::with_capacity(fold.p2 + 1);
+    offs.push(0);
+    for s in 0..fold.p2 {
+        let from = vblock(bit_reverse(s, fold.bits()));
+        let at = offs[s];
+        acc[at..at + from.len()].copy_from_slice(&data[from.clone()]);
+        offs.push(at + from.len());
+    }
+    let Some(v) = fold.fold_in(ch, &mut acc, op, TAG_FOLD, CALL)? else {
+        // An even rank that folded: its block comes from the rank above.
+        let mut mine = data[block(displs, r)].to_vec(); // replaced by the received block
+        recv_exact(ch, &mut mine, r + 1, TAG_UNFOLD, CALL)?;
+        return Ok(mine);
+    };
+    halve(ch, &fold, v, &mut acc, &offs, op, CALL)?;
+    let slot = bit_reverse(v, fold.bits());
+    let held = offs[slot]..offs[slot + 1];
+    let own = block(displs, r);
+    // Where this rank's block starts inside the slot (after the even rank's, when folded).
+    let start = held.start + (own.start - vblock(v).start);
+    if r < 2 * fold.rem {
+        let lower = block(displs, r - 1);
+        let lower_start = held.start + (lower.start - vblock(v).start);
+        ch.send(
+            &acc[lower_start..lower_start + lower.len()],
+            r - 1,
+            TAG_UNFOLD,
+        )?;
+    }
+    Ok(acc[start..start + own.len()].to_vec())
+}
+
+/// Pairwise-exchange reduce-scatter: returns this rank's block, in rank order for any operator.
+pub(super) fn pairwise<C: Channel, T: Datatype, O: ReduceOp<T>>(
+    ch: &C,
+    data: &[T],
+    displs: &[usize],
+    op: &O,
+) -> Result<Vec<T>> {
+    const CALL: &str = "reduce_scatter";
+    let (p, r) = (ch.size(), ch.rank());
+    // `low` = x_s ∘ … ∘ x_r over the sources s <= r seen so far; `high` likewise above r.
+    let mut low = data[block(displs, r)].to_vec();
+    let mut high: Option<Scratch<T>> = None;
+    let mut tmp = Scratch::new(&low, low.len());
+    for k in 1..p {
+        let (dest, source) = ((r + k) % p, (r + p - k) % p);
+        exchange(
+            ch,
+            &data[block(displs, dest)],
+            dest,
+            &mut tmp,
+            source,
+            TAG_PAIRWISE,
+            CALL,
+        )?;
+        // Sources come in the order r-1, …, 0, p-1, …, r+1: each is prepended.
+        if source < r {
+            op.reduce_left(&tmp, &mut low);
+        } else if let Some(high) = high.as_mut() {
+            op.reduce_left(&tmp, high);
+        } else {
+            let mut first = Scratch::new(&tmp, tmp.len());
+            first.copy_from_slice(&tmp);
+            high = Some(first);
+        }
+    }
+    if let Some(high) = high {
+        op.reduce_right(&mut low, &high);
+    }
+    Ok(low)
+}
+
+/// Ring reduce-scatter, in place: afterwards `acc[block(displs, rank)]` is reduced over all
+/// ranks (the other blocks hold partial results). Only for commutative operators.
+pub(super) fn ring<C: Channel, T: Datatype, O: ReduceOp<T>>(
+    ch: &C,
+    acc: &mut [T],
+    displs: &[usize],
+    op: &O,
+) -> Result<()> {
+    let (p, r) = (ch.size(), ch.rank());
+    let (right, left) = ((r + 1) % p, (r + p - 1) % p);
+    let largest = (0..p).map(|i| block(displs, i).len()).max().unwrap_or(0);
+    let mut tmp = Scratch::new(acc, largest);
+    for k in 0..p.saturating_sub(1) {
+        let send = block(displs, (r + 2 * p - k - 1) % p);
+        let recv = block(displs, (r + 2 * p - k - 2) % p);
+        let into = &mut tmp[..recv.len()];
+        exchange(
+            ch,
+            &acc[send],
+            right,
+            into,
+            left,
+            TAG_RING,
+            "reduce_scatter",
+        )?;
+        op.reduce_left(into, &mut acc[recv]);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fold_keeps_rank_order() {
+        for p in 1..=40 {
+            let fold = Fold::new(p);
+            assert!(fold.p2.is_power_of_two() && fold.p2 <= p && 2 * fold.p2 > p);
+            let reals: Vec<usize> = (0..fold.p2).map(|v| fold.real_of(v)).collect();
+            assert!(reals.windows(2).all(|w| w[0] < w[1]));
+            for (v, &r) in reals.iter().enumerate() {
+                assert_eq!(fold.virtual_of(r), Some(v));
+            }
+        }
+    }
+
+    #[test]
+    fn bit_reverse_is_an_involution() {
+        assert_eq!(bit_reverse(0b001, 3), 0b100);
+        assert_eq!(bit_reverse(0b110, 3), 0b011);
+        assert_eq!(bit_reverse(0, 0), 0);
+        for v in 0..16 {
+            assert_eq!(bit_reverse(bit_reverse(v, 4), 4), v);
+        }
+    }
+
+    #[test]
+    fn split_pair_gives_disjoint_ranges() {
+        let mut buf = [0, 1, 2, 3, 4, 5];
+        let (r, w) = split_pair(&mut buf, 4..6, 0..2);
+        assert_eq!(r, &[4, 5]);
+        w.copy_from_slice(&[9, 9]);
+        let (r, w) = split_pair(&mut buf, 0..1, 3..5);
+        assert_eq!((r, w.len()), (&[9][..], 2));
+    }
+
+    #[test]
+    fn bad_counts_are_refused() {
+        assert!(displacements("t", &[1, 2], 3, 3).is_err());
+        assert!(displacements("t", &[1, 2, 3], 3, 5).is_err());
+        assert_eq!(
+            displacements("t", &[1, 0, 2], 3, 3).unwrap(),
+            vec![0, 1, 1, 3]
+        );
+    }
+}

@@ -1,0 +1,169 @@
+//! [`calibrate`]: measures alpha (startup) and beta (per byte) of the running transport by
+//! ping-pong between ranks 0 and 1 over a range of message sizes, and fits t(m) = alpha + beta m
+//! by least squares, reporting the fit's R^2.
+//!
+//! How good a straight line is depends on the transport: rpar's in-process transport copies
+//! messages up to 32 KiB eagerly and hands larger ones over by rendezvous (one copy straight into
+//! the receiver's buffer), so the two regimes have different slopes; in a release build the fit
+//! over [`DEFAULT_SIZES`] has R^2 around 0.99 (`examples/costmodel.rs` prints it), in a debug
+//! build the eager copies are slower and the fit can be poor. Check `r_squared` before trusting
+//! the figures.
+//!
+//! The messages travel on the communicator's collective context with tag [`CALIBRATE_TAG`]
+//! (rpar's range 500..=599 belongs to `cost` and `sim`), so user traffic cannot match them.
+
+use std::time::Instant;
+
+use super::params::Params;
+use crate::collective::Channel;
+use crate::{Comm, Error, Result};
+
+/// The tag of calibration messages (collective context).
+pub(crate) const CALIBRATE_TAG: i32 = 500;
+
+/// The message sizes [`calibrate`] measures: 0 B and 64 B to 1 MiB by factors of 4.
+pub const DEFAULT_SIZES: [usize; 9] = [0, 64, 256, 1024, 4096, 16384, 65536, 262_144, 1 << 20];
+
+/// The timed round trips per size of [`calibrate`] (the median is kept).
+pub const DEFAULT_REPS: usize = 20;
+
+/// What [`calibrate`] measured: the fitted alpha and beta, the fit's R^2, and the samples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibration {
+    /// Fitted startup time in seconds (the intercept).
+    pub alpha: f64,
+    /// Fitted time per byte in seconds (the slope).
+    pub beta: f64,
+    /// Coefficient of determination of the fit, 1 - SS_res / SS_tot (1 is a perfect line).
+    pub r_squared: f64,
+    /// (bytes, measured one-way time in seconds), the median of the round trips / 2.
+    pub samples: Vec<(usize, f64)>,
+}
+
+impl Calibration {
+    /// The model parameters: t_n = alpha, t_c = beta, no per-hop time (one process, no network)
+    /// and gamma as given.
+    pub fn params(&self, gamma: f64) -> Params {
+        Params::new(self.alpha, 0.0, self.beta, gamma)
+    }
+}
+
+/// Least-squares fit of y = a + b x; returns (a, b, R^2).
+///
+/// ```
+/// let (a, b, r2) = rpar::cost::fit_line(&[(0.0, 1.0), (1.0, 3.0), (2.0, 5.0)]);
+/// assert_eq!((a, b, r2), (1.0, 2.0, 1.0));
+/// ```
+pub fn fit_line(points: &[(f64, f64)]) -> (f64, f64, f64) {
+    let n = points.len() as f64;
+    if points.is_empty() {
+        return (0.0, 0.0, 0.0);
+    }
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let b = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    let a = my - b * mx;
+    let ss_tot: f64 = points.iter().map(|p| (p.1 - my).powi(2)).sum();
+    let ss_res: f64 = points.iter().map(|p| (p.1 - a - b * p.0).powi(2)).sum();
+    let r2 = if ss_tot > 0.0 {
+        1.0 - ss_res / ss_tot
+    } else {
+        1.0
+    };
+    (a, b, r2)
+}
+
+/// Measures alpha and beta on `comm`'s transport (collective: every rank calls it; all get the
+/// same result). Ranks 0 and 1 ping-pong [`DEFAULT_SIZES`], [`DEFAULT_REPS`] round trips each
+/// after two warm-ups; other ranks wait for the result. Needs at least 2 ranks.
+///
+/// ```
+/// let cal = rpar::run(2, |world| rpar::cost::calibrate(&world))?;
+/// assert_eq!(cal[0].samples.len(), rpar::cost::DEFAULT_SIZES.len());
+/// assert!(cal[0].r_squared <= 1.0);
+/// assert_eq!(cal[0], cal[1]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub fn calibrate(comm: &Comm) -> Result<Calibration> {
+    calibrate_sizes(comm, &DEFAULT_SIZES, DEFAULT_REPS)
+}
+
+/// [`calibrate`] over the message sizes `sizes` (bytes), with `reps` timed round trips each.
+pub fn calibrate_sizes(comm: &Comm, sizes: &[usize], reps: usize) -> Result<Calibration> {
+    let p = Channel::size(comm);
+    if p < 2 || sizes.len() < 2 || reps == 0 {
+        return Err(Error::invalid(
+            "cost::calibrate",
+            format!(
+                "expected at least 2 ranks, 2 sizes and 1 repetition, got {p} ranks, {} sizes, {reps} repetitions",
+                sizes.len()
+            ),
+        ));
+    }
+    let tag = CALIBRATE_TAG;
+    let me = Channel::rank(comm);
+    if me > 1 {
+        let packed: Vec<f64> = Channel::recv_vec(comm, 0, tag)?;
+        return Ok(unpack(&packed));
+    }
+    let max = sizes.iter().copied().max().unwrap_or(0);
+    let mut buf = vec![0u8; max];
+    let mut samples = Vec::with_capacity(sizes.len());
+    for &size in sizes {
+        let msg = &mut buf[..size];
+        let mut times = Vec::with_capacity(reps);
+        for rep in 0..reps + 2 {
+            let start = Instant::now();
+            if me == 0 {
+                Channel::send(comm, msg, 1, tag)?;
+                Channel::recv_into(comm, msg, 1, tag)?;
+            } else {
+                Channel::recv_into(comm, msg, 0, tag)?;
+                Channel::send(comm, msg, 0, tag)?;
+            }
+            if rep >= 2 {
+                times.push(start.elapsed().as_secs_f64() / 2.0);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        samples.push((size, times[times.len() / 2]));
+    }
+    let points: Vec<(f64, f64)> = samples.iter().map(|&(m, t)| (m as f64, t)).collect();
+    let (alpha, beta, r_squared) = fit_line(&points);
+    let mut result = Calibration {
+        alpha,
+        beta,
+        r_squared,
+        samples,
+    };
+    // Rank 0's measurement is the answer (rank 1 timed the same round trips, shifted).
+    if me == 0 {
+        let packed = pack(&result);
+        for r in 1..p {
+            Channel::send(comm, &packed, r, tag)?;
+        }
+    } else {
+        result = unpack(&Channel::recv_vec::<f64>(comm, 0, tag)?);
+    }
+    Ok(result)
+}
+
+fn pack(c: &Calibration) -> Vec<f64> {
+    let mut v = vec![c.alpha, c.beta, c.r_squared];
+    v.extend(c.samples.iter().flat_map(|&(m, t)| [m as f64, t]));
+    v
+}
+
+fn unpack(v: &[f64]) -> Calibration {
+    Calibration {
+        alpha: v[0],
+        beta: v[1],
+        r_squared: v[2],
+        samples: v[3..]
+            .chunks_exact(2)
+            .map(|c| (c[0] as usize, c[1]))
+            .collect(),
+    }
+}
