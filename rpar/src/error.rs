@@ -136,6 +136,30 @@ pub enum Error {
         /// The work closure's error, as text.
         message: String,
     },
+    /// A datatype would touch bytes outside the buffer it is used on.
+    #[error("{call}: the datatype touches bytes {low}..{high} of the buffer, but the buffer has {len} bytes (valid: 0..{len})")]
+    BufferOutOfBounds {
+        /// The call that refused.
+        call: &'static str,
+        /// The lowest byte offset touched (may be negative).
+        low: i128,
+        /// One past the highest byte offset touched.
+        high: i128,
+        /// The buffer's size in bytes.
+        len: usize,
+    },
+    /// Bytes bound for a `bool` or `char` are no valid value of it; nothing was written.
+    #[error("{call}: the bytes {bytes:?} at packed offset {position} are not a valid {basic}")]
+    InvalidValue {
+        /// The call that refused.
+        call: &'static str,
+        /// The basic type the bytes were bound for.
+        basic: crate::BasicType,
+        /// Offset of the bytes in the packed data.
+        position: usize,
+        /// The offending bytes.
+        bytes: Vec<u8>,
+    },
 }
 
 fn list_warnings(warnings: &[Warning]) -> String {

@@ -53,7 +53,7 @@ pub use comm::{
     test_all, wait_all, wait_any, Buffer, BufferMut, Comm, Probed, Request, Scope, Status,
     ANY_SOURCE, ANY_TAG, TAG_UB,
 };
-pub use datatype::{BasicType, Datatype, TypeMap};
+pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeMap};
 pub use error::{BlockedCall, Error, Result, Warning};
 pub use topology::{
     dims_create, gray_code, gray_code_inverse, CartComm, Coordinate, DistGraphComm, GraphComm,
@@ -68,13 +68,37 @@ pub use universe::{run, RunReport, Universe};
 /// [`topology!`]), each with its `CartComm<N>` or `GraphComm`.
 pub use rpar_derive::spmd;
 
+/// `#[derive(Datatype)]`: writes the [`Datatype`](trait@Datatype) impl of a struct whose fields
+/// are all `Datatype`s — its type map, from `core::mem::offset_of!`.
+///
+/// ```
+/// use rpar::prelude::*;
+///
+/// #[derive(Datatype, Clone, Copy, Debug, PartialEq)]
+/// struct Particle { pos: [f64; 3], charge: f32, id: u8 }
+///
+/// let map = Particle::type_map();
+/// assert_eq!(map.size(), 3 * 8 + 4 + 1);
+/// assert_eq!(map.extent() as usize, std::mem::size_of::<Particle>());
+/// ```
+///
+/// Tuple structs, nested derived structs, arrays and generic structs (each type parameter gets
+/// a `Datatype` bound) work; `#[rpar(skip)]` leaves out a zero-sized field such as
+/// `PhantomData`, and `#[rpar(crate = "path")]` names the rpar crate if it is renamed. Enums,
+/// unions, references, raw pointers and heap-owning fields are compile errors that say why
+/// (see `ui-tests/datatype/`).
+pub use rpar_derive::Datatype;
+
 /// `topology! { pub Torus = cart[4, 4] periodic[true, true]; }`: declares virtual topologies
 /// as types; see [`Topology`].
 pub use rpar_derive::topology;
 
 /// Everything a typical rpar program uses.
 pub mod prelude {
-    pub use crate::{spmd, Comm, Datatype, Error, Result, Status, Universe, ANY_SOURCE, ANY_TAG};
+    pub use crate::{
+        spmd, Comm, CommittedType, Datatype, Error, Result, Status, TypeMap, Universe, ANY_SOURCE,
+        ANY_TAG,
+    };
     pub use crate::{topology, CartComm, GraphComm, Neighborhood, TopoKind, Topology};
     pub use crate::{
         Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, Gather, LAnd, LOr, LXor,

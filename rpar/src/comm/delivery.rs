@@ -17,6 +17,9 @@ pub(crate) type Undelivered = Box<(Error, Option<Matched>)>;
 /// extent = size) and the flattened sequences of basic types are equal, e.g. `[f64; 2]` × 3 and
 /// `f64` × 6. An empty message matches every type.
 pub(crate) fn received_count(msg: &Message, recv: &ElemType) -> Option<usize> {
+    if let Data::Typed(t) = &msg.data {
+        return super::typed::plain_received_count(t, recv);
+    }
     if msg.elem.id == recv.id {
         return Some(msg.count);
     }
@@ -83,6 +86,8 @@ unsafe fn copy_out(msg: Message, dst: *mut u8) -> bool {
         // SAFETY: dst is valid for `bytes` bytes, the size the sender published.
         Data::Borrowed(ticket) => unsafe { ticket.copy_to(dst) },
         Data::Empty => bytes == 0,
+        // SAFETY: dst is valid for `bytes` bytes, the packed size of the typed message.
+        Data::Typed(t) => unsafe { t.copy_packed_to(dst) },
     }
 }
 

@@ -9,6 +9,7 @@ mod p2p;
 mod request;
 mod scope;
 mod split;
+mod typed;
 
 pub use buffer::{Buffer, BufferMut};
 pub use request::{test_all, wait_all, wait_any, Request};

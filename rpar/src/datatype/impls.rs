@@ -1,4 +1,4 @@
-//! [`Datatype`] for the primitive types and for arrays of any `Datatype`.
+//! [`Datatype`] for the primitive types, for arrays and for tuples of any `Datatype`s.
 
 use super::{BasicType, Datatype, TypeMap};
 
@@ -34,5 +34,56 @@ unsafe impl<T: Datatype, const N: usize> Datatype for [T; N] {
             })
             .collect();
         TypeMap::from_parts(entries, 0, std::mem::size_of::<Self>() as isize)
+    }
+}
+
+macro_rules! tuple_datatype {
+    ($(($($t:ident . $i:tt),+))*) => {$(
+        // SAFETY: each component's map sits at the component's offset (offset_of!), the
+        // extent is the tuple's size; the bytes between components are the tuple's padding.
+        unsafe impl<$($t: Datatype),+> Datatype for ($($t,)+) {
+            fn type_map() -> TypeMap {
+                TypeMap::from_fields(
+                    std::mem::size_of::<Self>(),
+                    &[$((std::mem::offset_of!(Self, $i), $t::type_map())),+],
+                )
+            }
+        }
+    )*};
+}
+
+tuple_datatype! {
+    (A.0)
+    (A.0, B.1)
+    (A.0, B.1, C.2)
+    (A.0, B.1, C.2, D.3)
+    (A.0, B.1, C.2, D.3, E.4)
+    (A.0, B.1, C.2, D.3, E.4, F.5)
+    (A.0, B.1, C.2, D.3, E.4, F.5, G.6)
+    (A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7)
+    (A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8)
+    (A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9)
+    (A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10)
+    (A.0, B.1, C.2, D.3, E.4, F.5, G.6, H.7, I.8, J.9, K.10, L.11)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tuple_maps_follow_the_rust_layout() {
+        let map = <(u8, f64, i16)>::type_map();
+        let t = (0u8, 0f64, 0i16);
+        let base = &t as *const _ as usize;
+        let offsets = [
+            &t.0 as *const _ as usize - base,
+            &t.1 as *const _ as usize - base,
+            &t.2 as *const _ as usize - base,
+        ];
+        let got: Vec<isize> = map.entries().iter().map(|&(_, d)| d).collect();
+        assert_eq!(got, offsets.map(|o| o as isize));
+        assert_eq!(map.extent() as usize, std::mem::size_of::<(u8, f64, i16)>());
+        assert_eq!(map.size(), 11);
     }
 }

@@ -1,23 +1,33 @@
 //! Datatypes: what an element of a message is made of.
 //!
 //! A [`TypeMap`] is MPI's type map — the sequence of (basic type, byte displacement) pairs of one
-//! element — with MPI's size / extent / lb semantics. The [`Datatype`] trait ties a Rust type to
-//! its type map; it is implemented here for the primitive types and arrays of them, and written by
-//! `#[derive(Datatype)]` for structs.
+//! element — with MPI's size / extent / lb semantics (`typemap.rs`), built with MPI's
+//! constructors (`construct.rs`). Committing it (`commit.rs`) compiles it into merged byte
+//! segments, a [`CommittedType`]; pack/unpack (`pack.rs`) and the non-contiguous sends run on
+//! that form through the copy engine (`engine.rs`). The [`Datatype`] trait ties a Rust type to
+//! its type map; it is implemented here for the primitive types, arrays and tuples (`impls.rs`),
+//! and written by `#[derive(Datatype)]` for structs.
 //!
-//! Depends on nothing else in rpar.
+//! Depends on nothing else in rpar but `error`.
 
 mod basic;
+mod commit;
+mod construct;
+pub(crate) mod engine;
 mod impls;
+mod pack;
 mod typemap;
 
 pub use basic::BasicType;
+pub use commit::CommittedType;
+pub(crate) use commit::{Access, Compiled, SignatureMatch};
+pub use construct::Order;
 pub use typemap::TypeMap;
 
 /// A Rust type that can be an element of a message: its memory is described by a [`TypeMap`].
 ///
-/// Implemented for all integer and float types, `bool`, `char`, arrays of `Datatype`s, and, via
-/// `#[derive(Datatype)]`, for structs whose fields are all `Datatype`s.
+/// Implemented for all integer and float types, `bool`, `char`, arrays and tuples of
+/// `Datatype`s, and, via `#[derive(Datatype)]`, for structs whose fields are all `Datatype`s.
 ///
 /// ```
 /// use rpar::{BasicType, Datatype};

@@ -1,10 +1,16 @@
-//! [`TypeMap`]: MPI's type map with its size / extent / lb / true-extent semantics.
+//! [`TypeMap`]: MPI's type map with its size / extent / lb / true-extent semantics, and its
+//! printing in the lecture's notation. The constructors live in `construct.rs`.
 
 use super::BasicType;
 use std::fmt;
 
 /// MPI's type map: the (basic type, byte displacement) pairs of one element, in map order, with
 /// the lower and upper bounds that define its extent.
+///
+/// A type map is plain data: build it with the MPI constructors ([`TypeMap::vector`],
+/// [`TypeMap::structure`], …), inspect it, print it, and [`commit`](TypeMap::commit) it to
+/// communicate or pack with it. Dropping it is MPI_Type_free; types built from it own their
+/// own copy and stay valid.
 ///
 /// ```
 /// use rpar::{BasicType, TypeMap};
@@ -14,9 +20,12 @@ use std::fmt;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TypeMap {
-    entries: Vec<(BasicType, isize)>,
-    lb: isize,
-    ub: isize,
+    pub(super) entries: Vec<(BasicType, isize)>,
+    pub(super) lb: isize,
+    pub(super) ub: isize,
+    /// The largest alignment of a basic type in the map (at least 1): what MPI rounds the
+    /// extent of a struct to.
+    pub(super) align: usize,
 }
 
 impl TypeMap {
@@ -26,15 +35,28 @@ impl TypeMap {
             entries: vec![(basic, 0)],
             lb: 0,
             ub: basic.size() as isize,
+            align: basic.align(),
         }
     }
 
     /// A type map from its entries and explicit bounds (`ub - lb` is the extent).
     ///
-    /// This is the raw constructor; the MPI constructors (`contiguous`, `vector`, …) are built on
-    /// it and compute the bounds by MPI's rules.
+    /// This is the raw constructor; the MPI constructors (`contiguous`, `vector`, …) compute
+    /// the bounds by MPI's rules.
+    ///
+    /// ```
+    /// use rpar::{BasicType::I32, TypeMap};
+    /// let map = TypeMap::from_parts(vec![(I32, 4)], 0, 12);
+    /// assert_eq!((map.size(), map.extent(), map.true_lb()), (4, 12, 4));
+    /// ```
     pub fn from_parts(entries: Vec<(BasicType, isize)>, lb: isize, ub: isize) -> Self {
-        TypeMap { entries, lb, ub }
+        let align = entries.iter().map(|(b, _)| b.align()).max().unwrap_or(1);
+        TypeMap {
+            entries,
+            lb,
+            ub,
+            align,
+        }
     }
 
     /// The (basic type, displacement) pairs in map order.
@@ -62,6 +84,12 @@ impl TypeMap {
         self.ub - self.lb
     }
 
+    /// The largest alignment of a basic type in the map: what MPI_Type_create_struct rounds a
+    /// struct's extent up to.
+    pub fn alignment(&self) -> usize {
+        self.align
+    }
+
     /// True lower bound (MPI_Type_get_true_extent's `true_lb`): the lowest byte of data.
     pub fn true_lb(&self) -> isize {
         self.entries.iter().map(|&(_, d)| d).min().unwrap_or(0)
@@ -82,6 +110,13 @@ impl TypeMap {
     }
 
     /// The type signature: the basic types in map order, without displacements.
+    ///
+    /// ```
+    /// use rpar::{BasicType::*, Datatype, TypeMap};
+    /// let v = TypeMap::vector(2, 1, 3, &i16::type_map())?;
+    /// assert_eq!(v.signature().collect::<Vec<_>>(), [I16, I16]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn signature(&self) -> impl Iterator<Item = BasicType> + '_ {
         self.entries.iter().map(|&(b, _)| b)
     }

@@ -620,6 +620,11 @@ impl Endpoint {
 /// Turns a rendezvous message into an owned copy, releasing its sender.
 fn release(m: &mut Matched) {
     let msg = &mut m.message;
+    // a derived-datatype rendezvous is packed into an owned buffer
+    if let Data::Typed(t) = &mut msg.data {
+        t.release();
+        return;
+    }
     if let Data::Borrowed(_) = msg.data {
         let Data::Borrowed(ticket) = std::mem::replace(&mut msg.data, Data::Empty) else {
             unreachable!("checked just above")

@@ -1,8 +1,10 @@
 //! The payload of a message: its element type and where its bytes are (inline, in an owned
-//! buffer that moves to the receiver, or still in the sender's memory for a rendezvous).
+//! buffer that moves to the receiver, still in the sender's memory for a rendezvous, or — for a
+//! message sent with a committed datatype — packed, or in the sender's memory laid out by the
+//! sender's type).
 
 use super::rendezvous::Ticket;
-use crate::datatype::{Datatype, TypeMap};
+use crate::datatype::{engine, CommittedType, Datatype, TypeMap};
 use std::any::TypeId;
 use std::mem::{ManuallyDrop, MaybeUninit};
 
@@ -54,6 +56,26 @@ impl std::ops::Deref for ElemType {
     }
 }
 
+/// Marks the [`ElemType`] of messages sent with a committed datatype; no Rust value has it.
+struct TypedMarker;
+
+/// The element record of typed messages: their signature and size travel in [`TypedData`]
+/// (`Message::bytes` asks it), so this record only names them.
+static TYPED_INFO: ElemInfo = ElemInfo {
+    id: TypeId::of::<TypedMarker>(),
+    size: 1,
+    align: 1,
+    name: || "a committed datatype",
+    map: || TypeMap::from_parts(Vec::new(), 0, 0),
+};
+
+impl ElemType {
+    /// The element type of a message sent with a committed datatype.
+    pub(crate) fn typed() -> Self {
+        ElemType(&TYPED_INFO)
+    }
+}
+
 /// A message's data, typed by `elem`, `count` elements long.
 #[derive(Debug)]
 pub(crate) struct Message {
@@ -65,7 +87,10 @@ pub(crate) struct Message {
 impl Message {
     /// Bytes of data in the message.
     pub(crate) fn bytes(&self) -> usize {
-        self.elem.size * self.count
+        match &self.data {
+            Data::Typed(t) => t.ty.pack_size(t.count),
+            _ => self.elem.size * self.count,
+        }
     }
 }
 
@@ -80,6 +105,71 @@ pub(crate) enum Data {
     Borrowed(Ticket),
     /// No bytes: a rendezvous whose sender withdrew because the run is aborting.
     Empty,
+    /// Sent with a committed datatype (`Comm::send_typed`).
+    Typed(TypedData),
+}
+
+/// The data of a message sent with a committed datatype: the sender's type and count, and
+/// where the bytes are.
+#[derive(Debug)]
+pub(crate) struct TypedData {
+    pub(crate) ty: CommittedType,
+    pub(crate) count: usize,
+    pub(crate) source: TypedSource,
+}
+
+/// Where the bytes of a typed message are.
+#[derive(Debug)]
+pub(crate) enum TypedSource {
+    /// Small messages: packed by the sender (MPI's native format).
+    Packed(Vec<u8>),
+    /// Large messages: still in the sender's buffer, which the ticket holds; the receiver
+    /// copies segment by segment from it into its own buffer (one copy per segment).
+    Borrowed(Ticket),
+    /// A rendezvous whose sender withdrew because the run is aborting: no bytes.
+    Withdrawn,
+}
+
+impl TypedData {
+    /// Packs a rendezvous payload into an owned buffer, releasing its sender; if the sender
+    /// withdrew it (the run is aborting), it becomes [`TypedSource::Withdrawn`].
+    pub(crate) fn release(&mut self) {
+        let TypedSource::Borrowed(ticket) =
+            std::mem::replace(&mut self.source, TypedSource::Withdrawn)
+        else {
+            return; // already packed or withdrawn
+        };
+        let mut out = vec![0u8; self.ty.pack_size(self.count)];
+        let (ty, count, dst) = (&*self.ty.inner, self.count, out.as_mut_ptr());
+        // SAFETY: the sender checked, before publishing, that every byte of `count` elements
+        // of its type at the published pointer lies in its buffer, which it keeps alive while
+        // the ticket is being read; `out` has room for the packed bytes. Gathering does not
+        // panic.
+        if unsafe { ticket.read_with(|src| engine::gather(ty, count, src, dst)) } {
+            self.source = TypedSource::Packed(out);
+        }
+    }
+
+    /// Copies the whole message, packed, to `dst`. False if the sender withdrew it.
+    ///
+    /// # Safety
+    ///
+    /// `dst` must be valid for writes of `ty.pack_size(count)` bytes.
+    pub(crate) unsafe fn copy_packed_to(self, dst: *mut u8) -> bool {
+        let (ty, count) = (&*self.ty.inner, self.count);
+        match self.source {
+            // SAFETY: the packed buffer holds exactly the message's bytes; dst is valid.
+            TypedSource::Packed(v) => unsafe {
+                std::ptr::copy_nonoverlapping(v.as_ptr(), dst, v.len());
+                true
+            },
+            // SAFETY: as in `release`, writing to the caller's `dst`.
+            TypedSource::Borrowed(ticket) => unsafe {
+                ticket.read_with(|src| engine::gather(ty, count, src, dst))
+            },
+            TypedSource::Withdrawn => false,
+        }
+    }
 }
 
 impl Data {

@@ -13,7 +13,9 @@ mod watch;
 pub use endpoint::CollectiveCall;
 pub(crate) use endpoint::{Endpoint, Envelope, Header, Matched, Pattern, SlotId, Waiting};
 pub(crate) use fabric::{Fabric, Failure};
-pub(crate) use message::{Data, ElemType, ErasedVec, Message, INLINE_BYTES};
+pub(crate) use message::{
+    Data, ElemType, ErasedVec, Message, TypedData, TypedSource, INLINE_BYTES,
+};
 pub(crate) use rendezvous::{publish, PendingSend, SendOutcome};
 pub(crate) use watch::watchdog;
 

@@ -89,12 +89,28 @@ impl Ticket {
     ///
     /// `dst` must be valid for writes of [`Ticket::bytes`] bytes and not overlap the source.
     pub(crate) unsafe fn copy_to(self, dst: *mut u8) -> bool {
+        let bytes = self.shared.bytes;
+        // SAFETY: `read_with` hands the published pointer, valid for `bytes` bytes; the caller
+        // guarantees `dst`.
+        unsafe { self.read_with(|src| std::ptr::copy_nonoverlapping(src, dst, bytes)) }
+    }
+
+    /// Runs `read` on the sender's published pointer while the sender is held, then releases
+    /// it: the hook for copies that are not one `memcpy` (derived datatypes read the sender's
+    /// buffer segment by segment). Returns false, without calling `read`, if the sender
+    /// withdrew the offer.
+    ///
+    /// # Safety
+    ///
+    /// `read` may only read the bytes the sender published for (for a derived datatype: the
+    /// bytes its type names, which the sender checked lie in its buffer), and must not panic.
+    pub(crate) unsafe fn read_with(self, read: impl FnOnce(*const u8)) -> bool {
         if !self.shared.handoff.claim() {
             return false;
         }
-        // SAFETY: in the COPYING state the sender keeps `bytes` bytes at `ptr` alive (publish's
-        // contract); the caller guarantees `dst`.
-        unsafe { std::ptr::copy_nonoverlapping(self.shared.ptr, dst, self.shared.bytes) };
+        // in the COPYING state the sender keeps its buffer alive and unmodified (publish's
+        // contract), so `read` sees it whole
+        read(self.shared.ptr);
         self.shared.handoff.complete();
         let _ = self.wake.send(Envelope::Wake);
         // `self` is dropped here with the state DONE: Drop does nothing more.

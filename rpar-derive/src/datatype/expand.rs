@@ -1,0 +1,94 @@
+//! The expansion of `#[derive(Datatype)]`: an `unsafe impl Datatype` whose type map puts each
+//! field's map at its `core::mem::offset_of!`, with the extent `size_of::<Self>()`, plus const
+//! assertions of the layout facts the impl relies on.
+
+use super::ast::Input;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+pub(crate) fn expand(input: &Input<'_>) -> TokenStream {
+    let Input {
+        ident,
+        generics,
+        fields,
+        krate,
+    } = input;
+    let mut bounded = (*generics).clone();
+    for param in bounded.type_params_mut() {
+        param.bounds.push(syn::parse_quote!(#krate::Datatype));
+    }
+    let (impl_generics, ty_generics, where_clause) = bounded.split_for_impl();
+    let entries = fields.iter().filter(|f| !f.skip).map(|f| {
+        let (member, ty) = (&f.member, f.ty);
+        quote_spanned! {ty.span()=>
+            (::core::mem::offset_of!(Self, #member), <#ty as #krate::Datatype>::type_map())
+        }
+    });
+    let asserts = fields.iter().map(|f| {
+        let (member, ty) = (&f.member, f.ty);
+        if f.skip {
+            quote_spanned! {f.original.span()=>
+                ::core::assert!(
+                    ::core::mem::size_of::<#ty>() == 0,
+                    "#[rpar(skip)] is only for zero-sized fields such as PhantomData: a skipped \
+                     field with data would be neither sent nor received"
+                );
+            }
+        } else {
+            quote_spanned! {ty.span()=>
+                ::core::assert!(
+                    ::core::mem::offset_of!(#ident #ty_generics, #member) + ::core::mem::size_of::<#ty>()
+                        <= ::core::mem::size_of::<#ident #ty_generics>()
+                );
+            }
+        }
+    });
+    let force = if generics.params.is_empty() {
+        quote!(const _: () = __RparLayout::<#ident>::CHECKED;)
+    } else {
+        quote!()
+    };
+    quote! {
+        #[doc(hidden)]
+        const _: () = {
+            struct __RparLayout<T: ?Sized>(::core::marker::PhantomData<T>);
+            impl #impl_generics __RparLayout<#ident #ty_generics> #where_clause {
+                /// The layout facts the type map relies on, checked by the compiler.
+                const CHECKED: () = { #(#asserts)* };
+            }
+            #force
+
+            #[automatically_derived]
+            // SAFETY: every non-skipped field's type map sits at the field's offset_of!, the
+            // extent is size_of::<Self>() with lb 0, and skipped fields are zero-sized (checked
+            // above), so the bytes not covered are exactly the padding of Self.
+            unsafe impl #impl_generics #krate::Datatype for #ident #ty_generics #where_clause {
+                fn type_map() -> #krate::TypeMap {
+                    #[allow(clippy::let_unit_value)] // forces the layout check
+                    let () = __RparLayout::<Self>::CHECKED;
+                    #krate::TypeMap::from_fields(
+                        ::core::mem::size_of::<Self>(),
+                        &[#(#entries),*],
+                    )
+                }
+            }
+        };
+    }
+}
+
+/// What is emitted next to errors: an impl that never runs (compilation fails anyway), so that
+/// uses of the type do not add "`Datatype` is not implemented" errors to the real ones.
+pub(crate) fn stub(input: &syn::DeriveInput, krate: &syn::Path) -> TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        // SAFETY: never compiled into a program: an error is reported beside it.
+        unsafe impl #impl_generics #krate::Datatype for #ident #ty_generics #where_clause {
+            fn type_map() -> #krate::TypeMap {
+                ::core::unimplemented!("#[derive(Datatype)] reported an error")
+            }
+        }
+    }
+}

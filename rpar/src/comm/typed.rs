@@ -1,0 +1,318 @@
+//! Point-to-point messages with committed derived datatypes (MPI_Send / MPI_Recv with a
+//! datatype and a count): [`Comm::send_typed`] and [`Comm::recv_typed`].
+//!
+//! Every byte a type would touch is bounds- and layout-checked against the Rust buffer before
+//! anything is copied. Small messages are packed by the sender (like MPI's eager protocol);
+//! large ones use the rendezvous of `transport/rendezvous.rs`: the receiver copies from the
+//! sender's memory straight into its own, segment by segment, with no pack buffer between.
+//! Typed and plain messages interoperate: a plain `send` can be received with `recv_typed` and
+//! a `send_typed` with a plain `recv_into` of a gap-free type, when the signatures agree.
+
+use super::delivery::put_back_on_error;
+use super::p2p::check_send_tag;
+use super::{Comm, Status};
+use crate::datatype::{engine, Access, CommittedType, Compiled, Datatype, SignatureMatch};
+use crate::transport::{
+    publish, Data, ElemType, Matched, Message, TypedData, TypedSource, RENDEZVOUS_BYTES,
+};
+use crate::{Error, Result};
+use std::sync::Arc;
+
+impl Comm {
+    /// Sends `count` elements laid out by the committed type `ty`, with displacement 0 at the
+    /// start of `buf`, to `dest` with `tag` (MPI_Send with a derived datatype).
+    ///
+    /// Errors: a bad rank or tag; a type that would touch bytes outside `buf` or that does
+    /// not match `T`'s layout; the receiver finishing without receiving (large messages).
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// // column 1 of a 4 x 8 row-major matrix of f64
+    /// let column = TypeMap::vector(4, 1, 8, &f64::type_map())?.commit();
+    /// let got = rpar::run(2, |world| {
+    ///     let mut m = [0.0f64; 32];
+    ///     if world.rank() == 0 {
+    ///         for (i, x) in m.iter_mut().enumerate() { *x = i as f64; }
+    ///         world.send_typed(&m[1..], &column, 1, 1, 7)?;
+    ///         Ok(vec![])
+    ///     } else {
+    ///         let mut col = [0.0f64; 4];
+    ///         world.recv_typed(&mut col, &TypeMap::contiguous(4, &f64::type_map())?.commit(), 1, 0, 7)?;
+    ///         Ok(col.to_vec())
+    ///     }
+    /// })?;
+    /// assert_eq!(got[1], [1.0, 9.0, 17.0, 25.0]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn send_typed<T: Datatype>(
+        &self,
+        buf: &[T],
+        ty: &CommittedType,
+        count: usize,
+        dest: usize,
+        tag: i32,
+    ) -> Result<()> {
+        self.send_typed_at(buf, 0, ty, count, dest, tag)
+    }
+
+    /// Like [`Comm::send_typed`], with displacement 0 at element `origin` of `buf` (MPI's
+    /// `&buf[origin]`), so that types with negative displacements can be sent.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let backwards = TypeMap::vector(3, 1, -1, &u8::type_map())?.commit();
+    /// let got = rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         world.send_typed_at(&[1u8, 2, 3], 2, &backwards, 1, 1, 0)?;
+    ///     }
+    ///     Ok(if world.rank() == 1 { world.recv::<u8>(0, 0)?.0 } else { vec![] })
+    /// })?;
+    /// assert_eq!(got[1], [3, 2, 1]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn send_typed_at<T: Datatype>(
+        &self,
+        buf: &[T],
+        origin: usize,
+        ty: &CommittedType,
+        count: usize,
+        dest: usize,
+        tag: i32,
+    ) -> Result<()> {
+        let _span = self.span("send_typed", Some(dest), Some(tag), ty.pack_size(count));
+        check_send_tag(tag)?;
+        self.endpoint().check_live()?;
+        self.check_rank(dest)?;
+        let c = &*ty.inner;
+        let base = c.check_slice("send_typed", buf, origin, count, Access::Read)?;
+        // SAFETY: check_slice returned the byte offset of element `origin`, within `buf`.
+        let start = unsafe { buf.as_ptr().cast::<u8>().add(base) };
+        let bytes = count.checked_mul(c.size).ok_or_else(|| {
+            Error::invalid(
+                "send_typed",
+                format!("{count} elements of {} bytes overflow usize", c.size),
+            )
+        })?;
+        let context = self.p2p_context();
+        let elem = ElemType::typed();
+        if bytes <= RENDEZVOUS_BYTES {
+            let mut packed = vec![0u8; bytes];
+            // SAFETY: check_slice proved that every byte the type names for `count` elements
+            // from `start` lies in `buf` and is data of the entry's basic type; `packed` has `bytes` bytes.
+            unsafe { engine::gather(c, count, start, packed.as_mut_ptr()) };
+            let source = TypedSource::Packed(packed);
+            let data = Data::Typed(TypedData {
+                ty: ty.clone(),
+                count,
+                source,
+            });
+            self.post_message(context, Message { elem, count, data }, dest, tag);
+            return Ok(());
+        }
+        let own_mailbox = self
+            .endpoint()
+            .fabric()
+            .mailbox(self.endpoint().world_rank());
+        // SAFETY: `buf` stays borrowed, unmodified, until `finish_send` below returns; the
+        // receiver reads only the bytes the type names, which check_slice proved lie in `buf`.
+        let (pending, ticket) = unsafe { publish(start, bytes, own_mailbox.clone()) };
+        let source = TypedSource::Borrowed(ticket);
+        let data = Data::Typed(TypedData {
+            ty: ty.clone(),
+            count,
+            source,
+        });
+        self.post_message(context, Message { elem, count, data }, dest, tag);
+        self.finish_send(&pending, (context, dest, tag))
+    }
+
+    /// Receives into `count` elements laid out by the committed type `ty`, with displacement 0
+    /// at the start of `buf`, from `source` (or `ANY_SOURCE`) with `tag` (or `ANY_TAG`)
+    /// (MPI_Recv with a derived datatype). `Status::count` is the number of whole elements of
+    /// `ty` received.
+    ///
+    /// The message's type signature must be a prefix of the receive's (MPI's rule), else
+    /// [`Error::TypeMismatch`]; a longer one is [`Error::Truncated`]. Either way the message
+    /// stays queued.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// // the transpose trick: send rows, receive them as columns of a 2 x 2 matrix
+    /// let column = TypeMap::vector(2, 1, 2, &i32::type_map())?.resized(0, 4)?.commit();
+    /// let got = rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         world.send(&[1, 2, 3, 4][..], 1, 0)?;
+    ///         Ok([0; 4])
+    ///     } else {
+    ///         let mut m = [0i32; 4];
+    ///         let st = world.recv_typed(&mut m, &column, 2, 0, 0)?;
+    ///         assert_eq!(st.count, 2);
+    ///         Ok(m)
+    ///     }
+    /// })?;
+    /// assert_eq!(got[1], [1, 3, 2, 4]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn recv_typed<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        ty: &CommittedType,
+        count: usize,
+        source: usize,
+        tag: i32,
+    ) -> Result<Status> {
+        self.recv_typed_at(buf, 0, ty, count, source, tag)
+    }
+
+    /// Like [`Comm::recv_typed`], with displacement 0 at element `origin` of `buf`.
+    pub fn recv_typed_at<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        origin: usize,
+        ty: &CommittedType,
+        count: usize,
+        source: usize,
+        tag: i32,
+    ) -> Result<Status> {
+        let _span = self.span("recv_typed", Some(source), Some(tag), ty.pack_size(count));
+        let pattern = self.pattern(self.p2p_context(), source, tag)?;
+        let c = &*ty.inner;
+        let base = c.check_slice("recv_typed", buf, origin, count, Access::Write)?;
+        let ep = self.endpoint();
+        let m = ep.recv(&pattern)?;
+        self.accept_arrival(&m)?;
+        // SAFETY: `base` is the offset of element `origin` within `buf`, and check_slice proved
+        // that every byte of `count` elements of the type from there lies in the exclusively
+        // borrowed `buf`, on a value of the entry's basic type.
+        let delivered =
+            unsafe { deliver_typed(m, (c, count, buf.as_mut_ptr().cast::<u8>().add(base))) };
+        put_back_on_error(
+            delivered.map_err(|failed| {
+                let (e, m) = *failed;
+                Box::new((e.unwrap_or_else(|| ep.fabric().abort_error()), m))
+            }),
+            |m| ep.put_back(m),
+        )
+    }
+}
+
+/// A failed typed delivery: the error (`None`: the sender withdrew, the run is aborting) and
+/// the message to put back, if it was not consumed.
+type Failed = Box<(Option<Error>, Option<Matched>)>;
+
+/// The sender's compiled type and count of a message, and whether it is a plain message of a
+/// gap-free type (then its bytes are one contiguous run).
+fn sent_type(message: &Message) -> (Arc<Compiled>, usize, bool) {
+    match &message.data {
+        Data::Typed(t) => (t.ty.inner.clone(), t.count, false),
+        _ => {
+            let sent = Compiled::of_map((message.elem.map)());
+            let dense = sent.map.is_dense();
+            (Arc::new(sent), message.count, dense)
+        }
+    }
+}
+
+/// Delivers a matched message into a typed receive. On error the message is handed back
+/// (unless the sender withdrew it, `None` error = the run is aborting).
+///
+/// # Safety
+///
+/// Every byte of `count` elements of `ty` at `dst` must be writable, exclusively ours, and a
+/// value of the entry's basic type in the buffer's layout.
+unsafe fn deliver_typed(
+    m: Matched,
+    (ty, count, dst): (&Compiled, usize, *mut u8),
+) -> std::result::Result<Status, Failed> {
+    let (sent, sent_count, dense) = sent_type(&m.message);
+    let source_rank = m.header.source as usize;
+    let bytes = sent.size * sent_count;
+    match ty.accepts(count, &sent, sent_count) {
+        SignatureMatch::Accepted => {}
+        SignatureMatch::Truncated => {
+            let err = Error::Truncated {
+                needed: bytes,
+                capacity: ty.size * count,
+                source_rank,
+                tag: m.header.tag,
+            };
+            return Err(Box::new((Some(err), Some(m))));
+        }
+        SignatureMatch::Mismatch => {
+            let err = Error::TypeMismatch {
+                sent: sent.describe(sent_count),
+                expected: ty.describe(count),
+                source_rank,
+            };
+            return Err(Box::new((Some(err), Some(m))));
+        }
+    }
+    let status = Status {
+        source: source_rank,
+        tag: m.header.tag,
+        count: bytes.checked_div(ty.size).unwrap_or(0),
+    };
+    let to = (ty, count, dst);
+    // SAFETY: (every arm) the signatures agree, so the destination has at least `bytes` data
+    // bytes (caller: writable, ours) and every one of them receives a byte of the same basic
+    // type from the sender — bool and char bytes come from valid values of the sender. Sources:
+    // an inline or owned payload holds the plain message's `bytes` bytes, laid out by the
+    // sender's element type; a packed payload holds `bytes` packed bytes; a rendezvous hands
+    // the sender's buffer, in which the sender checked its type's bytes lie.
+    let copied = unsafe {
+        let from = |p: *const u8| {
+            if dense {
+                engine::scatter_bytes(p, bytes, to);
+            } else {
+                engine::transfer((&sent, sent_count, p), to, bytes);
+            }
+        };
+        match m.message.data {
+            Data::Inline(buf) => {
+                from(buf.as_ptr().cast());
+                true
+            }
+            Data::Owned(v) => {
+                from(v.as_ptr());
+                true
+            }
+            Data::Borrowed(ticket) => ticket.read_with(from),
+            Data::Empty => bytes == 0,
+            Data::Typed(t) => match t.source {
+                TypedSource::Packed(v) => {
+                    engine::scatter_bytes(v.as_ptr(), bytes, to);
+                    true
+                }
+                // into a gap-free receive the sender's segments are gathered straight in
+                TypedSource::Borrowed(ticket) if ty.map.is_dense() => {
+                    ticket.read_with(|p| engine::gather(&sent, sent_count, p, dst))
+                }
+                TypedSource::Borrowed(ticket) => {
+                    ticket.read_with(|p| engine::transfer((&sent, sent_count, p), to, bytes))
+                }
+                TypedSource::Withdrawn => false,
+            },
+        }
+    };
+    if copied {
+        Ok(status)
+    } else {
+        Err(Box::new((None, None)))
+    }
+}
+
+/// How many elements of `recv` a plain receive gets from a typed message, if it accepts it: the
+/// receiving type must be gap-free and the signatures must agree.
+pub(crate) fn plain_received_count(t: &TypedData, recv: &ElemType) -> Option<usize> {
+    let bytes = t.ty.pack_size(t.count);
+    if bytes == 0 {
+        return Some(0);
+    }
+    let map = (recv.map)();
+    if recv.size == 0 || !bytes.is_multiple_of(recv.size) || !map.is_dense() {
+        return None;
+    }
+    let count = bytes / recv.size;
+    let ours = Compiled::of_map(map);
+    (ours.accepts(count, &t.ty.inner, t.count) == SignatureMatch::Accepted).then_some(count)
+}

@@ -1,0 +1,233 @@
+//! MPI_Pack / MPI_Unpack in MPI's native format: the bytes of the type map in map order,
+//! successive elements at multiples of the extent — byte for byte what MPICH's `MPI_Pack`
+//! writes on the same machine (checked by `tests/datatype_oracle.rs`).
+
+use super::commit::{Access, CommittedType, Compiled};
+use super::{engine, BasicType, Datatype};
+use crate::{Error, Result};
+
+impl CommittedType {
+    /// Packs `count` elements laid out by this type, with displacement 0 at the start of `buf`,
+    /// into `out` at `*position`, and advances `*position` (MPI_Pack).
+    ///
+    /// Every byte the type touches is checked to lie in `buf` and to be a value of the entry's
+    /// basic type in `T`'s layout; `out` must have room. Errors say which.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let every_other = TypeMap::vector(3, 1, 2, &u16::type_map())?.commit();
+    /// let data = [10u16, 0, 11, 0, 12];
+    /// let mut out = [0u8; 6];
+    /// let mut pos = 0;
+    /// every_other.pack(&data, 1, &mut out, &mut pos)?;
+    /// assert_eq!(pos, 6);
+    /// assert_eq!(out, [10, 0, 11, 0, 12, 0].map(|b: u8| if cfg!(target_endian = "big") { b.swap_bytes() } else { b }));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn pack<T: Datatype>(
+        &self,
+        buf: &[T],
+        count: usize,
+        out: &mut [u8],
+        position: &mut usize,
+    ) -> Result<()> {
+        self.pack_at(buf, 0, count, out, position)
+    }
+
+    /// Like [`CommittedType::pack`], with displacement 0 at element `origin` of `buf`, so that
+    /// types with negative displacements (negative strides, a negative `lb`) can be used.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let backwards = TypeMap::vector(3, 1, -1, &i32::type_map())?.commit();
+    /// let data = [1, 2, 3];
+    /// let packed = backwards.pack_to_vec_at(&data, 2, 1)?;
+    /// assert_eq!(packed, [3, 2, 1].iter().flat_map(|x: &i32| x.to_ne_bytes()).collect::<Vec<_>>());
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn pack_at<T: Datatype>(
+        &self,
+        buf: &[T],
+        origin: usize,
+        count: usize,
+        out: &mut [u8],
+        position: &mut usize,
+    ) -> Result<()> {
+        let ty = &*self.inner;
+        let base = ty.check_slice("MPI_Pack", buf, origin, count, Access::Read)?;
+        let needed = self.packed_bytes("MPI_Pack", count)?;
+        let dst = room("MPI_Pack", out.len(), *position, needed)?;
+        // SAFETY: check_slice proved every byte the type names for `count` elements at `base`
+        // lies in `buf` (and is data, not padding); `out[dst..dst + needed]` exists (`room`)
+        // and is a distinct, exclusively borrowed buffer.
+        unsafe {
+            engine::gather(
+                ty,
+                count,
+                buf.as_ptr().cast::<u8>().add(base),
+                out.as_mut_ptr().add(dst),
+            )
+        };
+        *position = dst + needed;
+        Ok(())
+    }
+
+    /// Packs `count` elements into a new `Vec` of exactly [`pack_size`](Self::pack_size) bytes.
+    pub fn pack_to_vec<T: Datatype>(&self, buf: &[T], count: usize) -> Result<Vec<u8>> {
+        self.pack_to_vec_at(buf, 0, count)
+    }
+
+    /// Like [`CommittedType::pack_to_vec`], with displacement 0 at element `origin` of `buf`.
+    pub fn pack_to_vec_at<T: Datatype>(
+        &self,
+        buf: &[T],
+        origin: usize,
+        count: usize,
+    ) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; self.packed_bytes("MPI_Pack", count)?];
+        let mut position = 0;
+        self.pack_at(buf, origin, count, &mut out, &mut position)?;
+        Ok(out)
+    }
+
+    /// Unpacks `count` elements from `packed` at `*position` into `buf`, laid out by this type
+    /// with displacement 0 at the start of `buf`, and advances `*position` (MPI_Unpack).
+    ///
+    /// Bytes bound for a `bool` or `char` are validated first: invalid ones are an error and
+    /// nothing is written.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let t = TypeMap::contiguous(2, &bool::type_map())?.commit();
+    /// let mut flags = [false; 2];
+    /// let mut pos = 0;
+    /// t.unpack(&[1, 0], &mut pos, &mut flags, 1)?;
+    /// assert_eq!(flags, [true, false]);
+    /// let mut pos = 0;
+    /// assert!(t.unpack(&[1, 7], &mut pos, &mut flags, 1).is_err()); // 7 is no bool
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn unpack<T: Datatype>(
+        &self,
+        packed: &[u8],
+        position: &mut usize,
+        buf: &mut [T],
+        count: usize,
+    ) -> Result<()> {
+        self.unpack_at(packed, position, buf, 0, count)
+    }
+
+    /// Like [`CommittedType::unpack`], with displacement 0 at element `origin` of `buf`.
+    pub fn unpack_at<T: Datatype>(
+        &self,
+        packed: &[u8],
+        position: &mut usize,
+        buf: &mut [T],
+        origin: usize,
+        count: usize,
+    ) -> Result<()> {
+        let ty = &*self.inner;
+        let base = ty.check_slice("MPI_Unpack", buf, origin, count, Access::Write)?;
+        let needed = self.packed_bytes("MPI_Unpack", count)?;
+        let src = room("MPI_Unpack", packed.len(), *position, needed)?;
+        ty.validate("MPI_Unpack", &packed[src..src + needed], count)?;
+        // SAFETY: check_slice proved every byte the type names lies in `buf` and on a value
+        // of the entry's basic type; `packed[src..src + needed]` exists and does not overlap
+        // the exclusively borrowed `buf`; bytes bound for bool/char were validated just above,
+        // all other basic types accept every bit pattern.
+        unsafe {
+            engine::scatter(
+                ty,
+                count,
+                packed.as_ptr().add(src),
+                buf.as_mut_ptr().cast::<u8>().add(base),
+            )
+        };
+        *position = src + needed;
+        Ok(())
+    }
+
+    fn packed_bytes(&self, call: &'static str, count: usize) -> Result<usize> {
+        count.checked_mul(self.inner.size).ok_or_else(|| {
+            Error::invalid(
+                call,
+                format!(
+                    "{count} elements of {} bytes overflow usize",
+                    self.inner.size
+                ),
+            )
+        })
+    }
+}
+
+/// Where `needed` bytes start in a buffer of `len` bytes at `position`, if they fit.
+fn room(call: &'static str, len: usize, position: usize, needed: usize) -> Result<usize> {
+    match position.checked_add(needed) {
+        Some(end) if end <= len => Ok(position),
+        _ => Err(Error::invalid(
+            call,
+            format!(
+                "expected room for {needed} packed bytes at position {position}, but the \
+                 buffer holds {len} bytes"
+            ),
+        )),
+    }
+}
+
+impl Compiled {
+    /// [`Compiled::check_buffer`] for a slice with displacement 0 at element `origin`; returns
+    /// the origin's byte offset.
+    pub(crate) fn check_slice<T: Datatype>(
+        &self,
+        call: &'static str,
+        buf: &[T],
+        origin: usize,
+        count: usize,
+        access: Access,
+    ) -> Result<usize> {
+        if origin > buf.len() {
+            return Err(Error::invalid(
+                call,
+                format!(
+                    "origin {origin} is past the end of a buffer of {} elements",
+                    buf.len()
+                ),
+            ));
+        }
+        let base = origin * std::mem::size_of::<T>();
+        let len = std::mem::size_of_val(buf);
+        self.check_buffer::<T>(call, base, len, count, access)?;
+        Ok(base)
+    }
+
+    /// Checks that the packed bytes of `count` elements are valid values wherever a `bool` or a
+    /// `char` is bound.
+    pub(crate) fn validate(&self, call: &'static str, packed: &[u8], count: usize) -> Result<()> {
+        if self.validated.is_empty() {
+            return Ok(());
+        }
+        for k in 0..count {
+            for &(at, b) in &self.validated {
+                let at = k * self.size + at;
+                let bytes = &packed[at..at + b.size()];
+                let valid = match b {
+                    BasicType::Bool => bytes[0] <= 1,
+                    BasicType::Char => {
+                        let v = u32::from_ne_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+                        char::from_u32(v).is_some()
+                    }
+                    _ => true,
+                };
+                if !valid {
+                    return Err(Error::InvalidValue {
+                        call,
+                        basic: b,
+                        position: at,
+                        bytes: bytes.to_vec(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,327 @@
+//! Sending and receiving with committed derived datatypes: eager and rendezvous sizes,
+//! interoperation with plain sends and receives, MPI's signature rule, bounds checks.
+
+use rpar::{Datatype, Error, TypeMap};
+
+fn f64s() -> TypeMap {
+    f64::type_map()
+}
+
+/// Column `c` of an `n x n` row-major matrix of f64, as a committed vector type.
+fn column(n: usize) -> rpar::CommittedType {
+    TypeMap::vector(n, 1, n as isize, &f64s()).unwrap().commit()
+}
+
+fn matrix(n: usize) -> Vec<f64> {
+    (0..n * n).map(|i| i as f64).collect()
+}
+
+#[test]
+fn columns_travel_between_typed_layouts_at_eager_and_rendezvous_sizes() {
+    for n in [4usize, 8, 100, 300] {
+        // 300 x 300: a column is 2400 bytes, but 8 columns at once are a rendezvous
+        let got = rpar::run(2, move |world| {
+            let col = column(n);
+            let cols = TypeMap::vector(n, 8.min(n), n as isize, &f64s())?.commit();
+            if world.rank() == 0 {
+                let m = matrix(n);
+                world.send_typed(&m[1..], &col, 1, 1, 0)?;
+                world.send_typed(&m, &cols, 1, 1, 1)?;
+                Ok((vec![], vec![]))
+            } else {
+                let mut a = vec![-1.0; n * n];
+                world.recv_typed(&mut a[2..], &col, 1, 0, 0)?; // into column 2
+                let mut b = vec![-1.0; n * n];
+                let st = world.recv_typed(&mut b, &cols, 1, 0, 1)?;
+                assert_eq!(st.count, 1);
+                Ok((a, b))
+            }
+        })
+        .unwrap();
+        let (a, b) = &got[1];
+        let m = matrix(n);
+        for r in 0..n {
+            for c in 0..n {
+                let want_a = if c == 2 { m[r * n + 1] } else { -1.0 };
+                assert_eq!(a[r * n + c], want_a, "n {n}: column at ({r}, {c})");
+                let want_b = if c < 8 { m[r * n + c] } else { -1.0 };
+                assert_eq!(b[r * n + c], want_b, "n {n}: block at ({r}, {c})");
+            }
+        }
+    }
+}
+
+#[test]
+fn typed_and_plain_messages_interoperate() {
+    rpar::run(2, |world| {
+        let every_other = TypeMap::vector(5000, 1, 2, &i32::type_map())?.commit();
+        if world.rank() == 0 {
+            let data: Vec<i32> = (0..10_000).collect();
+            world.send_typed(&data, &every_other, 1, 1, 0)?; // 20000 bytes: eager, packed
+            let big: Vec<i32> = (0..40_000).collect();
+            let ev = TypeMap::vector(20_000, 1, 2, &i32::type_map())?.commit();
+            world.send_typed(&big, &ev, 1, 1, 1)?; // 80000 bytes: rendezvous
+            world.send(&data[..], 1, 2)?; // plain, received typed
+        } else {
+            let (evens, st) = world.recv::<i32>(0, 0)?;
+            assert_eq!(st.count, 5000);
+            assert!(evens.iter().enumerate().all(|(i, &x)| x == 2 * i as i32));
+            let mut into = vec![0i32; 20_000];
+            world.recv_into(&mut into, 0, 1)?;
+            assert!(into.iter().enumerate().all(|(i, &x)| x == 2 * i as i32));
+            let mut spread = vec![-1i32; 20_000];
+            let ev = TypeMap::vector(10_000, 1, 2, &i32::type_map())?.commit();
+            let st = world.recv_typed(&mut spread, &ev, 1, 0, 2)?;
+            assert_eq!(st.count, 1);
+            assert!(spread
+                .iter()
+                .enumerate()
+                .all(|(i, &x)| x == if i % 2 == 0 { i as i32 / 2 } else { -1 }));
+        }
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn signature_mismatch_and_truncation_are_errors_and_the_message_stays() {
+    rpar::run(2, |world| {
+        let three = TypeMap::contiguous(3, &i32::type_map())?.commit();
+        if world.rank() == 0 {
+            world.send_typed(&[1, 2, 3], &three, 1, 1, 0)?;
+        } else {
+            let mut f = [0f32; 3];
+            let as_f32 = TypeMap::contiguous(3, &f32::type_map())?.commit();
+            let err = world.recv_typed(&mut f, &as_f32, 1, 0, 0).unwrap_err();
+            assert!(
+                matches!(err, Error::TypeMismatch { source_rank: 0, .. }),
+                "{err}"
+            );
+            let two = TypeMap::contiguous(2, &i32::type_map())?.commit();
+            let mut small = [0i32; 2];
+            let err = world.recv_typed(&mut small, &two, 1, 0, 0).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    Error::Truncated {
+                        needed: 12,
+                        capacity: 8,
+                        ..
+                    }
+                ),
+                "{err}"
+            );
+            // a longer receive accepts the shorter message (prefix rule): 3 of 4 ints
+            let mut four = [0i32; 4];
+            let one = i32::type_map().commit();
+            let st = world.recv_typed(&mut four, &one, 4, 0, 0)?;
+            assert_eq!((st.count, four), (3, [1, 2, 3, 0]));
+        }
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn every_byte_is_bounds_checked_before_anything_moves() {
+    rpar::run(2, |world| {
+        let t = TypeMap::vector(3, 1, 4, &u16::type_map())?.commit(); // touches bytes 0..18
+        if world.rank() == 0 {
+            let err = world.send_typed(&[0u16; 8], &t, 1, 1, 0).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    Error::BufferOutOfBounds {
+                        low: 0,
+                        high: 18,
+                        len: 16,
+                        ..
+                    }
+                ),
+                "{err}"
+            );
+            let back = TypeMap::vector(2, 1, -1, &u16::type_map())?.commit();
+            assert!(world.send_typed(&[0u16; 8], &back, 1, 1, 0).is_err()); // byte -2
+            world.send(&[5u16; 9][..], 1, 1)?;
+        } else {
+            let mut short = [0u16; 8];
+            let err = world.recv_typed(&mut short, &t, 1, 0, 1).unwrap_err();
+            assert!(matches!(err, Error::BufferOutOfBounds { .. }), "{err}");
+            assert_eq!(short, [0; 8]);
+            let one = u16::type_map().commit();
+            world.recv_typed(&mut short, &one, 8, 0, 1).unwrap_err(); // 9 sent, 8 fit
+            let mut nine = [0u16; 9];
+            world.recv_typed(&mut nine, &one, 9, 0, 1)?;
+            assert_eq!(nine, [5; 9]);
+        }
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn a_type_must_match_the_buffer_layout() {
+    let f = TypeMap::contiguous(2, &f32::type_map()).unwrap().commit();
+    let err = f.pack_to_vec(&[0u32; 2], 1).unwrap_err();
+    assert!(err.to_string().contains("must land on a f32"), "{err}");
+    // bytes may be read from anything, but not written into bool
+    let bytes = TypeMap::contiguous(4, &TypeMap::basic(rpar::BasicType::Byte))
+        .unwrap()
+        .commit();
+    assert_eq!(bytes.pack_to_vec(&[1u32], 1).unwrap(), 1u32.to_ne_bytes());
+    let mut flags = [false; 4];
+    let err = bytes.unpack(&[0; 4], &mut 0, &mut flags, 1).unwrap_err();
+    assert!(err.to_string().contains("byte"), "{err}");
+}
+
+#[test]
+fn unpacking_into_bool_and_char_validates_first() {
+    let t = TypeMap::structure(&[(1, 0, &char::type_map()), (1, 4, &bool::type_map())])
+        .unwrap()
+        .commit();
+    let good = ['x'.to_string().chars().next().unwrap() as u32]
+        .iter()
+        .flat_map(|c| c.to_ne_bytes())
+        .chain([1u8])
+        .collect::<Vec<u8>>();
+    let mut out = [('a', false)];
+    t.unpack(&good, &mut 0, &mut out, 1).unwrap();
+    assert_eq!(out, [('x', true)]);
+    let mut bad_bool = good.clone();
+    bad_bool[4] = 2;
+    let err = t.unpack(&bad_bool, &mut 0, &mut out, 1).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidValue {
+                basic: rpar::BasicType::Bool,
+                position: 4,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let surrogate = 0xD800u32
+        .to_ne_bytes()
+        .into_iter()
+        .chain([0u8])
+        .collect::<Vec<u8>>();
+    let err = t.unpack(&surrogate, &mut 0, &mut out, 1).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidValue {
+                basic: rpar::BasicType::Char,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(out, [('x', true)], "nothing written on error");
+    // and a bool message cannot be received as u8 or vice versa: the signatures differ
+    rpar::run(2, |world| {
+        if world.rank() == 0 {
+            world.send(&[3u8, 4][..], 1, 0)?;
+        } else {
+            let mut b = [false; 2];
+            let one = bool::type_map().commit();
+            assert!(matches!(
+                world.recv_typed(&mut b, &one, 2, 0, 0),
+                Err(Error::TypeMismatch { .. })
+            ));
+            world.recv::<u8>(0, 0)?;
+        }
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn large_typed_sends_both_ways_do_not_deadlock() {
+    let out = rpar::run(2, |world| {
+        let n = 200_000; // 800 KB each way: rendezvous
+        let ev = TypeMap::vector(n, 1, 2, &u32::type_map())?.commit();
+        let data: Vec<u32> = (0..2 * n as u32).map(|x| x + world.rank() as u32).collect();
+        let other = 1 - world.rank();
+        let mut got = vec![0u32; n];
+        let one = u32::type_map().commit();
+        // both ranks send first: each sender, while blocked, packs the other's offer
+        world.send_typed(&data, &ev, 1, other, 0)?;
+        world.recv_typed(&mut got, &one, n, other, 0)?;
+        Ok(got[..3].to_vec())
+    })
+    .unwrap();
+    assert_eq!(out, vec![vec![1, 3, 5], vec![0, 2, 4]]);
+}
+
+#[test]
+fn types_stay_valid_after_the_types_they_were_built_from_are_dropped() {
+    let outer = {
+        let inner = TypeMap::vector(2, 1, 3, &i16::type_map()).unwrap(); // extent: 4 i16
+        let committed = inner.commit();
+        let outer = TypeMap::contiguous(2, &inner).unwrap();
+        drop(inner);
+        drop(committed);
+        outer.commit()
+    };
+    let data: Vec<i16> = (0..12).collect();
+    let packed = outer.pack_to_vec(&data, 1).unwrap();
+    let want: Vec<u8> = [0i16, 3, 4, 7]
+        .iter()
+        .flat_map(|x| x.to_ne_bytes())
+        .collect();
+    assert_eq!(packed, want);
+    let probe = rpar::run(2, move |world| {
+        if world.rank() == 0 {
+            world.send_typed(&data, &outer, 1, 1, 4)?;
+            Ok(None)
+        } else {
+            let p = world.probe(0, 4)?;
+            world.recv::<i16>(0, 4)?;
+            Ok(Some((p.status.count, p.bytes)))
+        }
+    })
+    .unwrap();
+    assert_eq!(probe[1], Some((1, 8)));
+}
+
+#[test]
+fn a_rendezvous_into_a_gap_free_receive_gathers_straight_in() {
+    let got = rpar::run(2, |world| {
+        let n = 10_000; // 80 KB of every other f64: a rendezvous
+        if world.rank() == 0 {
+            let ev = TypeMap::vector(n, 1, 2, &f64s())?.commit();
+            let data: Vec<f64> = (0..2 * n).map(|i| i as f64).collect();
+            world.send_typed(&data, &ev, 1, 1, 0)?;
+            Ok(vec![])
+        } else {
+            let mut into = vec![0.0; n + 1];
+            let dense = TypeMap::contiguous(n + 1, &f64s())?.commit();
+            let st = world.recv_typed(&mut into, &dense, 1, 0, 0)?;
+            assert_eq!(st.count, 0, "fewer than one whole receive element");
+            Ok(into)
+        }
+    })
+    .unwrap();
+    let want: Vec<f64> = (0..10_000).map(|i| 2.0 * i as f64).chain([0.0]).collect();
+    assert_eq!(got[1], want);
+}
+
+#[test]
+fn negative_strides_travel_with_an_origin() {
+    let got = rpar::run(2, |world| {
+        let back = TypeMap::vector(3, 1, -2, &i32::type_map())?.commit(); // bytes -16..4
+        if world.rank() == 0 {
+            let data = [10, 11, 12, 13, 14];
+            assert!(world.send_typed(&data, &back, 1, 1, 0).is_err()); // origin 0: byte -16
+            world.send_typed_at(&data, 4, &back, 1, 1, 0)?;
+            Ok(vec![])
+        } else {
+            let mut into = [0i32; 5];
+            world.recv_typed_at(&mut into, 4, &back, 1, 0, 0)?;
+            Ok(into.to_vec())
+        }
+    })
+    .unwrap();
+    assert_eq!(got[1], [10, 0, 12, 0, 14]);
+}

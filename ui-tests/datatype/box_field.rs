@@ -1,0 +1,9 @@
+use rpar::Datatype;
+
+#[derive(Datatype, Clone)]
+struct Tree {
+    value: i64,
+    left: Box<i64>,
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use rpar::Datatype;
+
+#[derive(Datatype, Clone)]
+struct Everything<'a> {
+    r: &'a u8,
+    p: *mut u8,
+    v: Vec<u8>,
+    #[rpar(nope)]
+    x: u8,
+}
+
+fn main() {}
