@@ -155,7 +155,10 @@ fn main() -> ExitCode {
     let serial_time = start.elapsed().as_secs_f64();
 
     let wrong = c.iter().zip(&expected).filter(|(x, y)| x != y).count();
-    println!("Cannon: n = {n}, p = {p} ({q} x {q} periodic grid), blocks of {0} x {0}", n / q);
+    println!(
+        "Cannon: n = {n}, p = {p} ({q} x {q} periodic grid), blocks of {0} x {0}",
+        n / q
+    );
     println!("parallel time   {:10.3} ms", parallel_time * 1e3);
     println!("sequential time {:10.3} ms", serial_time * 1e3);
     println!(
@@ -164,7 +167,10 @@ fn main() -> ExitCode {
         rpar::cost::efficiency(serial_time, parallel_time, p)
     );
     if wrong == 0 {
-        println!("check: C equals the sequential product in all {} entries: ok", n * n);
+        println!(
+            "check: C equals the sequential product in all {} entries: ok",
+            n * n
+        );
         ExitCode::SUCCESS
     } else {
         println!("check: {wrong} of {} entries differ: WRONG", n * n);

@@ -288,7 +288,10 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     if dims[0] > n || dims[1] > n {
-        eprintln!("error: a {} x {} grid of ranks needs n >= {}", dims[0], dims[1], dims[0]);
+        eprintln!(
+            "error: a {} x {} grid of ranks needs n >= {}",
+            dims[0], dims[1], dims[0]
+        );
         return ExitCode::FAILURE;
     }
 
