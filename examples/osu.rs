@@ -4,9 +4,12 @@
 //!
 //! Run: `cargo run --release --example osu -- --json` (add `--quick` for fewer iterations).
 //! Figures: ping-pong latency (half round trip), streaming bandwidth (window of 64 sends, 16 at
-//! 4 MiB), owned-`Vec` bandwidth; each the median of 7 repetitions, like the peers' program.
+//! 4 MiB), owned-`Vec` bandwidth; allreduce, bcast, allgather and alltoall at 8 B, 64 KiB and
+//! 1 MiB per rank on 2, 4 and 8 ranks, and (rpar only) 8 B and 64 KiB on 64 and 256 ranks; each
+//! the median of 7 repetitions, like the peers' program. Pack throughput is
+//! `examples/pack_bench.rs`.
 
-use rpar::{Comm, Result};
+use rpar::{Comm, Max, Result, Sum};
 use std::time::Instant;
 
 const REPS: usize = 7;
@@ -140,6 +143,74 @@ fn point_to_point(o: &Opts) -> Result<()> {
     Ok(())
 }
 
+/// The collectives the peers measure, in their order.
+const COLLECTIVES: [&str; 4] = ["allreduce_us", "bcast_us", "allgather_us", "alltoall_us"];
+
+/// One call of collective `op` with `m` bytes per rank (the peers' definitions: allreduce of
+/// m/8 doubles, bcast of m bytes from rank 0, allgather and alltoall of m bytes per rank).
+fn collective(w: &Comm, op: &str, m: usize, bufs: &mut Bufs) -> Result<()> {
+    match op {
+        "allreduce_us" => w.allreduce_in_place(&mut bufs.doubles[..], Sum),
+        "bcast_us" => w.bcast(&mut bufs.send[..m], 0),
+        "allgather_us" => w.allgather_into(&bufs.send[..m], &mut bufs.recv[..m * w.size()]),
+        "alltoall_us" => {
+            w.alltoall_into(&bufs.send[..m * w.size()], &mut bufs.recv[..m * w.size()])
+        }
+        other => unreachable!("unknown collective {other}"),
+    }
+}
+
+struct Bufs {
+    doubles: Vec<f64>,
+    send: Vec<u8>,
+    recv: Vec<u8>,
+}
+
+/// Mean time of one call in microseconds, the slowest rank's, median of 7 (as the peers).
+fn time_collective(w: &Comm, op: &str, m: usize, iters: usize) -> Result<f64> {
+    let p = w.size();
+    let mut bufs = Bufs {
+        doubles: vec![1.0; (m / 8).max(1)],
+        send: vec![1u8; m * p],
+        recv: vec![0u8; m * p],
+    };
+    let mut t = Vec::with_capacity(REPS);
+    for _ in 0..REPS {
+        w.barrier()?;
+        let t0 = Instant::now();
+        for _ in 0..iters {
+            collective(w, op, m, &mut bufs)?;
+        }
+        let local = t0.elapsed().as_secs_f64() / iters as f64 * 1e6;
+        t.push(w.allreduce(&local, Max)?);
+    }
+    Ok(median(t))
+}
+
+fn collectives(o: &Opts, ranks: &[usize], sizes: &[usize], scale: f64) -> Result<()> {
+    for &p in ranks {
+        let figures = rpar::run(p, |w| {
+            let mut out = Vec::new();
+            for op in COLLECTIVES {
+                for &m in sizes {
+                    let base = match m {
+                        0..=8 => 2000.0,
+                        9..=65536 => 200.0,
+                        _ => 20.0,
+                    };
+                    let iters = ((base * scale * o.scale) as usize).max(1);
+                    out.push((op, m, time_collective(&w, op, m, iters)?));
+                }
+            }
+            Ok(out)
+        })?;
+        for (op, m, v) in &figures[0] {
+            emit(op, Some(p), *m, *v);
+        }
+    }
+    Ok(())
+}
+
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
@@ -153,7 +224,15 @@ fn main() -> std::process::ExitCode {
             1.0
         },
     };
-    match point_to_point(&o) {
+    let sizes = [8usize, 65536, 1 << 20];
+    let run = point_to_point(&o)
+        // like the peers: 2 ranks at full count, 4 and 8 oversubscribed with fewer iterations
+        .and_then(|()| collectives(&o, &[2], &sizes, 1.0))
+        .and_then(|()| collectives(&o, &[4, 8], &sizes, 0.2))
+        // rpar only: many more ranks than cores
+        .and_then(|()| collectives(&o, &[64], &[8, 65536], 0.02))
+        .and_then(|()| collectives(&o, &[256], &[8], 0.02));
+    match run {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
