@@ -7,6 +7,7 @@ use crate::Error;
 use crossbeam::channel::{Receiver, Sender};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
 
 /// Why a rank failed: the first failure of a run decides its error.
 #[derive(Debug, Clone)]
@@ -51,11 +52,12 @@ pub(crate) struct Fabric {
     next_context: AtomicU32,
     warnings: Mutex<Vec<Warning>>,
     watch: Watch,
+    poll_budget: Duration,
 }
 
 impl Fabric {
     /// A fabric of `n` mailboxes, with the receiving end of each.
-    pub(crate) fn new(n: usize) -> (Fabric, Vec<Receiver<Envelope>>) {
+    pub(crate) fn new(n: usize, poll_budget: Duration) -> (Fabric, Vec<Receiver<Envelope>>) {
         let (txs, rxs) = (0..n).map(|_| crossbeam::channel::unbounded()).unzip();
         let fabric = Fabric {
             mailboxes: txs,
@@ -65,6 +67,7 @@ impl Fabric {
             next_context: AtomicU32::new(1),
             warnings: Mutex::new(Vec::new()),
             watch: Watch::new(n),
+            poll_budget,
         };
         (fabric, rxs)
     }
@@ -77,6 +80,12 @@ impl Fabric {
     /// Reserves `n` fresh communicator ids.
     pub(crate) fn new_contexts(&self, n: u32) -> u32 {
         self.next_context.fetch_add(n, Ordering::Relaxed)
+    }
+
+    /// How long a blocked call polls (yielding the core) before it parks its thread.
+    #[inline]
+    pub(crate) fn poll_budget(&self) -> Duration {
+        self.poll_budget
     }
 
     /// The deadlock watch of the ranks.

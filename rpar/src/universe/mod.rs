@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A set of ranks to run an SPMD program on (the in-process counterpart of `mpiexec -n`).
 ///
@@ -31,7 +31,13 @@ pub struct Universe {
     strict: bool,
     trace: Option<PathBuf>,
     record_matrix: bool,
+    poll_budget: Option<Duration>,
 }
+
+/// How long a blocked call polls before parking when every rank has a core of its own.
+const DEFAULT_POLL_DEDICATED: Duration = Duration::from_micros(50);
+/// The same when ranks outnumber cores: polling then takes the core from ranks with work.
+const DEFAULT_POLL_OVERSUBSCRIBED: Duration = Duration::from_micros(5);
 
 impl Universe {
     /// A universe of `ranks` ranks (threads).
@@ -43,6 +49,7 @@ impl Universe {
             strict: false,
             trace: None,
             record_matrix: false,
+            poll_budget: None,
         }
     }
 
@@ -79,6 +86,15 @@ impl Universe {
     /// [`RunReport::matrix`].
     pub fn record_matrix(mut self, on: bool) -> Self {
         self.record_matrix = on;
+        self
+    }
+
+    /// How long a blocked call keeps polling its mailbox (yielding the core between looks)
+    /// before it parks its thread. Longer polls answer faster; shorter ones leave the cores to
+    /// ranks with work when ranks outnumber cores. Default: 50 us when every rank has a core,
+    /// 5 us otherwise; the environment variable `RPAR_POLL_US` overrides the default.
+    pub fn poll_budget(mut self, budget: Duration) -> Self {
+        self.poll_budget = Some(budget);
         self
     }
 
@@ -140,7 +156,7 @@ impl Universe {
                 "expected at least 1 rank, got 0",
             ));
         }
-        let (fabric, mailboxes) = Fabric::new(n);
+        let (fabric, mailboxes) = Fabric::new(n, self.poll_budget_for(n));
         let fabric = Arc::new(fabric);
         let program = &program;
         let stop_watch = AtomicBool::new(false);
@@ -222,6 +238,25 @@ impl Universe {
             warnings,
             matrix,
         })
+    }
+
+    /// The poll budget: the builder's, else `RPAR_POLL_US`, else the default for `n` ranks.
+    fn poll_budget_for(&self, n: usize) -> Duration {
+        if let Some(b) = self.poll_budget {
+            return b;
+        }
+        if let Some(us) = std::env::var("RPAR_POLL_US")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+        {
+            return Duration::from_micros(us);
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        if n <= cores {
+            DEFAULT_POLL_DEDICATED
+        } else {
+            DEFAULT_POLL_OVERSUBSCRIBED
+        }
     }
 
     /// Where the trace goes: the builder's path, else `RPAR_TRACE`, else nowhere.
