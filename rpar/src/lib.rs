@@ -106,3 +106,8 @@ pub mod prelude {
         Sum, UserOp,
     };
 }
+
+/// The README's code, compiled and run as a doc test so that it stays true.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
