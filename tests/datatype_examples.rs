@@ -1,31 +1,8 @@
 //! Runs the datatype examples: each verifies its own answer and exits non-zero if it is wrong.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-/// The build of example `name` next to this test binary.
-fn example(name: &str) -> PathBuf {
-    let mut dir = std::env::current_exe().expect("test binary path");
-    dir.pop(); // deps/
-    dir.pop();
-    dir.join("examples").join(name)
-}
-
-fn run(name: &str, args: &[&str]) -> String {
-    let path = example(name);
-    let out = Command::new(&path)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("could not run {}: {e}", path.display()));
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{name} failed ({}):\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
+use common::run;
 
 #[test]
 fn struct_send_delivers_the_lectures_struct() {

@@ -1,32 +1,9 @@
 //! Runs every example program at a small size: each verifies its own answer and exits non-zero
 //! if it is wrong. `cargo test` builds the examples next to the test binaries.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-/// The debug build of example `name` (cargo puts examples in `target/<profile>/examples`).
-fn example(name: &str) -> PathBuf {
-    let mut dir = std::env::current_exe().expect("test binary path");
-    dir.pop(); // deps/
-    dir.pop();
-    dir.join("examples").join(name)
-}
-
-fn run(name: &str, args: &[&str]) -> String {
-    let path = example(name);
-    let out = Command::new(&path)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("could not run {}: {e}", path.display()));
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{name} {args:?} failed ({}):\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
+use common::run;
 
 #[test]
 fn hello_greets_from_every_rank() {

@@ -2,37 +2,9 @@
 //! each verifies its answer against a sequential computation and exits non-zero if it is
 //! wrong. `cargo test` builds the examples next to the test binaries.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-/// The build of example `name` (cargo puts examples in `target/<profile>/examples`).
-fn example(name: &str) -> PathBuf {
-    let mut dir = std::env::current_exe().expect("test binary path");
-    dir.pop(); // deps/
-    dir.pop();
-    dir.join("examples").join(name)
-}
-
-fn output(name: &str, args: &[&str]) -> Output {
-    let path = example(name);
-    Command::new(&path)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("could not run {}: {e}", path.display()))
-}
-
-/// Runs `name` with `args`, asserts it succeeded, and returns its standard output.
-fn run(name: &str, args: &[&str]) -> String {
-    let out = output(name, args);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{name} {args:?} failed ({}):\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
+use common::{output, run};
 
 #[test]
 fn cannon_multiplies_on_square_grids() {
