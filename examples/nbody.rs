@@ -222,16 +222,24 @@ fn block(rank: usize, chunk: usize, n: usize) -> (usize, usize) {
 }
 
 /// What one rank reports: its bodies' final positions, the time of all steps, the time of each
-/// step's gather, and the total energy before and after (summed over all ranks).
+/// step's gather, the times of the same gather repeated alone after the run, and the total
+/// energy before and after (summed over all ranks).
 struct RankResult {
     positions: Vec<[f64; 3]>,
     total: f64,
     gathers: Vec<f64>,
+    alone: Vec<f64>,
     energy: (f64, f64),
 }
 
 /// The parallel simulation on this rank, the positions shared with `algorithm`.
-fn simulate(world: &Comm, n: usize, steps: usize, algorithm: Allgather) -> Result<RankResult> {
+fn simulate(
+    world: &Comm,
+    n: usize,
+    steps: usize,
+    algorithm: Allgather,
+    reps: usize,
+) -> Result<RankResult> {
     let p = world.size();
     let chunk = n.div_ceil(p);
     let (first, count) = block(world.rank(), chunk, n);
@@ -264,10 +272,20 @@ fn simulate(world: &Comm, n: usize, steps: usize, algorithm: Allgather) -> Resul
     let total = start.elapsed().as_secs_f64();
 
     let e1 = world.allreduce(&energy(&own, first, &gathered[..n]), Sum)?;
+
+    // The same gather alone, every rank starting together after a barrier.
+    let mut alone = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        world.barrier()?;
+        let t = Instant::now();
+        world.allgather_into_with(&local[..], &mut gathered, algorithm)?;
+        alone.push(t.elapsed().as_secs_f64());
+    }
     Ok(RankResult {
         positions: own.iter().map(|b| b.pos).collect(),
         total,
         gathers,
+        alone,
         energy: (e0[0] + e0[1], e1[0] + e1[1]),
     })
 }
@@ -299,41 +317,57 @@ struct Run {
     positions: Vec<[f64; 3]>,
     /// Seconds per step of the slowest rank.
     step: f64,
-    /// Seconds per gather: per step the fastest rank's gather (the last to arrive waits least),
-    /// then the median over the steps.
+    /// Seconds per gather in the steps: per step the fastest rank's gather (the last to arrive
+    /// waits least for the others' computation), then the median over the steps.
     gather: f64,
+    /// Seconds per gather alone (after a barrier, what the cost model describes): per
+    /// repetition the slowest rank, then the median over the repetitions.
+    alone: f64,
     energy: (f64, f64),
     matrix: Option<CommMatrix>,
 }
 
+/// The median of `samples`; 0 for none.
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples.get(samples.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Runs the simulation on `p` ranks (and `reps` gathers alone after it) and summarizes it.
 fn run_parallel(
     p: usize,
     n: usize,
     steps: usize,
     algorithm: Allgather,
+    reps: usize,
     matrix: bool,
 ) -> Result<Run> {
     let report = Universe::new(p)
         .record_matrix(matrix)
-        .run_report(|world| simulate(&world, n, steps, algorithm))?;
+        .run_report(|world| simulate(&world, n, steps, algorithm, reps))?;
     let ranks = report.results;
     let slowest = ranks.iter().map(|r| r.total).fold(0.0, f64::max);
-    let mut per_step: Vec<f64> = (0..steps)
-        .map(|s| {
-            ranks
-                .iter()
-                .map(|r| r.gathers[s])
-                .fold(f64::INFINITY, f64::min)
-        })
-        .collect();
-    per_step.sort_by(f64::total_cmp);
+    // Per sample i, the fastest or slowest rank's time times(r)[i].
+    let across = |count: usize, times: fn(&RankResult) -> &[f64], fastest: bool| {
+        (0..count)
+            .map(|i| {
+                let each = ranks.iter().map(|r| times(r)[i]);
+                if fastest {
+                    each.fold(f64::INFINITY, f64::min)
+                } else {
+                    each.fold(0.0, f64::max)
+                }
+            })
+            .collect::<Vec<_>>()
+    };
     Ok(Run {
         positions: ranks
             .iter()
             .flat_map(|r| r.positions.iter().copied())
             .collect(),
         step: slowest / steps as f64,
-        gather: per_step.get(steps / 2).copied().unwrap_or(0.0),
+        gather: median(across(steps, |r| &r.gathers, true)),
+        alone: median(across(reps, |r| &r.alone, false)),
         energy: ranks[0].energy,
         matrix: report.matrix,
     })
@@ -351,6 +385,17 @@ fn max_relative_error(got: &[[f64; 3]], want: &[[f64; 3]]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// One line of the table: the run's name, seven figures, its error and energy drift.
+fn print_row(cells: [String; 8], tail: [String; 2]) {
+    let [name, rest @ ..] = cells;
+    let mut line = format!("{name:<10}");
+    for (cell, width) in rest.iter().zip([5, 9, 8, 5, 10, 9, 9]) {
+        line.push_str(&format!(" {cell:>width$}"));
+    }
+    println!("{line} {:>8} {:>9}", tail[0], tail[1]);
+}
+
+/// |E_end - E_0| / |E_0|.
 fn drift_of((e0, e1): (f64, f64)) -> f64 {
     ((e1 - e0) / e0).abs()
 }
@@ -416,42 +461,44 @@ fn report(args: &Args) -> Result<bool> {
     );
     let params = model_params(args)?;
 
+    let reps = if args.quick { 3 } else { 50 };
     let (reference, seq_time, seq_energy) = sequential(n, steps);
-    let one = run_parallel(1, n, steps, Allgather::Pairwise, false)?;
+    let one = run_parallel(1, n, steps, Allgather::Pairwise, reps, false)?;
     let mut worst = max_relative_error(&one.positions, &reference);
     let mut ok = one.positions.len() == n && worst <= TOLERANCE;
     println!();
-    println!(
-        "{:<10} {:>5} {:>10} {:>8} {:>6} {:>11} {:>11} {:>10} {:>10}",
-        "run", "ranks", "step ms", "speedup", "eff", "gather us", "model us", "rel err", "E drift"
+    print_row(
+        [
+            "run",
+            "ranks",
+            "step ms",
+            "speedup",
+            "eff",
+            "gather us",
+            "alone us",
+            "model us",
+        ]
+        .map(String::from),
+        ["rel err", "E drift"].map(String::from),
     );
-    println!(
-        "{:<10} {:>5} {:>10.3} {:>8} {:>6} {:>11} {:>11} {:>10} {:>10.2e}",
-        "sequential",
-        1,
-        seq_time * 1e3 / steps as f64,
-        "-",
-        "-",
-        "-",
-        "-",
-        "-",
-        drift_of(seq_energy)
+    let dash = || "-".to_string();
+    print_row(
+        [
+            "sequential".into(),
+            "1".into(),
+            format!("{:.3}", seq_time * 1e3 / steps as f64),
+            dash(),
+            dash(),
+            dash(),
+            dash(),
+            dash(),
+        ],
+        [dash(), format!("{:.2e}", drift_of(seq_energy))],
     );
-    println!(
-        "{:<10} {:>5} {:>10.3} {:>8.2} {:>6.2} {:>11.2} {:>11.2} {:>10.1e} {:>10.2e}",
-        "one rank",
-        1,
-        one.step * 1e3,
-        1.0,
-        1.0,
-        one.gather * 1e6,
-        0.0,
-        worst,
-        drift_of(one.energy)
-    );
+    let mut runs = vec![("one rank", 1, 0.0, worst, one)];
     let mut matrices = Vec::new();
     for (name, algorithm) in args.scheme.runs() {
-        let run = run_parallel(p, n, steps, algorithm, args.matrix)?;
+        let mut run = run_parallel(p, n, steps, algorithm, reps, args.matrix)?;
         let err = max_relative_error(&run.positions, &reference);
         ok &= run.positions.len() == n && err <= TOLERANCE;
         worst = worst.max(err);
@@ -459,24 +506,35 @@ fn report(args: &Args) -> Result<bool> {
             Allgather::Pairwise => lecture::nbody_gather_ring(&params, p, m),
             _ => lecture::nbody_gather_doubling(&params, p, m),
         };
-        println!(
-            "{:<10} {:>5} {:>10.3} {:>8.2} {:>6.2} {:>11.2} {:>11.2} {:>10.1e} {:>10.2e}",
-            name,
-            p,
-            run.step * 1e3,
-            rpar::cost::speedup(one.step, run.step),
-            rpar::cost::efficiency(one.step, run.step, p),
-            run.gather * 1e6,
-            model * 1e6,
-            err,
-            drift_of(run.energy)
-        );
-        if let Some(matrix) = run.matrix {
+        if let Some(matrix) = run.matrix.take() {
             matrices.push((name, matrix));
         }
+        runs.push((name, p, model, err, run));
     }
-    println!("(speedup and efficiency against the one-rank run; gather: median over steps of the");
-    println!(" fastest rank's allgather; model: (p-1)(alpha + m beta) resp. alpha log2 p + (p-1) m beta)");
+    let t1 = runs[0].4.step;
+    for (name, ranks, model, err, run) in &runs {
+        print_row(
+            [
+                name.to_string(),
+                ranks.to_string(),
+                format!("{:.3}", run.step * 1e3),
+                format!("{:.2}", rpar::cost::speedup(t1, run.step)),
+                format!("{:.2}", rpar::cost::efficiency(t1, run.step, *ranks)),
+                format!("{:.2}", run.gather * 1e6),
+                format!("{:.2}", run.alone * 1e6),
+                format!("{:.2}", model * 1e6),
+            ],
+            [
+                format!("{err:.1e}"),
+                format!("{:.2e}", drift_of(run.energy)),
+            ],
+        );
+    }
+    println!("speedup, efficiency: against the one-rank run. gather: median over the steps of the");
+    println!("fastest rank's allgather; alone: median of {reps} allgathers after a barrier (slowest rank);");
+    println!(
+        "model: (p-1)(alpha + m beta) for pairwise, alpha log2 p + (p-1) m beta for doubling."
+    );
     for (name, matrix) in matrices {
         println!("\ncommunication matrix of the {name} run (from \\ to):\n{matrix}");
     }

@@ -53,7 +53,7 @@ fn both_schemes_match_the_sequential_run() {
     for name in ["pairwise", "doubling"] {
         let cols = row(&out, name);
         assert_eq!(cols[1], "4", "{out}");
-        let err: f64 = cols[7].parse().expect("relative error column");
+        let err: f64 = cols[8].parse().expect("relative error column");
         assert!(err <= 1e-9, "{out}");
     }
 }
@@ -77,7 +77,7 @@ fn uneven_rank_counts_and_given_model_parameters() {
     }
     // The model column follows the lecture's formulas: 3 ranks, m = 35 * 32 B.
     let out = run(&["--quick", "--ranks", "3", "--alpha", "2", "--beta", "0.5"]);
-    let model = |name| row(&out, name)[6].parse::<f64>().expect("model column");
+    let model = |name| row(&out, name)[7].parse::<f64>().expect("model column");
     let m = 35.0 * 32.0 * 0.5e-3; // microseconds
     assert!((model("pairwise") - 2.0 * (2.0 + m)).abs() < 0.01, "{out}");
     assert!(
