@@ -1,0 +1,552 @@
+//! The gravitational N-body problem (the lecture's flagship): N bodies, N/p per rank, each step
+//! every rank needs every body's position, shared by an allgather of a derived datatype.
+//!
+//! Each rank owns a contiguous block of `c = ceil(N / p)` bodies (the last ranks may own fewer,
+//! even none): rank r owns bodies `r c .. min((r + 1) c, N)`. Every rank sends exactly `c`
+//! [`PointMass`] values per step, the unused slots padded with massless bodies, so each gather
+//! is a plain `MPI_Allgather` of equal blocks, the message size `m = c * 32` bytes the cost
+//! model needs, and the gathered array's first N entries are the bodies in global order. The
+//! integrator is velocity Verlet (kick-drift-kick) with Plummer softening; the forces on body i
+//! are summed over j in global order, in the sequential and the parallel program alike.
+//!
+//! Both of the lecture's gather schemes are selectable: `--scheme pairwise` (p - 1 steps; in
+//! step s each rank sends its own block to the rank s ahead; model (p - 1)(alpha + m beta)),
+//! `--scheme doubling` (recursive doubling, ceil(log2 p) steps with doubling messages; model
+//! alpha log2 p + (p - 1) m beta), or `both` (the default, one after the other). alpha and beta
+//! come from `rpar::cost::calibrate` (ping-pong between 2 ranks) unless given as options.
+//!
+//! Run: `cargo run --release --example nbody [-- --bodies 2048 --steps 20 --ranks 4]`
+//! (`--quick`: 103 bodies, 4 steps, for the test suite; `--matrix`: print the communication
+//! matrix of each run). Compares every body's final position with the sequential run computed
+//! in the same program and exits non-zero if any differs by more than 1e-9 relative error.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, ValueEnum};
+use rpar::cost::{calibrate, calibrate_sizes, lecture, Params};
+use rpar::prelude::*;
+use rpar::{Allgather, CommMatrix};
+
+/// Gravitational N-body simulation with the lecture's two allgather schemes.
+#[derive(Parser, Debug)]
+struct Args {
+    /// Number of bodies N (need not be a multiple of the rank count).
+    #[arg(long, default_value_t = 2048)]
+    bodies: usize,
+    /// Number of time steps.
+    #[arg(long, default_value_t = 20)]
+    steps: usize,
+    /// Number of ranks p.
+    #[arg(long, default_value_t = 4)]
+    ranks: usize,
+    /// The allgather scheme that shares the positions each step.
+    #[arg(long, value_enum, default_value_t = Scheme::Both)]
+    scheme: Scheme,
+    /// Startup time alpha in microseconds (with --beta: skips the calibration).
+    #[arg(long, requires = "beta")]
+    alpha: Option<f64>,
+    /// Time per byte beta in nanoseconds (with --alpha: skips the calibration).
+    #[arg(long, requires = "alpha")]
+    beta: Option<f64>,
+    /// Print the communication matrix of each parallel run.
+    #[arg(long)]
+    matrix: bool,
+    /// Small run for the test suite (103 bodies, 4 steps, short calibration).
+    #[arg(long)]
+    quick: bool,
+}
+
+/// Which allgather scheme(s) to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Scheme {
+    /// Pairwise exchange: p - 1 steps, one block each.
+    Pairwise,
+    /// Recursive doubling: ceil(log2 p) steps, messages doubling in size.
+    Doubling,
+    /// Both, one after the other.
+    Both,
+}
+
+impl Scheme {
+    /// The schemes to run, with their names and library algorithms.
+    fn runs(self) -> Vec<(&'static str, Allgather)> {
+        let pairwise = ("pairwise", Allgather::Pairwise);
+        let doubling = ("doubling", Allgather::RecursiveDoubling);
+        match self {
+            Scheme::Pairwise => vec![pairwise],
+            Scheme::Doubling => vec![doubling],
+            Scheme::Both => vec![pairwise, doubling],
+        }
+    }
+}
+
+/// Gravitational constant (units where G = 1).
+const G: f64 = 1.0;
+/// Time step.
+const DT: f64 = 1e-3;
+/// Plummer softening length squared (bodies are spread over the unit ball).
+const EPS2: f64 = 0.05 * 0.05;
+/// The largest relative position error accepted against the sequential run.
+const TOLERANCE: f64 = 1e-9;
+
+/// What each rank shares every step: a body's position and mass, sent as one derived datatype
+/// (a struct of `[f64; 3]` and `f64`, 32 bytes).
+#[derive(Datatype, Clone, Copy, Debug, Default, PartialEq)]
+struct PointMass {
+    pos: [f64; 3],
+    mass: f64,
+}
+
+/// A body's full state; only the owning rank knows its velocity, so it is never sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Body {
+    pos: [f64; 3],
+    vel: [f64; 3],
+    mass: f64,
+}
+
+impl Body {
+    fn point_mass(&self) -> PointMass {
+        PointMass {
+            pos: self.pos,
+            mass: self.mass,
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so every rank builds the same initial state.
+struct SplitMix(u64);
+
+impl SplitMix {
+    /// A uniform number in [-1, 1).
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+}
+
+/// N bodies of total mass 1 spread over the unit ball, slowly rotating about the z axis.
+fn initial_bodies(n: usize) -> Vec<Body> {
+    let mut rng = SplitMix(2010);
+    let mut bodies = Vec::with_capacity(n);
+    while bodies.len() < n {
+        let pos = [rng.next(), rng.next(), rng.next()];
+        if pos.iter().map(|x| x * x).sum::<f64>() > 1.0 {
+            continue;
+        }
+        let jitter = [rng.next(), rng.next(), rng.next()];
+        let vel = [
+            -0.5 * pos[1] + 0.05 * jitter[0],
+            0.5 * pos[0] + 0.05 * jitter[1],
+            0.05 * jitter[2],
+        ];
+        bodies.push(Body {
+            pos,
+            vel,
+            mass: 1.0 / n as f64,
+        });
+    }
+    bodies
+}
+
+/// The accelerations of `own` (global indices `first..`) from all of `sources`, each summed
+/// over the sources in order (the same order in every run, so the results are reproducible).
+fn accelerations(own: &[Body], first: usize, sources: &[PointMass]) -> Vec<[f64; 3]> {
+    own.iter()
+        .enumerate()
+        .map(|(k, body)| {
+            let mut a = [0.0; 3];
+            for (j, src) in sources.iter().enumerate() {
+                if j == first + k {
+                    continue;
+                }
+                let d = [
+                    src.pos[0] - body.pos[0],
+                    src.pos[1] - body.pos[1],
+                    src.pos[2] - body.pos[2],
+                ];
+                let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + EPS2;
+                let s = G * src.mass / (r2 * r2.sqrt());
+                for (ai, di) in a.iter_mut().zip(d) {
+                    *ai += s * di;
+                }
+            }
+            a
+        })
+        .collect()
+}
+
+/// Kinetic and potential energy of `own` (the potential halved: each pair is seen from both
+/// sides, the sum over all ranks counts it once).
+fn energy(own: &[Body], first: usize, sources: &[PointMass]) -> [f64; 2] {
+    let mut e = [0.0; 2];
+    for (k, body) in own.iter().enumerate() {
+        e[0] += 0.5 * body.mass * body.vel.iter().map(|v| v * v).sum::<f64>();
+        for (j, src) in sources.iter().enumerate() {
+            if j != first + k {
+                let r2: f64 = (0..3).map(|i| (src.pos[i] - body.pos[i]).powi(2)).sum();
+                e[1] -= 0.5 * G * body.mass * src.mass / (r2 + EPS2).sqrt();
+            }
+        }
+    }
+    e
+}
+
+/// Half a kick (v += a dt / 2) for every body.
+fn kick(own: &mut [Body], acc: &[[f64; 3]]) {
+    for (body, a) in own.iter_mut().zip(acc) {
+        for (v, ai) in body.vel.iter_mut().zip(a) {
+            *v += 0.5 * DT * ai;
+        }
+    }
+}
+
+/// A drift (x += v dt) for every body.
+fn drift(own: &mut [Body]) {
+    for body in own {
+        for (x, v) in body.pos.iter_mut().zip(body.vel) {
+            *x += DT * v;
+        }
+    }
+}
+
+/// One rank's block: global index of its first body and how many it owns (`chunk` slots).
+fn block(rank: usize, chunk: usize, n: usize) -> (usize, usize) {
+    let first = (rank * chunk).min(n);
+    (first, (first + chunk).min(n) - first)
+}
+
+/// What one rank reports: its bodies' final positions, the time of all steps, the time of each
+/// step's gather, the times of the same gather repeated alone after the run, and the total
+/// energy before and after (summed over all ranks).
+struct RankResult {
+    positions: Vec<[f64; 3]>,
+    total: f64,
+    gathers: Vec<f64>,
+    alone: Vec<f64>,
+    energy: (f64, f64),
+}
+
+/// The parallel simulation on this rank, the positions shared with `algorithm`.
+fn simulate(
+    world: &Comm,
+    n: usize,
+    steps: usize,
+    algorithm: Allgather,
+    reps: usize,
+) -> Result<RankResult> {
+    let p = world.size();
+    let chunk = n.div_ceil(p);
+    let (first, count) = block(world.rank(), chunk, n);
+    let all = initial_bodies(n);
+    let mut own = all[first..first + count].to_vec();
+    // The gathered positions: p blocks of `chunk`, padding after the N real bodies.
+    let mut gathered = vec![PointMass::default(); chunk * p];
+    for (g, b) in gathered.iter_mut().zip(&all) {
+        *g = b.point_mass();
+    }
+    let mut local = vec![PointMass::default(); chunk];
+    let e0 = world.allreduce(&energy(&own, first, &gathered[..n]), Sum)?;
+
+    let mut gathers = Vec::with_capacity(steps);
+    world.barrier()?;
+    let start = Instant::now();
+    let mut acc = accelerations(&own, first, &gathered[..n]);
+    for _ in 0..steps {
+        kick(&mut own, &acc);
+        drift(&mut own);
+        for (slot, body) in local.iter_mut().zip(&own) {
+            *slot = body.point_mass();
+        }
+        let t = Instant::now();
+        world.allgather_into_with(&local[..], &mut gathered, algorithm)?;
+        gathers.push(t.elapsed().as_secs_f64());
+        acc = accelerations(&own, first, &gathered[..n]);
+        kick(&mut own, &acc);
+    }
+    let total = start.elapsed().as_secs_f64();
+
+    let e1 = world.allreduce(&energy(&own, first, &gathered[..n]), Sum)?;
+
+    // The same gather alone, every rank starting together after a barrier.
+    let mut alone = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        world.barrier()?;
+        let t = Instant::now();
+        world.allgather_into_with(&local[..], &mut gathered, algorithm)?;
+        alone.push(t.elapsed().as_secs_f64());
+    }
+    Ok(RankResult {
+        positions: own.iter().map(|b| b.pos).collect(),
+        total,
+        gathers,
+        alone,
+        energy: (e0[0] + e0[1], e1[0] + e1[1]),
+    })
+}
+
+/// The sequential reference: final positions, time and (initial, final) energy.
+fn sequential(n: usize, steps: usize) -> (Vec<[f64; 3]>, f64, (f64, f64)) {
+    let mut bodies = initial_bodies(n);
+    let masses = |b: &[Body]| b.iter().map(Body::point_mass).collect::<Vec<_>>();
+    let total_energy = |b: &[Body]| {
+        let e = energy(b, 0, &masses(b));
+        e[0] + e[1]
+    };
+    let e0 = total_energy(&bodies);
+    let start = Instant::now();
+    let mut acc = accelerations(&bodies, 0, &masses(&bodies));
+    for _ in 0..steps {
+        kick(&mut bodies, &acc);
+        drift(&mut bodies);
+        acc = accelerations(&bodies, 0, &masses(&bodies));
+        kick(&mut bodies, &acc);
+    }
+    let time = start.elapsed().as_secs_f64();
+    let e1 = total_energy(&bodies);
+    (bodies.iter().map(|b| b.pos).collect(), time, (e0, e1))
+}
+
+/// One parallel run's summary.
+struct Run {
+    positions: Vec<[f64; 3]>,
+    /// Seconds per step of the slowest rank.
+    step: f64,
+    /// Seconds per gather in the steps: per step the fastest rank's gather (the last to arrive
+    /// waits least for the others' computation), then the median over the steps.
+    gather: f64,
+    /// Seconds per gather alone (after a barrier, what the cost model describes): per
+    /// repetition the slowest rank, then the median over the repetitions.
+    alone: f64,
+    energy: (f64, f64),
+    matrix: Option<CommMatrix>,
+}
+
+/// The median of `samples`; 0 for none.
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples.get(samples.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Runs the simulation on `p` ranks (and `reps` gathers alone after it) and summarizes it.
+fn run_parallel(
+    p: usize,
+    n: usize,
+    steps: usize,
+    algorithm: Allgather,
+    reps: usize,
+    matrix: bool,
+) -> Result<Run> {
+    let report = Universe::new(p)
+        .record_matrix(matrix)
+        .run_report(|world| simulate(&world, n, steps, algorithm, reps))?;
+    let ranks = report.results;
+    let slowest = ranks.iter().map(|r| r.total).fold(0.0, f64::max);
+    // Per sample i, the fastest or slowest rank's time times(r)[i].
+    let across = |count: usize, times: fn(&RankResult) -> &[f64], fastest: bool| {
+        (0..count)
+            .map(|i| {
+                let each = ranks.iter().map(|r| times(r)[i]);
+                if fastest {
+                    each.fold(f64::INFINITY, f64::min)
+                } else {
+                    each.fold(0.0, f64::max)
+                }
+            })
+            .collect::<Vec<_>>()
+    };
+    Ok(Run {
+        positions: ranks
+            .iter()
+            .flat_map(|r| r.positions.iter().copied())
+            .collect(),
+        step: slowest / steps as f64,
+        gather: median(across(steps, |r| &r.gathers, true)),
+        alone: median(across(reps, |r| &r.alone, false)),
+        energy: ranks[0].energy,
+        matrix: report.matrix,
+    })
+}
+
+/// The largest relative difference |x - y| / |y| over all bodies' positions.
+fn max_relative_error(got: &[[f64; 3]], want: &[[f64; 3]]) -> f64 {
+    got.iter()
+        .zip(want)
+        .map(|(x, y)| {
+            let diff = (0..3).map(|i| (x[i] - y[i]).powi(2)).sum::<f64>().sqrt();
+            let norm = y.iter().map(|v| v * v).sum::<f64>().sqrt();
+            diff / norm.max(f64::MIN_POSITIVE)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// One line of the table: the run's name, seven figures, its error and energy drift.
+fn print_row(cells: [String; 8], tail: [String; 2]) {
+    let [name, rest @ ..] = cells;
+    let mut line = format!("{name:<10}");
+    for (cell, width) in rest.iter().zip([5, 9, 8, 5, 10, 9, 9]) {
+        line.push_str(&format!(" {cell:>width$}"));
+    }
+    println!("{line} {:>8} {:>9}", tail[0], tail[1]);
+}
+
+/// |E_end - E_0| / |E_0|.
+fn drift_of((e0, e1): (f64, f64)) -> f64 {
+    ((e1 - e0) / e0).abs()
+}
+
+fn model_params(args: &Args) -> Result<Params> {
+    if let (Some(alpha), Some(beta)) = (args.alpha, args.beta) {
+        println!("cost model: alpha = {alpha:.3} us, beta = {beta:.4} ns/B (given)");
+        return Ok(Params::hockney(alpha * 1e-6, beta * 1e-9));
+    }
+    let cal = rpar::run(2, |world| {
+        if args.quick {
+            calibrate_sizes(&world, &[0, 1024, 16384, 65536], 5)
+        } else {
+            calibrate(&world)
+        }
+    })?
+    .remove(0);
+    // A negative intercept (possible with noisy small sizes) would make no physical sense.
+    let alpha = cal.alpha.max(0.0);
+    println!(
+        "cost model: alpha = {:.3} us, beta = {:.4} ns/B (calibrated by ping-pong, R^2 = {:.4})",
+        alpha * 1e6,
+        cal.beta * 1e9,
+        cal.r_squared
+    );
+    Ok(Params::hockney(alpha, cal.beta))
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match report(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs everything and prints the table; `Ok(false)` if a parallel result is wrong.
+fn report(args: &Args) -> Result<bool> {
+    let (n, steps) = if args.quick {
+        (103, 4)
+    } else {
+        (args.bodies, args.steps)
+    };
+    let p = args.ranks;
+    if n == 0 || steps == 0 || p == 0 {
+        return Err(Error::user(format!(
+            "need at least 1 body, 1 step and 1 rank, got --bodies {n} --steps {steps} --ranks {p}"
+        )));
+    }
+    let chunk = n.div_ceil(p);
+    let m = chunk * std::mem::size_of::<PointMass>();
+    println!(
+        "N-body: {n} bodies, {steps} steps of dt = {DT}, softening {}, velocity Verlet",
+        EPS2.sqrt()
+    );
+    println!(
+        "{p} ranks, {chunk} bodies per rank ({} padding slots), {m} B per rank per gather",
+        chunk * p - n
+    );
+    let params = model_params(args)?;
+
+    let reps = if args.quick { 3 } else { 50 };
+    let (reference, seq_time, seq_energy) = sequential(n, steps);
+    let one = run_parallel(1, n, steps, Allgather::Pairwise, reps, false)?;
+    let mut worst = max_relative_error(&one.positions, &reference);
+    let mut ok = one.positions.len() == n && worst <= TOLERANCE;
+    println!();
+    print_row(
+        [
+            "run",
+            "ranks",
+            "step ms",
+            "speedup",
+            "eff",
+            "gather us",
+            "alone us",
+            "model us",
+        ]
+        .map(String::from),
+        ["rel err", "E drift"].map(String::from),
+    );
+    let dash = || "-".to_string();
+    print_row(
+        [
+            "sequential".into(),
+            "1".into(),
+            format!("{:.3}", seq_time * 1e3 / steps as f64),
+            dash(),
+            dash(),
+            dash(),
+            dash(),
+            dash(),
+        ],
+        [dash(), format!("{:.2e}", drift_of(seq_energy))],
+    );
+    let mut runs = vec![("one rank", 1, 0.0, worst, one)];
+    let mut matrices = Vec::new();
+    for (name, algorithm) in args.scheme.runs() {
+        let mut run = run_parallel(p, n, steps, algorithm, reps, args.matrix)?;
+        let err = max_relative_error(&run.positions, &reference);
+        ok &= run.positions.len() == n && err <= TOLERANCE;
+        worst = worst.max(err);
+        let model = match algorithm {
+            Allgather::Pairwise => lecture::nbody_gather_ring(&params, p, m),
+            _ => lecture::nbody_gather_doubling(&params, p, m),
+        };
+        if let Some(matrix) = run.matrix.take() {
+            matrices.push((name, matrix));
+        }
+        runs.push((name, p, model, err, run));
+    }
+    let t1 = runs[0].4.step;
+    for (name, ranks, model, err, run) in &runs {
+        print_row(
+            [
+                name.to_string(),
+                ranks.to_string(),
+                format!("{:.3}", run.step * 1e3),
+                format!("{:.2}", rpar::cost::speedup(t1, run.step)),
+                format!("{:.2}", rpar::cost::efficiency(t1, run.step, *ranks)),
+                format!("{:.2}", run.gather * 1e6),
+                format!("{:.2}", run.alone * 1e6),
+                format!("{:.2}", model * 1e6),
+            ],
+            [
+                format!("{err:.1e}"),
+                format!("{:.2e}", drift_of(run.energy)),
+            ],
+        );
+    }
+    println!("speedup, efficiency: against the one-rank run. gather: median over the steps of the");
+    println!("fastest rank's allgather; alone: median of {reps} allgathers after a barrier (slowest rank);");
+    println!(
+        "model: (p-1)(alpha + m beta) for pairwise, alpha log2 p + (p-1) m beta for doubling."
+    );
+    for (name, matrix) in matrices {
+        println!("\ncommunication matrix of the {name} run (from \\ to):\n{matrix}");
+    }
+    println!();
+    if ok {
+        println!(
+            "check: every body's position matches the sequential run (max relative error {worst:.1e} <= {TOLERANCE:.0e})"
+        );
+    } else {
+        println!(
+            "check FAILED: positions differ from the sequential run (max relative error {worst:.1e} > {TOLERANCE:.0e})"
+        );
+    }
+    Ok(ok)
+}
