@@ -2,31 +2,16 @@
 //! sequential run and exits non-zero if any differs by more than 1e-9 relative error.
 //! `cargo test` builds the examples next to the test binaries.
 
-use std::process::{Command, Output};
+mod common;
 
-/// The build of the `nbody` example (cargo puts examples in `target/<profile>/examples`).
+use std::process::Output;
+
 fn nbody(args: &[&str]) -> Output {
-    let mut path = std::env::current_exe().expect("test binary path");
-    path.pop(); // deps/
-    path.pop();
-    let path = path.join("examples").join("nbody");
-    Command::new(&path)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("could not run {}: {e}", path.display()))
+    common::output("nbody", args)
 }
 
-/// Runs nbody with `args`, asserts it succeeded, and returns its standard output.
 fn run(args: &[&str]) -> String {
-    let out = nbody(args);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "nbody {args:?} failed ({}):\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    common::run("nbody", args)
 }
 
 /// The table row of run `name`, split into its columns.
