@@ -106,3 +106,8 @@ pub mod prelude {
         Sum, UserOp,
     };
 }
+
+/// The Rust programs of `docs/guide.md`, run as doc tests so the guide stays true to the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide.md")]
+pub struct GuideDoctests;
