@@ -63,9 +63,35 @@ pub use trace::CommMatrix;
 pub use transport::CollectiveCall;
 pub use universe::{run, RunReport, Universe};
 
-/// `spmd!(ranks = N, |world| { … })`: runs the block on N ranks; see the crate docs.
-/// `spmd!(topology = T, |grid| { … })` runs it on the ranks of a [`Topology`] (from
-/// [`topology!`]), each with its `CartComm<N>` or `GraphComm`.
+/// Runs a block on every rank: `spmd!(ranks = N, |world| { … })` launches N ranks (threads) and
+/// evaluates to their results in rank order, `Result<Vec<R>, Error>`. The closure's parameter
+/// is the world communicator; its body returns `Result<R, Error>`.
+///
+/// Inside the body, `on root { … }` runs a block on rank 0 only and `on rank(k) { … }` on rank
+/// `k` only, at any depth. `spmd!(topology = T, |grid| { … })` instead launches exactly the
+/// ranks of a [`Topology`] declared with [`topology!`], each with its `CartComm<N>` or
+/// `GraphComm`. Misuse (no `ranks`, zero ranks, a closure without exactly one parameter, an
+/// unknown key, a malformed `on` clause) is a compile error; see `ui-tests/README.md`.
+///
+/// ```
+/// use rpar::prelude::*;
+///
+/// let seen = spmd!(ranks = 3, |world| {
+///     let mut notes = Vec::new();
+///     on root {
+///         notes.push("I am the root");
+///     }
+///     on rank(2) {
+///         notes.push("I am the last");
+///     }
+///     world.barrier()?;
+///     Ok(notes)
+/// })?;
+/// assert_eq!(seen, vec![vec!["I am the root"], vec![], vec!["I am the last"]]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+///
+/// MPI: `mpiexec -n N ./prog` with `MPI_Init` / `MPI_Comm_rank` / `MPI_Finalize` around the body.
 pub use rpar_derive::spmd;
 
 /// `#[derive(Datatype)]`: writes the [`Datatype`](trait@Datatype) impl of a struct whose fields
@@ -111,3 +137,8 @@ pub mod prelude {
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The Rust programs of `docs/guide.md`, run as doc tests so the guide stays true to the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide.md")]
+pub struct GuideDoctests;

@@ -39,6 +39,9 @@ const CALL: &str = "allgather";
 
 /// The allgather algorithm (for [`Comm::allgather_with`] and the other allgather forms).
 ///
+/// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
+/// alpha per message, beta per byte, gamma per byte combined.
+///
 /// `Auto` picks by the number of ranks `p` and the total result size `p * m` in bytes
 /// ([`Allgather::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`):
 ///
@@ -66,14 +69,19 @@ pub enum Allgather {
     #[default]
     Auto,
     /// Ring: `p - 1` neighbour steps.
+    /// Cost: `(p - 1)(alpha + beta m)`.
     Ring,
     /// Hypercube recursive doubling (any `p`).
+    /// Cost: `log2 p alpha + (p - 1) beta m`.
     RecursiveDoubling,
     /// Pairwise exchange: `p - 1` steps, own block to the `s`-th next rank.
+    /// Cost: `(p - 1)(alpha + beta m)`.
     Pairwise,
     /// Bruck's `ceil(log2 p)`-step algorithm.
+    /// Cost: `ceil(log2 p) alpha + (p - 1) beta m`.
     Bruck,
     /// 2-D torus: rows, then columns.
+    /// Cost: `(q1 + q2 - 2) alpha + (p - 1) beta m` on a q1 x q2 grid.
     Torus,
 }
 

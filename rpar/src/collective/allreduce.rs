@@ -46,6 +46,9 @@ const CALL: &str = "allreduce";
 
 /// Allreduce algorithms, for [`Comm::allreduce_with`] and [`Comm::allreduce_in_place_with`].
 ///
+/// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
+/// alpha per message, beta per byte, gamma per byte combined.
+///
 /// `Auto` picks by [`Allreduce::select`]: a pure function of the rank count `p` and the bytes
 /// `n` of each rank's vector (every algorithm keeps rank order, so commutativity does not
 /// matter):
@@ -77,12 +80,18 @@ pub enum Allreduce {
     #[default]
     Auto,
     /// Recursive doubling (hypercube all-reduce), with the fold for non-powers of two.
+    /// Cost: `log2(p)(alpha + n beta + n gamma)`, plus `2 alpha + 2 n beta + n gamma` for the
+    /// fold when p is not a power of two.
     RecursiveDoubling,
     /// Reduce-scatter and allgather around the ring.
+    /// Cost: `2 (p-1) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`.
     Ring,
     /// Reduce-scatter by recursive halving, allgather by recursive doubling.
+    /// Cost: `2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`, plus the fold when p is
+    /// not a power of two.
     Rabenseifner,
     /// Reduce to rank 0 (by [`Reduce::select`]), then binomial broadcast.
+    /// Cost, with the binomial reduce: `2 ceil(log2 p)(alpha + n beta) + ceil(log2 p) n gamma`.
     ReduceBcast,
 }
 

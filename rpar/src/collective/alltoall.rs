@@ -37,6 +37,9 @@ const CALL: &str = "alltoall";
 
 /// The alltoall algorithm (for [`Comm::alltoall_with`] and [`Comm::alltoallv_with`]).
 ///
+/// Each variant's cost is for `p` ranks and `m` the bytes of one block (one rank to one rank):
+/// alpha per message, beta per byte, gamma per byte combined.
+///
 /// `Auto` ([`Alltoall::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`) picks by the ranks `p` and the bytes `m`
 /// of one block (alltoallv, whose block sizes differ, takes `Pairwise`):
 ///
@@ -63,12 +66,16 @@ pub enum Alltoall {
     #[default]
     Auto,
     /// All sends posted at once, then all receives.
+    /// Cost: `(p - 1)(alpha + beta m)` per rank, all at once.
     Linear,
     /// `p - 1` pairwise exchange steps.
+    /// Cost: `(p - 1)(alpha + beta m)`.
     Pairwise,
     /// Bruck's `ceil(log2 p)`-step algorithm.
+    /// Cost: `ceil(log2 p)(alpha + beta m p / 2)`.
     Bruck,
     /// Hypercube dimension exchange (`p` a power of two).
+    /// Cost: `log2 p (alpha + beta m p / 2)`.
     Hypercube,
 }
 

@@ -20,6 +20,8 @@ const TAG_TREE_DOWN: i32 = 303;
 
 /// The barrier algorithm (for [`Comm::barrier_with`]).
 ///
+/// Each variant's cost is for `p` ranks, alpha per message.
+///
 /// `Auto` ([`Barrier::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`) is a function of the ranks `p`:
 ///
 /// | ranks `p`   | algorithm       |
@@ -43,10 +45,13 @@ pub enum Barrier {
     #[default]
     Auto,
     /// Gather at rank 0, then release.
+    /// Cost: `2 (p - 1) alpha` on rank 0's links.
     Central,
     /// `ceil(log2 p)` rounds of signals to rank `r + 2^k`.
+    /// Cost: `ceil(log2 p) alpha`.
     Dissemination,
     /// Binomial tree up, then down.
+    /// Cost: `2 ceil(log2 p) alpha`.
     Tree,
 }
 

@@ -37,6 +37,9 @@ const CALL: &str = "bcast";
 
 /// The broadcast algorithm (for [`Comm::bcast_with`]).
 ///
+/// Each variant's cost is for `p` ranks and `m` the bytes of the message:
+/// alpha per message, beta per byte, gamma per byte combined.
+///
 /// `Auto` picks by the number of ranks `p` and the message size `m` in bytes (a pure function,
 /// [`Bcast::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`):
 ///
@@ -61,14 +64,19 @@ pub enum Bcast {
     #[default]
     Auto,
     /// The root sends to each rank in turn.
+    /// Cost: `(p - 1)(alpha + beta m)`.
     Linear,
     /// Binomial tree (recursive doubling on a hypercube).
+    /// Cost: `ceil(log2 p)(alpha + beta m)`.
     Binomial,
     /// Segmented pipeline along a ring.
+    /// Cost: `(p - 2 + m / s)(alpha + beta s)` for segments of s bytes.
     Pipeline,
     /// Van de Geijn: binomial scatter, then ring allgather.
+    /// Cost: `log2 p alpha + (p - 1) alpha + 2 beta m (p - 1) / p`.
     ScatterAllgather,
     /// 2-D torus: the root's row, then every column, of a `q1 x q2` grid.
+    /// Cost: `(log2 q1 + log2 q2)(alpha + beta m)`.
     Torus,
 }
 

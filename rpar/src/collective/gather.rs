@@ -22,6 +22,9 @@ const TAG_BINOMIAL: i32 = 211;
 
 /// The gather algorithm (for [`Comm::gather_with`] and the other gather forms).
 ///
+/// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
+/// alpha per message, beta per byte, gamma per byte combined.
+///
 /// `Auto` ([`Gather::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`) picks by ranks `p` and the bytes `m` of one
 /// rank's block:
 ///
@@ -44,8 +47,10 @@ pub enum Gather {
     #[default]
     Auto,
     /// The root receives from each rank in turn.
+    /// Cost: `(p - 1)(alpha + beta m)`.
     Linear,
     /// Binomial tree.
+    /// Cost: `ceil(log2 p) alpha + (p - 1) beta m`.
     Binomial,
 }
 

@@ -32,6 +32,9 @@ const CALL: &str = "reduce";
 
 /// Reduce algorithms, for [`Comm::reduce_with`].
 ///
+/// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
+/// alpha per message, beta per byte, gamma per byte combined.
+///
 /// `Auto` picks by [`Reduce::select`]: a pure function of the rank count `p` and the bytes `n`
 /// of each rank's input (the operator's commutativity does not change the choice: every
 /// algorithm keeps rank order):
@@ -62,10 +65,14 @@ pub enum Reduce {
     #[default]
     Auto,
     /// The root receives from every other rank.
+    /// Cost: `(p-1)(alpha + n beta + n gamma)`.
     Linear,
     /// Binomial tree (hypercube reduction).
+    /// Cost: `ceil(log2 p)(alpha + n beta + n gamma)`.
     Binomial,
     /// Reduce-scatter by recursive halving, then a binomial gather to the root.
+    /// Cost: `2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma` for p a power of two, plus
+    /// a fold (`alpha + n beta + n gamma`) otherwise.
     Rabenseifner,
 }
 

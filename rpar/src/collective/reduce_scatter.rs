@@ -38,6 +38,9 @@ const TAG_RING: i32 = 134;
 /// Reduce-scatter algorithms, for [`Comm::reduce_scatter_with`] and
 /// [`Comm::reduce_scatter_block_with`].
 ///
+/// Each variant's cost is for `p` ranks and `n` the bytes of the whole vector:
+/// alpha per message, beta per byte, gamma per byte combined.
+///
 /// `Auto` picks by [`ReduceScatter::select`]: a pure function of the rank count `p`, the total
 /// bytes `n` of each rank's input, and the operator's commutativity:
 ///
@@ -68,10 +71,14 @@ pub enum ReduceScatter {
     #[default]
     Auto,
     /// Recursive halving with the fold for non-powers of two (bit-reversed block layout).
+    /// Cost: `log2(p) alpha + (p-1)/p n (beta + gamma)` for p a power of two (n the bytes in
+    /// all), plus `2 alpha + n beta + n gamma` for the fold otherwise.
     RecursiveHalving,
     /// Pairwise exchange, `p-1` rounds.
+    /// Cost: `(p-1) alpha + (p-1)/p n (beta + gamma)` (n the bytes in all).
     Pairwise,
     /// Ring between neighbours, `p-1` rounds (pairwise for non-commutative operators).
+    /// Cost: `(p-1) alpha + (p-1)/p n (beta + gamma)` (n the bytes in all).
     Ring,
 }
 

@@ -25,6 +25,9 @@ const TAG_DOUBLING: i32 = 121;
 
 /// Scan and exscan algorithms, for [`Comm::scan_with`] and [`Comm::exscan_with`].
 ///
+/// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
+/// alpha per message, beta per byte, gamma per byte combined.
+///
 /// `Auto` picks by [`Scan::select`], a pure function of the rank count `p` and the bytes `n` of
 /// each rank's vector:
 ///
@@ -51,8 +54,10 @@ pub enum Scan {
     #[default]
     Auto,
     /// The prefix travels along the chain of ranks `0 → 1 → … → p-1`.
+    /// Cost: `(p-1)(alpha + n beta + n gamma)` from first to last rank.
     Linear,
     /// Recursive doubling (hypercube prefix sums), for any `p`.
+    /// Cost: `ceil(log2 p)(alpha + n beta + 2 n gamma)`.
     RecursiveDoubling,
 }
 

@@ -25,6 +25,9 @@ const TAG_COUNTS: i32 = 222;
 
 /// The scatter algorithm (for [`Comm::scatter_with`] and the other scatter forms).
 ///
+/// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
+/// alpha per message, beta per byte, gamma per byte combined.
+///
 /// `Auto` ([`Scatter::choose`]) depends on the ranks `p` only, since the non-root ranks of
 /// [`Comm::scatter`] do not know the size of what they will receive:
 ///
@@ -47,8 +50,10 @@ pub enum Scatter {
     #[default]
     Auto,
     /// The root sends to each rank in turn.
+    /// Cost: `(p - 1)(alpha + beta m)`.
     Linear,
     /// Binomial tree.
+    /// Cost: `ceil(log2 p) alpha + (p - 1) beta m`.
     Binomial,
 }
 

@@ -22,6 +22,9 @@ const TAG_GRAY: i32 = 251;
 
 /// The circular-shift algorithm (for [`Comm::shift_circular_with`]).
 ///
+/// Each variant's cost is for `p` ranks and `m` the bytes each rank sends:
+/// alpha per message, beta per byte, gamma per byte combined.
+///
 /// `Auto` ([`Shift::choose`]) is `Direct` for every `p` and size: in one process every rank
 /// reaches every other in one hop, so the hypercube's route only adds steps. `GrayCode` is
 /// there for comparison and for recording the schedule a real hypercube would run.
@@ -39,8 +42,10 @@ pub enum Shift {
     #[default]
     Auto,
     /// Straight to the destination.
+    /// Cost: `alpha + beta m`.
     Direct,
     /// Through the Gray-code embedding of the ring in a hypercube (`p` a power of two).
+    /// Cost: at most `2 log2 p (alpha + beta m)`.
     GrayCode,
 }
 
