@@ -174,3 +174,31 @@ fn bad_schedules_are_refused() {
     .unwrap_err();
     assert!(err.to_string().contains("only 4 nodes"), "{err}");
 }
+
+/// rpar's own collective code, recorded: message counts follow the algorithms' structure.
+#[test]
+fn the_librarys_collectives_record_with_their_structure() -> rpar::Result<()> {
+    use rpar::sim::{record_collective, Collective};
+    use rpar::{Allgather, Allreduce, Alltoall, Bcast, Reduce};
+    for p in [2usize, 4, 8, 16] {
+        let log = p.trailing_zeros() as usize;
+        let n = |c| record_collective(p, 256, c).map(|s| s.messages());
+        assert_eq!(n(Collective::Bcast(Bcast::Binomial))?, p - 1, "p {p}");
+        assert_eq!(n(Collective::Bcast(Bcast::Linear))?, p - 1);
+        assert_eq!(n(Collective::Reduce(Reduce::Binomial))?, p - 1);
+        assert_eq!(n(Collective::Allgather(Allgather::Ring))?, p * (p - 1));
+        assert_eq!(
+            n(Collective::Allgather(Allgather::RecursiveDoubling))?,
+            p * log
+        );
+        assert_eq!(
+            n(Collective::Allreduce(Allreduce::RecursiveDoubling))?,
+            p * log
+        );
+        assert_eq!(n(Collective::Alltoall(Alltoall::Pairwise))?, p * (p - 1));
+        // every message sent is received (the schedule matched)
+        let s = record_collective(p, 256, Collective::Alltoall(Alltoall::Bruck))?;
+        assert!(s.messages() > 0);
+    }
+    Ok(())
+}

@@ -193,7 +193,7 @@ impl Comm {
     }
 }
 
-fn allreduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
+pub(crate) fn allreduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,

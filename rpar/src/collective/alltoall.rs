@@ -165,22 +165,7 @@ impl Comm {
         self.collective(
             Call::new("alltoall").bytes(std::mem::size_of_val(send.as_elems())),
             &algorithm,
-            || {
-                let send = send.as_elems();
-                let p = self.size();
-                let n = block_len(send.len(), p, "send", CALL)?;
-                check_len(recv.len(), send.len(), "receive buffer", CALL)?;
-                let off = offsets_uniform(n, p);
-                let blocks = Blocks {
-                    counts: &vec![n; p],
-                    displs: &off[..p],
-                };
-                let algorithm = match algorithm {
-                    Alltoall::Auto => Alltoall::choose(p, n * std::mem::size_of::<B::Elem>()),
-                    chosen => chosen,
-                };
-                alltoall(self, send, blocks, recv, blocks, true, algorithm)
-            },
+            || alltoall_uniform(self, send.as_elems(), recv, algorithm),
         )
     }
 
@@ -278,6 +263,28 @@ impl Comm {
             Ok(recv)
         })
     }
+}
+
+/// The alltoall of equal blocks (MPI_Alltoall) on any channel: `send` holds `p` blocks.
+pub(crate) fn alltoall_uniform<C: Named, T: Datatype>(
+    ch: &C,
+    send: &[T],
+    recv: &mut [T],
+    algorithm: Alltoall,
+) -> Result<()> {
+    let p = ch.size();
+    let n = block_len(send.len(), p, "send", CALL)?;
+    check_len(recv.len(), send.len(), "receive buffer", CALL)?;
+    let off = offsets_uniform(n, p);
+    let blocks = Blocks {
+        counts: &vec![n; p],
+        displs: &off[..p],
+    };
+    let algorithm = match algorithm {
+        Alltoall::Auto => Alltoall::choose(p, n * std::mem::size_of::<T>()),
+        chosen => chosen,
+    };
+    alltoall(ch, send, blocks, recv, blocks, true, algorithm)
 }
 
 /// Alltoall on any channel (`uniform`: all blocks of all ranks have the same length, so no

@@ -26,10 +26,17 @@ pub use alltoall::Alltoall;
 pub use barrier::Barrier;
 pub use bcast::Bcast;
 pub(crate) use channel::Channel;
+// the algorithm code itself, for recording schedules (`sim::record_collective`)
+pub(crate) use allgather::allgather as allgather_algorithm;
+pub(crate) use allreduce::allreduce_run as allreduce_algorithm;
+pub(crate) use alltoall::alltoall_uniform as alltoall_algorithm;
+pub(crate) use bcast::bcast as bcast_algorithm;
 pub use gather::Gather;
+pub(crate) use layout::Named;
 pub use op::{
     BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Prod, ReduceOp, Sum, UserOp,
 };
+pub(crate) use reduce::reduce_run as reduce_algorithm;
 pub use reduce::Reduce;
 pub use reduce_scatter::ReduceScatter;
 pub use scan::Scan;

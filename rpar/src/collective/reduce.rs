@@ -193,7 +193,7 @@ impl Comm {
 }
 
 /// Runs `algorithm`; afterwards `acc` holds the result at `root` (scratch elsewhere).
-pub(super) fn reduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
+pub(crate) fn reduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,

@@ -4,7 +4,9 @@
 //!   [`Recorder`] that writes down sends, receives and reductions instead of moving data — and
 //!   returns its [`Schedule`]. Ranks run one after another (recording never blocks), so p = 65536
 //!   needs no threads. [`Reference`] holds three algorithms written against the same channel
-//!   interface as rpar's collectives (binomial broadcast, ring and recursive-doubling allgather).
+//!   interface as rpar's collectives (binomial broadcast, ring and recursive-doubling allgather);
+//!   [`record_collective`] records rpar's own bcast, reduce, allreduce, allgather and alltoall
+//!   algorithms — the very code a `Comm` runs.
 //! * [`Simulator`] executes a schedule on a [`Network`](crate::cost::Network) — ring, 2-D mesh
 //!   and torus, hypercube, fully connected — with XY routing on meshes and tori, e-cube routing
 //!   on hypercubes, store-and-forward or cut-through switching, and links that carry one message
@@ -32,11 +34,13 @@
 //!
 //! Depends on `cost` (networks and parameters) and `collective::Channel`.
 
+mod collectives;
 mod engine;
 mod recorder;
 mod reference;
 mod schedule;
 
+pub use collectives::{record_collective, Collective};
 pub use engine::{Report, Simulator};
 pub use recorder::{record, Recorder};
 pub use reference::Reference;

@@ -10,7 +10,6 @@ use crate::error::{BlockedCall, Warning};
 use crate::trace::{MatrixRow, RankTrace};
 use crate::{Error, Result};
 use crossbeam::channel::{Receiver, TryRecvError};
-use crossbeam::utils::Backoff;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -179,8 +178,9 @@ pub(crate) struct Endpoint {
     collective: Cell<Option<CollectiveCall>>,
 }
 
-/// How long a blocked receive polls its mailbox before it parks the thread.
-const SPIN_ROUNDS: u32 = 64;
+/// How many times a blocked call looks at its mailbox, with a pause between looks, before it
+/// goes on to poll while yielding the core.
+const SPIN_ROUNDS: u32 = 256;
 
 impl Endpoint {
     pub(crate) fn new(
@@ -250,17 +250,15 @@ impl Endpoint {
     /// The next envelope from the mailbox, blocking: spins briefly, then parks (telling the
     /// deadlock watch what it waits for).
     fn next_blocking(&self, waiting: Waiting<'_>) -> Result<Envelope> {
-        let backoff = Backoff::new();
+        // poll tightly first: one pause between looks, so a message that arrives is seen
+        // within a few nanoseconds (an exponential backoff would sleep past it)
         for _ in 0..SPIN_ROUNDS {
             match self.rx.try_recv() {
                 Ok(env) => return Ok(env),
                 Err(TryRecvError::Empty) => {}
                 Err(TryRecvError::Disconnected) => return Err(self.fabric.abort_error()),
             }
-            if backoff.is_completed() {
-                break;
-            }
-            backoff.snooze();
+            std::hint::spin_loop();
         }
         // then poll while yielding the core, up to the fabric's budget: a reply that comes
         // within it costs no park and no wake-up system call
