@@ -5,8 +5,9 @@
 //!
 //! `dims_create` shapes the p ranks into a px x py grid; each rank owns a block of rows and
 //! columns (sizes differ by at most one) with a one-point halo. Each sweep exchanges the halo
-//! with the four grid neighbours — either by `shift` + `sendrecv` along each dim, or in one
-//! `neighbor_alltoall` (`--exchange alltoall`) — and the largest change is agreed on by
+//! with the four grid neighbours — either by `shift` along each dim (rows with `sendrecv`,
+//! columns in place with a vector datatype), or in one `neighbor_alltoall`
+//! (`--exchange alltoall`) — and the largest change is agreed on by
 //! `allreduce(Max)`.
 //!
 //! Run: `cargo run --release --example jacobi [-- --ranks 6 --n 96 --exchange alltoall]`
@@ -164,23 +165,40 @@ fn exchange_rows(grid: &CartComm<2>, b: &mut Block) -> Result<()> {
     Ok(())
 }
 
+/// The column of a block as a derived datatype (MPI_Type_vector: `rows` blocks of one `f64`,
+/// stride `cols + 2`, the width of a row with its halo), committed once per rank.
+fn column_type(b: &Block) -> Result<CommittedType> {
+    Ok(TypeMap::vector(b.rows, 1, (b.cols + 2) as isize, &f64::type_map())?.commit())
+}
+
 /// Halo exchange along dim 1: the first and last interior columns go to the ranks left and
-/// right. A column is strided in memory, so it is packed into a contiguous buffer here and
-/// unpacked on arrival. TODO(datatypes): once derived datatypes land, send the column in place
-/// with a vector datatype (MPI_Type_vector: `rows` blocks of 1, stride `cols + 2`) and drop the
-/// packing; this function is the only place that changes.
-fn exchange_columns(grid: &CartComm<2>, b: &mut Block) -> Result<()> {
+/// right. A column is strided in memory; the vector datatype `column` sends it in place, from
+/// the block straight into the neighbour's halo column — no packing on either side.
+fn exchange_columns(grid: &CartComm<2>, b: &mut Block, column: &CommittedType) -> Result<()> {
     let (left, right) = grid.shift(1, 1)?;
-    let (mut out, mut halo) = (vec![0.0; b.rows], vec![0.0; b.rows]);
-    b.pack_column(b.cols, &mut out);
-    sendrecv_edge(grid, &out, right, &mut halo, left)?;
-    if left.is_some() {
-        b.unpack_column(0, &halo);
+    // rightwards: my last interior column to the right, my left neighbour's into my left halo
+    column_edge(grid, b, column, (b.cols, right), (0, left))?;
+    // leftwards: my first interior column to the left, the right one's into my right halo
+    column_edge(grid, b, column, (1, left), (b.cols + 1, right))
+}
+
+/// Sends column `from` of the block to `dest` and receives column `into` from `source`
+/// (either may be off the grid). Columns of at most 32 KiB are copied when sent, so sending
+/// first cannot deadlock; larger ones are handed over by rendezvous, which rpar completes even
+/// when neighbours send to each other at once.
+fn column_edge(
+    grid: &CartComm<2>,
+    b: &mut Block,
+    column: &CommittedType,
+    (from, dest): (usize, Option<usize>),
+    (into, source): (usize, Option<usize>),
+) -> Result<()> {
+    if let Some(d) = dest {
+        grid.send_typed_at(&b.u, b.at(1, from), column, 1, d, 1)?;
     }
-    b.pack_column(1, &mut out);
-    sendrecv_edge(grid, &out, left, &mut halo, right)?;
-    if right.is_some() {
-        b.unpack_column(b.cols + 1, &halo);
+    if let Some(s) = source {
+        let at = b.at(1, into);
+        grid.recv_typed_at(&mut b.u, at, column, 1, s, 1)?;
     }
     Ok(())
 }
@@ -237,11 +255,12 @@ fn solve_parallel(grid: &CartComm<2>, args: &Args, n: usize, tol: f64) -> Result
     let ((r0, rows), (c0, cols)) = (split(n, pr, i), split(n, pc, j));
     let mut old = Block::new(rows, cols, i == 0);
     let mut new = Block::new(rows, cols, i == 0);
+    let column = column_type(&old)?;
     for sweeps in 1..=args.max_sweeps {
         match args.exchange {
             Exchange::Shift => {
                 exchange_rows(grid, &mut old)?;
-                exchange_columns(grid, &mut old)?;
+                exchange_columns(grid, &mut old, &column)?;
             }
             Exchange::Alltoall => exchange_alltoall(grid, &mut old, n)?,
         }
