@@ -71,6 +71,85 @@ fn measure(alg: Reference, p: usize, bytes: usize, reps: usize) -> rpar::Result<
     Ok(slowest[reps / 2])
 }
 
+/// rpar's collectives next to their cost model: predicted, simulated from the library's own
+/// recorded schedule, and measured through `Comm`.
+fn library_collectives(
+    params: &Params,
+    bytes: usize,
+    max_p: usize,
+    reps: usize,
+    checks: &mut Checks,
+) -> rpar::Result<()> {
+    use rpar::cost::Algorithm as A;
+    use rpar::sim::{record_collective, Collective as C};
+    use rpar::{Allgather, Allreduce, Alltoall, Bcast, Reduce, Sum};
+    let cases = [
+        (C::Bcast(Bcast::Binomial), A::BinomialBcast),
+        (C::Reduce(Reduce::Binomial), A::BinomialReduce),
+        (C::Allgather(Allgather::Ring), A::RingAllgather),
+        (
+            C::Allgather(Allgather::RecursiveDoubling),
+            A::RecursiveDoublingAllgather,
+        ),
+        (C::Allgather(Allgather::Bruck), A::BruckAllgather),
+        (
+            C::Allreduce(Allreduce::RecursiveDoubling),
+            A::RecursiveDoublingAllreduce,
+        ),
+        (C::Allreduce(Allreduce::Ring), A::RingAllreduce),
+        (C::Alltoall(Alltoall::Pairwise), A::PairwiseAlltoall),
+        (C::Alltoall(Alltoall::Bruck), A::BruckAlltoall),
+    ];
+    println!("\nrpar's own collectives, {bytes} B per rank (simulated: the schedule the library's code records)");
+    println!(
+        "{:<40} {:>3} {:>10} {:>10} {:>10}",
+        "collective", "p", "predicted", "simulated", "measured"
+    );
+    for (collective, model) in cases {
+        for p in [2usize, 4, 8, 16].into_iter().filter(|&p| p <= max_p) {
+            let predicted = model.time(params, p, bytes)?;
+            let schedule = record_collective(p, bytes, collective)?;
+            let simulated =
+                Simulator::new(Network::fully_connected(p), Switching::CutThrough, *params)
+                    .run(&schedule)?
+                    .time;
+            // the library's code sends what its cost formula says: the two agree exactly
+            let what = format!("{collective:?} p={p}: predicted vs simulated");
+            checks.close(&what, predicted, simulated);
+            let per_rank = rpar::run(p, |w| {
+                let mut buf = vec![1u8; bytes * p];
+                let mut out = vec![0u8; bytes * p];
+                let mut times = Vec::with_capacity(reps);
+                for _ in 0..reps {
+                    w.barrier()?;
+                    let t0 = Instant::now();
+                    match collective {
+                        C::Bcast(a) => w.bcast_with(&mut buf[..bytes], 0, a)?,
+                        C::Reduce(a) => drop(w.reduce_with(&buf[..bytes], Sum, 0, a)?),
+                        C::Allgather(a) => w.allgather_into_with(&buf[..bytes], &mut out, a)?,
+                        C::Allreduce(a) => w.allreduce_in_place_with(&mut buf[..bytes], Sum, a)?,
+                        C::Alltoall(a) => w.alltoall_into_with(&buf[..], &mut out, a)?,
+                    }
+                    times.push(t0.elapsed().as_secs_f64());
+                }
+                Ok(times)
+            })?;
+            let mut slowest: Vec<f64> = (0..reps)
+                .map(|i| per_rank.iter().map(|t| t[i]).fold(0.0, f64::max))
+                .collect();
+            slowest.sort_by(f64::total_cmp);
+            println!(
+                "{:<40} {p:>3} {} {} {}",
+                format!("{collective:?}"),
+                us(predicted),
+                us(simulated),
+                us(slowest[reps / 2])
+            );
+        }
+    }
+    Ok(())
+}
+
 fn us(t: f64) -> String {
     format!("{:10.2}", t * 1e6)
 }
@@ -163,6 +242,10 @@ fn report(svg_path: Option<&str>, quick: bool) -> rpar::Result<Checks> {
         }
         series.push((alg, points));
     }
+
+    // 2b. rpar's own collectives: the model's prediction, the simulation of the schedule that
+    //     the library's code records (sim::record_collective), and the measured call.
+    library_collectives(&params, bytes, max_p, reps, &mut checks)?;
 
     // 3. The lecture's predictions on ring, torus and hypercube up to 4096 ranks, with an
     //    assumed per-hop time t_s = alpha / 10 (this machine has no network), simulated where the

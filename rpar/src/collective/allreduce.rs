@@ -231,8 +231,10 @@ fn recursive_doubling<C: Channel, T: Datatype, O: ReduceOp<T>>(
             let peer = fold.real_of(partner);
             exchange(ch, acc, peer, &mut tmp, peer, TAG_DOUBLING, CALL)?;
             if v < partner {
+                ch.local_reduction(std::mem::size_of_val(&acc[..]));
                 op.reduce_right(acc, &tmp);
             } else {
+                ch.local_reduction(std::mem::size_of_val(&acc[..]));
                 op.reduce_left(&tmp, acc);
             }
             mask <<= 1;

@@ -234,10 +234,12 @@ fn linear<C: Channel, T: Datatype, O: ReduceOp<T>>(
     // Lower ranks are prepended from root-1 down to 0, higher ones appended.
     for s in (0..root).rev() {
         recv_exact(ch, &mut tmp, s, TAG_LINEAR, CALL)?;
+        ch.local_reduction(std::mem::size_of_val(&acc[..]));
         op.reduce_left(&tmp, acc);
     }
     for s in root + 1..p {
         recv_exact(ch, &mut tmp, s, TAG_LINEAR, CALL)?;
+        ch.local_reduction(std::mem::size_of_val(&acc[..]));
         op.reduce_right(acc, &tmp);
     }
     Ok(())
@@ -264,6 +266,7 @@ fn binomial<C: Channel, T: Datatype, O: ReduceOp<T>>(
         }
         if v + mask < p {
             recv_exact(ch, &mut tmp, real(v + mask), TAG_BINOMIAL, CALL)?;
+            ch.local_reduction(std::mem::size_of_val(&acc[..]));
             op.reduce_right(acc, &tmp);
         }
         mask <<= 1;

@@ -378,6 +378,7 @@ impl Fold {
             } else {
                 let mut lower = Scratch::new(acc, acc.len());
                 recv_exact(ch, &mut lower, r - 1, tag, call)?;
+                ch.local_reduction(std::mem::size_of_val(&acc[..]));
                 op.reduce_left(&lower, acc);
             }
         }
@@ -447,8 +448,10 @@ pub(super) fn halve<C: Channel, T: Datatype, O: ReduceOp<T>>(
         let theirs = &mut tmp[..keep_elems.len()];
         exchange(ch, &acc[give_elems], dest, theirs, dest, TAG_HALVE, call)?;
         if v < partner {
+            ch.local_reduction(std::mem::size_of_val(theirs));
             op.reduce_right(&mut acc[keep_elems], theirs);
         } else {
+            ch.local_reduction(std::mem::size_of_val(theirs));
             op.reduce_left(theirs, &mut acc[keep_elems]);
         }
         (lo, hi) = keep;
@@ -604,8 +607,10 @@ pub(super) fn pairwise<C: Channel, T: Datatype, O: ReduceOp<T>>(
         )?;
         // Sources come in the order r-1, …, 0, p-1, …, r+1: each is prepended.
         if source < r {
+            ch.local_reduction(std::mem::size_of_val(&low[..]));
             op.reduce_left(&tmp, &mut low);
         } else if let Some(high) = high.as_mut() {
+            ch.local_reduction(std::mem::size_of_val(&high[..]));
             op.reduce_left(&tmp, high);
         } else {
             let mut first = Scratch::new(&tmp, tmp.len());
@@ -614,6 +619,7 @@ pub(super) fn pairwise<C: Channel, T: Datatype, O: ReduceOp<T>>(
         }
     }
     if let Some(high) = high {
+        ch.local_reduction(std::mem::size_of_val(&low[..]));
         op.reduce_right(&mut low, &high);
     }
     Ok(low)
@@ -644,6 +650,7 @@ pub(super) fn ring<C: Channel, T: Datatype, O: ReduceOp<T>>(
             TAG_RING,
             "reduce_scatter",
         )?;
+        ch.local_reduction(std::mem::size_of_val(into));
         op.reduce_left(into, &mut acc[recv]);
     }
     Ok(())

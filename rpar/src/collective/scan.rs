@@ -270,6 +270,7 @@ fn chain<C: Channel, T: Datatype, O: ReduceOp<T>>(
     }
     let mut below = Scratch::new(acc, acc.len());
     recv_exact(ch, &mut below, r - 1, TAG_CHAIN, CALL)?;
+    ch.local_reduction(std::mem::size_of_val(&acc[..]));
     op.reduce_left(&below, acc);
     if r + 1 < p {
         ch.send(acc, r + 1, TAG_CHAIN)?;
@@ -301,14 +302,17 @@ fn recursive_doubling<C: Channel, T: Datatype, O: ReduceOp<T>>(
         if partner < p {
             exchange(ch, &partial, partner, &mut tmp, partner, TAG_DOUBLING, CALL)?;
             if partner < r {
+                ch.local_reduction(std::mem::size_of_val(&partial[..]));
                 op.reduce_left(&tmp, &mut partial);
                 if have_lower {
+                    ch.local_reduction(std::mem::size_of_val(&acc[..]));
                     op.reduce_left(&tmp, acc);
                 } else {
                     acc.copy_from_slice(&tmp);
                     have_lower = true;
                 }
             } else {
+                ch.local_reduction(std::mem::size_of_val(&partial[..]));
                 op.reduce_right(&mut partial, &tmp);
             }
         }
