@@ -151,3 +151,85 @@ fn universe_arguments_are_checked() {
         Err(Error::InvalidArgument { .. })
     ));
 }
+
+/// Collectives, topologies and datatypes, each refused on every rank alike, before any message.
+const MORE_CASES: &[Case] = &[
+    (
+        "bcast from root 9",
+        |w| w.bcast(&mut [0u8; 4][..], 9),
+        rank_out_of_range,
+    ),
+    (
+        "reduce to root 9",
+        |w| w.reduce(&1u32, rpar::Sum, 9).map(|_| ()),
+        rank_out_of_range,
+    ),
+    (
+        "gather to root 9",
+        |w| w.gather(&1u32, 9).map(|_| ()),
+        rank_out_of_range,
+    ),
+    (
+        "allgather_into a buffer of the wrong length",
+        |w| w.allgather_into(&[1u8, 2][..], &mut [0u8; 3]),
+        invalid,
+    ),
+    (
+        "alltoall of 3 elements on 2 ranks",
+        |w| w.alltoall(&[1u8, 2, 3][..]).map(|_| ()),
+        invalid,
+    ),
+    (
+        "reduce_scatter_block of 3 elements on 2 ranks",
+        |w| {
+            w.reduce_scatter_block(&[1u8, 2, 3][..], rpar::Sum)
+                .map(|_| ())
+        },
+        invalid,
+    ),
+    (
+        "dims_create(7) with a fixed 2",
+        |_| rpar::dims_create(7, &mut [2, 0]),
+        invalid,
+    ),
+    (
+        "a 3 x 3 grid on 2 ranks",
+        |w| rpar::CartComm::create(w, [3, 3], [false, false], false).map(|_| ()),
+        invalid,
+    ),
+    (
+        "a graph whose index decreases",
+        |w| rpar::GraphComm::create(w, &[2, 1], &[1, 0], false).map(|_| ()),
+        invalid,
+    ),
+    (
+        "a typed send that reads past the buffer",
+        |w| {
+            let every_other =
+                rpar::TypeMap::vector(4, 1, 2, &<u32 as rpar::Datatype>::type_map())?.commit();
+            w.send_typed(&[0u32; 3], &every_other, 1, 1 - w.rank(), 2)
+        },
+        |e| matches!(e, Error::BufferOutOfBounds { .. }),
+    ),
+];
+
+fn invalid(e: &Error) -> bool {
+    matches!(e, Error::InvalidArgument { .. })
+}
+
+#[test]
+fn collectives_topologies_and_datatypes_refuse_bad_input_and_stay_usable() -> Result<()> {
+    rpar::run(2, |w| {
+        for (name, call, expected) in MORE_CASES {
+            let err = call(&w).expect_err(name);
+            assert!(expected(&err), "{name}: got {err:?}");
+            // collectives still line up after a refused one
+            let sum = w.allreduce(&(w.rank() as u32 + 1), rpar::Sum)?;
+            assert_eq!(sum, 3, "after {name}");
+        }
+        w.barrier()?;
+        assert!(w.iprobe(ANY_SOURCE, ANY_TAG)?.is_none());
+        Ok(())
+    })?;
+    Ok(())
+}
