@@ -105,17 +105,9 @@ impl Comm {
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.collective(
-            Call::new("scan")
-                .reduction::<O>()
-                .bytes(std::mem::size_of_val(data.as_elems())),
-            &algorithm,
-            || {
-                let mut acc = data.as_elems().to_vec();
-                prefix(self, &mut acc, &op, algorithm, Prefix::Inclusive)?;
-                Ok(B::to_owned_shape(acc))
-            },
-        )
+        let mut acc = data.as_elems().to_vec();
+        self.prefix_call(&mut acc, &op, algorithm, Prefix::Inclusive)?;
+        Ok(B::to_owned_shape(acc))
     }
 
     /// [`Comm::scan`] in place (MPI_Scan with MPI_IN_PLACE).
@@ -144,13 +136,8 @@ impl Comm {
         B: BufferMut + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.collective(
-            Call::new("scan")
-                .reduction::<O>()
-                .bytes(std::mem::size_of_val(buf.as_elems())),
-            &algorithm,
-            || prefix(self, buf.as_elems_mut(), &op, algorithm, Prefix::Inclusive).map(|_| ()),
-        )
+        self.prefix_call(buf.as_elems_mut(), &op, algorithm, Prefix::Inclusive)
+            .map(drop)
     }
 
     /// Exclusive prefix reduction: rank `i > 0` gets `data` of ranks `0..i` combined with `op`
@@ -176,17 +163,9 @@ impl Comm {
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.collective(
-            Call::new("exscan")
-                .reduction::<O>()
-                .bytes(std::mem::size_of_val(data.as_elems())),
-            &algorithm,
-            || {
-                let mut acc = data.as_elems().to_vec();
-                let defined = prefix(self, &mut acc, &op, algorithm, Prefix::Exclusive)?;
-                Ok(defined.then(|| B::to_owned_shape(acc)))
-            },
-        )
+        let mut acc = data.as_elems().to_vec();
+        let defined = self.prefix_call(&mut acc, &op, algorithm, Prefix::Exclusive)?;
+        Ok(defined.then(|| B::to_owned_shape(acc)))
     }
 
     /// [`Comm::exscan`] in place (MPI_Exscan with MPI_IN_PLACE): `buf` is replaced by the
@@ -216,17 +195,33 @@ impl Comm {
         B: BufferMut + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.collective(
-            Call::new("exscan")
-                .reduction::<O>()
-                .bytes(std::mem::size_of_val(buf.as_elems())),
-            &algorithm,
-            || prefix(self, buf.as_elems_mut(), &op, algorithm, Prefix::Exclusive).map(|_| ()),
-        )
+        self.prefix_call(buf.as_elems_mut(), &op, algorithm, Prefix::Exclusive)
+            .map(drop)
     }
 }
 
 /// Which prefix: including this rank's own contribution or not.
+impl Comm {
+    /// One scan or exscan call on `acc`, as a collective call of its own (traced, checked
+    /// against the other ranks'). Returns whether this rank's result is defined.
+    fn prefix_call<T: Datatype, O: ReduceOp<T>>(
+        &self,
+        acc: &mut [T],
+        op: &O,
+        algorithm: Scan,
+        kind: Prefix,
+    ) -> Result<bool> {
+        let name = match kind {
+            Prefix::Inclusive => "scan",
+            Prefix::Exclusive => "exscan",
+        };
+        let call = Call::new(name)
+            .reduction::<O>()
+            .bytes(std::mem::size_of_val(acc));
+        self.collective(call, &algorithm, || prefix(self, acc, op, algorithm, kind))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Prefix {
     Inclusive,
