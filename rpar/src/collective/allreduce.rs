@@ -138,17 +138,9 @@ impl Comm {
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.collective(
-            Call::new("allreduce")
-                .reduction::<O>()
-                .bytes(std::mem::size_of_val(data.as_elems())),
-            &algorithm,
-            || {
-                let mut acc = data.as_elems().to_vec();
-                allreduce_run(self, &mut acc, &op, algorithm)?;
-                Ok(B::to_owned_shape(acc))
-            },
-        )
+        let mut acc = data.as_elems().to_vec();
+        self.allreduce_call(&mut acc, &op, algorithm)?;
+        Ok(B::to_owned_shape(acc))
     }
 
     /// [`Comm::allreduce`] in place (MPI_Allreduce with MPI_IN_PLACE): `buf` is replaced by the
@@ -183,13 +175,23 @@ impl Comm {
         B: BufferMut + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.collective(
-            Call::new("allreduce")
-                .reduction::<O>()
-                .bytes(std::mem::size_of_val(buf.as_elems())),
-            &algorithm,
-            || allreduce_run(self, buf.as_elems_mut(), &op, algorithm),
-        )
+        self.allreduce_call(buf.as_elems_mut(), &op, algorithm)
+    }
+}
+
+impl Comm {
+    /// One allreduce call on `acc`, as a collective call of its own: traced, and checked
+    /// against the other ranks' calls.
+    fn allreduce_call<T: Datatype, O: ReduceOp<T>>(
+        &self,
+        acc: &mut [T],
+        op: &O,
+        algorithm: Allreduce,
+    ) -> Result<()> {
+        let call = Call::new("allreduce")
+            .reduction::<O>()
+            .bytes(std::mem::size_of_val(acc));
+        self.collective(call, &algorithm, || allreduce_run(self, acc, op, algorithm))
     }
 }
 

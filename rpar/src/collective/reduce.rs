@@ -125,18 +125,9 @@ impl Comm {
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.collective(
-            Call::new("reduce")
-                .root(root)
-                .reduction::<O>()
-                .bytes(std::mem::size_of_val(data.as_elems())),
-            &algorithm,
-            || {
-                let mut acc = data.as_elems().to_vec();
-                reduce_run(self, &mut acc, &op, root, algorithm)?;
-                Ok((self.rank() == root).then(|| B::to_owned_shape(acc)))
-            },
-        )
+        let mut acc = data.as_elems().to_vec();
+        self.reduce_call(&mut acc, &op, root, algorithm)?;
+        Ok((self.rank() == root).then(|| B::to_owned_shape(acc)))
     }
 
     /// [`Comm::reduce`] in place (MPI_Reduce with MPI_IN_PLACE at the root): the root's `buf`
@@ -172,23 +163,34 @@ impl Comm {
         B: BufferMut + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.collective(
-            Call::new("reduce")
-                .root(root)
-                .reduction::<O>()
-                .bytes(std::mem::size_of_val(buf.as_elems())),
-            &algorithm,
-            || {
-                if self.rank() == root {
-                    reduce_run(self, buf.as_elems_mut(), &op, root, algorithm)
-                } else {
-                    let mine = buf.as_elems();
-                    let mut copy = Scratch::new(mine, mine.len());
-                    copy.copy_from_slice(mine);
-                    reduce_run(self, &mut copy, &op, root, algorithm)
-                }
-            },
-        )
+        if self.rank() == root {
+            self.reduce_call(buf.as_elems_mut(), &op, root, algorithm)
+        } else {
+            let mine = buf.as_elems();
+            let mut copy = Scratch::new(mine, mine.len());
+            copy.copy_from_slice(mine);
+            self.reduce_call(&mut copy, &op, root, algorithm)
+        }
+    }
+}
+
+impl Comm {
+    /// One reduce call on `acc` (the result lands in it at `root`), as a collective call of its
+    /// own: traced, and checked against the other ranks' calls.
+    fn reduce_call<T: Datatype, O: ReduceOp<T>>(
+        &self,
+        acc: &mut [T],
+        op: &O,
+        root: usize,
+        algorithm: Reduce,
+    ) -> Result<()> {
+        let call = Call::new("reduce")
+            .root(root)
+            .reduction::<O>()
+            .bytes(std::mem::size_of_val(acc));
+        self.collective(call, &algorithm, || {
+            reduce_run(self, acc, op, root, algorithm)
+        })
     }
 }
 
