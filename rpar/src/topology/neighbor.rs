@@ -15,6 +15,7 @@
 
 use super::{CartComm, DistGraphComm, GraphComm, TopoKind};
 use crate::collective::Channel;
+use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Error, Result};
 use std::ops::Range;
@@ -255,17 +256,20 @@ fn exchange<N: Neighborhood + ?Sized, T: Datatype>(
 ) -> Result<()> {
     let comm = topo.neighborhood_comm();
     let (out_tag, in_tag) = slot_tags(topo.topo_kind());
-    for (k, (dest, range)) in topo.out_neighbors().into_iter().zip(outs).enumerate() {
-        if let Some(dest) = dest {
-            Channel::send_owned(comm, send[range.clone()].to_vec(), dest, out_tag(k))?;
+    // one collective call (traced, and counted so that the other collectives stay in step)
+    comm.collective(Call::new("neighborhood exchange"), &"Direct", || {
+        for (k, (dest, range)) in topo.out_neighbors().into_iter().zip(outs).enumerate() {
+            if let Some(dest) = dest {
+                Channel::send_owned(comm, send[range.clone()].to_vec(), dest, out_tag(k))?;
+            }
         }
-    }
-    for (j, (source, range)) in topo.in_neighbors().into_iter().zip(ins).enumerate() {
-        if let Some(source) = source {
-            Channel::recv_into(comm, &mut recv[range.clone()], source, in_tag(j))?;
+        for (j, (source, range)) in topo.in_neighbors().into_iter().zip(ins).enumerate() {
+            if let Some(source) = source {
+                Channel::recv_into(comm, &mut recv[range.clone()], source, in_tag(j))?;
+            }
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 impl<const N: usize> Neighborhood for CartComm<N> {
