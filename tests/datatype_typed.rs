@@ -325,3 +325,24 @@ fn negative_strides_travel_with_an_origin() {
     .unwrap();
     assert_eq!(got[1], [10, 0, 12, 0, 14]);
 }
+
+#[test]
+fn a_queued_small_typed_message_survives_its_receiver_blocking_in_a_large_send() {
+    // rank 1's small typed message waits in rank 0's queue while rank 0 is blocked in a
+    // rendezvous send (which copies out queued rendezvous messages): the packed one must stay
+    let got = rpar::run(2, |world| {
+        let col = column(4);
+        if world.rank() == 1 {
+            world.send_typed_at(&matrix(4), 1, &col, 1, 0, 1)?;
+            world.barrier()?;
+            let big = world.recv::<f64>(0, 2)?.0;
+            Ok(big.len())
+        } else {
+            world.barrier()?; // the typed message has been sent
+            world.send(&vec![0.5f64; 100_000][..], 1, 2)?;
+            Ok(world.recv::<f64>(1, 1)?.0.len())
+        }
+    })
+    .unwrap();
+    assert_eq!(got, vec![4, 100_000]);
+}

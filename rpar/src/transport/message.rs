@@ -4,7 +4,7 @@
 //! sender's type).
 
 use super::rendezvous::Ticket;
-use crate::datatype::{engine, CommittedType, Datatype, TypeMap};
+use crate::datatype::{engine, CommittedType, Compiled, Datatype, TypeMap};
 use std::any::TypeId;
 use std::mem::{ManuallyDrop, MaybeUninit};
 
@@ -134,10 +134,13 @@ impl TypedData {
     /// Packs a rendezvous payload into an owned buffer, releasing its sender; if the sender
     /// withdrew it (the run is aborting), it becomes [`TypedSource::Withdrawn`].
     pub(crate) fn release(&mut self) {
+        if !matches!(self.source, TypedSource::Borrowed(_)) {
+            return; // already packed or withdrawn: nothing to do (and nothing to lose)
+        }
         let TypedSource::Borrowed(ticket) =
             std::mem::replace(&mut self.source, TypedSource::Withdrawn)
         else {
-            return; // already packed or withdrawn
+            unreachable!("checked just above")
         };
         let mut out = vec![0u8; self.ty.pack_size(self.count)];
         let (ty, count, dst) = (&*self.ty.inner, self.count, out.as_mut_ptr());
@@ -168,6 +171,29 @@ impl TypedData {
                 ticket.read_with(|src| engine::gather(ty, count, src, dst))
             },
             TypedSource::Withdrawn => false,
+        }
+    }
+}
+
+impl TypedData {
+    /// Unpacks the message into `count` elements laid out by `recv` at `dst` (a receive of a
+    /// type with padding: the packed bytes go where its type map says). False if the sender
+    /// withdrew the data.
+    ///
+    /// # Safety
+    ///
+    /// Every byte `recv` names for `count` elements from `dst` must be writable, and
+    /// `count * recv.size` must be the message's packed size.
+    pub(crate) unsafe fn unpack_to(mut self, recv: &Compiled, count: usize, dst: *mut u8) -> bool {
+        self.release();
+        match &self.source {
+            // SAFETY: the packed buffer holds count * recv.size bytes (caller); the caller
+            // guarantees the destination bytes.
+            TypedSource::Packed(v) => unsafe {
+                engine::scatter(recv, count, v.as_ptr(), dst);
+                true
+            },
+            _ => false,
         }
     }
 }
