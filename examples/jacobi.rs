@@ -249,6 +249,24 @@ struct Solved {
     sweeps: usize,
 }
 
+/// A rank's block travels to the other processes field by field (needed on the MPI transport).
+impl RankResult for Solved {
+    fn send_result(&self, link: &ResultLink<'_>) -> Result<()> {
+        (self.origin, self.shape, self.sweeps).send_result(link)?;
+        self.interior.send_result(link)
+    }
+    fn recv_result(link: &ResultLink<'_>) -> Result<Self> {
+        let (origin, shape, sweeps) = RankResult::recv_result(link)?;
+        let interior = RankResult::recv_result(link)?;
+        Ok(Solved {
+            origin,
+            shape,
+            interior,
+            sweeps,
+        })
+    }
+}
+
 /// The parallel solver on this rank's block of the grid.
 fn solve_parallel(grid: &CartComm<2>, args: &Args, n: usize, tol: f64) -> Result<Solved> {
     let ([pr, pc], [i, j]) = (grid.dims(), grid.coords());

@@ -28,6 +28,15 @@ use rpar::cost::{calibrate, calibrate_sizes, lecture, Params};
 use rpar::prelude::*;
 use rpar::{Allgather, CommMatrix};
 
+/// `println!` on the process that reports (on MPI every process computes the same report).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        if rpar::is_main_process() {
+            println!($($arg)*);
+        }
+    };
+}
+
 /// Gravitational N-body simulation with the lecture's two allgather schemes.
 #[derive(Parser, Debug)]
 struct Args {
@@ -232,6 +241,26 @@ struct RankResult {
     energy: (f64, f64),
 }
 
+/// A rank's outcome travels to the other processes field by field (the MPI transport).
+impl rpar::RankResult for RankResult {
+    fn send_result(&self, link: &ResultLink<'_>) -> Result<()> {
+        (self.total, self.energy).send_result(link)?;
+        self.positions.send_result(link)?;
+        self.gathers.send_result(link)?;
+        self.alone.send_result(link)
+    }
+    fn recv_result(link: &ResultLink<'_>) -> Result<Self> {
+        let (total, energy) = rpar::RankResult::recv_result(link)?;
+        Ok(RankResult {
+            total,
+            energy,
+            positions: rpar::RankResult::recv_result(link)?,
+            gathers: rpar::RankResult::recv_result(link)?,
+            alone: rpar::RankResult::recv_result(link)?,
+        })
+    }
+}
+
 /// The parallel simulation on this rank, the positions shared with `algorithm`.
 fn simulate(
     world: &Comm,
@@ -392,7 +421,7 @@ fn print_row(cells: [String; 8], tail: [String; 2]) {
     for (cell, width) in rest.iter().zip([5, 9, 8, 5, 10, 9, 9]) {
         line.push_str(&format!(" {cell:>width$}"));
     }
-    println!("{line} {:>8} {:>9}", tail[0], tail[1]);
+    say!("{line} {:>8} {:>9}", tail[0], tail[1]);
 }
 
 /// |E_end - E_0| / |E_0|.
@@ -402,7 +431,7 @@ fn drift_of((e0, e1): (f64, f64)) -> f64 {
 
 fn model_params(args: &Args) -> Result<Params> {
     if let (Some(alpha), Some(beta)) = (args.alpha, args.beta) {
-        println!("cost model: alpha = {alpha:.3} us, beta = {beta:.4} ns/B (given)");
+        say!("cost model: alpha = {alpha:.3} us, beta = {beta:.4} ns/B (given)");
         return Ok(Params::hockney(alpha * 1e-6, beta * 1e-9));
     }
     let cal = rpar::run(2, |world| {
@@ -415,7 +444,7 @@ fn model_params(args: &Args) -> Result<Params> {
     .remove(0);
     // A negative intercept (possible with noisy small sizes) would make no physical sense.
     let alpha = cal.alpha.max(0.0);
-    println!(
+    say!(
         "cost model: alpha = {:.3} us, beta = {:.4} ns/B (calibrated by ping-pong, R^2 = {:.4})",
         alpha * 1e6,
         cal.beta * 1e9,
@@ -451,11 +480,11 @@ fn report(args: &Args) -> Result<bool> {
     }
     let chunk = n.div_ceil(p);
     let m = chunk * std::mem::size_of::<PointMass>();
-    println!(
+    say!(
         "N-body: {n} bodies, {steps} steps of dt = {DT}, softening {}, velocity Verlet",
         EPS2.sqrt()
     );
-    println!(
+    say!(
         "{p} ranks, {chunk} bodies per rank ({} padding slots), {m} B per rank per gather",
         chunk * p - n
     );
@@ -466,7 +495,7 @@ fn report(args: &Args) -> Result<bool> {
     let one = run_parallel(1, n, steps, Allgather::Pairwise, reps, false)?;
     let mut worst = max_relative_error(&one.positions, &reference);
     let mut ok = one.positions.len() == n && worst <= TOLERANCE;
-    println!();
+    say!();
     print_row(
         [
             "run",
@@ -530,21 +559,19 @@ fn report(args: &Args) -> Result<bool> {
             ],
         );
     }
-    println!("speedup, efficiency: against the one-rank run. gather: median over the steps of the");
-    println!("fastest rank's allgather; alone: median of {reps} allgathers after a barrier (slowest rank);");
-    println!(
-        "model: (p-1)(alpha + m beta) for pairwise, alpha log2 p + (p-1) m beta for doubling."
-    );
+    say!("speedup, efficiency: against the one-rank run. gather: median over the steps of the");
+    say!("fastest rank's allgather; alone: median of {reps} allgathers after a barrier (slowest rank);");
+    say!("model: (p-1)(alpha + m beta) for pairwise, alpha log2 p + (p-1) m beta for doubling.");
     for (name, matrix) in matrices {
-        println!("\ncommunication matrix of the {name} run (from \\ to):\n{matrix}");
+        say!("\ncommunication matrix of the {name} run (from \\ to):\n{matrix}");
     }
-    println!();
+    say!();
     if ok {
-        println!(
+        say!(
             "check: every body's position matches the sequential run (max relative error {worst:.1e} <= {TOLERANCE:.0e})"
         );
     } else {
-        println!(
+        say!(
             "check FAILED: positions differ from the sequential run (max relative error {worst:.1e} > {TOLERANCE:.0e})"
         );
     }

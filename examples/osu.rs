@@ -3,6 +3,9 @@
 //! `value`), so that all three sit side by side.
 //!
 //! Run: `cargo run --release --example osu -- --json` (add `--quick` for fewer iterations).
+//! On the MPI transport (built with `--features mpi`, started by `mpiexec -n P`) it prints the
+//! figures of a P-rank job as `"peer":"rpar-mpi"`: point-to-point when P is 2, the collectives
+//! on P ranks.
 //! Figures: ping-pong latency (half round trip), streaming bandwidth (window of 64 sends, 16 at
 //! 4 MiB), owned-`Vec` bandwidth; allreduce, bcast, allgather and alltoall at 8 B, 64 KiB and
 //! 1 MiB per rank on 2, 4 and 8 ranks, and (rpar only) 8 B and 64 KiB on 64 and 256 ranks; each
@@ -30,8 +33,16 @@ impl Opts {
 }
 
 fn emit(figure: &str, ranks: Option<usize>, bytes: usize, value: f64) {
+    if !rpar::is_main_process() {
+        return;
+    }
+    let peer = if rpar::mpi_processes().is_some() {
+        "rpar-mpi"
+    } else {
+        "rpar"
+    };
     let ranks = ranks.map_or(String::new(), |r| format!("\"ranks\":{r},"));
-    println!("{{\"peer\":\"rpar\",\"figure\":\"{figure}\",{ranks}\"bytes\":{bytes},\"value\":{value:.3}}}");
+    println!("{{\"peer\":\"{peer}\",\"figure\":\"{figure}\",{ranks}\"bytes\":{bytes},\"value\":{value:.3}}}");
 }
 
 /// Half round trip of `m` bytes between ranks 0 and 1, in microseconds (rank 0's view).
@@ -119,7 +130,7 @@ fn point_to_point(o: &Opts) -> Result<()> {
             let t = (0..REPS)
                 .map(|_| latency(&w, m, iters))
                 .collect::<Result<Vec<_>>>()?;
-            out.push(("latency_us", m, median(t)));
+            out.push(("latency_us".to_string(), m, median(t)));
         }
         for m in [65536usize, 1 << 20, 4 << 20] {
             let window = if m == 4 << 20 { 16 } else { 64 };
@@ -127,13 +138,13 @@ fn point_to_point(o: &Opts) -> Result<()> {
             let t = (0..REPS)
                 .map(|_| bandwidth(&w, m, window, loops))
                 .collect::<Result<Vec<_>>>()?;
-            out.push(("bandwidth_GBps", m, median(t)));
+            out.push(("bandwidth_GBps".to_string(), m, median(t)));
         }
         for m in [1usize << 20, 4 << 20] {
             let t = (0..REPS)
                 .map(|_| owned_bandwidth(&w, m, 64))
                 .collect::<Result<Vec<_>>>()?;
-            out.push(("owned_vec_bandwidth_GBps", m, median(t)));
+            out.push(("owned_vec_bandwidth_GBps".to_string(), m, median(t)));
         }
         Ok(out)
     })?;
@@ -199,7 +210,7 @@ fn collectives(o: &Opts, ranks: &[usize], sizes: &[usize], scale: f64) -> Result
                         _ => 20.0,
                     };
                     let iters = ((base * scale * o.scale) as usize).max(1);
-                    out.push((op, m, time_collective(&w, op, m, iters)?));
+                    out.push((op.to_string(), m, time_collective(&w, op, m, iters)?));
                 }
             }
             Ok(out)
@@ -225,6 +236,13 @@ fn main() -> std::process::ExitCode {
         },
     };
     let sizes = [8usize, 65536, 1 << 20];
+    if let Some(p) = rpar::mpi_processes() {
+        // on MPI: the figures of this job's size only (idle processes would skew the others)
+        let scale = if p <= 2 { 1.0 } else { 0.2 };
+        let run = if p == 2 { point_to_point(&o) } else { Ok(()) }
+            .and_then(|()| collectives(&o, &[p], &sizes, scale));
+        return exit_code(run);
+    }
     let run = point_to_point(&o)
         // like the peers: 2 ranks at full count, 4 and 8 oversubscribed with fewer iterations
         .and_then(|()| collectives(&o, &[2], &sizes, 1.0))
@@ -232,6 +250,10 @@ fn main() -> std::process::ExitCode {
         // rpar only: many more ranks than cores
         .and_then(|()| collectives(&o, &[64], &[8, 65536], 0.02))
         .and_then(|()| collectives(&o, &[256], &[8], 0.02));
+    exit_code(run)
+}
+
+fn exit_code(run: Result<()>) -> std::process::ExitCode {
     match run {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

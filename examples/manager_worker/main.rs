@@ -95,7 +95,7 @@ fn measure<T, R>(
 ) -> rpar::Result<Measured<R>>
 where
     T: Payload,
-    R: Payload,
+    R: Payload + rpar::RankResult,
 {
     let mut best: Option<Measured<R>> = None;
     for _ in 0..repeat.max(1) {

@@ -37,6 +37,13 @@ mod comm;
 pub mod cost;
 mod datatype;
 mod error;
+#[cfg(feature = "mpi")]
+pub mod mpi {
+    //! The MPI transport's public pieces (cargo feature `mpi`): rpar type maps as MPI
+    //! datatypes, and rsmpi itself for MPI code of your own beside rpar's.
+    pub use crate::transport::mpi::datatype::MpiDatatype;
+    pub use ::mpi as rsmpi;
+}
 pub mod pattern;
 pub mod sim;
 mod topology;
@@ -46,8 +53,8 @@ mod universe;
 
 pub use collective::{
     Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, Gather, LAnd, LOr, LXor, Loc,
-    Max, MaxLoc, Min, MinLoc, Prod, Reduce, ReduceOp, ReduceScatter, Scan, Scatter, Shift, Sum,
-    UserOp,
+    Max, MaxLoc, Min, MinLoc, Predefined, Prod, Reduce, ReduceOp, ReduceScatter, Scan, Scatter,
+    Shift, Sum, UserOp,
 };
 pub use comm::{
     test_all, wait_all, wait_any, Buffer, BufferMut, Comm, Probed, Request, Scope, Status,
@@ -61,7 +68,10 @@ pub use topology::{
 };
 pub use trace::CommMatrix;
 pub use transport::CollectiveCall;
-pub use universe::{run, RunReport, Universe};
+pub use universe::{
+    is_main_process, launched_by_mpi, mpi_processes, run, RankResult, ResultLink, RunReport,
+    RunResult, Transport, Universe,
+};
 
 /// Runs a block on every rank: `spmd!(ranks = N, |world| { … })` launches N ranks (threads) and
 /// evaluates to their results in rank order, `Result<Vec<R>, Error>`. The closure's parameter
@@ -122,8 +132,8 @@ pub use rpar_derive::topology;
 /// Everything a typical rpar program uses.
 pub mod prelude {
     pub use crate::{
-        spmd, Comm, CommittedType, Datatype, Error, Result, Status, TypeMap, Universe, ANY_SOURCE,
-        ANY_TAG,
+        spmd, Comm, CommittedType, Datatype, Error, RankResult, Result, ResultLink, Status,
+        TypeMap, Universe, ANY_SOURCE, ANY_TAG,
     };
     pub use crate::{topology, CartComm, GraphComm, Neighborhood, TopoKind, Topology};
     pub use crate::{

@@ -73,6 +73,25 @@ pub(crate) fn expand(input: &Input<'_>) -> TokenStream {
                     )
                 }
             }
+
+            #[automatically_derived]
+            // a run's rank may return it, also across processes on the MPI transport
+            impl #impl_generics #krate::RankResult for #ident #ty_generics #where_clause {
+                fn send_result(&self, link: &#krate::ResultLink<'_>) -> #krate::Result<()> {
+                    link.send_value(self)
+                }
+                fn recv_result(link: &#krate::ResultLink<'_>) -> #krate::Result<Self> {
+                    link.recv_value()
+                }
+                fn send_all(items: &[Self], link: &#krate::ResultLink<'_>) -> #krate::Result<()> {
+                    link.send(items)
+                }
+                fn recv_all(
+                    link: &#krate::ResultLink<'_>,
+                ) -> #krate::Result<::std::vec::Vec<Self>> {
+                    link.recv()
+                }
+            }
         };
     }
 }

@@ -165,6 +165,11 @@ impl Comm {
                 let send = send.as_elems();
                 let (p, r, n) = (self.size(), self.rank(), send.len());
                 super::layout::check_len(recv.len(), n * p, "receive buffer", CALL)?;
+                if let (Allgather::Auto, Some(native)) = (algorithm, self.native()) {
+                    if native.allgather(send, recv)? {
+                        return Ok(());
+                    }
+                }
                 let off = offsets_uniform(n, p);
                 recv[span(&off, r..r + 1)].copy_from_slice(send);
                 allgather(self, recv, &off, algorithm)

@@ -191,7 +191,16 @@ impl Comm {
         let call = Call::new("allreduce")
             .reduction::<O>()
             .bytes(std::mem::size_of_val(acc));
-        self.collective(call, &algorithm, || allreduce_run(self, acc, op, algorithm))
+        self.collective(call, &algorithm, || {
+            if let (Allreduce::Auto, Some(native), Some(mpi_op)) =
+                (algorithm, self.native(), op.predefined())
+            {
+                if native.allreduce(acc, mpi_op) {
+                    return Ok(());
+                }
+            }
+            allreduce_run(self, acc, op, algorithm)
+        })
     }
 }
 

@@ -86,6 +86,10 @@ impl Comm {
     /// ```
     pub fn barrier_with(&self, algorithm: Barrier) -> Result<()> {
         self.collective(Call::new("barrier"), &algorithm, || {
+            if let (Barrier::Auto, Some(native)) = (algorithm, self.native()) {
+                native.barrier();
+                return Ok(());
+            }
             barrier(self, algorithm)
         })
     }

@@ -131,7 +131,15 @@ impl Comm {
                 .root(root)
                 .bytes(std::mem::size_of_val(buf.as_elems())),
             &algorithm,
-            || bcast(self, buf.as_elems_mut(), root, algorithm),
+            || {
+                if let (Bcast::Auto, Some(native)) = (algorithm, self.native()) {
+                    super::layout::check_root(self, root)?;
+                    if native.bcast(buf.as_elems_mut(), root)? {
+                        return Ok(());
+                    }
+                }
+                bcast(self, buf.as_elems_mut(), root, algorithm)
+            },
         )
     }
 }

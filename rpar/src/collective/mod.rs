@@ -34,7 +34,8 @@ pub(crate) use bcast::bcast as bcast_algorithm;
 pub use gather::Gather;
 pub(crate) use layout::Named;
 pub use op::{
-    BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Prod, ReduceOp, Sum, UserOp,
+    BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Predefined, Prod, ReduceOp,
+    Sum, UserOp,
 };
 pub(crate) use reduce::reduce_run as reduce_algorithm;
 pub use reduce::Reduce;

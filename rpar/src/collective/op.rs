@@ -43,6 +43,18 @@ pub trait ReduceOp<T: Copy> {
     /// Whether `a ∘ b == b ∘ a` for all operands (the `commute` flag of MPI_Op_create).
     fn is_commutative(&self) -> bool;
 
+    /// The MPI predefined operator this is (`MPI_SUM`, …), if any: on the MPI transport a
+    /// reduction with one runs as MPI's own. `None` (the default) for user operators.
+    ///
+    /// ```
+    /// use rpar::{Predefined, ReduceOp, Sum, UserOp};
+    /// assert_eq!(ReduceOp::<f64>::predefined(&Sum), Some(Predefined::Sum));
+    /// assert_eq!(ReduceOp::<i32>::predefined(&UserOp::commutative(|a: i32, b| a + b)), None);
+    /// ```
+    fn predefined(&self) -> Option<Predefined> {
+        None
+    }
+
     /// `acc[i] = lower[i] ∘ acc[i]` for every `i` (MPI's `inoutvec = invec op inoutvec`).
     /// Both slices have the same length.
     fn reduce_left(&self, lower: &[T], acc: &mut [T]) {
@@ -70,12 +82,41 @@ impl<T: Copy, O: ReduceOp<T> + ?Sized> ReduceOp<T> for &O {
     fn is_commutative(&self) -> bool {
         (**self).is_commutative()
     }
+    fn predefined(&self) -> Option<Predefined> {
+        (**self).predefined()
+    }
     fn reduce_left(&self, lower: &[T], acc: &mut [T]) {
         (**self).reduce_left(lower, acc);
     }
     fn reduce_right(&self, acc: &mut [T], higher: &[T]) {
         (**self).reduce_right(acc, higher);
     }
+}
+
+/// MPI's predefined reduction operators (the ones rpar has as types: [`Sum`], [`Prod`], …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Predefined {
+    /// MPI_SUM
+    Sum,
+    /// MPI_PROD
+    Prod,
+    /// MPI_MIN
+    Min,
+    /// MPI_MAX
+    Max,
+    /// MPI_LAND
+    LAnd,
+    /// MPI_LOR
+    LOr,
+    /// MPI_LXOR
+    LXor,
+    /// MPI_BAND
+    BAnd,
+    /// MPI_BOR
+    BOr,
+    /// MPI_BXOR
+    BXor,
 }
 
 macro_rules! predefined_op {
@@ -100,6 +141,9 @@ macro_rules! predefined_op {
             fn is_commutative(&self) -> bool {
                 true
             }
+            fn predefined(&self) -> Option<Predefined> {
+                <Self as ReduceOp<T>>::predefined(self)
+            }
         }
     };
 }
@@ -114,6 +158,9 @@ macro_rules! impl_op {
             }
             fn is_commutative(&self) -> bool {
                 true
+            }
+            fn predefined(&self) -> Option<Predefined> {
+                Some(Predefined::$op)
             }
         }
     )*};
@@ -324,6 +371,21 @@ fn loc_pick<V: PartialOrd + Copy, I: Ord + Copy>(
             value: a.value,
             index: a.index.min(b.index),
         }
+    }
+}
+
+impl<V: Datatype, I: Datatype> crate::RankResult for Loc<V, I> {
+    fn send_result(&self, link: &crate::ResultLink<'_>) -> crate::Result<()> {
+        link.send_value(self)
+    }
+    fn recv_result(link: &crate::ResultLink<'_>) -> crate::Result<Self> {
+        link.recv_value()
+    }
+    fn send_all(items: &[Self], link: &crate::ResultLink<'_>) -> crate::Result<()> {
+        link.send(items)
+    }
+    fn recv_all(link: &crate::ResultLink<'_>) -> crate::Result<Vec<Self>> {
+        link.recv()
     }
 }
 

@@ -189,6 +189,14 @@ impl Comm {
             .reduction::<O>()
             .bytes(std::mem::size_of_val(acc));
         self.collective(call, &algorithm, || {
+            if let (Reduce::Auto, Some(native), Some(mpi_op)) =
+                (algorithm, self.native(), op.predefined())
+            {
+                super::layout::check_root(self, root)?;
+                if native.reduce(acc, mpi_op, root) {
+                    return Ok(());
+                }
+            }
             reduce_run(self, acc, op, root, algorithm)
         })
     }

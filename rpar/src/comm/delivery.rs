@@ -2,7 +2,7 @@
 //! truncation check, and the one copy (or the move of an owned `Vec`).
 
 use crate::comm::Status;
-use crate::datatype::{Datatype, TypeMap};
+use crate::datatype::{Compiled, Datatype, TypeMap};
 use crate::transport::{Data, ElemType, Matched, Message};
 use crate::{Error, Result};
 use std::mem::MaybeUninit;
@@ -63,14 +63,14 @@ fn mismatch(m: &Matched, recv: &ElemType) -> Error {
     }
 }
 
-/// Copies the message's bytes to `dst` (valid for `msg.bytes()` bytes). False if the data was
-/// withdrawn by its sender (the run is aborting).
+/// Copies the message's bytes to `dst`, as `count` elements of `recv` (the count
+/// [`received_count`] gave). False if the data was withdrawn by its sender (the run is aborting).
 ///
 /// # Safety
 ///
-/// `dst` must be valid for writes of `msg.bytes()` bytes, and those bytes must form valid values
-/// of the receiving type (guaranteed by [`received_count`]).
-unsafe fn copy_out(msg: Message, dst: *mut u8) -> bool {
+/// `dst` must be valid for writes of `count` elements of `recv`, and the message's bytes must
+/// form valid values of it (guaranteed by [`received_count`]).
+unsafe fn copy_out(msg: Message, dst: *mut u8, recv: &ElemType, count: usize) -> bool {
     let bytes = msg.bytes();
     match msg.data {
         // SAFETY: an inline payload holds `bytes` initialised bytes; dst is valid (caller).
@@ -86,8 +86,16 @@ unsafe fn copy_out(msg: Message, dst: *mut u8) -> bool {
         // SAFETY: dst is valid for `bytes` bytes, the size the sender published.
         Data::Borrowed(ticket) => unsafe { ticket.copy_to(dst) },
         Data::Empty => bytes == 0,
-        // SAFETY: dst is valid for `bytes` bytes, the packed size of the typed message.
-        Data::Typed(t) => unsafe { t.copy_packed_to(dst) },
+        // SAFETY: dst is valid for `count` elements of `recv`: if that type is dense, `bytes`
+        // bytes, the packed size of the typed message; else its type map names where they go.
+        Data::Typed(t) => unsafe {
+            let map = (recv.map)();
+            if map.is_dense() {
+                t.copy_packed_to(dst)
+            } else {
+                t.unpack_to(&Compiled::of_map(map), count, dst)
+            }
+        },
     }
 }
 
@@ -140,7 +148,7 @@ pub(crate) unsafe fn deliver_into(
     };
     // SAFETY: count <= capacity, so the message's bytes fit in `buf` (caller: live and
     // exclusive); received_count checked that the bytes are values of the receiving type.
-    if unsafe { copy_out(m.message, buf.ptr) } {
+    if unsafe { copy_out(m.message, buf.ptr, &buf.elem, count) } {
         Ok(status)
     } else {
         Err(Box::new((aborted(), None)))
@@ -188,7 +196,7 @@ fn copy_into_new_vec<T: Datatype>(
     // SAFETY: the Vec has room for `count` elements, which is message.bytes() bytes; the bytes
     // are valid `T`s (received_count). After a successful copy all `count` are initialised.
     unsafe {
-        if !copy_out(message, v.as_mut_ptr().cast()) {
+        if !copy_out(message, v.as_mut_ptr().cast(), &ElemType::of::<T>(), count) {
             return Err(Box::new((aborted(), None)));
         }
         v.set_len(count);

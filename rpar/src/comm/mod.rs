@@ -16,7 +16,7 @@ pub use request::{test_all, wait_all, wait_any, Request};
 pub use scope::Scope;
 
 use crate::trace::{Span, SpanArgs};
-use crate::transport::{CollectiveCall, Endpoint, Matched};
+use crate::transport::{CollectiveCall, Endpoint, Matched, NativeComm};
 use crate::{Error, Result};
 use std::fmt;
 use std::rc::Rc;
@@ -68,6 +68,9 @@ pub struct Comm {
     id: u32,
     /// Number of collective calls made on this communicator so far.
     coll_seq: std::cell::Cell<u32>,
+    /// On the MPI transport: the MPI communicator that mirrors this one, for MPI's own
+    /// collectives (always `None` in-process; without the `mpi` feature it has no values).
+    native: Option<Rc<NativeComm>>,
 }
 
 impl fmt::Debug for Comm {
@@ -135,7 +138,7 @@ fn short_type_name(name: &'static str) -> &'static str {
 }
 
 impl Comm {
-    pub(crate) fn world(ep: Rc<Endpoint>, size: usize) -> Self {
+    pub(crate) fn world(ep: Rc<Endpoint>, size: usize, native: Option<NativeComm>) -> Self {
         let rank = ep.world_rank();
         Comm {
             ep,
@@ -143,7 +146,14 @@ impl Comm {
             rank,
             id: 0,
             coll_seq: Default::default(),
+            native: native.map(Rc::new),
         }
+    }
+
+    /// The MPI communicator that mirrors this one, on the MPI transport.
+    #[inline]
+    pub(crate) fn native(&self) -> Option<&NativeComm> {
+        self.native.as_deref()
     }
 
     /// This rank's number in the communicator, `0..size()` (MPI_Comm_rank).

@@ -243,15 +243,11 @@ impl Comm {
         })
     }
 
-    /// Puts a message into `dest`'s mailbox. A message to a rank that has finished is counted
-    /// as never received (its rendezvous ticket, if any, is dropped and releases this rank).
-    pub(crate) fn post_message(&self, context: u32, message: Message, dest: usize, tag: i32) {
+    /// The header of a message from this rank on `context` with `tag` (and, on the collective
+    /// context, the collective call it belongs to).
+    pub(crate) fn header(&self, context: u32, tag: i32) -> Header {
         let ep = self.endpoint();
-        let to = self.group[dest];
-        if let Some(row) = ep.matrix() {
-            row.count(to, message.bytes());
-        }
-        let header = Header {
+        Header {
             context,
             source: self.rank as u32,
             tag,
@@ -261,7 +257,28 @@ impl Comm {
             } else {
                 None
             },
-        };
+        }
+    }
+
+    /// Puts a message into `dest`'s mailbox (or, on the MPI transport, sends it to `dest`'s
+    /// process). A message to a rank that has finished is counted as never received (its
+    /// rendezvous ticket, if any, is dropped and releases this rank).
+    pub(crate) fn post_message(
+        &self,
+        context: u32,
+        message: Message,
+        dest: usize,
+        tag: i32,
+    ) -> Result<()> {
+        let ep = self.endpoint();
+        let to = self.group[dest];
+        if let Some(row) = ep.matrix() {
+            row.count(to, message.bytes());
+        }
+        let header = self.header(context, tag);
+        if let Some(wire) = ep.wire_to(to) {
+            return wire.send_message(to, &header, message);
+        }
         let fabric = ep.fabric();
         if let Err(back) = fabric.mailbox(to).send(Envelope::Msg(header, message)) {
             if let Envelope::Msg(h, m) = back.into_inner() {
@@ -274,6 +291,27 @@ impl Comm {
                 }]);
             }
         }
+        Ok(())
+    }
+
+    /// Sends `elems` to `dest`'s process on the MPI transport, if `dest` is another process
+    /// (packed straight from `elems`: one copy). `None` if `dest` is in this process.
+    fn send_remote<T: Datatype>(
+        &self,
+        context: u32,
+        elems: &[T],
+        dest: usize,
+        tag: i32,
+    ) -> Option<Result<()>> {
+        let to = self.group[dest];
+        let wire = self.endpoint().wire_to(to)?;
+        if let Some(row) = self.endpoint().matrix() {
+            row.count(to, std::mem::size_of_val(elems));
+        }
+        let header = self.header(context, tag);
+        let (elem, count) = (ElemType::of::<T>(), elems.len());
+        // SAFETY: `elems` is `count` readable elements of `T`.
+        Some(unsafe { wire.send_plain(to, &header, elem, count, elems.as_ptr().cast()) })
     }
 
     /// Posts a borrowed send: eager (copied now) when small, a rendezvous when large. The
@@ -293,12 +331,15 @@ impl Comm {
     ) -> Result<Option<PendingSend>> {
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
+        if let Some(sent) = self.send_remote(context, elems, dest, tag) {
+            return sent.map(|()| None);
+        }
         let bytes = std::mem::size_of_val(elems);
         let elem = ElemType::of::<T>();
         let count = elems.len();
         if bytes <= RENDEZVOUS_BYTES {
             let data = eager_data(elems);
-            self.post_message(context, Message { elem, count, data }, dest, tag);
+            self.post_message(context, Message { elem, count, data }, dest, tag)?;
             return Ok(None);
         }
         let own_mailbox = self
@@ -310,7 +351,7 @@ impl Comm {
         let (pending, ticket) =
             unsafe { publish(elems.as_ptr().cast(), bytes, own_mailbox.clone()) };
         let data = Data::Borrowed(ticket);
-        self.post_message(context, Message { elem, count, data }, dest, tag);
+        self.post_message(context, Message { elem, count, data }, dest, tag)?;
         Ok(Some(pending))
     }
 
@@ -348,8 +389,7 @@ impl Comm {
             count: data.len(),
             data: Data::Owned(ErasedVec::new(data)),
         };
-        self.post_message(context, message, dest, tag);
-        Ok(())
+        self.post_message(context, message, dest, tag)
     }
 
     pub(crate) fn recv_in<T: Datatype>(

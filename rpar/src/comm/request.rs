@@ -70,7 +70,7 @@ impl Comm {
             count: elems.len(),
             data: eager_data(elems),
         };
-        Ok(self.posted_send(message, dest, tag))
+        self.posted_send(message, dest, tag)
     }
 
     /// Starts a send of an owned `Vec`, which moves to the receiver without a copy.
@@ -88,17 +88,17 @@ impl Comm {
             count: data.len(),
             data: Data::Owned(ErasedVec::new(data)),
         };
-        Ok(self.posted_send(message, dest, tag))
+        self.posted_send(message, dest, tag)
     }
 
-    fn posted_send(&self, message: Message, dest: usize, tag: i32) -> Request<'static> {
+    fn posted_send(&self, message: Message, dest: usize, tag: i32) -> Result<Request<'static>> {
         let status = Status {
             source: self.rank(),
             tag,
             count: message.count,
         };
-        self.post_message(self.p2p_context(), message, dest, tag);
-        Request::done(self.endpoint().clone(), status)
+        self.post_message(self.p2p_context(), message, dest, tag)?;
+        Ok(Request::done(self.endpoint().clone(), status))
     }
 
     /// Starts a receive into `buf` (MPI_Irecv). The request borrows `buf` until it completes.

@@ -2,8 +2,9 @@
 //! (MPI_Comm_dup). Each gets a fresh context id, so its messages never mix with the parent's.
 
 use super::{Call, Comm};
-use crate::collective::tags;
-use crate::Result;
+use crate::collective::{allreduce_algorithm as allreduce_run, tags};
+use crate::transport::NativeComm;
+use crate::{Allreduce, Max, Result};
 use std::rc::Rc;
 
 impl Comm {
@@ -27,6 +28,8 @@ impl Comm {
 
     fn split_inner(&self, color: Option<u32>, key: i32) -> Result<Option<Comm>> {
         let ctx = self.collective_context();
+        let base = self.reserve_contexts(self.size() as u32)?;
+        let native = self.native().and_then(|n| n.split(color, key));
         let mine = [color.map_or(-1, i64::from), i64::from(key)];
         // Rank 0 gathers (color, key), forms the groups, reserves one context per group and tells
         // every rank its new communicator: [context, new rank, world ranks of the group…].
@@ -38,7 +41,6 @@ impl Comm {
                 entries.push((theirs[0], theirs[1], st.source));
             }
             entries.sort_by_key(|&(c, k, r)| (c, k, r));
-            let base = self.endpoint().fabric().new_contexts(self.size() as u32);
             let mut reply_to_self = None;
             let mut start = 0;
             while start < entries.len() {
@@ -65,15 +67,34 @@ impl Comm {
                 start = end;
             }
             let reply = reply_to_self.expect("rank 0 is in one of the groups");
-            Ok(self.comm_from_reply(&reply))
+            Ok(self.comm_from_reply(&reply, native))
         } else {
             self.send_in(ctx, &mine[..], 0, tags::SPLIT)?;
             let (reply, _) = self.recv_in::<u64>(ctx, 0, tags::SPLIT)?;
-            Ok(self.comm_from_reply(&reply))
+            Ok(self.comm_from_reply(&reply, native))
         }
     }
 
-    fn comm_from_reply(&self, reply: &[u64]) -> Option<Comm> {
+    /// Reserves `n` fresh communicator ids for a new communicator made from this one; the first
+    /// is returned on rank 0 (which hands them out). In-process one fabric hands out ids to all
+    /// ranks. On MPI every process has its own, so the ranks agree on the largest next free id
+    /// among them (a max-allreduce): an id no member has used, and every member reserves it.
+    fn reserve_contexts(&self, n: u32) -> Result<u32> {
+        let fabric = self.endpoint().fabric();
+        if self.endpoint().wire().is_none() {
+            return Ok(if self.rank() == 0 {
+                fabric.new_contexts(n)
+            } else {
+                0
+            });
+        }
+        let mut next = [fabric.next_context()];
+        allreduce_run(self, &mut next, &Max, Allreduce::RecursiveDoubling)?;
+        fabric.reserve_agreed(next[0], n);
+        Ok(next[0])
+    }
+
+    fn comm_from_reply(&self, reply: &[u64], native: Option<NativeComm>) -> Option<Comm> {
         if reply[0] == u64::MAX {
             return None;
         }
@@ -84,6 +105,7 @@ impl Comm {
             rank: reply[1] as usize,
             id: reply[0] as u32,
             coll_seq: Default::default(),
+            native: native.map(Rc::new),
         })
     }
 
@@ -110,8 +132,9 @@ impl Comm {
 
     fn dup_inner(&self) -> Result<Comm> {
         let ctx = self.collective_context();
+        let reserved = self.reserve_contexts(1)?;
         let id = if self.rank() == 0 {
-            let id = self.endpoint().fabric().new_contexts(1);
+            let id = reserved;
             for r in 1..self.size() {
                 self.send_in(ctx, std::slice::from_ref(&id), r, tags::DUP)?;
             }
@@ -127,6 +150,7 @@ impl Comm {
             rank: self.rank,
             id,
             coll_seq: Default::default(),
+            native: self.native().map(|n| Rc::new(n.dup())),
         })
     }
 }

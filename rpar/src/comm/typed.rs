@@ -95,6 +95,13 @@ impl Comm {
         })?;
         let context = self.p2p_context();
         let elem = ElemType::typed();
+        let to = self.group[dest];
+        if let Some(wire) = self.endpoint().wire_to(to) {
+            let header = self.header(context, tag);
+            // SAFETY: check_slice proved that every byte the type names for `count` elements
+            // from `start` lies in `buf`.
+            return unsafe { wire.send_typed(to, &header, ty, count, start) };
+        }
         if bytes <= RENDEZVOUS_BYTES {
             let mut packed = vec![0u8; bytes];
             // SAFETY: check_slice proved that every byte the type names for `count` elements
@@ -106,8 +113,7 @@ impl Comm {
                 count,
                 source,
             });
-            self.post_message(context, Message { elem, count, data }, dest, tag);
-            return Ok(());
+            return self.post_message(context, Message { elem, count, data }, dest, tag);
         }
         let own_mailbox = self
             .endpoint()
@@ -122,7 +128,7 @@ impl Comm {
             count,
             source,
         });
-        self.post_message(context, Message { elem, count, data }, dest, tag);
+        self.post_message(context, Message { elem, count, data }, dest, tag)?;
         self.finish_send(&pending, (context, dest, tag))
     }
 
@@ -309,10 +315,12 @@ pub(crate) fn plain_received_count(t: &TypedData, recv: &ElemType) -> Option<usi
         return Some(0);
     }
     let map = (recv.map)();
-    if recv.size == 0 || !bytes.is_multiple_of(recv.size) || !map.is_dense() {
+    // packed, an element of the receiving type is its data bytes (padding is not sent)
+    let per_element = map.size();
+    if per_element == 0 || !bytes.is_multiple_of(per_element) {
         return None;
     }
-    let count = bytes / recv.size;
+    let count = bytes / per_element;
     let ours = Compiled::of_map(map);
     (ours.accepts(count, &t.ty.inner, t.count) == SignatureMatch::Accepted).then_some(count)
 }

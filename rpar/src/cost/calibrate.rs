@@ -40,6 +40,23 @@ pub struct Calibration {
     pub samples: Vec<(usize, f64)>,
 }
 
+/// A calibration run's result travels between processes field by field (the MPI transport).
+impl crate::RankResult for Calibration {
+    fn send_result(&self, link: &crate::ResultLink<'_>) -> crate::Result<()> {
+        link.send(&[self.alpha, self.beta, self.r_squared][..])?;
+        self.samples.send_result(link)
+    }
+    fn recv_result(link: &crate::ResultLink<'_>) -> crate::Result<Self> {
+        let fit = <[f64; 3]>::recv_result(link)?;
+        Ok(Calibration {
+            alpha: fit[0],
+            beta: fit[1],
+            r_squared: fit[2],
+            samples: crate::RankResult::recv_result(link)?,
+        })
+    }
+}
+
 impl Calibration {
     /// The model parameters: t_n = alpha, t_c = beta, no per-hop time (one process, no network)
     /// and gamma as given.

@@ -28,6 +28,7 @@
 
 mod manager_worker;
 mod payload;
+mod results;
 mod static_blocks;
 mod stats;
 

@@ -6,6 +6,7 @@
 
 use super::fabric::{Fabric, Failure};
 use super::message::{Data, Message};
+use super::Wire;
 use crate::error::{BlockedCall, Warning};
 use crate::trace::{MatrixRow, RankTrace};
 use crate::{Error, Result};
@@ -176,11 +177,17 @@ pub(crate) struct Endpoint {
     matrix: Option<MatrixRow>,
     /// The collective call this rank is in, if any.
     collective: Cell<Option<CollectiveCall>>,
+    /// On the MPI transport: the link to the other processes (in-process: always `None`, and
+    /// without the `mpi` feature `Wire` has no values, so every use compiles away).
+    wire: Option<Wire>,
 }
 
 /// How many times a blocked call looks at its mailbox, with a pause between looks, before it
 /// goes on to poll while yielding the core.
 const SPIN_ROUNDS: u32 = 256;
+
+/// On the MPI transport, a wait this long goes on to pause between polls.
+const LONG_WAIT: std::time::Duration = std::time::Duration::from_millis(5);
 
 impl Endpoint {
     pub(crate) fn new(
@@ -198,7 +205,29 @@ impl Endpoint {
             trace,
             matrix,
             collective: Cell::new(None),
+            wire: None,
         }
+    }
+
+    /// The endpoint of a process on the MPI transport: messages to other ranks go over `wire`.
+    #[cfg(feature = "mpi")]
+    pub(crate) fn with_wire(self, wire: Wire) -> Self {
+        Endpoint {
+            wire: Some(wire),
+            ..self
+        }
+    }
+
+    /// The MPI link to world rank `to`, if `to` is another process (never in-process).
+    #[inline]
+    pub(crate) fn wire_to(&self, to: usize) -> Option<&Wire> {
+        self.wire.as_ref().filter(|_| to != self.world_rank)
+    }
+
+    /// The MPI link of this process, if it runs on the MPI transport.
+    #[inline]
+    pub(crate) fn wire(&self) -> Option<&Wire> {
+        self.wire.as_ref()
     }
 
     /// The collective call this rank is in.
@@ -250,6 +279,9 @@ impl Endpoint {
     /// The next envelope from the mailbox, blocking: spins briefly, then parks (telling the
     /// deadlock watch what it waits for).
     fn next_blocking(&self, waiting: Waiting<'_>) -> Result<Envelope> {
+        if let Some(wire) = &self.wire {
+            return self.next_from_wire(wire);
+        }
         // poll tightly first: one pause between looks, so a message that arrives is seen
         // within a few nanoseconds (an exponential backoff would sleep past it)
         for _ in 0..SPIN_ROUNDS {
@@ -282,6 +314,31 @@ impl Endpoint {
         let env = self.rx.recv();
         watch.unparked(self.world_rank);
         env.map_err(|_| self.fabric.abort_error())
+    }
+
+    /// The next envelope on the MPI transport: from this process's own mailbox (messages to
+    /// itself) or from MPI. Polls both (there is no one to wake a parked process), tightly at
+    /// first, then yielding the core, then pausing between looks once the wait is long.
+    fn next_from_wire(&self, wire: &Wire) -> Result<Envelope> {
+        let start = std::time::Instant::now();
+        for round in 0u32.. {
+            match self.rx.try_recv() {
+                Ok(env) => return Ok(env),
+                Err(TryRecvError::Empty) => {}
+                Err(TryRecvError::Disconnected) => return Err(self.fabric.abort_error()),
+            }
+            if let Some((header, message)) = wire.poll()? {
+                return Ok(Envelope::Msg(header, message));
+            }
+            if round < SPIN_ROUNDS {
+                std::hint::spin_loop();
+            } else if start.elapsed() < LONG_WAIT {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(std::time::Duration::from_micros(20));
+            }
+        }
+        unreachable!("the polling loop returns")
     }
 
     /// What a blocked call waits for, for a deadlock report.
@@ -497,9 +554,15 @@ impl Endpoint {
                 Ok(Envelope::Abort) | Err(TryRecvError::Disconnected) => {
                     return Err(self.fabric.abort_error())
                 }
-                Err(TryRecvError::Empty) => return Ok(()),
+                Err(TryRecvError::Empty) => break,
             }
         }
+        if let Some(wire) = &self.wire {
+            while let Some((h, m)) = wire.poll()? {
+                let _ = self.file(h, m, None, false);
+            }
+        }
+        Ok(())
     }
 
     /// Posts a non-blocking receive; it claims the first unclaimed matching message already

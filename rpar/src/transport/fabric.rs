@@ -82,6 +82,17 @@ impl Fabric {
         self.next_context.fetch_add(n, Ordering::Relaxed)
     }
 
+    /// The first communicator id not yet reserved here.
+    pub(crate) fn next_context(&self) -> u32 {
+        self.next_context.load(Ordering::Relaxed)
+    }
+
+    /// Reserves the ids `base..base + n` that the processes of a communicator agreed on (the
+    /// MPI transport, where each process has a fabric of its own), and every id below them.
+    pub(crate) fn reserve_agreed(&self, base: u32, n: u32) {
+        self.next_context.fetch_max(base + n, Ordering::Relaxed);
+    }
+
     /// How long a blocked call polls (yielding the core) before it parks its thread.
     #[inline]
     pub(crate) fn poll_budget(&self) -> Duration {

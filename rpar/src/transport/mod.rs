@@ -7,8 +7,17 @@ mod endpoint;
 mod fabric;
 mod handoff;
 mod message;
+#[cfg(feature = "mpi")]
+pub(crate) mod mpi;
+#[cfg(not(feature = "mpi"))]
+mod no_mpi;
 mod rendezvous;
 mod watch;
+
+#[cfg(feature = "mpi")]
+pub(crate) use self::mpi::{native::NativeComm, Wire};
+#[cfg(not(feature = "mpi"))]
+pub(crate) use no_mpi::{NativeComm, Wire};
 
 pub use endpoint::CollectiveCall;
 pub(crate) use endpoint::{Endpoint, Envelope, Header, Matched, Pattern, SlotId, Waiting};

@@ -4,6 +4,12 @@
 //!
 //! Depends on `comm` and `transport`.
 
+#[cfg(feature = "mpi")]
+mod mpi;
+mod results;
+
+pub use results::{RankResult, ResultLink, RunResult};
+
 use crate::comm::Comm;
 use crate::error::Warning;
 use crate::trace::{write_chrome_trace, CommMatrix, Event, MatrixRow, RankTrace};
@@ -32,6 +38,22 @@ pub struct Universe {
     trace: Option<PathBuf>,
     record_matrix: bool,
     poll_budget: Option<Duration>,
+    transport: Transport,
+}
+
+/// Where a run's ranks run (see [`Universe::transport`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Transport {
+    /// The default: MPI if the program was built with the `mpi` cargo feature and an MPI
+    /// launcher (`mpiexec`, `mpirun`, `srun`) started it; else in-process.
+    #[default]
+    Auto,
+    /// Threads of this process, on the lock-free in-process runtime.
+    InProcess,
+    /// MPI processes: this process is one rank of the job (its rank in `MPI_COMM_WORLD`), and
+    /// the launcher decides how many there are. Needs the `mpi` cargo feature.
+    Mpi,
 }
 
 /// How long a blocked call polls before parking when every rank has a core of its own.
@@ -50,6 +72,43 @@ impl Universe {
             trace: None,
             record_matrix: false,
             poll_budget: None,
+            transport: Transport::Auto,
+        }
+    }
+
+    /// A universe on the MPI transport (the same as `Universe::new(0).transport(Transport::Mpi)`):
+    /// the MPI launcher decides the number of ranks, and this process is one of them. For code
+    /// that chooses its transport itself; `Universe::new(n)` picks MPI on its own when an MPI
+    /// launcher started the program (see [`Transport::Auto`]).
+    ///
+    /// ```
+    /// let u = rpar::Universe::mpi();
+    /// # #[cfg(not(feature = "mpi"))]
+    /// assert!(u.run(|world| Ok(world.rank())).is_err()); // built without the `mpi` feature
+    /// ```
+    pub fn mpi() -> Self {
+        Universe::new(0).transport(Transport::Mpi)
+    }
+
+    /// Where the ranks run: threads of this process, or MPI processes (default:
+    /// [`Transport::Auto`]). On MPI the launcher's process count replaces `ranks`, the
+    /// deadlock watchdog and the communication matrix are not available, and a trace is written
+    /// per process (`trace.json` becomes `trace.rank0.json`, …).
+    pub fn transport(mut self, transport: Transport) -> Self {
+        self.transport = transport;
+        self
+    }
+
+    /// Whether this run goes on MPI: an error if MPI was asked for but is not built in.
+    fn on_mpi(&self) -> Result<bool> {
+        match self.transport {
+            Transport::InProcess => Ok(false),
+            Transport::Auto => Ok(cfg!(feature = "mpi") && launched_by_mpi()),
+            Transport::Mpi if cfg!(feature = "mpi") => Ok(true),
+            Transport::Mpi => Err(Error::invalid(
+                "Universe::run",
+                "an rpar built with the `mpi` cargo feature for Transport::Mpi, got one without",
+            )),
         }
     }
 
@@ -124,7 +183,7 @@ impl Universe {
     pub fn run<F, R>(&self, program: F) -> Result<Vec<R>>
     where
         F: Fn(Comm) -> Result<R> + Sync,
-        R: Send,
+        R: RunResult,
     {
         Ok(self.run_report(program)?.results)
     }
@@ -147,8 +206,12 @@ impl Universe {
     pub fn run_report<F, R>(&self, program: F) -> Result<RunReport<R>>
     where
         F: Fn(Comm) -> Result<R> + Sync,
-        R: Send,
+        R: RunResult,
     {
+        if self.on_mpi()? {
+            #[cfg(feature = "mpi")]
+            return mpi::run(self, program);
+        }
         let n = self.ranks;
         if n == 0 {
             return Err(Error::invalid(
@@ -180,7 +243,7 @@ impl Universe {
                     let trace = tracing.then(|| RankTrace::new(rank, epoch));
                     let row = matrix.then(|| MatrixRow::new(n));
                     let ep = Rc::new(Endpoint::new(rank, rx, rank_fabric.clone(), trace, row));
-                    run_rank(rank, Comm::world(ep, n), &rank_fabric, program)
+                    run_rank(rank, Comm::world(ep, n, None), &rank_fabric, program)
                 });
                 match spawned {
                     Ok(h) => handles.push(h),
@@ -315,12 +378,7 @@ where
             None
         }
         Err(panic) => {
-            let message = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic with a non-string payload".to_string());
-            fabric.abort(rank, Failure::Panic(message));
+            fabric.abort(rank, Failure::Panic(panic_message(&*panic)));
             None
         }
     };
@@ -329,6 +387,57 @@ where
         trace: ep.trace().map(|t| t.take()),
         row: ep.matrix().map(|m| m.take()),
     }
+}
+
+/// Whether an MPI launcher started this process (always false without the `mpi` feature).
+pub fn launched_by_mpi() -> bool {
+    #[cfg(feature = "mpi")]
+    return crate::transport::mpi::setup::launched_by_mpi();
+    #[cfg(not(feature = "mpi"))]
+    return false;
+}
+
+/// Whether this process should print what a program reports: always in-process; on the MPI
+/// transport only on MPI rank 0, so that output that every process computes alike appears once.
+///
+/// ```
+/// if rpar::is_main_process() {
+///     println!("the table of results");
+/// }
+/// ```
+pub fn is_main_process() -> bool {
+    mpi_processes().is_none() || {
+        #[cfg(feature = "mpi")]
+        {
+            crate::transport::mpi::setup::world_rank_and_size().0 == 0
+        }
+        #[cfg(not(feature = "mpi"))]
+        true
+    }
+}
+
+/// The number of processes of the MPI job, when this program runs on the MPI transport
+/// (`None` in-process). Initialises MPI if it is not yet.
+///
+/// ```
+/// # #[cfg(not(feature = "mpi"))]
+/// assert_eq!(rpar::mpi_processes(), None);
+/// ```
+pub fn mpi_processes() -> Option<usize> {
+    #[cfg(feature = "mpi")]
+    if launched_by_mpi() && crate::transport::mpi::setup::ensure_initialized().is_ok() {
+        return Some(crate::transport::mpi::setup::world_rank_and_size().1);
+    }
+    None
+}
+
+/// The message of a panic payload.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with a non-string payload".to_string())
 }
 
 /// Runs `program` on `ranks` ranks: shorthand for `Universe::new(ranks).run(program)`.
@@ -341,7 +450,7 @@ where
 pub fn run<F, R>(ranks: usize, program: F) -> Result<Vec<R>>
 where
     F: Fn(Comm) -> Result<R> + Sync,
-    R: Send,
+    R: RunResult,
 {
     Universe::new(ranks).run(program)
 }

@@ -1,0 +1,212 @@
+//! rpar type maps as MPI derived datatypes: each map becomes an `MPI_Type_create_struct` of
+//! its entries (adjacent entries of one basic type merged into one block), resized to the map's
+//! lb and extent, so MPI's size, extent, true extent and packed bytes are rpar's.
+
+use crate::datatype::{BasicType, Datatype, TypeMap};
+use crate::{Error, Result};
+use ::mpi::ffi;
+use ::mpi::ffi::MPI_Datatype;
+
+/// The MPI predefined datatype of a basic type, if MPI has one.
+pub(crate) fn predefined(b: BasicType) -> Option<MPI_Datatype> {
+    use BasicType::*;
+    // SAFETY: (all arms) rsmpi's constants are initialised, immutable handles.
+    Some(unsafe {
+        match b {
+            I8 => ffi::RSMPI_INT8_T,
+            I16 => ffi::RSMPI_INT16_T,
+            I32 => ffi::RSMPI_INT32_T,
+            I64 => ffi::RSMPI_INT64_T,
+            Isize if cfg!(target_pointer_width = "64") => ffi::RSMPI_INT64_T,
+            Isize => ffi::RSMPI_INT32_T,
+            U8 | Byte => ffi::RSMPI_UINT8_T,
+            U16 => ffi::RSMPI_UINT16_T,
+            U32 | Char => ffi::RSMPI_UINT32_T,
+            U64 => ffi::RSMPI_UINT64_T,
+            Usize if cfg!(target_pointer_width = "64") => ffi::RSMPI_UINT64_T,
+            Usize => ffi::RSMPI_UINT32_T,
+            F32 => ffi::RSMPI_FLOAT,
+            F64 => ffi::RSMPI_DOUBLE,
+            Bool => ffi::RSMPI_C_BOOL,
+            I128 | U128 => return None,
+        }
+    })
+}
+
+/// The datatype of one entry: the predefined one, or 16 contiguous bytes for 128-bit integers.
+fn entry_type(b: BasicType) -> MPI_Datatype {
+    predefined(b).unwrap_or_else(|| {
+        let mut t = std::mem::MaybeUninit::uninit();
+        // SAFETY: MPI_Type_contiguous writes a new datatype handle; the byte type is predefined.
+        unsafe {
+            ffi::MPI_Type_contiguous(16, ffi::RSMPI_UINT8_T, t.as_mut_ptr());
+            let mut t = t.assume_init();
+            ffi::MPI_Type_commit(&mut t);
+            t
+        }
+    })
+}
+
+/// A committed MPI datatype with the type map's layout (the caller owns it: free it with
+/// `MPI_Type_free`).
+pub(crate) fn build(map: &TypeMap) -> Result<MPI_Datatype> {
+    // blocks of adjacent entries of one basic type
+    let mut blocks: Vec<(BasicType, isize, i32)> = Vec::new();
+    for &(b, d) in map.entries() {
+        match blocks.last_mut() {
+            Some((lb, ld, n)) if *lb == b && *ld + *n as isize * b.size() as isize == d => *n += 1,
+            _ => blocks.push((b, d, 1)),
+        }
+    }
+    let too_big = |what: &str| {
+        Error::invalid(
+            "TypeMap::to_mpi",
+            format!("a type map MPI can describe, got one with too many {what}"),
+        )
+    };
+    let n = i32::try_from(blocks.len()).map_err(|_| too_big("blocks"))?;
+    let lens: Vec<i32> = blocks.iter().map(|b| b.2).collect();
+    let disps: Vec<ffi::MPI_Aint> = blocks.iter().map(|b| b.1 as ffi::MPI_Aint).collect();
+    let mut types: Vec<MPI_Datatype> = blocks.iter().map(|b| entry_type(b.0)).collect();
+    let mut structure = std::mem::MaybeUninit::uninit();
+    let mut resized = std::mem::MaybeUninit::uninit();
+    // SAFETY: the three arrays hold `n` entries each and outlive the calls; MPI writes the new
+    // handles, which are committed before use.
+    unsafe {
+        ffi::MPI_Type_create_struct(
+            n,
+            lens.as_ptr(),
+            disps.as_ptr(),
+            types.as_ptr(),
+            structure.as_mut_ptr(),
+        );
+        let mut structure = structure.assume_init();
+        ffi::MPI_Type_create_resized(
+            structure,
+            map.lb() as ffi::MPI_Aint,
+            map.extent() as ffi::MPI_Aint,
+            resized.as_mut_ptr(),
+        );
+        ffi::MPI_Type_free(&mut structure);
+        // the 16-byte stand-ins for 128-bit integers were made for this type only
+        for (t, b) in types.iter_mut().zip(&blocks) {
+            if predefined(b.0).is_none() {
+                ffi::MPI_Type_free(t);
+            }
+        }
+        let mut resized = resized.assume_init();
+        ffi::MPI_Type_commit(&mut resized);
+        Ok(resized)
+    }
+}
+
+/// A type map as a committed MPI datatype (`MPI_Type_create_struct`, then
+/// `MPI_Type_create_resized` and `MPI_Type_commit`), freed on drop (`MPI_Type_free`). For
+/// handing rpar's types to MPI code of your own (through [`MpiDatatype::as_raw`] and rsmpi), and
+/// for checking that MPI sees rpar's type maps as rpar does.
+///
+/// ```no_run
+/// use rpar::{BasicType, TypeMap};
+/// let column = TypeMap::vector(3, 1, 4, &TypeMap::basic(BasicType::F64))?;
+/// let t = rpar::mpi::MpiDatatype::new(&column)?; // needs MPI initialised
+/// assert_eq!((t.size(), t.extent()), (24, (0, 72)));
+/// # Ok::<(), rpar::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct MpiDatatype {
+    raw: MPI_Datatype,
+}
+
+impl MpiDatatype {
+    /// The MPI datatype of `map` (MPI must be initialised: call it inside a run on MPI).
+    pub fn new(map: &TypeMap) -> Result<MpiDatatype> {
+        super::setup::ensure_initialized()?;
+        Ok(MpiDatatype { raw: build(map)? })
+    }
+
+    /// The MPI datatype of the Rust element type `T`.
+    pub(crate) fn of<T: Datatype>() -> Result<MpiDatatype> {
+        Ok(MpiDatatype {
+            raw: build(&T::type_map())?,
+        })
+    }
+
+    /// The raw handle, for MPI calls of your own.
+    pub fn as_raw(&self) -> MPI_Datatype {
+        self.raw
+    }
+
+    /// MPI_Type_size.
+    pub fn size(&self) -> usize {
+        let mut size = 0;
+        // SAFETY: `raw` is a live committed datatype; MPI writes the size.
+        unsafe { ffi::MPI_Type_size(self.raw, &mut size) };
+        size as usize
+    }
+
+    /// MPI_Type_get_extent: `(lb, extent)`.
+    pub fn extent(&self) -> (isize, isize) {
+        let (mut lb, mut extent) = (0, 0);
+        // SAFETY: as in `size`.
+        unsafe { ffi::MPI_Type_get_extent(self.raw, &mut lb, &mut extent) };
+        (lb as isize, extent as isize)
+    }
+
+    /// MPI_Type_get_true_extent: `(true lb, true extent)`.
+    pub fn true_extent(&self) -> (isize, isize) {
+        let (mut lb, mut extent) = (0, 0);
+        // SAFETY: as in `size`.
+        unsafe { ffi::MPI_Type_get_true_extent(self.raw, &mut lb, &mut extent) };
+        (lb as isize, extent as isize)
+    }
+
+    /// MPI_Pack of `count` elements laid out from element `origin` of `buf` (displacement 0
+    /// there): MPI's packed bytes. Fails if the elements do not lie within `buf`.
+    pub fn pack<T: Datatype>(&self, buf: &[T], origin: usize, count: usize) -> Result<Vec<u8>> {
+        let origin = origin * std::mem::size_of::<T>();
+        let bytes = std::mem::size_of_val(buf);
+        let (_, extent) = self.extent();
+        let (tlb, textent) = self.true_extent();
+        let bad = || {
+            Error::invalid(
+                "MpiDatatype::pack",
+                format!("{count} elements from byte {origin} within {bytes} bytes"),
+            )
+        };
+        if count > 0 {
+            let first = origin as isize + tlb.min(tlb + (count as isize - 1) * extent);
+            let last = origin as isize
+                + (tlb + textent).max(tlb + textent + (count as isize - 1) * extent);
+            if first < 0 || last > bytes as isize {
+                return Err(bad());
+            }
+        }
+        let n = i32::try_from(count).map_err(|_| bad())?;
+        let out_len = self.size() * count;
+        let mut out = vec![0u8; out_len];
+        let mut position = 0;
+        let world = super::setup::world();
+        // SAFETY: every byte the datatype names for `count` elements from `origin` lies in `buf`
+        // (checked above); `out` has room for the packed bytes.
+        unsafe {
+            ffi::MPI_Pack(
+                buf.as_ptr().cast::<u8>().add(origin).cast(),
+                n,
+                self.raw,
+                out.as_mut_ptr().cast(),
+                out_len as i32,
+                &mut position,
+                ::mpi::traits::AsRaw::as_raw(&world),
+            )
+        };
+        out.truncate(position as usize);
+        Ok(out)
+    }
+}
+
+impl Drop for MpiDatatype {
+    fn drop(&mut self) {
+        // SAFETY: `raw` was created by `build` and is freed only here.
+        unsafe { ffi::MPI_Type_free(&mut self.raw) };
+    }
+}

@@ -1,0 +1,304 @@
+//! [`Wire`]: one process's link to the others on the MPI transport, for one run. Every rpar
+//! message to another process is one MPI message on a communicator of the run's own (a
+//! duplicate of `MPI_COMM_WORLD`), with one tag; rpar's own matching (context, source, tag,
+//! posted and unexpected queues) runs on top, so MPI's ordering between each pair of processes
+//! gives rpar's.
+//!
+//! Sends are non-blocking (`MPI_Isend` of a buffer the link owns until MPI is done with it), and
+//! every wait of the process receives whatever has arrived (`MPI_Improbe` + `MPI_Mrecv`), so
+//! two processes sending large messages to each other never wait on each other — as in-process.
+
+use super::wire::{append_header, decode, dense_map, signature_of, Signature};
+use crate::datatype::{engine, CommittedType, Compiled};
+use crate::transport::{Data, ElemType, Header, Message, TypedData, TypedSource};
+use crate::{Error, Result};
+use ::mpi::datatype::Equivalence;
+use ::mpi::ffi;
+use ::mpi::point_to_point::Source;
+use ::mpi::topology::{Communicator, SimpleCommunicator};
+use ::mpi::traits::AsRaw;
+use std::any::TypeId;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// The tag of every rpar message on the run's communicator.
+const TAG: i32 = 7;
+
+/// A send MPI has not finished with: its request and the buffer it reads.
+struct Outgoing {
+    request: ffi::MPI_Request,
+    _buffer: Vec<u8>,
+}
+
+/// What the link knows of a plain element type: its signature and compiled map.
+struct Plain {
+    signature: Signature,
+    compiled: Compiled,
+    dense: bool,
+}
+
+/// One process's link to the other processes of a run.
+pub(crate) struct Wire {
+    comm: SimpleCommunicator,
+    outgoing: RefCell<Vec<Outgoing>>,
+    plain: RefCell<HashMap<TypeId, Rc<Plain>>>,
+    /// Committed stand-ins for the senders' types, by signature.
+    arrived: RefCell<HashMap<Signature, CommittedType>>,
+}
+
+impl std::fmt::Debug for Wire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wire")
+            .field("rank", &self.comm.rank())
+            .field("sends in flight", &self.outgoing.borrow().len())
+            .finish()
+    }
+}
+
+impl Wire {
+    /// The link for a new run: duplicates `MPI_COMM_WORLD` (collective over all processes), so
+    /// that no message of an earlier run can match this one's.
+    pub(crate) fn new() -> Wire {
+        Wire {
+            comm: super::setup::world().duplicate(),
+            outgoing: RefCell::default(),
+            plain: RefCell::default(),
+            arrived: RefCell::default(),
+        }
+    }
+
+    /// The run's communicator (the same group as `MPI_COMM_WORLD`).
+    pub(crate) fn comm(&self) -> &SimpleCommunicator {
+        &self.comm
+    }
+
+    fn plain(&self, elem: ElemType) -> Rc<Plain> {
+        self.plain
+            .borrow_mut()
+            .entry(elem.id)
+            .or_insert_with(|| {
+                let map = (elem.map)();
+                Rc::new(Plain {
+                    signature: signature_of(&map),
+                    dense: map.is_dense(),
+                    compiled: Compiled::of_map(map),
+                })
+            })
+            .clone()
+    }
+
+    /// Sends `count` elements of `elem` at `src` to world rank `to`: packed by the element's
+    /// type map (one copy; padding is not read).
+    ///
+    /// # Safety
+    ///
+    /// `src` must be valid for reads of `count` elements of `elem`.
+    pub(crate) unsafe fn send_plain(
+        &self,
+        to: usize,
+        header: &Header,
+        elem: ElemType,
+        count: usize,
+        src: *const u8,
+    ) -> Result<()> {
+        let plain = self.plain(elem);
+        let bytes = plain.compiled.size * count;
+        let mut buf = Vec::with_capacity(bytes + 64);
+        // SAFETY: `buf` has room for `bytes` bytes; `src` holds `count` elements (caller), whose
+        // data bytes are exactly what the compiled map names; dense elements are all data.
+        unsafe {
+            if plain.dense {
+                std::ptr::copy_nonoverlapping(src, buf.as_mut_ptr(), bytes);
+            } else {
+                engine::gather(&plain.compiled, count, src, buf.as_mut_ptr());
+            }
+            buf.set_len(bytes);
+        }
+        append_header(&mut buf, header, count, &plain.signature);
+        self.isend(to, buf)
+    }
+
+    /// Sends `count` elements of the committed type `ty` laid out from `start` to world rank
+    /// `to`, packed (MPI's native format).
+    ///
+    /// # Safety
+    ///
+    /// Every byte `ty` names for `count` elements from `start` must be readable.
+    pub(crate) unsafe fn send_typed(
+        &self,
+        to: usize,
+        header: &Header,
+        ty: &CommittedType,
+        count: usize,
+        start: *const u8,
+    ) -> Result<()> {
+        let bytes = ty.pack_size(count);
+        let mut buf = Vec::with_capacity(bytes + 64);
+        // SAFETY: the caller guarantees the source bytes; `buf` has room for the packed bytes.
+        unsafe {
+            engine::gather(&ty.inner, count, start, buf.as_mut_ptr());
+            buf.set_len(bytes);
+        }
+        append_header(&mut buf, header, count, &ty.inner.signature);
+        self.isend(to, buf)
+    }
+
+    /// Sends a message already made for the in-process mailbox (inline, owned or packed).
+    pub(crate) fn send_message(&self, to: usize, header: &Header, m: Message) -> Result<()> {
+        let Message { elem, count, data } = m;
+        match data {
+            // SAFETY: an inline payload holds `count` elements of `elem`.
+            Data::Inline(buf) => unsafe {
+                self.send_plain(to, header, elem, count, buf.as_ptr().cast())
+            },
+            // SAFETY: an owned buffer holds `count` elements of `elem`.
+            Data::Owned(v) => unsafe { self.send_plain(to, header, elem, count, v.as_ptr()) },
+            Data::Borrowed(ticket) => match ticket.into_owned(elem, count) {
+                // SAFETY: as for an owned buffer.
+                Some(v) => unsafe { self.send_plain(to, header, elem, count, v.as_ptr()) },
+                None => Err(Error::invalid("send", "the run is aborting")),
+            },
+            Data::Empty => Ok(()),
+            Data::Typed(mut t) => {
+                t.release();
+                let TypedSource::Packed(mut buf) = t.source else {
+                    return Err(Error::invalid("send", "the run is aborting"));
+                };
+                append_header(&mut buf, header, t.count, &t.ty.inner.signature);
+                self.isend(to, buf)
+            }
+        }
+    }
+
+    fn isend(&self, to: usize, buffer: Vec<u8>) -> Result<()> {
+        let len = i32::try_from(buffer.len()).map_err(|_| {
+            Error::invalid(
+                "send on the MPI transport",
+                format!(
+                    "a message of at most {} bytes, got {}",
+                    i32::MAX - 1024,
+                    buffer.len()
+                ),
+            )
+        })?;
+        let mut request = std::mem::MaybeUninit::<ffi::MPI_Request>::uninit();
+        // SAFETY: `buffer` holds `len` bytes and moves into `outgoing` below, which keeps it
+        // alive and unmoved (a Vec's heap block does not move) until MPI completes the request;
+        // the communicator is this run's, valid until the link is dropped after `finish`.
+        let request = unsafe {
+            ffi::MPI_Isend(
+                buffer.as_ptr().cast(),
+                len,
+                ffi::RSMPI_UINT8_T,
+                to as i32,
+                TAG,
+                self.comm.as_raw(),
+                request.as_mut_ptr(),
+            );
+            request.assume_init()
+        };
+        let mut out = self.outgoing.borrow_mut();
+        out.push(Outgoing {
+            request,
+            _buffer: buffer,
+        });
+        if out.len() > 64 {
+            drop(out);
+            self.progress_sends();
+        }
+        Ok(())
+    }
+
+    /// Forgets the sends MPI has finished.
+    fn progress_sends(&self) {
+        self.outgoing.borrow_mut().retain_mut(|o| {
+            let mut done = 0;
+            // SAFETY: `o.request` is a live request of this link; MPI_Test sets `done` and, when
+            // the request is complete, frees it.
+            unsafe { ffi::MPI_Test(&mut o.request, &mut done, ffi::RSMPI_STATUS_IGNORE) };
+            done == 0
+        });
+    }
+
+    /// The next message that has arrived from another process, if any, as a message of a
+    /// committed type with the sender's signature.
+    pub(crate) fn poll(&self) -> Result<Option<(Header, Message)>> {
+        if !self.outgoing.borrow().is_empty() {
+            self.progress_sends();
+        }
+        let Some((msg, status)) = self
+            .comm
+            .any_process()
+            .immediate_matched_probe_with_tag(TAG)
+        else {
+            return Ok(None);
+        };
+        let len = status.count(u8::equivalent_datatype()).max(0) as usize;
+        let mut buffer = vec![0u8; len];
+        msg.matched_receive_into(&mut buffer[..]);
+        let d = decode(buffer)?;
+        let ty = self
+            .arrived
+            .borrow_mut()
+            .entry(d.signature.clone())
+            .or_insert_with(|| dense_map(&d.signature).commit())
+            .clone();
+        if ty.pack_size(d.count) != d.payload.len() {
+            return Err(Error::invalid(
+                "the MPI transport",
+                format!(
+                    "a message of {} bytes for {} elements of {} bytes",
+                    d.payload.len(),
+                    d.count,
+                    ty.size()
+                ),
+            ));
+        }
+        let message = Message {
+            elem: ElemType::typed(),
+            count: d.count,
+            data: Data::Typed(TypedData {
+                ty,
+                count: d.count,
+                source: TypedSource::Packed(d.payload),
+            }),
+        };
+        Ok(Some((d.header, message)))
+    }
+
+    /// Ends the run on this process: waits until MPI is done with every send, receiving
+    /// meanwhile (another process may wait for this one to take a large message), then waits for
+    /// every process to get here (`MPI_Ibarrier`), and returns what arrived and was never
+    /// received, for the leak report.
+    pub(crate) fn finish(&self) -> Vec<(Header, Message)> {
+        let mut left = Vec::new();
+        let take = |left: &mut Vec<_>| {
+            while let Ok(Some(m)) = self.poll() {
+                left.push(m);
+            }
+        };
+        while !self.outgoing.borrow().is_empty() {
+            take(&mut left);
+            std::thread::yield_now();
+        }
+        let mut request = std::mem::MaybeUninit::<ffi::MPI_Request>::uninit();
+        // SAFETY: a non-blocking barrier on this run's communicator; the request is tested to
+        // completion below.
+        let mut request = unsafe {
+            ffi::MPI_Ibarrier(self.comm.as_raw(), request.as_mut_ptr());
+            request.assume_init()
+        };
+        loop {
+            let mut done = 0;
+            // SAFETY: `request` is the live barrier request; MPI_Test frees it when complete.
+            unsafe { ffi::MPI_Test(&mut request, &mut done, ffi::RSMPI_STATUS_IGNORE) };
+            take(&mut left);
+            if done != 0 {
+                break;
+            }
+            std::thread::yield_now();
+        }
+        left
+    }
+}

@@ -1,0 +1,261 @@
+//! MPI's own collectives under rpar's: [`NativeComm`] mirrors one rpar communicator with an MPI
+//! communicator of the same ranks in the same order (made by `MPI_Comm_dup` / `MPI_Comm_split`
+//! beside rpar's `dup` / `split`), and runs `MPI_Bcast`, `MPI_Allreduce`, … on it with the
+//! elements' MPI datatype. Reductions go to MPI only with an MPI predefined operator on elements
+//! of one basic type that MPI reduces (`MPI_SUM` on `f64`, …); other cases run rpar's own
+//! algorithms over MPI's point-to-point.
+
+use super::datatype::{self, MpiDatatype};
+use crate::collective::Predefined;
+use crate::datatype::{BasicType, Datatype};
+use crate::Result;
+use ::mpi::collective::CommunicatorCollectives;
+use ::mpi::ffi;
+use ::mpi::ffi::{MPI_Datatype, MPI_Op};
+use ::mpi::topology::{Color, Communicator, SimpleCommunicator};
+use ::mpi::traits::AsRaw;
+use std::any::TypeId;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::rc::Rc;
+
+/// The MPI communicator that mirrors an rpar communicator.
+pub(crate) struct NativeComm {
+    comm: SimpleCommunicator,
+    /// The MPI datatypes of the element types used so far (freed with the communicator).
+    types: RefCell<HashMap<TypeId, Rc<MpiDatatype>>>,
+}
+
+impl std::fmt::Debug for NativeComm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeComm")
+            .field("rank", &self.comm.rank())
+            .field("size", &self.comm.size())
+            .finish()
+    }
+}
+
+/// A count MPI takes (`int`), or `None` if it does not fit (then rpar's algorithm runs).
+fn count(n: usize) -> Option<i32> {
+    i32::try_from(n).ok()
+}
+
+/// The MPI operator and element type of a reduction MPI can do itself on `T`.
+fn reduction<T: Datatype>(op: Predefined) -> Option<(MPI_Op, MPI_Datatype, usize)> {
+    let map = T::type_map();
+    if !map.is_dense() {
+        return None;
+    }
+    let mut sig = map.signature();
+    let first = sig.next()?;
+    if !sig.all(|b| b == first) {
+        return None;
+    }
+    use BasicType::*;
+    let arithmetic = !matches!(first, Bool | Char | Byte | I128 | U128);
+    let integer = arithmetic && !matches!(first, F32 | F64);
+    let allowed = match op {
+        Predefined::Sum | Predefined::Prod | Predefined::Min | Predefined::Max => arithmetic,
+        Predefined::LAnd | Predefined::LOr | Predefined::LXor => integer || first == Bool,
+        Predefined::BAnd | Predefined::BOr | Predefined::BXor => integer,
+    };
+    if !allowed {
+        return None;
+    }
+    // SAFETY: rsmpi's operator constants are initialised, immutable handles.
+    let mpi_op = unsafe {
+        match op {
+            Predefined::Sum => ffi::RSMPI_SUM,
+            Predefined::Prod => ffi::RSMPI_PROD,
+            Predefined::Min => ffi::RSMPI_MIN,
+            Predefined::Max => ffi::RSMPI_MAX,
+            Predefined::LAnd => ffi::RSMPI_LAND,
+            Predefined::LOr => ffi::RSMPI_LOR,
+            Predefined::LXor => ffi::RSMPI_LXOR,
+            Predefined::BAnd => ffi::RSMPI_BAND,
+            Predefined::BOr => ffi::RSMPI_BOR,
+            Predefined::BXor => ffi::RSMPI_BXOR,
+        }
+    };
+    let per_element = map.size() / first.size();
+    Some((mpi_op, datatype::predefined(first)?, per_element))
+}
+
+impl NativeComm {
+    /// The mirror of a run's world communicator: the first `n` ranks of `comm` (collective
+    /// over `comm`; `None` on the others).
+    pub(crate) fn first_ranks(comm: &SimpleCommunicator, n: usize) -> Option<NativeComm> {
+        let color = if (comm.rank() as usize) < n {
+            Color::with_value(0)
+        } else {
+            Color::undefined()
+        };
+        comm.split_by_color_with_key(color, comm.rank())
+            .map(Self::wrap)
+    }
+
+    fn wrap(comm: SimpleCommunicator) -> NativeComm {
+        NativeComm {
+            comm,
+            types: RefCell::default(),
+        }
+    }
+
+    /// The mirror of `Comm::dup`.
+    pub(crate) fn dup(&self) -> NativeComm {
+        Self::wrap(self.comm.duplicate())
+    }
+
+    /// The mirror of `Comm::split(color, key)` (ranks ordered by key, then old rank, as rpar's).
+    pub(crate) fn split(&self, color: Option<u32>, key: i32) -> Option<NativeComm> {
+        let color = match color {
+            Some(c) => Color::with_value(c as i32),
+            None => Color::undefined(),
+        };
+        self.comm
+            .split_by_color_with_key(color, key)
+            .map(Self::wrap)
+    }
+
+    /// The MPI datatype of `T`, made on first use.
+    fn datatype<T: Datatype>(&self) -> Result<Rc<MpiDatatype>> {
+        let id = TypeId::of::<T>();
+        if let Some(t) = self.types.borrow().get(&id) {
+            return Ok(t.clone());
+        }
+        let t = Rc::new(MpiDatatype::of::<T>()?);
+        self.types.borrow_mut().insert(id, t.clone());
+        Ok(t)
+    }
+
+    fn raw(&self) -> ffi::MPI_Comm {
+        self.comm.as_raw()
+    }
+
+    /// MPI_Barrier.
+    pub(crate) fn barrier(&self) {
+        self.comm.barrier();
+    }
+
+    /// MPI_Bcast of `buf` from `root`; false if MPI cannot take it (too many elements).
+    pub(crate) fn bcast<T: Datatype>(&self, buf: &mut [T], root: usize) -> Result<bool> {
+        let Some(n) = count(buf.len()) else {
+            return Ok(false);
+        };
+        let t = self.datatype::<T>()?;
+        let t = t.as_raw();
+        // SAFETY: `buf` holds `n` elements of the type `t` describes, writable.
+        unsafe { ffi::MPI_Bcast(buf.as_mut_ptr().cast(), n, t, root as i32, self.raw()) };
+        Ok(true)
+    }
+
+    /// MPI_Allreduce into `buf` (rsmpi has no `MPI_IN_PLACE`: MPI reads a copy of it); false if
+    /// MPI cannot reduce these elements with `op`.
+    pub(crate) fn allreduce<T: Datatype>(&self, buf: &mut [T], op: Predefined) -> bool {
+        let Some((mpi_op, t, per)) = reduction::<T>(op) else {
+            return false;
+        };
+        let Some(n) = count(buf.len() * per) else {
+            return false;
+        };
+        let send = buf.to_vec();
+        // SAFETY: `send` and `buf` hold `n` values of the basic type `t` each (T is dense, of
+        // that type only); they do not overlap.
+        unsafe {
+            ffi::MPI_Allreduce(
+                send.as_ptr() as *const c_void,
+                buf.as_mut_ptr().cast(),
+                n,
+                t,
+                mpi_op,
+                self.raw(),
+            )
+        };
+        true
+    }
+
+    /// MPI_Reduce to `root`, into `buf` at the root (other ranks' `buf` is left as it was); false
+    /// if MPI cannot reduce these elements with `op`.
+    pub(crate) fn reduce<T: Datatype>(&self, buf: &mut [T], op: Predefined, root: usize) -> bool {
+        let Some((mpi_op, t, per)) = reduction::<T>(op) else {
+            return false;
+        };
+        let Some(n) = count(buf.len() * per) else {
+            return false;
+        };
+        let me = self.comm.rank() as usize;
+        // SAFETY: at the root MPI reads a copy of `buf` and writes `buf` (`n` values of `t`
+        // each); elsewhere it only reads `buf` and ignores the receive buffer.
+        unsafe {
+            if me == root {
+                let send = buf.to_vec();
+                ffi::MPI_Reduce(
+                    send.as_ptr() as *const c_void,
+                    buf.as_mut_ptr().cast(),
+                    n,
+                    t,
+                    mpi_op,
+                    root as i32,
+                    self.raw(),
+                );
+            } else {
+                ffi::MPI_Reduce(
+                    buf.as_ptr().cast(),
+                    std::ptr::null_mut(),
+                    n,
+                    t,
+                    mpi_op,
+                    root as i32,
+                    self.raw(),
+                );
+            }
+        }
+        true
+    }
+
+    /// MPI_Allgather of equal blocks: `recv` is `send.len()` times the ranks.
+    pub(crate) fn allgather<T: Datatype>(&self, send: &[T], recv: &mut [T]) -> Result<bool> {
+        let (Some(n), Some(_)) = (count(send.len()), count(recv.len())) else {
+            return Ok(false);
+        };
+        let t = self.datatype::<T>()?;
+        let t = t.as_raw();
+        // SAFETY: `send` holds n elements; `recv` holds n per rank (the caller sized it).
+        unsafe {
+            ffi::MPI_Allgather(
+                send.as_ptr() as *const c_void,
+                n,
+                t,
+                recv.as_mut_ptr().cast(),
+                n,
+                t,
+                self.raw(),
+            )
+        };
+        Ok(true)
+    }
+
+    /// MPI_Alltoall of equal blocks: `send` and `recv` hold one block per rank.
+    pub(crate) fn alltoall<T: Datatype>(&self, send: &[T], recv: &mut [T]) -> Result<bool> {
+        let p = self.comm.size() as usize;
+        let (Some(n), Some(_)) = (count(send.len() / p.max(1)), count(recv.len())) else {
+            return Ok(false);
+        };
+        let t = self.datatype::<T>()?;
+        let t = t.as_raw();
+        // SAFETY: both buffers hold p blocks of n elements (the caller sized them).
+        unsafe {
+            ffi::MPI_Alltoall(
+                send.as_ptr() as *const c_void,
+                n,
+                t,
+                recv.as_mut_ptr().cast(),
+                n,
+                t,
+                self.raw(),
+            )
+        };
+        Ok(true)
+    }
+}

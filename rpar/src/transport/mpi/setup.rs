@@ -1,0 +1,80 @@
+//! Process-wide MPI set-up: MPI is initialised once, on the first run that needs it (through
+//! rsmpi), and finalised when the process exits; how a process tells that an MPI launcher
+//! started it; and the job-wide abort.
+
+use crate::{Error, Result};
+use ::mpi::environment::Universe as MpiUniverse;
+use ::mpi::topology::{Communicator, SimpleCommunicator};
+use ::mpi::Threading;
+use std::sync::{Mutex, OnceLock};
+
+/// The rsmpi universe, when rpar initialised MPI: dropping it calls MPI_Finalize (at exit).
+static UNIVERSE: Mutex<Option<MpiUniverse>> = Mutex::new(None);
+/// The outcome of initialising MPI: the thread level provided, or why it failed.
+static INIT: OnceLock<std::result::Result<Threading, String>> = OnceLock::new();
+
+extern "C" {
+    /// C's `atexit`: runs `f` when the process exits normally (from `main` or `exit`).
+    fn atexit(f: extern "C" fn()) -> std::ffi::c_int;
+}
+
+extern "C" fn finalize_at_exit() {
+    // dropping rsmpi's universe calls MPI_Finalize
+    let taken = UNIVERSE.lock().map(|mut u| u.take()).unwrap_or(None);
+    drop(taken);
+}
+
+/// Environment variables that MPI launchers set in the processes they start: MPICH's Hydra
+/// and Slurm's PMI (`PMI_RANK`, `PMI_SIZE`), Open MPI (`OMPI_COMM_WORLD_SIZE`), PMIx
+/// launchers (`PMIX_RANK`).
+const LAUNCHER_VARIABLES: [&str; 4] = ["PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK"];
+
+/// Whether an MPI launcher (`mpiexec`, `mpirun`, `srun`) started this process.
+pub(crate) fn launched_by_mpi() -> bool {
+    LAUNCHER_VARIABLES
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
+}
+
+/// Initialises MPI if it is not yet (asking for `MPI_THREAD_MULTIPLE`: a rank's program runs on
+/// a thread of its own), and makes sure that it is finalised when the process exits. If the
+/// program initialised MPI itself, rpar uses it as it is and leaves finalising to the program.
+pub(crate) fn ensure_initialized() -> Result<Threading> {
+    let outcome = INIT.get_or_init(|| {
+        if ::mpi::environment::is_initialized() {
+            return Ok(Threading::Serialized); // the program's own; assume it allows our thread
+        }
+        let (universe, level) = ::mpi::initialize_with_threading(Threading::Multiple)
+            .ok_or_else(|| "MPI_Init_thread failed".to_string())?;
+        if let Ok(mut slot) = UNIVERSE.lock() {
+            *slot = Some(universe);
+        }
+        // SAFETY: `finalize_at_exit` is a plain `extern "C" fn()` that stays valid for the whole
+        // process; registering it has no other precondition.
+        if unsafe { atexit(finalize_at_exit) } != 0 {
+            return Err("could not register MPI_Finalize to run at exit".into());
+        }
+        Ok(level)
+    });
+    outcome
+        .clone()
+        .map_err(|e| Error::invalid("Universe::run on MPI", e))
+}
+
+/// `MPI_COMM_WORLD`.
+pub(crate) fn world() -> SimpleCommunicator {
+    SimpleCommunicator::world()
+}
+
+/// This process's rank in `MPI_COMM_WORLD` and the number of processes.
+pub(crate) fn world_rank_and_size() -> (usize, usize) {
+    let w = world();
+    (w.rank() as usize, w.size() as usize)
+}
+
+/// Ends the whole job (MPI_Abort on `MPI_COMM_WORLD`) after printing why: one rank's failure
+/// aborts every process, as one rank's failure aborts every thread in-process.
+pub(crate) fn abort_job(rank: usize, error: &Error) -> ! {
+    eprintln!("rpar: rank {rank} failed, aborting the MPI job: {error}");
+    world().abort(1)
+}

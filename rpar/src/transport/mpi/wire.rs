@@ -1,0 +1,287 @@
+//! The bytes of one rpar message on MPI: its payload in MPI's packed format, then its matching
+//! header (communicator context, source, tag, the collective call it belongs to), the type
+//! signature of one sent element (run-length coded), the sent count, and last the header's
+//! length. The header goes last so that the receiver can cut it off and keep the payload in the
+//! buffer MPI received it into: no copy beyond MPI's own.
+//!
+//! The payload is packed by the sender's type map (padding is never read) and arrives as a
+//! message of a committed type with the sender's signature, so the receiver checks and unpacks
+//! it by MPI's type-signature rules whatever its own layout — as MPI does between machines.
+
+use crate::datatype::{BasicType, TypeMap};
+use crate::transport::{CollectiveCall, Header};
+use crate::{Error, Result};
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+/// Every basic type, in the order of its code on the wire.
+const BASIC_TYPES: [BasicType; 17] = {
+    use BasicType::*;
+    [
+        I8, I16, I32, I64, I128, Isize, U8, U16, U32, U64, U128, Usize, F32, F64, Bool, Char, Byte,
+    ]
+};
+
+fn basic_code(b: BasicType) -> u8 {
+    BASIC_TYPES
+        .iter()
+        .position(|&x| x == b)
+        .expect("every basic type has a code") as u8
+}
+
+/// The run-length coded type signature of one element: `(basic type, repeats)` pairs.
+pub(crate) type Signature = Vec<(BasicType, usize)>;
+
+/// The run-length coded signature of a type map.
+pub(crate) fn signature_of(map: &TypeMap) -> Signature {
+    let mut sig: Signature = Vec::new();
+    for b in map.signature() {
+        match sig.last_mut() {
+            Some((last, n)) if *last == b => *n += 1,
+            _ => sig.push((b, 1)),
+        }
+    }
+    sig
+}
+
+/// A dense type map with signature `sig` (the receiver's stand-in for the sender's type).
+pub(crate) fn dense_map(sig: &[(BasicType, usize)]) -> TypeMap {
+    let mut entries = Vec::with_capacity(sig.iter().map(|s| s.1).sum());
+    let mut at = 0isize;
+    for &(b, n) in sig {
+        for _ in 0..n {
+            entries.push((b, at));
+            at += b.size() as isize;
+        }
+    }
+    TypeMap::from_parts(entries, 0, at)
+}
+
+/// What a message's header says, decoded.
+#[derive(Debug)]
+pub(crate) struct Decoded {
+    pub(crate) header: Header,
+    /// Elements sent, of the sender's type.
+    pub(crate) count: usize,
+    pub(crate) signature: Signature,
+    /// The packed payload (the received buffer, header cut off).
+    pub(crate) payload: Vec<u8>,
+}
+
+/// Appends the header of a message (after its payload, already in `out`).
+pub(crate) fn append_header(
+    out: &mut Vec<u8>,
+    header: &Header,
+    count: usize,
+    sig: &[(BasicType, usize)],
+) {
+    let start = out.len();
+    put_u32(out, header.context);
+    put_u32(out, header.source);
+    out.extend_from_slice(&header.tag.to_le_bytes());
+    put_u64(out, count as u64);
+    match &header.collective {
+        None => out.push(0),
+        Some(c) => {
+            out.push(1);
+            put_u64(out, c.rank as u64);
+            put_u32(out, c.seq);
+            put_opt(out, c.root);
+            put_opt(out, c.bytes);
+            put_str(out, c.operation);
+            match c.reduction {
+                None => out.push(0),
+                Some(r) => {
+                    out.push(1);
+                    put_str(out, r);
+                }
+            }
+        }
+    }
+    put_u32(out, sig.len() as u32);
+    for &(b, n) in sig {
+        out.push(basic_code(b));
+        put_u64(out, n as u64);
+    }
+    let len = (out.len() - start) as u32;
+    put_u32(out, len);
+}
+
+/// Splits a received buffer into its header and payload.
+pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
+    let bad = || Error::invalid("the MPI transport", "a malformed rpar message arrived");
+    if buf.len() < 4 {
+        return Err(bad());
+    }
+    let len_at = buf.len() - 4;
+    let header_len = u32::from_le_bytes(buf[len_at..].try_into().map_err(|_| bad())?) as usize;
+    let start = len_at.checked_sub(header_len).ok_or_else(bad)?;
+    let mut r = Reader(&buf[start..len_at]);
+    let context = r.u32()?;
+    let source = r.u32()?;
+    let tag = r.u32()? as i32;
+    let count = r.u64()? as usize;
+    let collective = match r.u8()? {
+        0 => None,
+        _ => {
+            let rank = r.u64()? as usize;
+            let seq = r.u32()?;
+            let root = r.opt()?;
+            let bytes = r.opt()?;
+            let operation = intern(r.str()?);
+            let reduction = match r.u8()? {
+                0 => None,
+                _ => Some(intern(r.str()?)),
+            };
+            Some(CollectiveCall {
+                rank,
+                seq,
+                operation,
+                root,
+                reduction,
+                bytes,
+            })
+        }
+    };
+    let runs = r.u32()? as usize;
+    let mut signature = Vec::with_capacity(runs.min(1 << 16));
+    for _ in 0..runs {
+        let b = *BASIC_TYPES.get(r.u8()? as usize).ok_or_else(bad)?;
+        signature.push((b, r.u64()? as usize));
+    }
+    buf.truncate(start);
+    Ok(Decoded {
+        header: Header {
+            context,
+            source,
+            tag,
+            flow: 0,
+            collective,
+        },
+        count,
+        signature,
+        payload: buf,
+    })
+}
+
+/// Names of collective operations and operators that arrived from other processes, kept for
+/// the life of the process (a handful of short strings).
+fn intern(s: &str) -> &'static str {
+    static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let Ok(mut names) = NAMES.lock() else {
+        return Box::leak(s.to_string().into_boxed_str());
+    };
+    let names = names.get_or_insert_with(HashSet::new);
+    if let Some(&known) = names.get(s) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(s.to_string().into_boxed_str());
+    names.insert(leaked);
+    leaked
+}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_u64(out: &mut Vec<u8>, v: u64) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_opt(out: &mut Vec<u8>, v: Option<usize>) {
+    put_u64(out, v.map_or(u64::MAX, |v| v as u64));
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_u32(out, s.len() as u32);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Reads the fields of a header in order.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.0.len() < n {
+            return Err(Error::invalid(
+                "the MPI transport",
+                "a truncated rpar message header arrived",
+            ));
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+
+    fn u8(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn u32(&mut self) -> Result<u32> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn u64(&mut self) -> Result<u64> {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(self.take(8)?);
+        Ok(u64::from_le_bytes(a))
+    }
+
+    fn opt(&mut self) -> Result<Option<usize>> {
+        let v = self.u64()?;
+        Ok((v != u64::MAX).then_some(v as usize))
+    }
+
+    fn str(&mut self) -> Result<&'a str> {
+        let n = self.u32()? as usize;
+        std::str::from_utf8(self.take(n)?).map_err(|_| {
+            Error::invalid(
+                "the MPI transport",
+                "a message header with a bad name arrived",
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_header_survives_the_wire() {
+        let call = CollectiveCall {
+            rank: 3,
+            seq: 7,
+            operation: "allreduce",
+            root: None,
+            reduction: Some("Sum"),
+            bytes: Some(64),
+        };
+        let header = Header {
+            context: 5,
+            source: 3,
+            tag: -2,
+            flow: 0,
+            collective: Some(call),
+        };
+        let sig = vec![(BasicType::F64, 3), (BasicType::I32, 1)];
+        let mut buf = vec![1u8, 2, 3];
+        append_header(&mut buf, &header, 9, &sig);
+        let d = decode(buf).unwrap();
+        assert_eq!(d.header, header);
+        assert_eq!((d.count, d.signature, d.payload), (9, sig, vec![1, 2, 3]));
+        assert!(decode(vec![0, 0, 0, 9]).is_err());
+    }
+
+    #[test]
+    fn a_dense_stand_in_has_the_senders_signature() {
+        let f = TypeMap::basic(BasicType::F64);
+        let sent = TypeMap::vector(3, 1, -2, &f).unwrap();
+        let sig = signature_of(&sent);
+        assert_eq!(sig, vec![(BasicType::F64, 3)]);
+        let stand_in = dense_map(&sig);
+        assert!(stand_in.is_dense());
+        assert_eq!(stand_in.size(), sent.size());
+    }
+}

@@ -1,0 +1,98 @@
+//! Without the `mpi` cargo feature there is no MPI link: [`Wire`] has no values, so an
+//! endpoint's `Option<Wire>` is always `None` and every MPI branch compiles away.
+
+use super::{ElemType, Header, Message};
+use crate::collective::Predefined;
+use crate::datatype::CommittedType;
+use crate::Result;
+
+/// The MPI link of a process; uninhabited without the `mpi` feature.
+#[derive(Debug)]
+pub(crate) enum Wire {}
+
+impl Wire {
+    /// See the MPI transport's `Wire::send_plain`.
+    ///
+    /// # Safety
+    ///
+    /// Never callable: there is no `Wire`.
+    pub(crate) unsafe fn send_plain(
+        &self,
+        _to: usize,
+        _header: &Header,
+        _elem: ElemType,
+        _count: usize,
+        _src: *const u8,
+    ) -> Result<()> {
+        match *self {}
+    }
+
+    /// See the MPI transport's `Wire::send_typed`.
+    ///
+    /// # Safety
+    ///
+    /// Never callable: there is no `Wire`.
+    pub(crate) unsafe fn send_typed(
+        &self,
+        _to: usize,
+        _header: &Header,
+        _ty: &CommittedType,
+        _count: usize,
+        _start: *const u8,
+    ) -> Result<()> {
+        match *self {}
+    }
+
+    /// See the MPI transport's `Wire::send_message`.
+    pub(crate) fn send_message(&self, _to: usize, _header: &Header, _m: Message) -> Result<()> {
+        match *self {}
+    }
+
+    /// See the MPI transport's `Wire::poll`.
+    pub(crate) fn poll(&self) -> Result<Option<(Header, Message)>> {
+        match *self {}
+    }
+}
+
+/// The MPI mirror of a communicator; uninhabited without the `mpi` feature.
+#[derive(Debug)]
+pub(crate) enum NativeComm {}
+
+impl NativeComm {
+    /// See the MPI transport's `NativeComm::dup`.
+    pub(crate) fn dup(&self) -> NativeComm {
+        match *self {}
+    }
+
+    /// See the MPI transport's `NativeComm::split`.
+    pub(crate) fn split(&self, _color: Option<u32>, _key: i32) -> Option<NativeComm> {
+        match *self {}
+    }
+}
+
+/// The native collectives; never callable without the `mpi` feature.
+impl NativeComm {
+    pub(crate) fn barrier(&self) {
+        match *self {}
+    }
+
+    pub(crate) fn bcast<T>(&self, _buf: &mut [T], _root: usize) -> Result<bool> {
+        match *self {}
+    }
+
+    pub(crate) fn allreduce<T>(&self, _buf: &mut [T], _op: Predefined) -> bool {
+        match *self {}
+    }
+
+    pub(crate) fn reduce<T>(&self, _buf: &mut [T], _op: Predefined, _root: usize) -> bool {
+        match *self {}
+    }
+
+    pub(crate) fn allgather<T>(&self, _send: &[T], _recv: &mut [T]) -> Result<bool> {
+        match *self {}
+    }
+
+    pub(crate) fn alltoall<T>(&self, _send: &[T], _recv: &mut [T]) -> Result<bool> {
+        match *self {}
+    }
+}

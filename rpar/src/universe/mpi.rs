@@ -1,0 +1,161 @@
+//! A run on the MPI transport: this process is one rank (its MPI rank in `MPI_COMM_WORLD`).
+//! It runs the program on a thread of its own (as in-process), sends its result to the other
+//! processes and gets theirs, so the caller sees the results of all ranks as in-process. A run
+//! of fewer ranks than the job has processes runs on the first ones; the others wait for it
+//! and get its results too. A failure — an error or a panic — ends the whole job with
+//! `MPI_Abort`, after printing the rank's message.
+
+use super::results::{exchange, RunResult};
+use super::{RunReport, Universe};
+use crate::comm::Comm;
+use crate::error::Warning;
+use crate::trace::{write_chrome_trace, RankTrace};
+use crate::transport::mpi::setup;
+use crate::transport::{Endpoint, Fabric, NativeComm, Wire};
+use crate::{Error, Result};
+use ::mpi::Threading;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Runs `program` as this process's rank of the MPI job.
+pub(super) fn run<F, R>(universe: &Universe, program: F) -> Result<RunReport<R>>
+where
+    F: Fn(Comm) -> Result<R> + Sync,
+    R: RunResult,
+{
+    let level = setup::ensure_initialized()?;
+    let (rank, processes) = setup::world_rank_and_size();
+    let n = match universe.ranks {
+        0 => processes,
+        n if n <= processes => n,
+        n => {
+            return Err(Error::invalid(
+                "Universe::run on MPI",
+                format!(
+                    "a run of at most {processes} ranks (the MPI job's processes), got one of \
+                     {n}: start the job with mpiexec -n {n}"
+                ),
+            ))
+        }
+    };
+    let body = || run_rank(universe, (rank, processes), n, &program);
+    if level < Threading::Serialized {
+        // MPI allows calls from the thread that initialised it only: run right here
+        return body();
+    }
+    std::thread::scope(|s| {
+        let mut builder = std::thread::Builder::new().name(format!("rpar-rank-{rank}"));
+        if let Some(bytes) = universe.stack_size {
+            builder = builder.stack_size(bytes);
+        }
+        let handle = builder.spawn_scoped(s, body).map_err(|e| {
+            Error::invalid(
+                "Universe::run on MPI",
+                format!("could not start the thread of rank {rank}: {e}"),
+            )
+        })?;
+        handle.join().unwrap_or_else(|_| {
+            Err(Error::invalid(
+                "Universe::run on MPI",
+                "the rank thread was lost",
+            ))
+        })
+    })
+}
+
+/// Runs this process's part of a run of `n` ranks: the first `n` processes run the program;
+/// the others only take part in setting it up and get its results.
+fn run_rank<F, R>(
+    universe: &Universe,
+    (rank, processes): (usize, usize),
+    n: usize,
+    program: &F,
+) -> Result<RunReport<R>>
+where
+    F: Fn(Comm) -> Result<R>,
+    R: RunResult,
+{
+    let (fabric, mailboxes) = Fabric::new(processes, universe.poll_budget_for(1));
+    let fabric = Arc::new(fabric);
+    let rx = mailboxes
+        .into_iter()
+        .nth(rank)
+        .expect("one mailbox per rank");
+    let wire = Wire::new();
+    let native = NativeComm::first_ranks(wire.comm(), n);
+    let trace_path = universe.trace_path();
+    let trace = trace_path
+        .as_ref()
+        .map(|_| RankTrace::new(rank, Instant::now()));
+    let ep = Rc::new(Endpoint::new(rank, rx, fabric.clone(), trace, None).with_wire(wire));
+    // results travel on a communicator of all processes, with a tag no collective uses
+    let results_comm = Comm::world(ep.clone(), processes, None);
+    let outcome = match native {
+        Some(native) => {
+            let world = Comm::world(ep.clone(), n, Some(native));
+            catch_unwind(AssertUnwindSafe(|| program(world).map(Some)))
+        }
+        None => Ok(Ok(None)), // not one of the run's ranks
+    };
+    let mine = match outcome {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => setup::abort_job(
+            rank,
+            &Error::RankFailed {
+                rank,
+                source: Box::new(e),
+            },
+        ),
+        Err(panic) => {
+            let message = super::panic_message(&*panic);
+            setup::abort_job(rank, &Error::RankPanicked { rank, message })
+        }
+    };
+    let results = match exchange(&results_comm, mine, n) {
+        Ok(r) => r,
+        Err(e) => setup::abort_job(rank, &e),
+    };
+    let mut warnings = ep.finish();
+    if let Some(wire) = ep.wire() {
+        for (h, m) in wire.finish() {
+            warnings.push(Warning::Unreceived {
+                to: rank,
+                from: h.source as usize,
+                tag: h.tag,
+                communicator: h.context / 2,
+                bytes: m.bytes(),
+            });
+        }
+    }
+    if let (Some(path), Some(t)) = (trace_path, ep.trace()) {
+        let path = per_rank(&path, rank);
+        write_chrome_trace(&path, vec![t.take()]).map_err(|e| {
+            Error::invalid(
+                "Universe::run on MPI",
+                format!("could not write the trace to {}: {e}", path.display()),
+            )
+        })?;
+    }
+    if universe.strict && !warnings.is_empty() {
+        return Err(Error::Leaks { warnings });
+    }
+    Ok(RunReport {
+        results,
+        warnings,
+        matrix: None,
+    })
+}
+
+/// `trace.json` → `trace.rank3.json`: each process writes the trace of its own rank.
+fn per_rank(path: &Path, rank: usize) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map_or("trace".into(), |s| s.to_string_lossy());
+    let ext = path
+        .extension()
+        .map_or("json".into(), |e| e.to_string_lossy());
+    path.with_file_name(format!("{stem}.rank{rank}.{ext}"))
+}

@@ -1,0 +1,632 @@
+//! The MPI transport, end to end (cargo feature `mpi`; `cargo test --features mpi --test mpi`).
+//!
+//! Run by cargo (no MPI launcher), this program starts itself under `mpiexec -n 1, 2, 3, 4`
+//! (`RPAR_MPIEXEC` names another launcher) and checks that every job succeeds, then that a
+//! job whose rank fails ends promptly, non-zero, with that rank's message. Started by the
+//! launcher, each process runs the checks as one rank: point-to-point (every size path,
+//! wildcards, probe, requests, derived datatypes, padded structs), every collective with every
+//! algorithm against a sequential reference, split and dup, the results of a run, and the
+//! cross-checks against MPI itself — type maps as MPI datatypes (size, extent, true extent,
+//! packed bytes) and Cartesian topologies (`MPI_Dims_create`, `MPI_Cart_coords`,
+//! `MPI_Cart_shift`, `MPI_Cart_sub`).
+
+use rpar::mpi::rsmpi::ffi;
+use rpar::mpi::rsmpi::traits::AsRaw;
+use rpar::mpi::MpiDatatype;
+use rpar::{
+    Allgather, Allreduce, Alltoall, Barrier, BasicType, Bcast, CartComm, Comm, Datatype, Gather,
+    Max, Order, Reduce, ReduceScatter, Scan, Scatter, Shift, Sum, TypeMap, UserOp,
+};
+use std::fmt::Debug;
+use std::process::Command;
+
+fn main() {
+    if rpar::launched_by_mpi() {
+        if std::env::var_os("RPAR_MPI_FAIL").is_some() {
+            failing_job();
+        } else {
+            every_check();
+        }
+    } else {
+        drive();
+    }
+}
+
+/// Starts this program under the MPI launcher and checks what the jobs did.
+fn drive() {
+    let exe = std::env::current_exe().expect("the test's own path");
+    let launcher = std::env::var("RPAR_MPIEXEC").unwrap_or_else(|_| "mpiexec".into());
+    for n in 1..=4 {
+        let out = Command::new("timeout")
+            .args(["300", &launcher, "-n", &n.to_string()])
+            .arg(&exe)
+            .output()
+            .unwrap_or_else(|e| panic!("could not start {launcher}: {e}"));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "the job on {n} processes failed ({}):\n{stdout}\n{stderr}",
+            out.status
+        );
+        let passed = stdout.matches("all checks passed").count();
+        assert_eq!(passed, n, "every process reports: {stdout}");
+        println!("mpi: {n} processes: all checks passed");
+    }
+    let start = std::time::Instant::now();
+    let out = Command::new("timeout")
+        .args(["60", &launcher, "-n", "3"])
+        .arg(&exe)
+        .env("RPAR_MPI_FAIL", "1")
+        .output()
+        .expect("the launcher starts");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a failing rank fails the job");
+    assert_ne!(
+        out.status.code(),
+        Some(124),
+        "the failing job was killed by the timeout"
+    );
+    assert!(
+        stderr.contains("rank 1 failed") && stderr.contains("bad input on rank 1"),
+        "the job's error names the rank and its message: {stderr}"
+    );
+    println!(
+        "mpi: a failing rank ended the job in {:.1} s with its message",
+        start.elapsed().as_secs_f64()
+    );
+}
+
+/// Rank 1 fails while the others wait for a message that never comes: MPI_Abort ends them all.
+fn failing_job() {
+    let _ = rpar::run(3, |world| {
+        if world.rank() == 1 {
+            return Err(rpar::Error::user("bad input on rank 1"));
+        }
+        world.recv::<u8>(1, 0)?;
+        Ok(())
+    });
+    unreachable!("the job was aborted");
+}
+
+fn check<T: PartialEq + Debug>(what: &str, got: T, want: T) {
+    assert_eq!(got, want, "{what}");
+}
+
+fn every_check() {
+    let results = rpar::Universe::mpi()
+        .run(|world| {
+            let stage = |name: &str, r: rpar::Result<()>| {
+                r.map_err(|e| rpar::Error::user(format!("{name}: {e}")))
+            };
+            stage("point-to-point", point_to_point(&world))?;
+            stage("datatypes", datatypes(&world))?;
+            stage("collectives", collectives(&world))?;
+            stage("communicators", communicators(&world))?;
+            stage("topology", topology(&world))?;
+            Ok(world.rank() as u64 * 10)
+        })
+        .unwrap_or_else(|e| panic!("the checks failed: {e}"));
+    let p = results.len();
+    check(
+        "every rank's result, in rank order",
+        results,
+        (0..p as u64).map(|r| r * 10).collect(),
+    );
+    let names = rpar::Universe::mpi()
+        .run(|world| Ok(format!("rank {} of {}", world.rank(), world.size())))
+        .expect("a second run");
+    check("a second run in the same process", names.len(), p);
+    check(
+        "String results",
+        names[p - 1].clone(),
+        format!("rank {} of {p}", p - 1),
+    );
+    // a run of fewer ranks runs on the first processes; every process gets its results
+    let one = rpar::run(1, |world| Ok(vec![world.size() as u32; 2])).expect("a run of one rank");
+    check("a run of one rank on a larger job", one, vec![vec![1, 1]]);
+    let err = rpar::run(p + 1, |_| Ok(())).unwrap_err();
+    assert!(
+        err.to_string().contains(&format!("mpiexec -n {}", p + 1)),
+        "{err}"
+    );
+    println!("all checks passed");
+}
+
+fn ring_data(len: usize, seed: usize) -> Vec<u64> {
+    (0..len).map(|i| (i * 31 + seed * 7) as u64).collect()
+}
+
+fn point_to_point(world: &Comm) -> rpar::Result<()> {
+    let (r, p) = (world.rank(), world.size());
+    let (next, prev) = ((r + 1) % p, (r + p - 1) % p);
+    // every size path: inline, eager, and beyond the in-process rendezvous threshold
+    for len in [0, 1, 7, 1000, 100_000, 600_000] {
+        let mut got = vec![0u64; len];
+        let st = world.sendrecv(&ring_data(len, r)[..], next, 3, &mut got[..], prev, 3)?;
+        check("sendrecv around the ring", got, ring_data(len, prev));
+        check("status source", st.source, prev);
+        // both directions at once with blocking sends of large messages: no deadlock
+        world.send(&ring_data(len, r)[..], next, 4)?;
+        let (v, st) = world.recv::<u64>(prev, 4)?;
+        check("blocking ring send", v, ring_data(len, prev));
+        check("count", st.count, len);
+    }
+    // wildcards, probe and ordering
+    if r == 0 {
+        let mut from = Vec::new();
+        for _ in 1..p {
+            let probed = world.probe(rpar::ANY_SOURCE, 5)?;
+            check("probed bytes", probed.bytes, 16);
+            let (v, st) = world.recv::<u64>(probed.status.source, 5)?;
+            check("payload names its sender", v, vec![st.source as u64, 5]);
+            from.push(st.source);
+        }
+        from.sort();
+        check(
+            "one message from each rank",
+            from,
+            (1..p).collect::<Vec<_>>(),
+        );
+    } else {
+        world.send(&[r as u64, 5][..], 0, 5)?;
+    }
+    // messages between one pair stay in order
+    if p > 1 {
+        if r == 0 {
+            for i in 0..100u32 {
+                world.send(&i, 1, 6)?;
+            }
+        } else if r == 1 {
+            for i in 0..100u32 {
+                check(
+                    "non-overtaking",
+                    world.recv::<u32>(0, rpar::ANY_TAG)?.0,
+                    vec![i],
+                );
+            }
+        }
+    }
+    // requests and owned sends
+    let req = world.isend(&ring_data(5000, r)[..], next, 7)?;
+    let mut buf = vec![0u64; 5000];
+    let st = world.irecv_into(&mut buf[..], prev, 7)?.wait()?;
+    req.wait()?;
+    check(
+        "isend/irecv",
+        (buf, st.count),
+        (ring_data(5000, prev), 5000),
+    );
+    world.send_owned(ring_data(70_000, r), next, 8)?;
+    check(
+        "owned send is copied across processes",
+        world.recv::<u64>(prev, 8)?.0,
+        ring_data(70_000, prev),
+    );
+    // a message to oneself stays in the process
+    world.send(&[1.5f64, 2.5][..], r, 9)?;
+    check("self send", world.recv::<f64>(r, 9)?.0, vec![1.5, 2.5]);
+    // a type mismatch is an error, and the message stays queued
+    world.send(&[1u32, 2][..], next, 10)?;
+    let err = world.recv::<f64>(prev, 10).unwrap_err();
+    assert!(matches!(err, rpar::Error::TypeMismatch { .. }), "{err}");
+    check(
+        "the mismatched message stays",
+        world.recv::<u32>(prev, 10)?.0,
+        vec![1, 2],
+    );
+    Ok(())
+}
+
+#[derive(Datatype, Clone, Copy, Debug, PartialEq)]
+struct Padded {
+    c: i8,
+    d: f64,
+    i: i32,
+}
+
+fn datatypes(world: &Comm) -> rpar::Result<()> {
+    let (r, p) = (world.rank(), world.size());
+    let (next, prev) = ((r + 1) % p, (r + p - 1) % p);
+    let padded = |k: usize| Padded {
+        c: k as i8,
+        d: k as f64 * 0.5,
+        i: -(k as i32),
+    };
+    // a struct with padding: packed by its type map (padding not read), unpacked by it
+    world.send(&(0..50).map(padded).collect::<Vec<_>>()[..], next, 20)?;
+    check(
+        "padded structs",
+        world.recv::<Padded>(prev, 20)?.0,
+        (0..50).map(padded).collect::<Vec<_>>(),
+    );
+    // a column of a 4 x 4 matrix, sent with a vector type, received as 4 contiguous values
+    let m: Vec<f64> = (0..16).map(|i| (i + 100 * r) as f64).collect();
+    let column = TypeMap::vector(4, 1, 4, &f64::type_map())?.commit();
+    world.send_typed_at(&m, 1, &column, 1, next, 21)?;
+    let want: Vec<f64> = (0..4).map(|i| (1 + 4 * i + 100 * prev) as f64).collect();
+    check(
+        "a typed column arrives as values",
+        world.recv::<f64>(prev, 21)?.0,
+        want.clone(),
+    );
+    // and the other way: values received into a column
+    world.send(&want[..], next, 22)?;
+    let mut into = vec![0.0f64; 16];
+    world.recv_typed_at(&mut into, 2, &column, 1, prev, 22)?;
+    let mut expected = vec![0.0f64; 16];
+    for i in 0..4 {
+        expected[2 + 4 * i] = (1 + 4 * i + 100 * ((prev + p - 1) % p)) as f64;
+    }
+    check("values into a typed column", into, expected);
+    // MPI's view of rpar's type maps equals rpar's (the datatype oracle's cases, on MPI itself)
+    let i32t = TypeMap::basic(BasicType::I32);
+    let f64t = TypeMap::basic(BasicType::F64);
+    let ints: Vec<i32> = (0..400).map(|i| i * 3 - 7).collect();
+    let reals: Vec<f64> = (0..400).map(|i| i as f64 * 0.75).collect();
+    let structs: Vec<Padded> = (0..64).map(padded).collect();
+    for map in [
+        TypeMap::vector(3, 1, -2, &i32t)?,
+        TypeMap::indexed(&[(2, 5), (1, 0), (3, 9)], &i32t)?,
+        TypeMap::vector(2, 3, 4, &i32t)?.resized(-4, 40)?,
+    ] {
+        same_view_as_mpi(&map, &ints, 200)?;
+    }
+    for map in [
+        TypeMap::subarray(&[4, 5], &[2, 3], &[1, 1], Order::C, &f64t)?,
+        TypeMap::subarray(&[4, 5], &[2, 3], &[1, 1], Order::Fortran, &f64t)?,
+        TypeMap::vector(4, 1, 4, &f64t)?.resized(0, 8)?,
+    ] {
+        same_view_as_mpi(&map, &reals, 100)?;
+    }
+    same_view_as_mpi(&Padded::type_map(), &structs, 10)?;
+    Ok(())
+}
+
+/// MPI sees `map` as rpar does: size, extent, true extent, and the bytes of 3 elements packed.
+fn same_view_as_mpi<T: Datatype>(map: &TypeMap, buf: &[T], origin: usize) -> rpar::Result<()> {
+    let t = MpiDatatype::new(map)?;
+    check(&format!("MPI_Type_size of {map}"), t.size(), map.size());
+    check(
+        &format!("MPI_Type_get_extent of {map}"),
+        t.extent(),
+        (map.lb(), map.extent()),
+    );
+    let true_extent = (map.true_lb(), map.true_extent());
+    check(
+        &format!("MPI_Type_get_true_extent of {map}"),
+        t.true_extent(),
+        true_extent,
+    );
+    let ours = map.commit().pack_to_vec_at(buf, origin, 3)?;
+    check(&format!("MPI_Pack of {map}"), t.pack(buf, origin, 3)?, ours);
+    Ok(())
+}
+
+fn collectives(world: &Comm) -> rpar::Result<()> {
+    let (r, p) = (world.rank(), world.size());
+    // composition of affine maps x -> a x + b: associative, not commutative
+    let compose = UserOp::non_commutative(|(a1, b1): (u64, u64), (a2, b2): (u64, u64)| {
+        (a1.wrapping_mul(a2), b1.wrapping_mul(a2).wrapping_add(b2))
+    });
+    let affine = |v: &[u64]| -> Vec<(u64, u64)> { v.iter().map(|&x| (x | 1, x)).collect() };
+    for len in [0usize, 1, 7, 1000, 20_000] {
+        let mine = |rank: usize| ring_data(len, rank);
+        let sum: Vec<u64> = (0..len).map(|i| (0..p).map(|q| mine(q)[i]).sum()).collect();
+        let maps: Vec<Vec<(u64, u64)>> = (0..p).map(|q| affine(&mine(q))).collect();
+        let ordered: Vec<(u64, u64)> = (0..len)
+            .map(|i| {
+                (1..p).fold(maps[0][i], |(a1, b1), q| {
+                    let (a2, b2) = maps[q][i];
+                    (a1.wrapping_mul(a2), b1.wrapping_mul(a2).wrapping_add(b2))
+                })
+            })
+            .collect();
+        for a in [
+            Allreduce::Auto,
+            Allreduce::RecursiveDoubling,
+            Allreduce::Ring,
+            Allreduce::Rabenseifner,
+            Allreduce::ReduceBcast,
+        ] {
+            check(
+                &format!("allreduce {a:?}"),
+                world.allreduce_with(&mine(r)[..], Sum, a)?,
+                sum.clone(),
+            );
+            check(
+                &format!("allreduce {a:?} non-commutative"),
+                world.allreduce_with(&affine(&mine(r))[..], compose, a)?,
+                ordered.clone(),
+            );
+        }
+        let fsum: f64 = (0..p).map(|q| q as f64 + 0.25).sum();
+        let got = world.allreduce(&(r as f64 + 0.25), Sum)?;
+        assert!(
+            (got - fsum).abs() < 1e-12,
+            "allreduce of f64 on MPI: {got} vs {fsum}"
+        );
+        check(
+            "allreduce Max",
+            world.allreduce(&(r as i32), Max)?,
+            p as i32 - 1,
+        );
+        for root in [0, p - 1] {
+            for a in [
+                Reduce::Auto,
+                Reduce::Linear,
+                Reduce::Binomial,
+                Reduce::Rabenseifner,
+            ] {
+                let got = world.reduce_with(&mine(r)[..], Sum, root, a)?;
+                check(
+                    &format!("reduce {a:?} to {root}"),
+                    got,
+                    (r == root).then(|| sum.clone()),
+                );
+            }
+            for a in [
+                Bcast::Auto,
+                Bcast::Linear,
+                Bcast::Binomial,
+                Bcast::Pipeline,
+                Bcast::ScatterAllgather,
+                Bcast::Torus,
+            ] {
+                let mut buf = if r == root { mine(root) } else { vec![0; len] };
+                world.bcast_with(&mut buf[..], root, a)?;
+                check(&format!("bcast {a:?} from {root}"), buf, mine(root));
+            }
+            for a in [Gather::Auto, Gather::Linear, Gather::Binomial] {
+                let got = world.gather_with(&mine(r)[..], root, a)?;
+                let all: Vec<u64> = (0..p).flat_map(mine).collect();
+                check(
+                    &format!("gather {a:?} to {root}"),
+                    got,
+                    (r == root).then_some(all),
+                );
+            }
+            for a in [Scatter::Auto, Scatter::Linear, Scatter::Binomial] {
+                let all: Vec<u64> = (0..p).flat_map(mine).collect();
+                let send = if r == root { all } else { Vec::new() };
+                check(
+                    &format!("scatter {a:?} from {root}"),
+                    world.scatter_with(&send, root, a)?,
+                    mine(r),
+                );
+            }
+        }
+        let all: Vec<u64> = (0..p).flat_map(mine).collect();
+        for a in [
+            Allgather::Auto,
+            Allgather::Ring,
+            Allgather::RecursiveDoubling,
+            Allgather::Pairwise,
+            Allgather::Bruck,
+            Allgather::Torus,
+        ] {
+            check(
+                &format!("allgather {a:?}"),
+                world.allgather_with(&mine(r)[..], a)?,
+                all.clone(),
+            );
+        }
+        // block j of rank q's send is (q, j, i); rank r receives block r of every rank
+        let block = |q: usize, j: usize| -> Vec<u64> {
+            (0..len)
+                .map(|i| (q * 1_000_000 + j * 1000 + i) as u64)
+                .collect()
+        };
+        let send: Vec<u64> = (0..p).flat_map(|j| block(r, j)).collect();
+        let want: Vec<u64> = (0..p).flat_map(|q| block(q, r)).collect();
+        for a in [
+            Alltoall::Auto,
+            Alltoall::Linear,
+            Alltoall::Pairwise,
+            Alltoall::Bruck,
+        ] {
+            check(
+                &format!("alltoall {a:?}"),
+                world.alltoall_with(&send[..], a)?,
+                want.clone(),
+            );
+        }
+        let cube = world.alltoall_with(&send[..], Alltoall::Hypercube);
+        if p.is_power_of_two() {
+            check("alltoall Hypercube", cube?, want.clone());
+        } else {
+            assert!(cube.is_err(), "the hypercube alltoall refuses {p} ranks");
+        }
+        let prefix: Vec<u64> = (0..len)
+            .map(|i| (0..=r).map(|q| mine(q)[i]).sum())
+            .collect();
+        for a in [Scan::Auto, Scan::Linear, Scan::RecursiveDoubling] {
+            check(
+                &format!("scan {a:?}"),
+                world.scan_with(&mine(r)[..], Sum, a)?,
+                prefix.clone(),
+            );
+            let ex = world.exscan_with(&mine(r)[..], Sum, a)?;
+            let want = (r > 0).then(|| {
+                (0..len)
+                    .map(|i| (0..r).map(|q| mine(q)[i]).sum())
+                    .collect::<Vec<u64>>()
+            });
+            check(&format!("exscan {a:?}"), ex, want);
+        }
+        let blocks: Vec<u64> = (0..p * len).map(|i| (i + r) as u64).collect();
+        let want: Vec<u64> = (r * len..(r + 1) * len)
+            .map(|i| (0..p).map(|q| (i + q) as u64).sum())
+            .collect();
+        for a in [
+            ReduceScatter::Auto,
+            ReduceScatter::RecursiveHalving,
+            ReduceScatter::Pairwise,
+            ReduceScatter::Ring,
+        ] {
+            check(
+                &format!("reduce_scatter_block {a:?}"),
+                world.reduce_scatter_block_with(&blocks[..], Sum, a)?,
+                want.clone(),
+            );
+        }
+        for a in [Shift::Auto, Shift::Direct, Shift::GrayCode] {
+            let got = world.shift_circular_with(mine(r), 1, a);
+            if a == Shift::GrayCode && !p.is_power_of_two() {
+                assert!(got.is_err(), "the Gray-code shift refuses {p} ranks");
+                continue;
+            }
+            check(
+                &format!("shift_circular {a:?}"),
+                got?,
+                mine((r + p - 1) % p),
+            );
+        }
+    }
+    for a in [
+        Barrier::Auto,
+        Barrier::Central,
+        Barrier::Dissemination,
+        Barrier::Tree,
+    ] {
+        world.barrier_with(a)?;
+    }
+    Ok(())
+}
+
+fn communicators(world: &Comm) -> rpar::Result<()> {
+    let (r, p) = (world.rank(), world.size());
+    let half = world
+        .split(Some((r % 2) as u32), -(r as i32))?
+        .expect("every rank has a color");
+    let members: Vec<usize> = (0..p).filter(|q| q % 2 == r % 2).rev().collect();
+    check(
+        "split orders by key",
+        half.rank(),
+        members.iter().position(|&q| q == r).unwrap(),
+    );
+    check("split size", half.size(), members.len());
+    let sum = world.allreduce(&(r as u64), Sum)?;
+    check(
+        "allreduce on the split",
+        half.allreduce(&(r as u64), Sum)?,
+        members.iter().map(|&q| q as u64).sum(),
+    );
+    check("the parent still works", sum, (0..p as u64).sum());
+    let none = world.split(if r == 0 { None } else { Some(1) }, 0)?;
+    check("MPI_UNDEFINED gets no communicator", none.is_none(), r == 0);
+    let dup = world.dup()?;
+    if p > 1 {
+        if r == 0 {
+            dup.send(&1u8, 1, 0)?;
+            world.send(&2u8, 1, 0)?;
+        } else if r == 1 {
+            check("dup isolates", world.recv::<u8>(0, 0)?.0, vec![2]);
+            check("dup isolates", dup.recv::<u8>(0, 0)?.0, vec![1]);
+        }
+    }
+    // communicators made one after another on overlapping groups keep apart
+    let a = half.dup()?;
+    let b = world.dup()?;
+    check(
+        "dup of a split",
+        a.allreduce(&1u32, Sum)?,
+        half.size() as u32,
+    );
+    check("dup of the world", b.allreduce(&1u32, Sum)?, p as u32);
+    Ok(())
+}
+
+/// MPI_Dims_create, for comparison.
+fn mpi_dims_create(nnodes: usize, dims: &mut [usize]) {
+    let mut d: Vec<i32> = dims.iter().map(|&x| x as i32).collect();
+    // SAFETY: `d` holds `dims.len()` ints, as MPI_Dims_create reads and writes.
+    unsafe { ffi::MPI_Dims_create(nnodes as i32, d.len() as i32, d.as_mut_ptr()) };
+    for (o, x) in dims.iter_mut().zip(d) {
+        *o = x as usize;
+    }
+}
+
+fn topology(world: &Comm) -> rpar::Result<()> {
+    let p = world.size();
+    for nnodes in 1..=64 {
+        for nd in 1..=3 {
+            let (mut ours, mut theirs) = (vec![0; nd], vec![0; nd]);
+            rpar::dims_create(nnodes, &mut ours)?;
+            mpi_dims_create(nnodes, &mut theirs);
+            check(&format!("dims_create({nnodes}, {nd})"), ours, theirs);
+        }
+    }
+    let mut dims = [0usize; 2];
+    rpar::dims_create(p, &mut dims)?;
+    for periods in [[true, false], [false, true]] {
+        let grid =
+            CartComm::create(world, dims, periods, false)?.expect("the grid holds every rank");
+        // the same grid on MPI
+        let (d, per): (Vec<i32>, Vec<i32>) = (
+            dims.iter().map(|&x| x as i32).collect(),
+            periods.iter().map(|&x| x as i32).collect(),
+        );
+        let wc = rpar::mpi::rsmpi::topology::SimpleCommunicator::world();
+        let mut cart = std::mem::MaybeUninit::uninit();
+        // SAFETY: the arrays hold 2 ints each; MPI writes the new communicator handle.
+        let cart = unsafe {
+            ffi::MPI_Cart_create(
+                wc.as_raw(),
+                2,
+                d.as_ptr(),
+                per.as_ptr(),
+                0,
+                cart.as_mut_ptr(),
+            );
+            cart.assume_init()
+        };
+        let mut me = 0;
+        let mut coords = [0i32; 2];
+        // SAFETY: `cart` is the live Cartesian communicator; MPI writes rank and coordinates.
+        unsafe {
+            ffi::MPI_Comm_rank(cart, &mut me);
+            ffi::MPI_Cart_coords(cart, me, 2, coords.as_mut_ptr());
+        }
+        check("rank in the grid", grid.rank(), me as usize);
+        check("MPI_Cart_coords", grid.coords().map(|c| c as i32), coords);
+        for dim in 0..2 {
+            for disp in [-3isize, -1, 1, 2] {
+                let (mut src, mut dst) = (0, 0);
+                // SAFETY: as above; MPI writes the two ranks.
+                unsafe { ffi::MPI_Cart_shift(cart, dim as i32, disp as i32, &mut src, &mut dst) };
+                let none = |x: i32| (x >= 0).then_some(x as usize);
+                check(
+                    &format!("MPI_Cart_shift({dim}, {disp})"),
+                    grid.shift(dim, disp)?,
+                    (none(src), none(dst)),
+                );
+            }
+        }
+        let rows: CartComm<1> = grid.sub([false, true])?;
+        let mut sub = std::mem::MaybeUninit::uninit();
+        let remain = [0i32, 1];
+        let (mut sub_rank, mut sub_size) = (0, 0);
+        // SAFETY: `remain` holds 2 ints; MPI writes the sub-grid communicator, its rank and size.
+        unsafe {
+            ffi::MPI_Cart_sub(cart, remain.as_ptr(), sub.as_mut_ptr());
+            let mut sub = sub.assume_init();
+            ffi::MPI_Comm_rank(sub, &mut sub_rank);
+            ffi::MPI_Comm_size(sub, &mut sub_size);
+            ffi::MPI_Comm_free(&mut sub);
+            let mut cart = cart;
+            ffi::MPI_Comm_free(&mut cart);
+        }
+        check(
+            "MPI_Cart_sub rank and size",
+            (rows.rank(), rows.size()),
+            (sub_rank as usize, sub_size as usize),
+        );
+        check(
+            "a row sums its ranks",
+            rows.allreduce(&1u32, Sum)?,
+            dims[1] as u32,
+        );
+    }
+    Ok(())
+}
