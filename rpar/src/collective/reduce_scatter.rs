@@ -228,7 +228,9 @@ fn displacements(call: &'static str, counts: &[usize], p: usize, len: usize) -> 
     Ok(displs)
 }
 
-fn reduce_scatter_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
+/// Reduce-scatter on any channel: this rank's block `displs[rank]..displs[rank + 1]` of the
+/// reduction (what both `Comm` forms run, and what `sim::record_collective` records).
+pub(crate) fn reduce_scatter_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     data: &[T],
     displs: &[usize],

@@ -96,7 +96,8 @@ impl Comm {
     }
 }
 
-fn shift<C: Channel, T: Datatype>(
+/// Circular shift on any channel (what `Comm::shift_circular_with` runs).
+pub(crate) fn shift<C: Channel, T: Datatype>(
     ch: &C,
     data: Vec<T>,
     q: isize,
