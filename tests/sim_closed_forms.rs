@@ -566,3 +566,162 @@ fn gray_code_shift_sent_directly_saves_a_startup_per_two_hop_shift() {
         }
     }
 }
+
+/// How a library algorithm's simulated schedule relates to its closed form.
+#[derive(Debug, Clone, Copy)]
+enum Agreement {
+    /// Equal for every p.
+    Exact,
+    /// Equal for p a power of two; for other p the formula is an upper bound the simulation
+    /// stays below (shortcuts for other p, or the one-port receiver, see `cost::Algorithm`).
+    PowersOfTwo,
+    /// The formula charges a one-port receiver its messages in turn; the simulator takes
+    /// them at once, so only `r(p)` of the formula's messages lie on its critical path.
+    OnePort(fn(usize) -> f64),
+    /// Blocks of m / p bytes: equal when p divides m; otherwise the larger blocks lie on the
+    /// critical path, between the formula for m and for m rounded up to a multiple of p.
+    EvenBlocks,
+}
+
+/// rpar's own collective code, recorded (`record_collective`) and simulated on a fully
+/// connected network, against the model's formula for that algorithm, p = 1..=33.
+#[test]
+fn the_librarys_collectives_match_their_alpha_beta_gamma_cost() {
+    use rpar::sim::{record_collective, Collective as C};
+    use rpar::{
+        Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, ReduceScatter, Scan,
+        Scatter,
+    };
+    use Agreement::{EvenBlocks, Exact, OnePort, PowersOfTwo};
+    let cases = [
+        (C::Bcast(Bcast::Binomial), Algorithm::BinomialBcast, Exact),
+        (
+            C::Reduce(Reduce::Binomial),
+            Algorithm::BinomialReduce,
+            PowersOfTwo,
+        ),
+        (
+            C::Allgather(Allgather::Ring),
+            Algorithm::RingAllgather,
+            Exact,
+        ),
+        (
+            C::Allgather(Allgather::RecursiveDoubling),
+            Algorithm::RecursiveDoublingAllgather,
+            Exact,
+        ),
+        (
+            C::Allgather(Allgather::Bruck),
+            Algorithm::BruckAllgather,
+            Exact,
+        ),
+        (
+            C::Allreduce(Allreduce::RecursiveDoubling),
+            Algorithm::RecursiveDoublingAllreduce,
+            Exact,
+        ),
+        (
+            C::Allreduce(Allreduce::Ring),
+            Algorithm::RingAllreduce,
+            EvenBlocks,
+        ),
+        (
+            C::Alltoall(Alltoall::Pairwise),
+            Algorithm::PairwiseAlltoall,
+            Exact,
+        ),
+        (
+            C::Alltoall(Alltoall::Bruck),
+            Algorithm::BruckAlltoall,
+            Exact,
+        ),
+        (C::Scan(Scan::Linear), Algorithm::LinearScan, Exact),
+        (C::Exscan(Scan::Linear), Algorithm::LinearScan, Exact),
+        (
+            C::Scan(Scan::RecursiveDoubling),
+            Algorithm::RecursiveDoublingScan,
+            PowersOfTwo,
+        ),
+        (
+            C::Exscan(Scan::RecursiveDoubling),
+            Algorithm::RecursiveDoublingExscan,
+            PowersOfTwo,
+        ),
+        (
+            C::Gather(Gather::Linear),
+            Algorithm::LinearGather,
+            OnePort(|_| 1.0),
+        ),
+        (
+            C::Gather(Gather::Binomial),
+            Algorithm::BinomialGather,
+            PowersOfTwo,
+        ),
+        (C::Scatter(Scatter::Linear), Algorithm::LinearScatter, Exact),
+        (
+            C::Scatter(Scatter::Binomial),
+            Algorithm::BinomialScatter,
+            Exact,
+        ),
+        (
+            C::ReduceScatter(ReduceScatter::Pairwise),
+            Algorithm::PairwiseReduceScatter,
+            Exact,
+        ),
+        (
+            C::ReduceScatter(ReduceScatter::Ring),
+            Algorithm::RingReduceScatter,
+            Exact,
+        ),
+        (
+            C::ReduceScatter(ReduceScatter::RecursiveHalving),
+            Algorithm::RecursiveHalvingReduceScatter,
+            Exact, // the model has a formula for powers of two only
+        ),
+        (
+            C::Barrier(Barrier::Dissemination),
+            Algorithm::DisseminationBarrier,
+            Exact,
+        ),
+        (
+            C::Barrier(Barrier::Tree),
+            Algorithm::TreeBarrier,
+            PowersOfTwo,
+        ),
+        // p - 1 reports at once, then p - 1 releases one after another
+        (
+            C::Barrier(Barrier::Central),
+            Algorithm::CentralBarrier,
+            OnePort(|p| p as f64),
+        ),
+    ];
+    for (collective, model, agreement) in cases {
+        for p in 1..=33usize {
+            let Ok(predicted) = model.time(&PARAMS, p, M) else {
+                assert!(!p.is_power_of_two(), "{model:?} has a cost for p = {p}");
+                continue;
+            };
+            let s = record_collective(p, M, collective).unwrap();
+            let simulated = simulate(Network::fully_connected(p), Switching::CutThrough, &s).time;
+            let what = format!("{collective:?} vs {model:?}, p = {p}");
+            match agreement {
+                Exact => assert_eq!(simulated, predicted, "{what}"),
+                PowersOfTwo if p.is_power_of_two() => assert_eq!(simulated, predicted, "{what}"),
+                PowersOfTwo => assert!(simulated < predicted, "{what}: {simulated} {predicted}"),
+                OnePort(_) if p == 1 => assert_eq!(simulated, predicted, "{what}"),
+                OnePort(on_path) => {
+                    let messages = model.cost(p, M).unwrap().messages;
+                    assert_eq!(simulated, predicted / messages * on_path(p), "{what}");
+                }
+                EvenBlocks if M.is_multiple_of(p) => assert_eq!(simulated, predicted, "{what}"),
+                EvenBlocks => {
+                    let up = model.time(&PARAMS, p, M.next_multiple_of(p)).unwrap();
+                    assert!(
+                        predicted < simulated && simulated <= up,
+                        "{what}: {simulated}"
+                    );
+                }
+            }
+        }
+    }
+}
