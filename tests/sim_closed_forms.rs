@@ -530,6 +530,14 @@ fn torus_circular_shift_matches_the_lecture() {
     }
 }
 
+/// Neighbour steps of a shift by `q` on the Gray-code hypercube: 1 for 2^0, 2 for 2^k, k > 0.
+fn steps(q: usize) -> usize {
+    (0..usize::BITS)
+        .filter(|k| q >> k & 1 == 1)
+        .map(|k| if k == 0 { 1 } else { 2 })
+        .sum()
+}
+
 /// The Gray-code q-shift on a store-and-forward hypercube: the lecture counts a shift by 2^k
 /// (k >= 1, cube distance 2) as two neighbour steps; sent directly it is one message over two
 /// hops, still contention-free, and one startup cheaper.
@@ -539,8 +547,12 @@ fn gray_code_shift_sent_directly_saves_a_startup_per_two_hop_shift() {
     for d in 1..=5u32 {
         let (p, net) = (1usize << d, Network::hypercube(d));
         for q in 1..p {
-            // Shift by q' = min(q, p - q) the short way round the embedded ring.
-            let (qq, up) = (q.min(p - q), q <= p - q);
+            // Shift by q up or by p - q down, whichever takes fewer neighbour steps.
+            let (qq, up) = if steps(q) <= steps(p - q) {
+                (q, true)
+            } else {
+                (p - q, false)
+            };
             let s = record(p, |r| {
                 for k in (0..d).filter(|k| qq >> k & 1 == 1) {
                     let (fwd, back) = ((r.rank() + (1 << k)) % p, (r.rank() + p - (1 << k)) % p);
@@ -721,6 +733,36 @@ fn the_librarys_collectives_match_their_alpha_beta_gamma_cost() {
                         "{what}: {simulated}"
                     );
                 }
+            }
+        }
+    }
+}
+
+/// rpar's `Shift::GrayCode` relays every two-hop shift through the intermediate node, as the
+/// lecture counts: on a store-and-forward hypercube with the Gray-code placement it pays the
+/// lecture's figure exactly where shifting up is the shorter way; it always shifts up, so for
+/// the other q it pays the upward steps.
+#[test]
+fn the_librarys_gray_code_shift_relays_as_the_lecture_counts() {
+    use rpar::sim::{record_collective, Collective};
+    let sf = Switching::StoreAndForward;
+    let hop = PARAMS.t_n + PARAMS.t_s + M as f64 * PARAMS.t_c;
+    for d in 0..=5u32 {
+        let (p, net) = (1usize << d, Network::hypercube(d));
+        for q in 0..p {
+            let shift = Collective::Shift(rpar::Shift::GrayCode, q as isize);
+            let s = record_collective(p, M, shift).unwrap();
+            let report = Simulator::new(net, sf, PARAMS)
+                .with_placement((0..p).map(rpar::cost::gray).collect())
+                .run(&s)
+                .unwrap();
+            assert_eq!(report.link_wait, 0.0, "d = {d}, q = {q}");
+            assert_eq!(report.time, hop * steps(q) as f64, "d = {d}, q = {q}");
+            let formula = lecture::circular_shift(&PARAMS, &net, sf, M, q).unwrap();
+            if steps(q) <= steps((p - q) % p) {
+                assert_eq!(report.time, formula, "d = {d}, q = {q}");
+            } else {
+                assert!(report.time > formula, "d = {d}, q = {q}");
             }
         }
     }

@@ -6,7 +6,10 @@
 //!   position `i` on hypercube node `i xor (i >> 1)`, `p` a power of two): `q` is split into
 //!   powers of two, and the shift by `2^k` travels between nodes that differ in one bit
 //!   (`k = 0`) or two bits (`k > 0`), routed dimension by dimension (e-cube) with no two
-//!   messages on one link; at most `2 log2 p (alpha + beta m)`.
+//!   messages on one link; at most `2 log2 p (alpha + beta m)`. It always shifts upwards, by
+//!   the bits of `q mod p`: for some `q` the bits of `p - q` downwards would take fewer steps
+//!   (p = 16, q = 9: 3 steps up, 5 down; q = 15: 7 up, 1 down), which
+//!   `cost::lecture::circular_shift` counts.
 //!
 //! Data travels as owned `Vec`s: no copies on the way.
 
