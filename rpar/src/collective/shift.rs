@@ -157,28 +157,38 @@ fn route(a: usize, b: usize) -> Vec<usize> {
     path
 }
 
-/// The routes of the shift by `2^k` on `p` ring positions: `routes[i]` carries position `i`'s
-/// data. Every route has the same number of hops, and at each hop the messages sit on distinct
-/// nodes (checked by the tests), so every hop is one exchange per rank.
-fn routes(p: usize, k: u32) -> Vec<Vec<usize>> {
-    (0..p)
-        .map(|i| route(gray(i), gray((i + (1 << k)) % p)))
-        .collect()
+/// The route of ring position `i`'s data in the shift by `2^k` on `p` positions.
+fn route_of(p: usize, k: u32, i: usize) -> Vec<usize> {
+    route(gray(i), gray((i + (1 << k)) % p))
+}
+
+/// The ring position whose data, in the shift by `2^k`, is at `node` after `hop` hops. Every
+/// route has the same number of hops (1 for k = 0, else 2), and at each hop the messages sit on
+/// distinct nodes (checked by the tests), so every hop is one exchange per rank. O(log p): the
+/// middle node of a two-hop route is one bit away from its start.
+fn at_hop(p: usize, k: u32, hop: usize, node: usize) -> usize {
+    let hops = if k == 0 { 1 } else { 2 };
+    if hop == 0 {
+        return gray_inverse(node);
+    }
+    if hop == hops {
+        return (gray_inverse(node) + p - (1 << k)) % p;
+    }
+    (0..p.trailing_zeros())
+        .map(|bit| gray_inverse(node ^ (1 << bit)))
+        .find(|&i| route_of(p, k, i)[hop] == node)
+        .unwrap_or_else(|| unreachable!("every hop of a Gray-code shift is a permutation"))
 }
 
 fn gray_code<C: Channel, T: Datatype>(ch: &C, mut data: Vec<T>, q: usize) -> Result<Vec<T>> {
     let (r, p) = (ch.rank(), ch.size());
     let me = gray(r);
     for k in (0..usize::BITS).filter(|k| q & (1 << k) != 0) {
-        let routes = routes(p, k);
-        for hop in 0..routes[0].len() - 1 {
-            let held = routes.iter().position(|path| path[hop] == me);
-            let coming = routes.iter().position(|path| path[hop + 1] == me);
-            let (Some(held), Some(coming)) = (held, coming) else {
-                unreachable!("every hop of a Gray-code shift is a permutation");
-            };
-            let dest = gray_inverse(routes[held][hop + 1]);
-            let source = gray_inverse(routes[coming][hop]);
+        let hops = if k == 0 { 1 } else { 2 };
+        for hop in 0..hops {
+            let (held, coming) = (at_hop(p, k, hop, me), at_hop(p, k, hop + 1, me));
+            let dest = gray_inverse(route_of(p, k, held)[hop + 1]);
+            let source = gray_inverse(route_of(p, k, coming)[hop]);
             ch.send_owned(data, dest, TAG_GRAY)?;
             data = ch.recv_vec(source, TAG_GRAY)?;
         }
@@ -189,6 +199,27 @@ fn gray_code<C: Channel, T: Datatype>(ch: &C, mut data: Vec<T>, q: usize) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// All routes of the shift by `2^k`: `routes[i]` carries position `i`'s data.
+    fn routes(p: usize, k: u32) -> Vec<Vec<usize>> {
+        (0..p).map(|i| route_of(p, k, i)).collect()
+    }
+
+    #[test]
+    fn at_hop_finds_the_position_a_search_of_all_routes_finds() {
+        for d in 0..=9 {
+            let p = 1usize << d;
+            for k in 0..d {
+                let routes = routes(p, k);
+                for hop in 0..routes[0].len() {
+                    for node in 0..p {
+                        let searched = routes.iter().position(|path| path[hop] == node);
+                        assert_eq!(Some(at_hop(p, k, hop, node)), searched, "p {p} k {k}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn gray_code_shifts_are_permutations_of_one_or_two_hops() {
