@@ -144,22 +144,20 @@ fn gray_inverse(mut g: usize) -> usize {
     i
 }
 
-/// The nodes an e-cube route visits from `a` to `b`: the differing bits fixed lowest first.
-fn route(a: usize, b: usize) -> Vec<usize> {
-    let mut path = vec![a];
-    let mut at = a;
-    let mut diff = a ^ b;
-    while diff != 0 {
+/// The node an e-cube route from `a` to `b` has reached after `hop` hops: the lowest `hop`
+/// differing bits fixed (all of them once `hop` is past the route's end).
+fn hop_node(a: usize, b: usize, hop: usize) -> usize {
+    let (mut at, mut diff) = (a, a ^ b);
+    for _ in 0..hop {
         at ^= diff & diff.wrapping_neg();
-        diff &= diff - 1;
-        path.push(at);
+        diff &= diff.wrapping_sub(1);
     }
-    path
+    at
 }
 
-/// The route of ring position `i`'s data in the shift by `2^k` on `p` positions.
-fn route_of(p: usize, k: u32, i: usize) -> Vec<usize> {
-    route(gray(i), gray((i + (1 << k)) % p))
+/// Where ring position `i`'s data is after `hop` hops of the shift by `2^k` on `p` positions.
+fn node_of(p: usize, k: u32, i: usize, hop: usize) -> usize {
+    hop_node(gray(i), gray((i + (1 << k)) % p), hop)
 }
 
 /// The ring position whose data, in the shift by `2^k`, is at `node` after `hop` hops. Every
@@ -176,7 +174,7 @@ fn at_hop(p: usize, k: u32, hop: usize, node: usize) -> usize {
     }
     (0..p.trailing_zeros())
         .map(|bit| gray_inverse(node ^ (1 << bit)))
-        .find(|&i| route_of(p, k, i)[hop] == node)
+        .find(|&i| node_of(p, k, i, hop) == node)
         .unwrap_or_else(|| unreachable!("every hop of a Gray-code shift is a permutation"))
 }
 
@@ -187,8 +185,8 @@ fn gray_code<C: Channel, T: Datatype>(ch: &C, mut data: Vec<T>, q: usize) -> Res
         let hops = if k == 0 { 1 } else { 2 };
         for hop in 0..hops {
             let (held, coming) = (at_hop(p, k, hop, me), at_hop(p, k, hop + 1, me));
-            let dest = gray_inverse(route_of(p, k, held)[hop + 1]);
-            let source = gray_inverse(route_of(p, k, coming)[hop]);
+            let dest = gray_inverse(node_of(p, k, held, hop + 1));
+            let source = gray_inverse(node_of(p, k, coming, hop));
             ch.send_owned(data, dest, TAG_GRAY)?;
             data = ch.recv_vec(source, TAG_GRAY)?;
         }
@@ -200,9 +198,25 @@ fn gray_code<C: Channel, T: Datatype>(ch: &C, mut data: Vec<T>, q: usize) -> Res
 mod tests {
     use super::*;
 
+    /// The nodes an e-cube route visits from `a` to `b`: the differing bits fixed lowest
+    /// first (what `hop_node` computes one hop at a time).
+    fn route(a: usize, b: usize) -> Vec<usize> {
+        let mut path = vec![a];
+        let mut at = a;
+        let mut diff = a ^ b;
+        while diff != 0 {
+            at ^= diff & diff.wrapping_neg();
+            diff &= diff - 1;
+            path.push(at);
+        }
+        path
+    }
+
     /// All routes of the shift by `2^k`: `routes[i]` carries position `i`'s data.
     fn routes(p: usize, k: u32) -> Vec<Vec<usize>> {
-        (0..p).map(|i| route_of(p, k, i)).collect()
+        (0..p)
+            .map(|i| route(gray(i), gray((i + (1 << k)) % p)))
+            .collect()
     }
 
     #[test]
@@ -212,6 +226,9 @@ mod tests {
             for k in 0..d {
                 let routes = routes(p, k);
                 for hop in 0..routes[0].len() {
+                    for (i, path) in routes.iter().enumerate() {
+                        assert_eq!(node_of(p, k, i, hop), path[hop]);
+                    }
                     for node in 0..p {
                         let searched = routes.iter().position(|path| path[hop] == node);
                         assert_eq!(Some(at_hop(p, k, hop, node)), searched, "p {p} k {k}");
