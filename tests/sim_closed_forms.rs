@@ -530,6 +530,14 @@ fn torus_circular_shift_matches_the_lecture() {
     }
 }
 
+/// Neighbour steps of a shift by `q` on the Gray-code hypercube: 1 for 2^0, 2 for 2^k, k > 0.
+fn steps(q: usize) -> usize {
+    (0..usize::BITS)
+        .filter(|k| q >> k & 1 == 1)
+        .map(|k| if k == 0 { 1 } else { 2 })
+        .sum()
+}
+
 /// The Gray-code q-shift on a store-and-forward hypercube: the lecture counts a shift by 2^k
 /// (k >= 1, cube distance 2) as two neighbour steps; sent directly it is one message over two
 /// hops, still contention-free, and one startup cheaper.
@@ -539,8 +547,12 @@ fn gray_code_shift_sent_directly_saves_a_startup_per_two_hop_shift() {
     for d in 1..=5u32 {
         let (p, net) = (1usize << d, Network::hypercube(d));
         for q in 1..p {
-            // Shift by q' = min(q, p - q) the short way round the embedded ring.
-            let (qq, up) = (q.min(p - q), q <= p - q);
+            // Shift by q up or by p - q down, whichever takes fewer neighbour steps.
+            let (qq, up) = if steps(q) <= steps(p - q) {
+                (q, true)
+            } else {
+                (p - q, false)
+            };
             let s = record(p, |r| {
                 for k in (0..d).filter(|k| qq >> k & 1 == 1) {
                     let (fwd, back) = ((r.rank() + (1 << k)) % p, (r.rank() + p - (1 << k)) % p);
@@ -563,6 +575,195 @@ fn gray_code_shift_sent_directly_saves_a_startup_per_two_hop_shift() {
                 formula - two_hop_shifts * PARAMS.t_n,
                 "d = {d}, q = {q}"
             );
+        }
+    }
+}
+
+/// How a library algorithm's simulated schedule relates to its closed form.
+#[derive(Debug, Clone, Copy)]
+enum Agreement {
+    /// Equal for every p.
+    Exact,
+    /// Equal for p a power of two; for other p the formula is an upper bound the simulation
+    /// stays below (shortcuts for other p, or the one-port receiver, see `cost::Algorithm`).
+    PowersOfTwo,
+    /// The formula charges a one-port receiver its messages in turn; the simulator takes
+    /// them at once, so only `r(p)` of the formula's messages lie on its critical path.
+    OnePort(fn(usize) -> f64),
+    /// Blocks of m / p bytes: equal when p divides m; otherwise the larger blocks lie on the
+    /// critical path, between the formula for m and for m rounded up to a multiple of p.
+    EvenBlocks,
+}
+
+/// rpar's own collective code, recorded (`record_collective`) and simulated on a fully
+/// connected network, against the model's formula for that algorithm, p = 1..=33.
+#[test]
+fn the_librarys_collectives_match_their_alpha_beta_gamma_cost() {
+    use rpar::sim::{record_collective, Collective as C};
+    use rpar::{
+        Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, ReduceScatter, Scan,
+        Scatter,
+    };
+    use Agreement::{EvenBlocks, Exact, OnePort, PowersOfTwo};
+    let cases = [
+        (C::Bcast(Bcast::Binomial), Algorithm::BinomialBcast, Exact),
+        (
+            C::Reduce(Reduce::Binomial),
+            Algorithm::BinomialReduce,
+            PowersOfTwo,
+        ),
+        (
+            C::Allgather(Allgather::Ring),
+            Algorithm::RingAllgather,
+            Exact,
+        ),
+        (
+            C::Allgather(Allgather::RecursiveDoubling),
+            Algorithm::RecursiveDoublingAllgather,
+            Exact,
+        ),
+        (
+            C::Allgather(Allgather::Bruck),
+            Algorithm::BruckAllgather,
+            Exact,
+        ),
+        (
+            C::Allreduce(Allreduce::RecursiveDoubling),
+            Algorithm::RecursiveDoublingAllreduce,
+            Exact,
+        ),
+        (
+            C::Allreduce(Allreduce::Ring),
+            Algorithm::RingAllreduce,
+            EvenBlocks,
+        ),
+        (
+            C::Alltoall(Alltoall::Pairwise),
+            Algorithm::PairwiseAlltoall,
+            Exact,
+        ),
+        (
+            C::Alltoall(Alltoall::Bruck),
+            Algorithm::BruckAlltoall,
+            Exact,
+        ),
+        (C::Scan(Scan::Linear), Algorithm::LinearScan, Exact),
+        (C::Exscan(Scan::Linear), Algorithm::LinearScan, Exact),
+        (
+            C::Scan(Scan::RecursiveDoubling),
+            Algorithm::RecursiveDoublingScan,
+            PowersOfTwo,
+        ),
+        (
+            C::Exscan(Scan::RecursiveDoubling),
+            Algorithm::RecursiveDoublingExscan,
+            PowersOfTwo,
+        ),
+        (
+            C::Gather(Gather::Linear),
+            Algorithm::LinearGather,
+            OnePort(|_| 1.0),
+        ),
+        (
+            C::Gather(Gather::Binomial),
+            Algorithm::BinomialGather,
+            PowersOfTwo,
+        ),
+        (C::Scatter(Scatter::Linear), Algorithm::LinearScatter, Exact),
+        (
+            C::Scatter(Scatter::Binomial),
+            Algorithm::BinomialScatter,
+            Exact,
+        ),
+        (
+            C::ReduceScatter(ReduceScatter::Pairwise),
+            Algorithm::PairwiseReduceScatter,
+            Exact,
+        ),
+        (
+            C::ReduceScatter(ReduceScatter::Ring),
+            Algorithm::RingReduceScatter,
+            Exact,
+        ),
+        (
+            C::ReduceScatter(ReduceScatter::RecursiveHalving),
+            Algorithm::RecursiveHalvingReduceScatter,
+            Exact, // the model has a formula for powers of two only
+        ),
+        (
+            C::Barrier(Barrier::Dissemination),
+            Algorithm::DisseminationBarrier,
+            Exact,
+        ),
+        (
+            C::Barrier(Barrier::Tree),
+            Algorithm::TreeBarrier,
+            PowersOfTwo,
+        ),
+        // p - 1 reports at once, then p - 1 releases one after another
+        (
+            C::Barrier(Barrier::Central),
+            Algorithm::CentralBarrier,
+            OnePort(|p| p as f64),
+        ),
+    ];
+    for (collective, model, agreement) in cases {
+        for p in 1..=33usize {
+            let Ok(predicted) = model.time(&PARAMS, p, M) else {
+                assert!(!p.is_power_of_two(), "{model:?} has a cost for p = {p}");
+                continue;
+            };
+            let s = record_collective(p, M, collective).unwrap();
+            let simulated = simulate(Network::fully_connected(p), Switching::CutThrough, &s).time;
+            let what = format!("{collective:?} vs {model:?}, p = {p}");
+            match agreement {
+                Exact => assert_eq!(simulated, predicted, "{what}"),
+                PowersOfTwo if p.is_power_of_two() => assert_eq!(simulated, predicted, "{what}"),
+                PowersOfTwo => assert!(simulated < predicted, "{what}: {simulated} {predicted}"),
+                OnePort(_) if p == 1 => assert_eq!(simulated, predicted, "{what}"),
+                OnePort(on_path) => {
+                    let messages = model.cost(p, M).unwrap().messages;
+                    assert_eq!(simulated, predicted / messages * on_path(p), "{what}");
+                }
+                EvenBlocks if M.is_multiple_of(p) => assert_eq!(simulated, predicted, "{what}"),
+                EvenBlocks => {
+                    let up = model.time(&PARAMS, p, M.next_multiple_of(p)).unwrap();
+                    assert!(
+                        predicted < simulated && simulated <= up,
+                        "{what}: {simulated}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// rpar's `Shift::GrayCode` relays every two-hop shift through the intermediate node, as the
+/// lecture counts: on a store-and-forward hypercube with the Gray-code placement it pays the
+/// lecture's figure exactly where shifting up is the shorter way; it always shifts up, so for
+/// the other q it pays the upward steps.
+#[test]
+fn the_librarys_gray_code_shift_relays_as_the_lecture_counts() {
+    use rpar::sim::{record_collective, Collective};
+    let sf = Switching::StoreAndForward;
+    let hop = PARAMS.t_n + PARAMS.t_s + M as f64 * PARAMS.t_c;
+    for d in 0..=5u32 {
+        let (p, net) = (1usize << d, Network::hypercube(d));
+        for q in 0..p {
+            let shift = Collective::Shift(rpar::Shift::GrayCode, q as isize);
+            let s = record_collective(p, M, shift).unwrap();
+            let report = Simulator::new(net, sf, PARAMS)
+                .with_placement((0..p).map(rpar::cost::gray).collect())
+                .run(&s)
+                .unwrap();
+            assert_eq!(report.link_wait, 0.0, "d = {d}, q = {q}");
+            assert_eq!(report.time, hop * steps(q) as f64, "d = {d}, q = {q}");
+            let formula = lecture::circular_shift(&PARAMS, &net, sf, M, q).unwrap();
+            if steps(q) <= steps((p - q) % p) {
+                assert_eq!(report.time, formula, "d = {d}, q = {q}");
+            } else {
+                assert!(report.time > formula, "d = {d}, q = {q}");
+            }
         }
     }
 }

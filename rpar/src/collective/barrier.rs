@@ -103,7 +103,8 @@ fn wait_for<C: Channel>(ch: &C, from: usize, tag: i32) -> Result<()> {
     ch.recv_into::<u8>(&mut [], from, tag).map(|_| ())
 }
 
-fn barrier<C: Channel>(ch: &C, algorithm: Barrier) -> Result<()> {
+/// Barrier on any channel (what `Comm::barrier_with` runs).
+pub(crate) fn barrier<C: Channel>(ch: &C, algorithm: Barrier) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     match algorithm {
         Barrier::Auto => barrier(ch, Barrier::choose(p)),

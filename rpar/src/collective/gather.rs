@@ -166,7 +166,7 @@ impl Comm {
                 .root(root)
                 .bytes(std::mem::size_of_val(send.as_elems())),
             &algorithm,
-            || self.gather_uniform(send.as_elems(), recv, true, root, algorithm),
+            || gather_uniform(self, send.as_elems(), recv, true, root, algorithm),
         )
     }
 
@@ -198,7 +198,7 @@ impl Comm {
         self.collective(Call::new("gather").root(root), &algorithm, || {
             check_root(self, root)?;
             if self.rank() == root {
-                self.gather_uniform(&[], buf, false, root, algorithm)
+                gather_uniform(self, &[], buf, false, root, algorithm)
             } else {
                 gather(
                     self,
@@ -328,43 +328,45 @@ impl Comm {
             gather(self, send, Some(target), root, algorithm.resolve(p, None))
         })
     }
+}
 
-    /// Gather of equal blocks into `recv` at the root (`with_own`: copy `send` into the root's
-    /// block; otherwise it is in place).
-    fn gather_uniform<T: Datatype>(
-        &self,
-        send: &[T],
-        recv: &mut [T],
-        with_own: bool,
-        root: usize,
-        algorithm: Gather,
-    ) -> Result<()> {
-        check_root(self, root)?;
-        if self.rank() != root {
-            return gather(
-                self,
-                send,
-                None,
-                root,
-                algorithm.resolve(self.size(), Some(std::mem::size_of_val(send))),
-            );
-        }
-        let p = self.size();
-        let n = block_len(recv.len(), p, "receive", "gather")?;
-        if with_own {
-            check_len(send.len(), n, "root's send buffer", "gather")?;
-        }
-        let algorithm = algorithm.resolve(p, Some(n * std::mem::size_of::<T>()));
-        let off = offsets_uniform(n, p);
-        let counts = vec![n; p];
-        let target = Target {
-            recv,
-            counts: &counts,
-            displs: &off[..p],
-            own: with_own.then_some(send),
-        };
-        gather(self, send, Some(target), root, algorithm)
+/// Gather of equal blocks on any channel into `recv` at the root (ignored elsewhere;
+/// `with_own`: copy `send` into the root's block, otherwise it is in place): what
+/// `Comm::gather_into` and `Comm::gather_in_place` run, and what `sim::record_collective`
+/// records.
+pub(crate) fn gather_uniform<C: Named, T: Datatype>(
+    ch: &C,
+    send: &[T],
+    recv: &mut [T],
+    with_own: bool,
+    root: usize,
+    algorithm: Gather,
+) -> Result<()> {
+    check_root(ch, root)?;
+    if ch.rank() != root {
+        return gather(
+            ch,
+            send,
+            None,
+            root,
+            algorithm.resolve(ch.size(), Some(std::mem::size_of_val(send))),
+        );
     }
+    let p = ch.size();
+    let n = block_len(recv.len(), p, "receive", "gather")?;
+    if with_own {
+        check_len(send.len(), n, "root's send buffer", "gather")?;
+    }
+    let algorithm = algorithm.resolve(p, Some(n * std::mem::size_of::<T>()));
+    let off = offsets_uniform(n, p);
+    let counts = vec![n; p];
+    let target = Target {
+        recv,
+        counts: &counts,
+        displs: &off[..p],
+        own: with_own.then_some(send),
+    };
+    gather(ch, send, Some(target), root, algorithm)
 }
 
 /// Gather on any channel: non-roots pass `target: None`, the root its [`Target`].

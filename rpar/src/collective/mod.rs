@@ -30,18 +30,24 @@ pub(crate) use channel::Channel;
 pub(crate) use allgather::allgather as allgather_algorithm;
 pub(crate) use allreduce::allreduce_run as allreduce_algorithm;
 pub(crate) use alltoall::alltoall_uniform as alltoall_algorithm;
+pub(crate) use barrier::barrier as barrier_algorithm;
 pub(crate) use bcast::bcast as bcast_algorithm;
+pub(crate) use gather::gather_uniform as gather_algorithm;
 pub use gather::Gather;
-pub(crate) use layout::Named;
+pub(crate) use layout::{zeroed_vec, Named};
 pub use op::{
     BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Predefined, Prod, ReduceOp,
     Sum, UserOp,
 };
 pub(crate) use reduce::reduce_run as reduce_algorithm;
 pub use reduce::Reduce;
+pub(crate) use reduce_scatter::reduce_scatter_run as reduce_scatter_algorithm;
 pub use reduce_scatter::ReduceScatter;
 pub use scan::Scan;
+pub(crate) use scan::{prefix as scan_algorithm, Prefix};
+pub(crate) use scatter::scatter_uniform as scatter_algorithm;
 pub use scatter::Scatter;
+pub(crate) use shift::shift as shift_algorithm;
 pub use shift::Shift;
 
 /// Tags of collective traffic (on the collective context, invisible to user receives).

@@ -14,8 +14,10 @@
 //!   which combines only adjacent rank groups and so keeps non-commutative operators in rank
 //!   order, leaves each rank its own block.
 //! - **pairwise exchange**: `p-1` rounds; in round `k` rank `i` sends block `i+k` to rank `i+k` and
-//!   receives its own block from rank `i-k`: `(p-1) alpha + (p-1)/p n (beta + gamma)`. Keeps a
-//!   lower and a higher partial result, so it gives the rank-ordered result for any operator.
+//!   receives its own block from rank `i-k`: `(p-1) alpha + (p-1)/p n beta + n gamma` (p > 2).
+//!   Keeps a lower and a higher partial result, so it gives the rank-ordered result for any
+//!   operator; their final combine puts one more block's reduction on the critical path than
+//!   each rank does (`cost::Algorithm::PairwiseReduceScatter`, checked against the simulator).
 //! - **ring**: `p-1` rounds between neighbours, a block's partial result travels `i+1 → … → i`:
 //!   `(p-1) alpha + (p-1)/p n (beta + gamma)`. Its partial results wrap around the ring, so for a
 //!   non-commutative operator it falls back to the pairwise exchange (same cost).
@@ -75,7 +77,7 @@ pub enum ReduceScatter {
     /// all), plus `2 alpha + n beta + n gamma` for the fold otherwise.
     RecursiveHalving,
     /// Pairwise exchange, `p-1` rounds.
-    /// Cost: `(p-1) alpha + (p-1)/p n (beta + gamma)` (n the bytes in all).
+    /// Cost: `(p-1) alpha + (p-1)/p n beta + n gamma` for p > 2 (n the bytes in all).
     Pairwise,
     /// Ring between neighbours, `p-1` rounds (pairwise for non-commutative operators).
     /// Cost: `(p-1) alpha + (p-1)/p n (beta + gamma)` (n the bytes in all).
@@ -228,7 +230,9 @@ fn displacements(call: &'static str, counts: &[usize], p: usize, len: usize) -> 
     Ok(displs)
 }
 
-fn reduce_scatter_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
+/// Reduce-scatter on any channel: this rank's block `displs[rank]..displs[rank + 1]` of the
+/// reduction (what both `Comm` forms run, and what `sim::record_collective` records).
+pub(crate) fn reduce_scatter_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     data: &[T],
     displs: &[usize],

@@ -200,7 +200,6 @@ impl Comm {
     }
 }
 
-/// Which prefix: including this rank's own contribution or not.
 impl Comm {
     /// One scan or exscan call on `acc`, as a collective call of its own (traced, checked
     /// against the other ranks'). Returns whether this rank's result is defined.
@@ -222,15 +221,18 @@ impl Comm {
     }
 }
 
+/// Which prefix: including this rank's own contribution (scan) or not (exscan).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Prefix {
+pub(crate) enum Prefix {
+    /// MPI_Scan: ranks `0..=i`.
     Inclusive,
+    /// MPI_Exscan: ranks `0..i`.
     Exclusive,
 }
 
-/// Replaces `acc` by its prefix; returns whether it is defined (false only for an exclusive
-/// prefix at rank 0, where `acc` is left unchanged).
-fn prefix<C: Channel, T: Datatype, O: ReduceOp<T>>(
+/// Replaces `acc` by its prefix on any channel; returns whether it is defined (false only for
+/// an exclusive prefix at rank 0, where `acc` is left unchanged).
+pub(crate) fn prefix<C: Channel, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,

@@ -124,20 +124,7 @@ impl Comm {
         algorithm: Scatter,
     ) -> Result<Vec<T>> {
         self.collective(Call::new("scatter").root(root), &algorithm, || {
-            check_root(self, root)?;
-            if self.rank() != root {
-                return scatter_to_me(self, root, algorithm);
-            }
-            let p = self.size();
-            let n = block_len(send.len(), p, "send", "scatter")?;
-            let off = offsets_uniform(n, p);
-            let source = Source {
-                send,
-                counts: &vec![n; p],
-                displs: &off[..p],
-            };
-            scatter(self, Some(&source), true, root, algorithm)?;
-            Ok(source.block(root).to_vec())
+            scatter_uniform(self, send, root, algorithm)
         })
     }
 
@@ -319,6 +306,30 @@ impl Comm {
             Ok(source.block(root).to_vec())
         })
     }
+}
+
+/// Scatter of the root's `send` (`p` equal blocks; ignored elsewhere) on any channel; returns
+/// this rank's block: what `Comm::scatter` runs, and what `sim::record_collective` records.
+pub(crate) fn scatter_uniform<C: Named, T: Datatype>(
+    ch: &C,
+    send: &[T],
+    root: usize,
+    algorithm: Scatter,
+) -> Result<Vec<T>> {
+    check_root(ch, root)?;
+    if ch.rank() != root {
+        return scatter_to_me(ch, root, algorithm);
+    }
+    let p = ch.size();
+    let n = block_len(send.len(), p, "send", "scatter")?;
+    let off = offsets_uniform(n, p);
+    let source = Source {
+        send,
+        counts: &vec![n; p],
+        displs: &off[..p],
+    };
+    scatter(ch, Some(&source), true, root, algorithm)?;
+    Ok(source.block(root).to_vec())
 }
 
 /// A non-root's part of a uniform scatter.

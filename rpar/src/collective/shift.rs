@@ -6,7 +6,10 @@
 //!   position `i` on hypercube node `i xor (i >> 1)`, `p` a power of two): `q` is split into
 //!   powers of two, and the shift by `2^k` travels between nodes that differ in one bit
 //!   (`k = 0`) or two bits (`k > 0`), routed dimension by dimension (e-cube) with no two
-//!   messages on one link; at most `2 log2 p (alpha + beta m)`.
+//!   messages on one link; at most `2 log2 p (alpha + beta m)`. It always shifts upwards, by
+//!   the bits of `q mod p`: for some `q` the bits of `p - q` downwards would take fewer steps
+//!   (p = 16, q = 9: 3 steps up, 5 down; q = 15: 7 up, 1 down), which
+//!   `cost::lecture::circular_shift` counts.
 //!
 //! Data travels as owned `Vec`s: no copies on the way.
 
@@ -96,7 +99,8 @@ impl Comm {
     }
 }
 
-fn shift<C: Channel, T: Datatype>(
+/// Circular shift on any channel (what `Comm::shift_circular_with` runs).
+pub(crate) fn shift<C: Channel, T: Datatype>(
     ch: &C,
     data: Vec<T>,
     q: isize,
@@ -140,41 +144,49 @@ fn gray_inverse(mut g: usize) -> usize {
     i
 }
 
-/// The nodes an e-cube route visits from `a` to `b`: the differing bits fixed lowest first.
-fn route(a: usize, b: usize) -> Vec<usize> {
-    let mut path = vec![a];
-    let mut at = a;
-    let mut diff = a ^ b;
-    while diff != 0 {
+/// The node an e-cube route from `a` to `b` has reached after `hop` hops: the lowest `hop`
+/// differing bits fixed (all of them once `hop` is past the route's end).
+fn hop_node(a: usize, b: usize, hop: usize) -> usize {
+    let (mut at, mut diff) = (a, a ^ b);
+    for _ in 0..hop {
         at ^= diff & diff.wrapping_neg();
-        diff &= diff - 1;
-        path.push(at);
+        diff &= diff.wrapping_sub(1);
     }
-    path
+    at
 }
 
-/// The routes of the shift by `2^k` on `p` ring positions: `routes[i]` carries position `i`'s
-/// data. Every route has the same number of hops, and at each hop the messages sit on distinct
-/// nodes (checked by the tests), so every hop is one exchange per rank.
-fn routes(p: usize, k: u32) -> Vec<Vec<usize>> {
-    (0..p)
-        .map(|i| route(gray(i), gray((i + (1 << k)) % p)))
-        .collect()
+/// Where ring position `i`'s data is after `hop` hops of the shift by `2^k` on `p` positions.
+fn node_of(p: usize, k: u32, i: usize, hop: usize) -> usize {
+    hop_node(gray(i), gray((i + (1 << k)) % p), hop)
+}
+
+/// The ring position whose data, in the shift by `2^k`, is at `node` after `hop` hops. Every
+/// route has the same number of hops (1 for k = 0, else 2), and at each hop the messages sit on
+/// distinct nodes (checked by the tests), so every hop is one exchange per rank. O(log p): the
+/// middle node of a two-hop route is one bit away from its start.
+fn at_hop(p: usize, k: u32, hop: usize, node: usize) -> usize {
+    let hops = if k == 0 { 1 } else { 2 };
+    if hop == 0 {
+        return gray_inverse(node);
+    }
+    if hop == hops {
+        return (gray_inverse(node) + p - (1 << k)) % p;
+    }
+    (0..p.trailing_zeros())
+        .map(|bit| gray_inverse(node ^ (1 << bit)))
+        .find(|&i| node_of(p, k, i, hop) == node)
+        .unwrap_or_else(|| unreachable!("every hop of a Gray-code shift is a permutation"))
 }
 
 fn gray_code<C: Channel, T: Datatype>(ch: &C, mut data: Vec<T>, q: usize) -> Result<Vec<T>> {
     let (r, p) = (ch.rank(), ch.size());
     let me = gray(r);
     for k in (0..usize::BITS).filter(|k| q & (1 << k) != 0) {
-        let routes = routes(p, k);
-        for hop in 0..routes[0].len() - 1 {
-            let held = routes.iter().position(|path| path[hop] == me);
-            let coming = routes.iter().position(|path| path[hop + 1] == me);
-            let (Some(held), Some(coming)) = (held, coming) else {
-                unreachable!("every hop of a Gray-code shift is a permutation");
-            };
-            let dest = gray_inverse(routes[held][hop + 1]);
-            let source = gray_inverse(routes[coming][hop]);
+        let hops = if k == 0 { 1 } else { 2 };
+        for hop in 0..hops {
+            let (held, coming) = (at_hop(p, k, hop, me), at_hop(p, k, hop + 1, me));
+            let dest = gray_inverse(node_of(p, k, held, hop + 1));
+            let source = gray_inverse(node_of(p, k, coming, hop));
             ch.send_owned(data, dest, TAG_GRAY)?;
             data = ch.recv_vec(source, TAG_GRAY)?;
         }
@@ -185,6 +197,46 @@ fn gray_code<C: Channel, T: Datatype>(ch: &C, mut data: Vec<T>, q: usize) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The nodes an e-cube route visits from `a` to `b`: the differing bits fixed lowest
+    /// first (what `hop_node` computes one hop at a time).
+    fn route(a: usize, b: usize) -> Vec<usize> {
+        let mut path = vec![a];
+        let mut at = a;
+        let mut diff = a ^ b;
+        while diff != 0 {
+            at ^= diff & diff.wrapping_neg();
+            diff &= diff - 1;
+            path.push(at);
+        }
+        path
+    }
+
+    /// All routes of the shift by `2^k`: `routes[i]` carries position `i`'s data.
+    fn routes(p: usize, k: u32) -> Vec<Vec<usize>> {
+        (0..p)
+            .map(|i| route(gray(i), gray((i + (1 << k)) % p)))
+            .collect()
+    }
+
+    #[test]
+    fn at_hop_finds_the_position_a_search_of_all_routes_finds() {
+        for d in 0..=9 {
+            let p = 1usize << d;
+            for k in 0..d {
+                let routes = routes(p, k);
+                for hop in 0..routes[0].len() {
+                    for (i, path) in routes.iter().enumerate() {
+                        assert_eq!(node_of(p, k, i, hop), path[hop]);
+                    }
+                    for node in 0..p {
+                        let searched = routes.iter().position(|path| path[hop] == node);
+                        assert_eq!(Some(at_hop(p, k, hop, node)), searched, "p {p} k {k}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn gray_code_shifts_are_permutations_of_one_or_two_hops() {

@@ -6,11 +6,15 @@
 //! A [`Cost`] counts what lies on the critical path: messages (each pays alpha = t_n and, on a
 //! one-hop network, t_s), bytes (beta = t_c each) and bytes reduced (gamma each). The counts are
 //! exact for the schedules the algorithms produce on a fully connected, contention-free network,
-//! which is what the simulator checks (tests `sim_algorithms.rs`). `L` below is ceil(log2 p).
+//! which is what the simulator checks (test
+//! `the_librarys_collectives_match_their_alpha_beta_gamma_cost` in `sim_closed_forms.rs`, on
+//! the library's own recorded code). `L` below is ceil(log2 p).
 //!
-//! What `m` means: the broadcast / reduced vector for bcast, reduce, allreduce and scan; one
-//! rank's contribution for allgather and gather; one rank's block for scatter; the block one
-//! rank sends to one other for alltoall.
+//! What `m` means: the broadcast / reduced vector for bcast, reduce, allreduce, scan and
+//! exscan; one rank's contribution for allgather and gather; one rank's block for scatter; the
+//! block one rank sends to one other for alltoall; the block each rank ends with for
+//! reduce-scatter (each rank's input is p such blocks, `n = p m` in `collective::reduce_scatter`'s
+//! notation) — the same as `sim::record_collective`'s byte count.
 //!
 //! Model limits, found by comparing with the simulator: the simulator charges the startup to the
 //! sender and models links, not endpoints. In a linear gather on a fully connected network all
@@ -18,7 +22,21 @@
 //! the start; the formula here charges the root (p - 1)(alpha + m beta), a one-port receiver
 //! that takes one message at a time. The one-port figure is the right one for rpar's transport,
 //! where the receiver copies every message itself (test
-//! `linear_gather_shows_the_one_port_assumption`).
+//! `linear_gather_shows_the_one_port_assumption`). The same holds, for p not a power of two
+//! only, for the binomial gather, the binomial reduce and the tree barrier: there the root's last, short subtrees
+//! report while the first ones still do, and the simulator's root takes their messages at once,
+//! so it finishes earlier than the formula (for a power of two every node's children report one
+//! after another anyway, and the two agree); and for the central barrier, whose p - 1 reports
+//! the simulator takes at once (p alpha in all, not 2 (p - 1) alpha).
+//!
+//! Where the library's algorithms take shortcuts for p not a power of two (recursive-doubling
+//! scan and exscan skip partners beyond the last rank), the formula is the power-of-two figure
+//! over ceil(log2 p) rounds, exact for a power of two and an upper bound otherwise: a rank
+//! without a partner in some round waits less, and the critical path depends on the ratio of
+//! alpha to gamma. Recursive-halving reduce-scatter for such p folds blocks of different sizes
+//! together; its cost depends on the layout, so the model has none (simulate it). The ring
+//! allreduce's (p-1)/p m is exact when p divides m; otherwise its larger blocks, of
+//! ceil(m / p) bytes, lie on the critical path.
 
 use crate::{Error, Result};
 
@@ -121,8 +139,32 @@ pub enum Algorithm {
     BinomialGather,
     /// Scatter down a binomial tree: L alpha + (p - 1) m beta.
     BinomialScatter,
-    /// Recursive-doubling (dissemination) scan: L (alpha + m beta + m gamma).
+    /// Recursive-doubling scan (hypercube prefix sums): L (alpha + m beta + 2 m gamma). Each
+    /// round combines twice at a rank whose partner is lower (into its group's partial result
+    /// and into its prefix); rank p - 1 does so in every round. Exact for p a power of two, an
+    /// upper bound otherwise.
     RecursiveDoublingScan,
+    /// Recursive-doubling exscan: L (alpha + m beta) + (2 L - 1) m gamma (for p > 1): as the
+    /// scan, but the first prefix that arrives is copied, not combined. Exact for p a power of
+    /// two, an upper bound otherwise.
+    RecursiveDoublingExscan,
+    /// Linear scan (and exscan): the prefix passes along the chain of ranks,
+    /// (p - 1)(alpha + m beta + m gamma).
+    LinearScan,
+    /// Pairwise-exchange reduce-scatter: (p - 1)(alpha + m beta) + p m gamma (for p > 2;
+    /// p - 1 combines for p <= 2). Every rank combines p - 1 blocks, but the critical path
+    /// collects one more: a rank's final combine of its lower and higher partial results
+    /// waits on a partner whose own copy round came early.
+    PairwiseReduceScatter,
+    /// Ring reduce-scatter: (p - 1)(alpha + m beta + m gamma).
+    RingReduceScatter,
+    /// Recursive-halving reduce-scatter, p a power of two: L alpha + (p - 1) m (beta + gamma).
+    RecursiveHalvingReduceScatter,
+    /// Central barrier (one-port): every rank reports to rank 0, which releases them all:
+    /// 2 (p - 1) alpha.
+    CentralBarrier,
+    /// Tree barrier: up a binomial tree and down again, 2 L alpha.
+    TreeBarrier,
 }
 
 fn ceil_log2(p: usize) -> f64 {
@@ -131,7 +173,7 @@ fn ceil_log2(p: usize) -> f64 {
 
 impl Algorithm {
     /// Every algorithm the model knows.
-    pub const ALL: [Algorithm; 18] = [
+    pub const ALL: [Algorithm; 25] = [
         Algorithm::BinomialBcast,
         Algorithm::VanDeGeijnBcast,
         Algorithm::BinomialReduce,
@@ -150,11 +192,18 @@ impl Algorithm {
         Algorithm::BinomialGather,
         Algorithm::BinomialScatter,
         Algorithm::RecursiveDoublingScan,
+        Algorithm::RecursiveDoublingExscan,
+        Algorithm::LinearScan,
+        Algorithm::PairwiseReduceScatter,
+        Algorithm::RingReduceScatter,
+        Algorithm::RecursiveHalvingReduceScatter,
+        Algorithm::CentralBarrier,
+        Algorithm::TreeBarrier,
     ];
 
     /// The critical-path counts for `p` ranks and `m` bytes (see the variant's doc for what
-    /// `m` is). Errors for `p == 0`, and for recursive-doubling allgather when `p` is not a
-    /// power of two.
+    /// `m` is). Errors for `p == 0`, and for recursive-doubling allgather and
+    /// recursive-halving reduce-scatter when `p` is not a power of two.
     pub fn cost(self, p: usize, m: usize) -> Result<Cost> {
         if p == 0 {
             return Err(Error::invalid(
@@ -207,6 +256,15 @@ impl Algorithm {
                     format!("recursive-doubling allgather needs a power-of-two p, got {p}"),
                 ))
             }
+            Algorithm::RecursiveHalvingReduceScatter if !p.is_power_of_two() => {
+                return Err(Error::invalid(
+                    "Algorithm::cost",
+                    format!(
+                        "recursive-halving reduce-scatter has a closed form for a power-of-two \
+                         p only (its fold makes the rest depend on the block layout), got {p}"
+                    ),
+                ))
+            }
             Algorithm::RecursiveDoublingAllgather
             | Algorithm::BruckAllgather
             | Algorithm::BinomialGather
@@ -240,7 +298,23 @@ impl Algorithm {
                 }
             }
             Algorithm::DisseminationBarrier => Cost::steps(l, 0.0, 0.0),
-            Algorithm::RecursiveDoublingScan => Cost::steps(l, mf, mf),
+            Algorithm::RecursiveDoublingScan => Cost::steps(l, mf, 2.0 * mf),
+            Algorithm::RecursiveDoublingExscan => Cost {
+                reduced: (2.0 * l - 1.0).max(0.0) * mf,
+                ..Cost::steps(l, mf, 0.0)
+            },
+            Algorithm::LinearScan | Algorithm::RingReduceScatter => ring(pf - 1.0, mf, mf),
+            Algorithm::PairwiseReduceScatter => Cost {
+                reduced: if p > 2 { pf } else { pf - 1.0 } * mf,
+                ..ring(pf - 1.0, mf, 0.0)
+            },
+            Algorithm::RecursiveHalvingReduceScatter => Cost {
+                messages: l,
+                bytes: (pf - 1.0) * mf,
+                reduced: (pf - 1.0) * mf,
+            },
+            Algorithm::CentralBarrier => Cost::steps(2.0 * (pf - 1.0), 0.0, 0.0),
+            Algorithm::TreeBarrier => Cost::steps(2.0 * l, 0.0, 0.0),
         })
     }
 

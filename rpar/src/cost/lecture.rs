@@ -31,7 +31,15 @@
 //!   one shift share no link: the simulator finds one startup less per such shift. The formula
 //!   is right for a program that relays through the intermediate node, the simulator for one
 //!   that sends directly (which needs no more of the program) — the formula is pessimistic by
-//!   t_n per set bit k >= 1 of min(q, p - q). [`circular_shift`] returns the lecture's figure.
+//!   t_n per two-hop shift. [`circular_shift`] returns the lecture's figure. rpar's own
+//!   `Shift::GrayCode` relays through the intermediate node and so pays exactly that figure —
+//!   when the shift upwards is the shorter way; it never shifts downwards, and pays the upward
+//!   steps of q even where the p - q steps down would be fewer (test
+//!   `the_librarys_gray_code_shift_relays_as_the_lecture_counts`).
+//! * **Which way round** the q-shift goes on the hypercube: the usual reading, shift by
+//!   q' = min(q, p - q), does not give the fewest steps — for p = 16, q = 9 = 8 + 1 takes
+//!   2 + 1 steps upwards, while 7 = 4 + 2 + 1 downwards takes 5. The formula takes whichever
+//!   direction needs fewer neighbour steps (found by the simulator on the library's schedule).
 
 use super::network::{exact_log2, Network, Switching};
 use super::params::Params;
@@ -267,11 +275,11 @@ pub fn all_to_all_personalized(
 ///   wrapped round a row end (when a != 0), then shift every column by b = floor(q / sqrt(p)) in
 ///   min(b, sqrt(p) - b) steps; each step t_n + t_s + m t_c. At most
 ///   (t_n + t_s + m t_c)(sqrt(p) + 1), the lecture's bound.
-/// * Hypercube, store-and-forward, through the Gray-code ring embedding: write q' = min(q,
-///   p - q) (shifting the other way round) as a sum of powers of two; a shift by 2^i is ring
-///   distance 2^i, hypercube distance 2 (1 for i = 0), done in that many neighbour steps
-///   without congestion. At most (t_n + t_s + m t_c)(2 log2 p - 1). (Sending each two-hop
-///   shift directly saves a startup; see the module docs.)
+/// * Hypercube, store-and-forward, through the Gray-code ring embedding: write q (shifting
+///   up) or p - q (shifting down), whichever needs fewer steps, as a sum of powers of two; a
+///   shift by 2^i is ring distance 2^i, hypercube distance 2 (1 for i = 0), done in that many
+///   neighbour steps without congestion. At most (t_n + t_s + m t_c)(2 log2 p - 1). (Sending
+///   each two-hop shift directly saves a startup; see the module docs.)
 /// * Hypercube, cut-through: every node sends straight to its target; with e-cube routing the
 ///   messages of one shift share no link (the simulator checks this), so the time is one
 ///   message over the longest route: **t_n + m t_c + t_s h**, h = max over i of the Hamming
@@ -296,12 +304,13 @@ pub fn circular_shift(
             Ok(step * steps as f64)
         }
         (Network::Hypercube { .. }, Switching::StoreAndForward) => {
-            let q = q.min(p - q);
-            let steps: u32 = (0..usize::BITS)
-                .filter(|i| q >> i & 1 == 1)
-                .map(|i| if i == 0 { 1 } else { 2 })
-                .sum();
-            Ok(step * f64::from(steps))
+            let steps = |q: usize| -> u32 {
+                (0..usize::BITS)
+                    .filter(|i| q >> i & 1 == 1)
+                    .map(|i| if i == 0 { 1 } else { 2 })
+                    .sum()
+            };
+            Ok(step * f64::from(steps(q).min(steps((p - q) % p))))
         }
         (Network::Hypercube { .. }, Switching::CutThrough) => {
             let h = (0..p)

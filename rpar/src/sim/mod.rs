@@ -5,8 +5,9 @@
 //!   returns its [`Schedule`]. Ranks run one after another (recording never blocks), so p = 65536
 //!   needs no threads. [`Reference`] holds three algorithms written against the same channel
 //!   interface as rpar's collectives (binomial broadcast, ring and recursive-doubling allgather);
-//!   [`record_collective`] records rpar's own bcast, reduce, allreduce, allgather and alltoall
-//!   algorithms — the very code a `Comm` runs.
+//!   [`record_collective`] records every algorithm of rpar's own collectives — bcast, reduce,
+//!   allreduce, allgather, alltoall, scan, exscan, gather, scatter, reduce-scatter, barrier and
+//!   circular shift — the very code a `Comm` runs.
 //! * [`Simulator`] executes a schedule on a [`Network`](crate::cost::Network) — ring, 2-D mesh
 //!   and torus, hypercube, fully connected — with XY routing on meshes and tori, e-cube routing
 //!   on hypercubes, store-and-forward or cut-through switching, and links that carry one message

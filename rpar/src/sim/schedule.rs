@@ -5,8 +5,6 @@
 
 use crate::{Error, Result};
 
-/// Marks a receive whose size the recorder did not know (`recv_vec`): matching fills it in.
-pub(crate) const UNKNOWN_BYTES: u64 = u64::MAX;
 const NO_MATCH: u32 = u32::MAX;
 
 /// One step of one rank.
@@ -146,7 +144,7 @@ impl Schedule {
             let Op::Send { bytes: sent, .. } = ops[s] else {
                 unreachable!("only sends are in the send list")
             };
-            if bytes != UNKNOWN_BYTES && sent > bytes {
+            if sent > bytes {
                 return Err(Error::Truncated {
                     needed: sent as usize,
                     capacity: bytes as usize,
