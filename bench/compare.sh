@@ -2,6 +2,8 @@
 # Runs MPICH's and Open MPI's figures (shared/peers/run.sh) and rpar's (examples/osu) in one go
 # on this machine, and prints one table: figure, MPICH, Open MPI, rpar, and rpar against the
 # better peer (>1 means rpar is better: for times that is peer/rpar, for rates rpar/peer).
+# With MPICH's mpiexec and libclang present it also builds osu with the `mpi` feature and runs
+# it under mpiexec.mpich -n 2, 4 and 8: the "rpar on MPI" column (set RPAR_NO_MPI=1 to skip).
 # Usage: bench/compare.sh [out-dir]   (default: target/bench); takes a few minutes.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,4 +14,14 @@ peers=$top/../shared/peers/run.sh
 echo "peers: $peers" >&2
 bash "$peers" > "$out/peers.jsonl"
 (cd "$top" && cargo run -q --release --example osu -- --json) > "$out/rpar.jsonl"
-python3 "$top/bench/table.py" "$out/peers.jsonl" "$out/rpar.jsonl" | tee "$out/table.md"
+files=("$out/peers.jsonl" "$out/rpar.jsonl")
+if [[ -z ${RPAR_NO_MPI:-} ]] && command -v mpiexec.mpich >/dev/null; then
+  (cd "$top" && MPICC=mpicc.mpich CARGO_TARGET_DIR=target/mpi \
+    cargo build -q --release --features mpi --example osu)
+  : > "$out/rpar-mpi.jsonl"
+  for n in 2 4 8; do
+    mpiexec.mpich -n $n "$top/target/mpi/release/examples/osu" --json >> "$out/rpar-mpi.jsonl"
+  done
+  files+=("$out/rpar-mpi.jsonl")
+fi
+python3 "$top/bench/table.py" "${files[@]}" | tee "$out/table.md"

@@ -18,8 +18,8 @@ def better_is_higher(figure):
     return figure.endswith("GBps")
 
 
-print("| figure | ranks | bytes | MPICH | Open MPI | rpar | rpar vs better peer |")
-print("|---|---:|---:|---:|---:|---:|---:|")
+print("| figure | ranks | bytes | MPICH | Open MPI | rpar | rpar vs better peer | rpar on MPI | rpar on MPI vs MPICH |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for (figure, ranks, nbytes), v in sorted(rows.items()):
     peers = [v[p] for p in ("mpich", "openmpi") if p in v]
     if "memcpy" in v:
@@ -32,4 +32,8 @@ for (figure, ranks, nbytes), v in sorted(rows.items()):
         else:
             ratio = f"{min(peers) / rpar:.2f}x" if rpar > 0 else ""
     fmt = lambda x: "" if x is None else f"{x:.3f}"
-    print(f"| {figure} | {ranks} | {nbytes} | {fmt(v.get('mpich'))} | {fmt(v.get('openmpi'))} | {fmt(rpar)} | {ratio} |")
+    on_mpi, mpich = v.get("rpar-mpi"), v.get("mpich")
+    mpi_ratio = ""
+    if on_mpi and mpich:
+        mpi_ratio = f"{on_mpi / mpich:.2f}x" if better_is_higher(figure) else f"{mpich / on_mpi:.2f}x"
+    print(f"| {figure} | {ranks} | {nbytes} | {fmt(mpich)} | {fmt(v.get('openmpi'))} | {fmt(rpar)} | {ratio} | {fmt(on_mpi)} | {mpi_ratio} |")
