@@ -15,6 +15,7 @@ use crate::{Error, Result};
 use ::mpi::datatype::Equivalence;
 use ::mpi::ffi;
 use ::mpi::point_to_point::Source;
+use ::mpi::raw::AsRawMut;
 use ::mpi::topology::{Communicator, SimpleCommunicator};
 use ::mpi::traits::AsRaw;
 use std::any::TypeId;
@@ -234,9 +235,23 @@ impl Wire {
         else {
             return Ok(None);
         };
-        let len = status.count(u8::equivalent_datatype()).max(0) as usize;
-        let mut buffer = vec![0u8; len];
-        msg.matched_receive_into(&mut buffer[..]);
+        let count = status.count(u8::equivalent_datatype()).max(0);
+        let len = count as usize;
+        let mut buffer: Vec<u8> = Vec::with_capacity(len);
+        let mut msg = msg;
+        // SAFETY: `buffer` has room for the `len` bytes the probe reported and MPI_Mrecv writes
+        // exactly them (the message was matched by this probe, so no other receive takes it);
+        // after it they are initialised. Not zeroing the buffer first saves a pass over it.
+        unsafe {
+            ffi::MPI_Mrecv(
+                buffer.as_mut_ptr().cast(),
+                count,
+                ffi::RSMPI_UINT8_T,
+                msg.as_raw_mut(), // MPI_Mrecv sets it to MPI_MESSAGE_NULL, as rsmpi's drop wants
+                ffi::RSMPI_STATUS_IGNORE,
+            );
+            buffer.set_len(len);
+        }
         let d = decode(buffer)?;
         let ty = self
             .arrived
