@@ -115,20 +115,58 @@ pub(crate) fn build(map: &TypeMap) -> Result<MPI_Datatype> {
 #[derive(Debug)]
 pub struct MpiDatatype {
     raw: MPI_Datatype,
+    /// Whether the handle is ours to free (not one of MPI's predefined types).
+    owned: bool,
 }
 
 impl MpiDatatype {
     /// The MPI datatype of `map` (MPI must be initialised: call it inside a run on MPI).
     pub fn new(map: &TypeMap) -> Result<MpiDatatype> {
         super::setup::ensure_initialized()?;
-        Ok(MpiDatatype { raw: build(map)? })
+        Ok(MpiDatatype {
+            raw: build(map)?,
+            owned: true,
+        })
     }
 
-    /// The MPI datatype of the Rust element type `T`.
+    /// The MPI datatype of the Rust element type `T`, for MPI's collectives: a predefined type
+    /// for a basic type, `MPI_Type_contiguous` of one for a gap-free array of it (MPI moves both
+    /// with plain copies), the general struct type otherwise.
     pub(crate) fn of<T: Datatype>() -> Result<MpiDatatype> {
-        Ok(MpiDatatype {
-            raw: build(&T::type_map())?,
-        })
+        let map = T::type_map();
+        let mut sig = map.signature();
+        let uniform = sig.next().filter(|&first| sig.all(|b| b == first));
+        let basic = uniform
+            .filter(|_| map.is_dense())
+            .and_then(|b| predefined(b).map(|t| (b, t)));
+        let Some((b, t)) = basic else {
+            return Ok(MpiDatatype {
+                raw: build(&map)?,
+                owned: true,
+            });
+        };
+        let n = map.size() / b.size();
+        if n == 1 {
+            return Ok(MpiDatatype {
+                raw: t,
+                owned: false,
+            });
+        }
+        let n = i32::try_from(n).map_err(|_| {
+            Error::invalid(
+                "an MPI datatype",
+                format!("at most {} values, got {n}", i32::MAX),
+            )
+        })?;
+        let mut raw = std::mem::MaybeUninit::uninit();
+        // SAFETY: MPI_Type_contiguous writes a new handle, committed before use.
+        let raw = unsafe {
+            ffi::MPI_Type_contiguous(n, t, raw.as_mut_ptr());
+            let mut raw = raw.assume_init();
+            ffi::MPI_Type_commit(&mut raw);
+            raw
+        };
+        Ok(MpiDatatype { raw, owned: true })
     }
 
     /// The raw handle, for MPI calls of your own.
@@ -206,7 +244,9 @@ impl MpiDatatype {
 
 impl Drop for MpiDatatype {
     fn drop(&mut self) {
-        // SAFETY: `raw` was created by `build` and is freed only here.
-        unsafe { ffi::MPI_Type_free(&mut self.raw) };
+        if self.owned {
+            // SAFETY: `raw` was made for this value (not predefined) and is freed only here.
+            unsafe { ffi::MPI_Type_free(&mut self.raw) };
+        }
     }
 }
