@@ -88,12 +88,13 @@ unsafe fn copy_out(msg: Message, dst: *mut u8, recv: &ElemType, count: usize) ->
         Data::Empty => bytes == 0,
         // SAFETY: dst is valid for `count` elements of `recv`: if that type is dense, `bytes`
         // bytes, the packed size of the typed message; else its type map names where they go.
+        // (a receiving type is dense exactly when its elements fill the packed bytes: then one
+        // copy; else its map says where the packed bytes go, and only then is it built)
         Data::Typed(t) => unsafe {
-            let map = (recv.map)();
-            if map.is_dense() {
+            if count * recv.size == bytes {
                 t.copy_packed_to(dst)
             } else {
-                t.unpack_to(&Compiled::of_map(map), count, dst)
+                t.unpack_to(&Compiled::of_map((recv.map)()), count, dst)
             }
         },
     }

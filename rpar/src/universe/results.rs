@@ -232,14 +232,12 @@ pub(crate) fn exchange<R: RankResult>(all: &Comm, mine: Option<R>, n: usize) -> 
             result.send_result(&ResultLink::new(all, dest))?;
         }
     }
+    // a rank of the run (me < n) has its own result; the others receive all n
     let mut mine = mine;
     (0..n)
-        .map(|src| match (src == me, mine.take()) {
-            (true, Some(own)) => Ok(own),
-            (_, own) => {
-                mine = own;
-                R::recv_result(&ResultLink::new(all, src))
-            }
+        .map(|src| match mine.take_if(|_| src == me) {
+            Some(own) => Ok(own),
+            None => R::recv_result(&ResultLink::new(all, src)),
         })
         .collect()
 }

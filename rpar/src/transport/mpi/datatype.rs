@@ -221,6 +221,7 @@ impl MpiDatatype {
         }
         let n = i32::try_from(count).map_err(|_| bad())?;
         let out_len = self.size() * count;
+        let out_len_mpi = i32::try_from(out_len).map_err(|_| bad())?;
         let mut out = vec![0u8; out_len];
         let mut position = 0;
         let world = super::setup::world();
@@ -232,7 +233,7 @@ impl MpiDatatype {
                 n,
                 self.raw,
                 out.as_mut_ptr().cast(),
-                out_len as i32,
+                out_len_mpi,
                 &mut position,
                 ::mpi::traits::AsRaw::as_raw(&world),
             )
