@@ -25,6 +25,7 @@ const BCAST: &[Bcast] = &[
     Bcast::Pipeline,
     Bcast::ScatterAllgather,
     Bcast::Torus,
+    Bcast::SharedMemory,
 ];
 const GATHER: &[Gather] = &[Gather::Auto, Gather::Linear, Gather::Binomial];
 const SCATTER: &[Scatter] = &[Scatter::Auto, Scatter::Linear, Scatter::Binomial];
@@ -35,6 +36,7 @@ const ALLGATHER: &[Allgather] = &[
     Allgather::Pairwise,
     Allgather::Bruck,
     Allgather::Torus,
+    Allgather::SharedMemory,
 ];
 const ALLTOALL: &[Alltoall] = &[
     Alltoall::Auto,
@@ -42,6 +44,7 @@ const ALLTOALL: &[Alltoall] = &[
     Alltoall::Pairwise,
     Alltoall::Bruck,
     Alltoall::Hypercube,
+    Alltoall::SharedMemory,
 ];
 
 fn rank_counts() -> impl Iterator<Item = usize> {
@@ -436,6 +439,7 @@ fn barrier_every_algorithm_separates_rounds() {
                 Barrier::Central,
                 Barrier::Dissemination,
                 Barrier::Tree,
+                Barrier::SharedMemory,
             ]
             .into_iter()
             .cycle()

@@ -17,18 +17,20 @@ const SMALL_COUNTS: [usize; 3] = [0, 1, 7];
 const MEDIUM_RANKS: [usize; 8] = [2, 3, 5, 8, 12, 17, 32, 33];
 const LARGE_RANKS: [usize; 4] = [1, 3, 4, 6];
 
-const REDUCES: [Reduce; 4] = [
+const REDUCES: [Reduce; 5] = [
     Reduce::Auto,
     Reduce::Linear,
     Reduce::Binomial,
     Reduce::Rabenseifner,
+    Reduce::SharedMemory,
 ];
-const ALLREDUCES: [Allreduce; 5] = [
+const ALLREDUCES: [Allreduce; 6] = [
     Allreduce::Auto,
     Allreduce::RecursiveDoubling,
     Allreduce::Ring,
     Allreduce::Rabenseifner,
     Allreduce::ReduceBcast,
+    Allreduce::SharedMemory,
 ];
 const SCANS: [Scan; 3] = [Scan::Auto, Scan::Linear, Scan::RecursiveDoubling];
 const REDUCE_SCATTERS: [ReduceScatter; 4] = [

@@ -23,6 +23,7 @@ use super::layout::{
     check_per_rank, exchange, grid_shape, is_pow2, offsets_of_counts, offsets_uniform, span,
     zeroed_vec, View,
 };
+use super::shared;
 use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
@@ -83,17 +84,37 @@ pub enum Allgather {
     /// 2-D torus: rows, then columns.
     /// Cost: `(q1 + q2 - 2) alpha + (p - 1) beta m` on a q1 x q2 grid.
     Torus,
+    /// Through shared memory (in-process ranks only, equal blocks; elsewhere the
+    /// message-passing default): every rank posts its block (copied if small, else lent in
+    /// place) and copies every other rank's straight into its result.
+    /// Cost, with `c` one synchronisation: `c + (p - 1) beta m`.
+    SharedMemory,
 }
 
 impl Allgather {
     /// The algorithm `Auto` runs for `p` ranks and a result of `total_bytes` (the table above).
     pub fn choose(p: usize, total_bytes: usize) -> Allgather {
-        if total_bytes < 64 * 1024 {
-            Allgather::Ring
-        } else if is_pow2(p) {
-            Allgather::RecursiveDoubling
-        } else {
-            Allgather::Torus
+        message_passing(p, total_bytes)
+    }
+}
+
+/// The message-passing algorithm `Auto` runs where ranks share no memory.
+fn message_passing(p: usize, total_bytes: usize) -> Allgather {
+    if total_bytes < 64 * 1024 {
+        Allgather::Ring
+    } else if is_pow2(p) {
+        Allgather::RecursiveDoubling
+    } else {
+        Allgather::Torus
+    }
+}
+
+impl Allgather {
+    /// `self`, or for `Auto` the choice for `p` ranks and a result of `total_bytes`.
+    fn resolve(self, p: usize, total_bytes: usize) -> Allgather {
+        match self {
+            Allgather::Auto => Allgather::choose(p, total_bytes),
+            chosen => chosen,
         }
     }
 }
@@ -170,6 +191,10 @@ impl Comm {
                         return Ok(());
                     }
                 }
+                let chosen = algorithm.resolve(p, std::mem::size_of_val(recv));
+                if chosen == Allgather::SharedMemory && shared::available::<B::Elem>(self) {
+                    return shared::allgather(self, send, recv);
+                }
                 let off = offsets_uniform(n, p);
                 recv[span(&off, r..r + 1)].copy_from_slice(send);
                 allgather(self, recv, &off, algorithm)
@@ -204,9 +229,14 @@ impl Comm {
             Call::new("allgather").bytes(std::mem::size_of_val(buf)),
             &algorithm,
             || {
-                let p = self.size();
+                let (p, r) = (self.size(), self.rank());
                 let n = super::layout::block_len(buf.len(), p, "allgather", CALL)?;
-                allgather(self, buf, &offsets_uniform(n, p), algorithm)
+                let chosen = algorithm.resolve(p, std::mem::size_of_val(buf));
+                if chosen == Allgather::SharedMemory && shared::available::<T>(self) {
+                    let own = buf[r * n..(r + 1) * n].to_vec();
+                    return shared::allgather(self, &own, buf);
+                }
+                allgather(self, buf, &offsets_uniform(n, p), chosen)
             },
         )
     }
@@ -274,9 +304,9 @@ pub(crate) fn allgather<C: Named, T: Datatype>(
         return Ok(());
     }
     match algorithm {
-        Allgather::Auto => {
+        Allgather::Auto | Allgather::SharedMemory => {
             let bytes = std::mem::size_of_val(buf);
-            allgather(ch, buf, off, Allgather::choose(p, bytes))
+            allgather(ch, buf, off, message_passing(p, bytes))
         }
         Allgather::Ring => ring(ch, buf, off, TAG_RING),
         Allgather::RecursiveDoubling => recursive_doubling(ch, buf, off),

@@ -30,6 +30,7 @@ use super::reduce_scatter::{
     block, double, exchange, halve, pairwise, recv_exact, ring, split_pair, Fold,
 };
 use super::scratch::Scratch;
+use super::shared;
 use super::Channel;
 use crate::comm::Call;
 use crate::comm::{Buffer, BufferMut};
@@ -93,6 +94,12 @@ pub enum Allreduce {
     /// Reduce to rank 0 (by [`Reduce::select`]), then binomial broadcast.
     /// Cost, with the binomial reduce: `2 ceil(log2 p)(alpha + n beta) + ceil(log2 p) n gamma`.
     ReduceBcast,
+    /// Through shared memory (in-process ranks only; elsewhere the message-passing default):
+    /// small vectors are posted and every rank combines them all; large ones are reduced block
+    /// by block in place, each rank combining `1/p` of the vector, then copied.
+    /// Cost, with `c` one synchronisation: small `c + p n (beta + gamma)`, large
+    /// `2c + 2 n beta + n gamma` per rank.
+    SharedMemory,
 }
 
 impl Allreduce {
@@ -105,12 +112,18 @@ impl Allreduce {
     /// assert_eq!(Allreduce::select(4, 1 << 20, false), Allreduce::ReduceBcast);
     /// ```
     pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Allreduce {
-        let _ = (ranks, commutative); // the crossover did not move with p; all keep rank order
-        if bytes < 4 * 1024 {
-            Allreduce::RecursiveDoubling
-        } else {
-            Allreduce::ReduceBcast
-        }
+        let _ = commutative; // every algorithm keeps rank order
+        message_passing(ranks, bytes)
+    }
+}
+
+/// The message-passing algorithm `Auto` runs where ranks share no memory.
+fn message_passing(ranks: usize, bytes: usize) -> Allreduce {
+    let _ = ranks; // the crossover did not move with p
+    if bytes < 4 * 1024 {
+        Allreduce::RecursiveDoubling
+    } else {
+        Allreduce::ReduceBcast
     }
 }
 
@@ -199,7 +212,15 @@ impl Comm {
                     return Ok(());
                 }
             }
-            allreduce_run(self, acc, op, algorithm)
+            let bytes = std::mem::size_of_val(acc);
+            let chosen = match algorithm {
+                Allreduce::Auto => Allreduce::select(self.size(), bytes, op.is_commutative()),
+                chosen => chosen,
+            };
+            if chosen == Allreduce::SharedMemory && shared::available::<T>(self) {
+                return shared::allreduce(self, acc, op);
+            }
+            allreduce_run(self, acc, op, chosen)
         })
     }
 }
@@ -211,13 +232,15 @@ pub(crate) fn allreduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
     algorithm: Allreduce,
 ) -> Result<()> {
     let algorithm = match algorithm {
-        Allreduce::Auto => {
-            Allreduce::select(ch.size(), std::mem::size_of_val(acc), op.is_commutative())
+        Allreduce::Auto | Allreduce::SharedMemory => {
+            message_passing(ch.size(), std::mem::size_of_val(acc))
         }
         chosen => chosen,
     };
     match algorithm {
-        Allreduce::Auto | Allreduce::RecursiveDoubling => recursive_doubling(ch, acc, op),
+        Allreduce::Auto | Allreduce::SharedMemory | Allreduce::RecursiveDoubling => {
+            recursive_doubling(ch, acc, op)
+        }
         Allreduce::Ring => ring_allreduce(ch, acc, op),
         Allreduce::Rabenseifner => rabenseifner(ch, acc, op),
         Allreduce::ReduceBcast => {

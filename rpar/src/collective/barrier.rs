@@ -9,6 +9,7 @@
 //!   broadcast back; `2 ceil(log2 p) alpha`.
 
 use super::layout::binomial;
+use super::shared;
 use super::Channel;
 use crate::comm::Call;
 use crate::{Comm, Result};
@@ -53,16 +54,25 @@ pub enum Barrier {
     /// Binomial tree up, then down.
     /// Cost: `2 ceil(log2 p) alpha`.
     Tree,
+    /// Through shared memory (in-process ranks only; elsewhere the message-passing default):
+    /// every rank marks its arrival and waits for every other's.
+    /// Cost: `c`, one synchronisation.
+    SharedMemory,
 }
 
 impl Barrier {
     /// The algorithm `Auto` runs for `p` ranks (the table above).
     pub fn choose(p: usize) -> Barrier {
-        if p <= 2 || p >= 16 {
-            Barrier::Central
-        } else {
-            Barrier::Dissemination
-        }
+        message_passing(p)
+    }
+}
+
+/// The message-passing algorithm `Auto` runs where ranks share no memory.
+fn message_passing(p: usize) -> Barrier {
+    if p <= 2 || p >= 16 {
+        Barrier::Central
+    } else {
+        Barrier::Dissemination
     }
 }
 
@@ -90,7 +100,14 @@ impl Comm {
                 native.barrier();
                 return Ok(());
             }
-            barrier(self, algorithm)
+            let chosen = match algorithm {
+                Barrier::Auto => Barrier::choose(self.size()),
+                chosen => chosen,
+            };
+            if chosen == Barrier::SharedMemory && shared::available::<u8>(self) {
+                return shared::barrier(self);
+            }
+            barrier(self, chosen)
         })
     }
 }
@@ -107,7 +124,7 @@ fn wait_for<C: Channel>(ch: &C, from: usize, tag: i32) -> Result<()> {
 pub(crate) fn barrier<C: Channel>(ch: &C, algorithm: Barrier) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     match algorithm {
-        Barrier::Auto => barrier(ch, Barrier::choose(p)),
+        Barrier::Auto | Barrier::SharedMemory => barrier(ch, message_passing(p)),
         Barrier::Central if r == 0 => {
             (1..p).try_for_each(|i| wait_for(ch, i, TAG_CENTRAL))?;
             (1..p).try_for_each(|i| signal(ch, i, TAG_CENTRAL))

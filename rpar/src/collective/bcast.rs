@@ -16,6 +16,7 @@
 use super::allgather;
 use super::layout::Named;
 use super::layout::{binomial, grid_shape, offsets_even, recv_exact, span, View};
+use super::shared;
 use crate::comm::BufferMut;
 use crate::comm::Call;
 use crate::datatype::Datatype;
@@ -78,16 +79,26 @@ pub enum Bcast {
     /// 2-D torus: the root's row, then every column, of a `q1 x q2` grid.
     /// Cost: `(log2 q1 + log2 q2)(alpha + beta m)`.
     Torus,
+    /// Through shared memory (in-process ranks only; elsewhere the message-passing default):
+    /// the root posts the message (copied if small, else lent in place) and every rank copies
+    /// it; a small message's root returns at once.
+    /// Cost, with `c` one synchronisation: `c + beta m` per reader.
+    SharedMemory,
 }
 
 impl Bcast {
     /// The algorithm `Auto` runs for `p` ranks and a message of `bytes` bytes (the table above).
-    pub fn choose(p: usize, _bytes: usize) -> Bcast {
-        if p <= 2 {
-            Bcast::Linear
-        } else {
-            Bcast::Binomial
-        }
+    pub fn choose(p: usize, bytes: usize) -> Bcast {
+        message_passing(p, bytes)
+    }
+}
+
+/// The message-passing algorithm `Auto` runs where ranks share no memory.
+fn message_passing(p: usize, _bytes: usize) -> Bcast {
+    if p <= 2 {
+        Bcast::Linear
+    } else {
+        Bcast::Binomial
     }
 }
 
@@ -132,13 +143,22 @@ impl Comm {
                 .bytes(std::mem::size_of_val(buf.as_elems())),
             &algorithm,
             || {
+                let buf = buf.as_elems_mut();
                 if let (Bcast::Auto, Some(native)) = (algorithm, self.native()) {
                     super::layout::check_root(self, root)?;
-                    if native.bcast(buf.as_elems_mut(), root)? {
+                    if native.bcast(buf, root)? {
                         return Ok(());
                     }
                 }
-                bcast(self, buf.as_elems_mut(), root, algorithm)
+                let chosen = match algorithm {
+                    Bcast::Auto => Bcast::choose(self.size(), std::mem::size_of_val(buf)),
+                    chosen => chosen,
+                };
+                if chosen == Bcast::SharedMemory && shared::available::<B::Elem>(self) {
+                    super::layout::check_root(self, root)?;
+                    return shared::bcast(self, buf, root);
+                }
+                bcast(self, buf, root, chosen)
             },
         )
     }
@@ -158,7 +178,10 @@ pub(crate) fn bcast<C: Named, T: Datatype>(
     }
     let view = View::rotated(ch, root);
     match algorithm {
-        Bcast::Auto => bcast(ch, buf, root, Bcast::choose(p, std::mem::size_of_val(buf))),
+        Bcast::Auto | Bcast::SharedMemory => {
+            let chosen = message_passing(p, std::mem::size_of_val(buf));
+            bcast(ch, buf, root, chosen)
+        }
         Bcast::Linear => linear(&view, buf),
         Bcast::Binomial => binomial_tree(&view, buf, TAG_BINOMIAL),
         Bcast::Pipeline => pipeline(&view, buf),

@@ -18,6 +18,7 @@ mod reduce_scatter;
 mod scan;
 mod scatter;
 mod scratch;
+mod shared;
 mod shift;
 
 pub use allgather::Allgather;

@@ -16,6 +16,7 @@
 use super::op::ReduceOp;
 use super::reduce_scatter::{gather_slots, halve, recv_exact, Fold};
 use super::scratch::Scratch;
+use super::shared;
 use super::Channel;
 use crate::comm::Call;
 use crate::comm::{Buffer, BufferMut};
@@ -74,6 +75,11 @@ pub enum Reduce {
     /// Cost: `2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma` for p a power of two, plus
     /// a fold (`alpha + n beta + n gamma`) otherwise.
     Rabenseifner,
+    /// Through shared memory (in-process ranks only; elsewhere the message-passing default):
+    /// every rank posts its vector (copied if small — it then returns at once — else lent in
+    /// place) and the root combines them all in rank order.
+    /// Cost, with `c` one synchronisation: `c + (p - 1) n (beta + gamma)` at the root.
+    SharedMemory,
 }
 
 impl Reduce {
@@ -87,11 +93,16 @@ impl Reduce {
     /// ```
     pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Reduce {
         let _ = commutative; // every algorithm here keeps rank order at the same cost
-        if ranks <= 8 || bytes < 8 * 1024 {
-            Reduce::Linear
-        } else {
-            Reduce::Binomial
-        }
+        message_passing(ranks, bytes)
+    }
+}
+
+/// The message-passing algorithm `Auto` runs where ranks share no memory.
+fn message_passing(ranks: usize, bytes: usize) -> Reduce {
+    if ranks <= 8 || bytes < 8 * 1024 {
+        Reduce::Linear
+    } else {
+        Reduce::Binomial
     }
 }
 
@@ -197,7 +208,16 @@ impl Comm {
                     return Ok(());
                 }
             }
-            reduce_run(self, acc, op, root, algorithm)
+            let bytes = std::mem::size_of_val(acc);
+            let chosen = match algorithm {
+                Reduce::Auto => Reduce::select(self.size(), bytes, op.is_commutative()),
+                chosen => chosen,
+            };
+            if chosen == Reduce::SharedMemory && shared::available::<T>(self) {
+                super::layout::check_root(self, root)?;
+                return shared::reduce(self, acc, op, root);
+            }
+            reduce_run(self, acc, op, root, chosen)
         })
     }
 }
@@ -219,12 +239,12 @@ pub(crate) fn reduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
     }
     let bytes = std::mem::size_of_val(acc);
     let algorithm = match algorithm {
-        Reduce::Auto => Reduce::select(p, bytes, op.is_commutative()),
+        Reduce::Auto | Reduce::SharedMemory => message_passing(p, bytes),
         chosen => chosen,
     };
     match algorithm {
         Reduce::Linear => linear(ch, acc, op, root),
-        Reduce::Auto | Reduce::Binomial => binomial(ch, acc, op, root),
+        Reduce::Auto | Reduce::SharedMemory | Reduce::Binomial => binomial(ch, acc, op, root),
         Reduce::Rabenseifner => rabenseifner(ch, acc, op, root),
     }
 }

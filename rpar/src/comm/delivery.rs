@@ -34,7 +34,9 @@ pub(crate) fn received_count(msg: &Message, recv: &ElemType) -> Option<usize> {
     signatures_agree(&sent_map, &recv_map).then_some(bytes / recv.size)
 }
 
-fn signatures_agree(a: &TypeMap, b: &TypeMap) -> bool {
+/// Whether two element types have the same type signature (both dense, and their sequences of
+/// basic types agree), so that the bytes of one are values of the other.
+pub(crate) fn signatures_agree(a: &TypeMap, b: &TypeMap) -> bool {
     if !a.is_dense() || !b.is_dense() {
         return false;
     }

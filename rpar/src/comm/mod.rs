@@ -12,14 +12,16 @@ mod split;
 mod typed;
 
 pub use buffer::{Buffer, BufferMut};
+pub(crate) use delivery::signatures_agree;
 pub use request::{test_all, wait_all, wait_any, Request};
 pub use scope::Scope;
 
 use crate::trace::{Span, SpanArgs};
-use crate::transport::{CollectiveCall, Endpoint, Matched, NativeComm};
+use crate::transport::{Arena, CollectiveCall, Endpoint, Matched, NativeComm};
 use crate::{Error, Result};
 use std::fmt;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Receive from any source (MPI_ANY_SOURCE).
 pub const ANY_SOURCE: usize = usize::MAX;
@@ -68,6 +70,8 @@ pub struct Comm {
     id: u32,
     /// Number of collective calls made on this communicator so far.
     coll_seq: std::cell::Cell<u32>,
+    /// The shared-memory arena of the communicator's ranks, once a collective has asked for it.
+    arena: std::cell::OnceCell<Arc<Arena>>,
     /// On the MPI transport: the MPI communicator that mirrors this one, for MPI's own
     /// collectives (always `None` in-process; without the `mpi` feature it has no values).
     native: Option<Rc<NativeComm>>,
@@ -146,6 +150,7 @@ impl Comm {
             rank,
             id: 0,
             coll_seq: Default::default(),
+            arena: Default::default(),
             native: native.map(Rc::new),
         }
     }
@@ -172,6 +177,19 @@ impl Comm {
     pub fn world_rank_of(&self, rank: usize) -> Result<usize> {
         self.check_rank(rank)?;
         Ok(self.group[rank])
+    }
+
+    /// The shared memory of this communicator's ranks, for the shared-memory collective
+    /// algorithms: in-process only (`None` on the MPI transport, where ranks are processes).
+    pub(crate) fn arena(&self) -> Option<&Arena> {
+        if self.ep.wire().is_some() {
+            return None;
+        }
+        let context = self.collective_context();
+        Some(
+            self.arena
+                .get_or_init(|| self.ep.fabric().arena(context, &self.group)),
+        )
     }
 
     #[inline]

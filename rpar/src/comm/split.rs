@@ -105,6 +105,7 @@ impl Comm {
             rank: reply[1] as usize,
             id: reply[0] as u32,
             coll_seq: Default::default(),
+            arena: Default::default(),
             native: native.map(Rc::new),
         })
     }
@@ -150,6 +151,7 @@ impl Comm {
             rank: self.rank,
             id,
             coll_seq: Default::default(),
+            arena: Default::default(),
             native: self.native().map(|n| Rc::new(n.dup())),
         })
     }

@@ -134,6 +134,8 @@ pub(crate) enum Waiting<'a> {
     AnyRequest,
     /// A rendezvous send to `dest` (a rank of the communicator of `context`).
     Send { context: u32, dest: usize, tag: i32 },
+    /// A shared-memory collective step on the collective `context`, waiting for `member`.
+    Shared { context: u32, member: usize },
 }
 
 /// The name of a blocking call on `context`: collective traffic is named as such.
@@ -316,6 +318,59 @@ impl Endpoint {
         env.map_err(|_| self.fabric.abort_error())
     }
 
+    /// Blocks until `ready()` holds, for a condition that another rank of this process makes
+    /// true in shared memory (see `shared.rs`): polls it, tightly and then yielding the core for
+    /// the poll budget, as [`Endpoint::next_blocking`] polls the mailbox; then parks on the
+    /// mailbox after `register()` has arranged for a `Wake` once the condition may hold, and
+    /// looks again after each envelope. Messages that arrive meanwhile are filed; an abort
+    /// returns its error.
+    pub(crate) fn wait_until(
+        &self,
+        waiting: Waiting<'_>,
+        ready: impl Fn() -> bool,
+        register: impl Fn(),
+    ) -> Result<()> {
+        for _ in 0..SPIN_ROUNDS {
+            if ready() {
+                return Ok(());
+            }
+            std::hint::spin_loop();
+        }
+        self.check_live()?;
+        let budget = self.fabric.poll_budget();
+        let start = std::time::Instant::now();
+        while start.elapsed() < budget {
+            if ready() {
+                return Ok(());
+            }
+            std::thread::yield_now();
+            self.check_live()?;
+        }
+        let watch = self.fabric.watch();
+        let mut registered = false;
+        loop {
+            if !registered {
+                register();
+                registered = true;
+            }
+            if ready() {
+                return Ok(());
+            }
+            self.check_live()?;
+            watch.parking(self.world_rank, self.describe(waiting), self.collective());
+            let env = self.rx.recv();
+            watch.unparked(self.world_rank);
+            match env {
+                Ok(Envelope::Msg(header, message)) => {
+                    let _ = self.file(header, message, None, false);
+                }
+                // the waited-for rank took our registration with it: register again
+                Ok(Envelope::Wake) => registered = false,
+                Ok(Envelope::Abort) | Err(_) => return Err(self.fabric.abort_error()),
+            }
+        }
+    }
+
     /// The next envelope on the MPI transport: from this process's own mailbox (messages to
     /// itself) or from MPI. Polls both (there is no one to wake a parked process), tightly at
     /// first, then yielding the core, then pausing between looks once the wait is long.
@@ -379,6 +434,13 @@ impl Endpoint {
                 call: call_name("send", context, self.collective()),
                 peer: Some(dest),
                 tag: Some(tag),
+                communicator: context / 2,
+            },
+            Waiting::Shared { context, member } => BlockedCall {
+                rank: self.world_rank,
+                call: call_name("shared-memory wait", context, self.collective()),
+                peer: Some(member),
+                tag: None,
                 communicator: context / 2,
             },
         }

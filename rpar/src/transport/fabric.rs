@@ -1,12 +1,14 @@
 //! [`Fabric`]: what all ranks of one universe share — the mailbox senders and the abort state.
 
 use super::endpoint::Envelope;
+use super::shared::Arena;
 use super::watch::Watch;
 use crate::error::{BlockedCall, Warning};
 use crate::Error;
 use crossbeam::channel::{Receiver, Sender};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// Why a rank failed: the first failure of a run decides its error.
@@ -53,6 +55,10 @@ pub(crate) struct Fabric {
     warnings: Mutex<Vec<Warning>>,
     watch: Watch,
     poll_budget: Duration,
+    /// The shared-memory arena of each communicator that has one, by collective context. Kept
+    /// until the run ends: a member may post and drop its communicator before another member
+    /// has looked at the arena for the first time.
+    arenas: Mutex<HashMap<u32, Arc<Arena>>>,
 }
 
 impl Fabric {
@@ -68,6 +74,7 @@ impl Fabric {
             warnings: Mutex::new(Vec::new()),
             watch: Watch::new(n),
             poll_budget,
+            arenas: Mutex::new(HashMap::new()),
         };
         (fabric, rxs)
     }
@@ -75,6 +82,16 @@ impl Fabric {
     /// The mailbox of world rank `rank`.
     pub(crate) fn mailbox(&self, rank: usize) -> &Sender<Envelope> {
         &self.mailboxes[rank]
+    }
+
+    /// The shared-memory arena of the communicator with collective context `context` and the
+    /// members `world` (world ranks): the first member to ask makes it, the others get the same.
+    pub(crate) fn arena(&self, context: u32, world: &[usize]) -> Arc<Arena> {
+        let mut arenas = self.arenas.lock().unwrap_or_else(|e| e.into_inner());
+        arenas
+            .entry(context)
+            .or_insert_with(|| Arc::new(Arena::new(context, world)))
+            .clone()
     }
 
     /// Reserves `n` fresh communicator ids.

@@ -1,5 +1,5 @@
 //! The in-process transport: one lock-free mailbox per rank, MPI matching, rendezvous for large
-//! borrowed sends, and the abort broadcast. See `README.md` beside this file for the design.
+//! borrowed sends, the abort broadcast, and the shared-memory arenas of communicators. See `README.md` beside this file for the design.
 //!
 //! Depends on `datatype` (element types of messages) and `error`; nothing above it.
 
@@ -12,6 +12,7 @@ pub(crate) mod mpi;
 #[cfg(not(feature = "mpi"))]
 mod no_mpi;
 mod rendezvous;
+mod shared;
 mod watch;
 
 #[cfg(feature = "mpi")]
@@ -26,6 +27,7 @@ pub(crate) use message::{
     Data, ElemType, ErasedVec, Message, TypedData, TypedSource, INLINE_BYTES,
 };
 pub(crate) use rendezvous::{publish, PendingSend, SendOutcome};
+pub(crate) use shared::{Arena, Post, Step, SLOT_ALIGN};
 pub(crate) use watch::watchdog;
 
 /// Messages larger than this many bytes, sent from borrowed buffers by blocking sends, use the

@@ -1,0 +1,315 @@
+//! Shared-memory collective algorithms: ranks that are threads of one process read each
+//! other's data in place instead of sending messages. Each family offers them as its
+//! `SharedMemory` algorithm, and `Auto` picks them where they win (see each family's table).
+//! Only the in-process transport has them (ranks on MPI are processes that share no memory);
+//! elsewhere `SharedMemory` runs the family's message-passing default.
+//!
+//! The ranks of a communicator share an arena (`transport/shared.rs`). A call is one *step*
+//! (two for a large allreduce): every rank posts — its data copied into its slot of the arena
+//! when small (up to [`EAGER_BYTES`], after which it may return at once), lent in place when
+//! large (it returns once every rank has read it) — and then reads what it needs straight from
+//! the others' posts into its own buffer. Every read checks that the other rank is in the same
+//! collective call ([`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) otherwise)
+//! with the same type signature. Reductions combine the contributions in rank order,
+//! `x0 ∘ x1 ∘ … ∘ x(p-1)`, so non-commutative operators get MPI's result, and every rank of an
+//! allreduce gets bitwise the same.
+//!
+//! Costs, for `p` ranks and `m` bytes per rank, with `c` the cost of one synchronisation (a
+//! cache line handed between cores, or a thread switch when ranks outnumber cores), `beta` per
+//! byte copied and `gamma` per byte combined:
+//!
+//! - barrier: `c`.
+//! - bcast: `c + m beta` on each reader; a small message's root returns at once.
+//! - reduce: `c + (p - 1) m (beta + gamma)` at the root; small contributions return at once.
+//! - allreduce: `c + p m (beta + gamma)` per rank when small; when large, a reduce-scatter and an
+//!   allgather in place: `2c + 2 m beta + m gamma` per rank.
+//! - allgather, alltoall, gather, scatter: `c + (p - 1) m beta` at each rank that reads.
+
+use super::op::ReduceOp;
+use super::reduce::even_slots;
+use super::scratch::Scratch;
+use crate::comm::signatures_agree;
+use crate::datatype::Datatype;
+use crate::transport::{Arena, ElemType, Endpoint, Post, Step, SLOT_ALIGN};
+use crate::{Comm, Error, Result};
+use std::mem::MaybeUninit;
+
+/// Posts up to this many bytes are copied into the arena, so that their rank need not wait for
+/// its readers; larger ones are lent in place (one copy in all, by each reader).
+pub(crate) const EAGER_BYTES: usize = 16 * 1024;
+
+/// Whether the shared-memory algorithms can run on `comm` for elements of `T`: in-process,
+/// with an element alignment that the arena's storage provides.
+pub(crate) fn available<T: Datatype>(comm: &Comm) -> bool {
+    std::mem::align_of::<T>() <= SLOT_ALIGN && comm.arena().is_some()
+}
+
+/// The bytes of `data`, padding included (hence `MaybeUninit`).
+fn bytes_of<T: Datatype>(data: &[T]) -> &[MaybeUninit<u8>] {
+    // SAFETY: any initialised memory may be viewed as `MaybeUninit<u8>`s (padding bytes are
+    // uninitialised, which `MaybeUninit` allows), for the same lifetime and length in bytes.
+    unsafe { std::slice::from_raw_parts(data.as_ptr().cast(), std::mem::size_of_val(data)) }
+}
+
+/// What every algorithm works with: the arena, this rank's endpoint, its rank and the size.
+struct Shm<'a> {
+    comm: &'a Comm,
+    arena: &'a Arena,
+    ep: &'a Endpoint,
+    me: usize,
+    p: usize,
+}
+
+impl<'a> Shm<'a> {
+    fn of(comm: &'a Comm) -> Result<Self> {
+        let arena = comm.arena().ok_or_else(|| {
+            Error::invalid(
+                "a shared-memory collective",
+                "the ranks share no memory on the MPI transport",
+            )
+        })?;
+        Ok(Shm {
+            comm,
+            arena,
+            ep: comm.endpoint(),
+            me: comm.rank(),
+            p: comm.size(),
+        })
+    }
+
+    /// Starts a step posting a copy of `data` (or nothing).
+    fn post<T: Datatype>(&self, data: Option<&[T]>) -> Result<Step<'a>> {
+        let data = data.map(|d| (bytes_of(d), ElemType::of::<T>()));
+        self.arena.step(self.ep, self.me, data)
+    }
+
+    /// Runs `f` in a step that lends `data` in place; returns once nobody reads it.
+    fn lend<T: Datatype, R>(
+        &self,
+        data: &[T],
+        f: impl FnOnce(&Step<'a>) -> Result<R>,
+    ) -> Result<R> {
+        self.arena
+            .lend(self.ep, self.me, bytes_of(data), ElemType::of::<T>(), f)
+    }
+
+    /// Posts `data` — copied if it is small, else lent — and runs `f` in the step.
+    fn share<T: Datatype, R>(
+        &self,
+        data: &[T],
+        f: impl FnOnce(&Step<'a>) -> Result<R>,
+    ) -> Result<R> {
+        if std::mem::size_of_val(data) <= EAGER_BYTES {
+            f(&self.post(Some(data))?)
+        } else {
+            self.lend(data, f)
+        }
+    }
+
+    /// Posts `data` for others to read and returns without reading anything: at once if it is
+    /// small, once it has been read if it is lent.
+    fn give<T: Datatype>(&self, data: &[T]) -> Result<()> {
+        self.share(data, |_| Ok(()))
+    }
+
+    /// Rank `r`'s post in `step` as `n` elements of `T`, given to `f`: checked to come from the
+    /// same collective call, to have `T`'s type signature and to hold `n` elements.
+    fn read<T: Datatype, R>(
+        &self,
+        step: &Step<'_>,
+        r: usize,
+        n: usize,
+        f: impl FnOnce(&[T]) -> R,
+    ) -> Result<R> {
+        step.read(r, |post| {
+            self.check::<T>(r, n, post)?;
+            let data = if n == 0 {
+                &[]
+            } else {
+                // SAFETY: `check` made sure that the post holds `n` values with `T`'s
+                // signature, hence valid `T`s; its storage is aligned for `T` (slot storage is
+                // SLOT_ALIGN-aligned, `available` checked `T`'s alignment; lent posts are `T`
+                // slices), and it stays unchanged while `Step::read` runs this closure.
+                unsafe { std::slice::from_raw_parts(post.data.cast::<T>(), n) }
+            };
+            Ok(f(data))
+        })
+    }
+
+    /// Checks rank `r`'s post against this rank's call and an expectation of `n` `T`s.
+    fn check<T: Datatype>(&self, r: usize, n: usize, post: &Post) -> Result<()> {
+        let mine = self.ep.collective();
+        if post.call != mine {
+            return Err(match (mine, post.call) {
+                (Some(mine), Some(theirs)) => self.ep.collective_mismatch(
+                    self.comm.collective_context() / 2,
+                    mine,
+                    (r, theirs),
+                ),
+                _ => Error::invalid("a shared-memory collective", "a post outside any call"),
+            });
+        }
+        let size = std::mem::size_of::<T>();
+        let want = ElemType::of::<T>();
+        let same_type = match post.elem {
+            None => post.bytes == 0,
+            Some(elem) => elem.id == want.id || signatures_agree(&(elem.map)(), &(want.map)()),
+        };
+        if !same_type {
+            let elem = post.elem.unwrap_or(want);
+            return Err(Error::TypeMismatch {
+                sent: format!("{} x {}", post.bytes / elem.size.max(1), (elem.name)()),
+                expected: (want.name)().to_string(),
+                source_rank: r,
+            });
+        }
+        if post.bytes != n * size {
+            let operation = mine.map_or("a collective", |c| c.operation);
+            return Err(Error::invalid(
+                operation,
+                format!(
+                    "rank {r} contributed {} bytes where rank {} expected {}",
+                    post.bytes,
+                    self.me,
+                    n * size
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `acc = x(a) ∘ x(a+1) ∘ … ∘ x(b-1)` for `ranks` `a..b` of the step, over `block` of their
+    /// posts (each holds `total` elements). What `acc` held before is overwritten.
+    fn combine<T: Datatype, O: ReduceOp<T>>(
+        &self,
+        step: &Step<'_>,
+        acc: &mut [T],
+        op: &O,
+        ranks: std::ops::Range<usize>,
+        (total, block): (usize, std::ops::Range<usize>),
+    ) -> Result<()> {
+        let mut ranks = ranks;
+        let Some(first) = ranks.next() else {
+            return Ok(());
+        };
+        self.read(step, first, total, |x| {
+            acc.copy_from_slice(&x[block.clone()])
+        })?;
+        for r in ranks {
+            self.read(step, r, total, |x| op.reduce_right(acc, &x[block.clone()]))?;
+        }
+        Ok(())
+    }
+}
+
+/// MPI_Barrier: every rank posts nothing and waits for every post.
+pub(crate) fn barrier(comm: &Comm) -> Result<()> {
+    let shm = Shm::of(comm)?;
+    let step = shm.post::<u8>(None)?;
+    (0..shm.p).try_for_each(|r| shm.read::<u8, _>(&step, r, 0, |_| ()))
+}
+
+/// MPI_Bcast from `root`: the root posts, the others copy its post.
+pub(crate) fn bcast<T: Datatype>(comm: &Comm, buf: &mut [T], root: usize) -> Result<()> {
+    let shm = Shm::of(comm)?;
+    if shm.me == root {
+        return shm.give(buf);
+    }
+    let step = shm.post::<T>(None)?;
+    let n = buf.len();
+    shm.read(&step, root, n, |x| buf.copy_from_slice(x))
+}
+
+/// MPI_Reduce to `root`, in place in `acc` (the root's ends as the result).
+pub(crate) fn reduce<T: Datatype, O: ReduceOp<T>>(
+    comm: &Comm,
+    acc: &mut [T],
+    op: &O,
+    root: usize,
+) -> Result<()> {
+    let shm = Shm::of(comm)?;
+    if shm.me != root {
+        return shm.give(acc);
+    }
+    let step = shm.post::<T>(None)?;
+    let n = acc.len();
+    if root > 0 {
+        let mut lower = Scratch::new(acc, n);
+        shm.combine(&step, &mut lower, op, 0..root, (n, 0..n))?;
+        op.reduce_left(&lower, acc);
+    }
+    for r in root + 1..shm.p {
+        shm.read(&step, r, n, |x| op.reduce_right(acc, x))?;
+    }
+    Ok(())
+}
+
+/// MPI_Allreduce in place in `acc`. Small vectors: every rank combines every post. Large ones:
+/// each rank combines its `1/p` block of every rank's vector (read in place), then every rank
+/// copies every block.
+pub(crate) fn allreduce<T: Datatype, O: ReduceOp<T>>(
+    comm: &Comm,
+    acc: &mut [T],
+    op: &O,
+) -> Result<()> {
+    let shm = Shm::of(comm)?;
+    let n = acc.len();
+    if std::mem::size_of_val(acc) <= EAGER_BYTES {
+        let step = shm.post(Some(&acc[..]))?;
+        return shm.combine(&step, acc, op, 0..shm.p, (n, 0..n));
+    }
+    let blocks = even_slots(n, shm.p);
+    let mine = blocks[shm.me]..blocks[shm.me + 1];
+    let mut part = Scratch::new(acc, mine.len());
+    shm.lend(acc, |step| {
+        shm.combine(step, &mut part, op, 0..shm.p, (n, mine.clone()))
+    })?;
+    shm.lend(&part, |step| {
+        for r in 0..shm.p {
+            let block = blocks[r]..blocks[r + 1];
+            let into = &mut acc[block.clone()];
+            if r == shm.me {
+                into.copy_from_slice(&part);
+            } else {
+                shm.read(step, r, block.len(), |x| into.copy_from_slice(x))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// MPI_Allgather: every rank posts its block and copies every other rank's into `recv`.
+pub(crate) fn allgather<T: Datatype>(comm: &Comm, send: &[T], recv: &mut [T]) -> Result<()> {
+    let shm = Shm::of(comm)?;
+    let n = send.len();
+    shm.share(send, |step| {
+        for (r, into) in recv.chunks_exact_mut(n.max(1)).enumerate().take(shm.p) {
+            if r == shm.me {
+                into.copy_from_slice(send);
+            } else {
+                shm.read(step, r, n, |x| into.copy_from_slice(x))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// MPI_Alltoall: every rank posts its whole send buffer (`p` blocks) and copies block `me` of
+/// every rank's into `recv`.
+pub(crate) fn alltoall<T: Datatype>(comm: &Comm, send: &[T], recv: &mut [T]) -> Result<()> {
+    let shm = Shm::of(comm)?;
+    let n = send.len() / shm.p;
+    let me = shm.me;
+    shm.share(send, |step| {
+        for (r, into) in recv.chunks_exact_mut(n.max(1)).enumerate().take(shm.p) {
+            if r == me {
+                into.copy_from_slice(&send[me * n..(me + 1) * n]);
+            } else {
+                shm.read(step, r, send.len(), |x| {
+                    into.copy_from_slice(&x[me * n..(me + 1) * n]);
+                })?;
+            }
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,375 @@
+//! [`Arena`]: memory that the ranks of one communicator share, through which the in-process
+//! collective algorithms (`collective/shared.rs`) exchange data without messages.
+//!
+//! A shared-memory collective call is one or more *steps*. In every step each member *posts*
+//! once — data copied into its own slot (small data), data lent in place from its buffer (large
+//! data), or nothing — and then reads the posts it needs. Each member owns [`DEPTH`] slots, used
+//! in turn (step `s` uses slot `s % DEPTH`), and two counters that only it writes:
+//!
+//! - `posted`: the steps it has posted; its post of step `s` is there once `posted > s`;
+//! - `done`: the steps it has finished reading in.
+//!
+//! Why nobody reads memory while it is written, or after it is gone:
+//!
+//! - a member writes slot `s % DEPTH` only once every member's `done > s - DEPTH`: everyone has
+//!   finished the step that used the slot last. So a rank can run up to `DEPTH` steps ahead of
+//!   the slowest reader (a broadcast's root returns at once, as MPI's eager protocol allows);
+//! - the owner's `Release` store of `posted` publishes the slot, and a reader's `Acquire` load
+//!   that sees it sees the slot whole;
+//! - a member that lends its buffer returns only once every member's `done > s` — or, when the
+//!   run aborts, once it has withdrawn the post and no reader is inside it (a reader counts
+//!   itself in before it looks at the withdrawal, the owner withdraws before it counts: a
+//!   Dekker pair of `SeqCst` operations, so one of them sees the other).
+//!
+//! Waiting: a member polls the counter it waits for (see [`Endpoint::wait_until`]), then adds
+//! itself to the waiter list of the member it waits for and parks on its mailbox. A member that
+//! bumps a counter then looks at its own list and sends each waiter a `Wake`. The counter store
+//! and the list check are separated by a `SeqCst` fence, and so are the waiter's registration
+//! and its last look at the counter, so that a wake-up is never lost.
+//!
+//! Only the in-process transport has an arena: on the MPI transport the ranks share no memory.
+
+use super::endpoint::{CollectiveCall, Endpoint, Envelope, Waiting};
+use super::fabric::Fabric;
+use super::message::ElemType;
+use crate::Result;
+use crossbeam::utils::CachePadded;
+use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
+use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Slots per member: how many steps a member may run ahead of the slowest reader.
+pub(crate) const DEPTH: usize = 4;
+
+/// The alignment of slot storage: data of any element type aligned up to this can be read in
+/// place from a slot.
+pub(crate) const SLOT_ALIGN: usize = 64;
+
+/// One aligned line of slot storage.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([MaybeUninit<u8>; SLOT_ALIGN]);
+
+/// What a member posted in one step.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Post {
+    /// The bytes: in the slot's storage, or in the member's own buffer when lent.
+    pub(crate) data: *const u8,
+    /// How many.
+    pub(crate) bytes: usize,
+    /// Their element type (`None` for an empty post).
+    pub(crate) elem: Option<ElemType>,
+    /// The collective call the member is in.
+    pub(crate) call: Option<CollectiveCall>,
+    /// Whether the bytes are lent from the member's buffer.
+    lent: bool,
+}
+
+impl Post {
+    const EMPTY: Post = Post {
+        data: std::ptr::null(),
+        bytes: 0,
+        elem: None,
+        call: None,
+        lent: false,
+    };
+}
+
+struct Slot {
+    /// The slot's own storage for copied posts; grown by its owner only while nobody reads it.
+    storage: UnsafeCell<Vec<Line>>,
+    /// The post of the step that uses the slot.
+    post: UnsafeCell<Post>,
+}
+
+struct Member {
+    posted: AtomicU64,
+    done: AtomicU64,
+    /// Members parked until this one bumps a counter.
+    waiters: Mutex<Vec<usize>>,
+    has_waiters: AtomicBool,
+    /// Readers inside this member's lent post right now.
+    reading: AtomicUsize,
+    /// `s + 1` once this member withdrew its lent post of step `s` (the run is aborting).
+    withdrawn: AtomicU64,
+    slots: [Slot; DEPTH],
+}
+
+impl Member {
+    fn new() -> Self {
+        Member {
+            posted: AtomicU64::new(0),
+            done: AtomicU64::new(0),
+            waiters: Mutex::new(Vec::new()),
+            has_waiters: AtomicBool::new(false),
+            reading: AtomicUsize::new(0),
+            withdrawn: AtomicU64::new(0),
+            slots: std::array::from_fn(|_| Slot {
+                storage: UnsafeCell::new(Vec::new()),
+                post: UnsafeCell::new(Post::EMPTY),
+            }),
+        }
+    }
+
+    fn counter(&self, which: Counter) -> &AtomicU64 {
+        match which {
+            Counter::Posted => &self.posted,
+            Counter::Done => &self.done,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Counter {
+    Posted,
+    Done,
+}
+
+/// The shared memory of one communicator's ranks.
+pub(crate) struct Arena {
+    /// The communicator's collective context (for deadlock reports).
+    context: u32,
+    /// The world rank of each member (to wake it through its mailbox).
+    world: Box<[usize]>,
+    members: Box<[CachePadded<Member>]>,
+}
+
+impl std::fmt::Debug for Arena {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Arena")
+            .field("context", &self.context)
+            .field("members", &self.world.len())
+            .finish()
+    }
+}
+
+// SAFETY: a slot's cells are written only by the member that owns it, and only while no other
+// member reads them (the `done` guard of `Arena::step`); readers reach them only after an
+// `Acquire` load of the owner's `posted` that saw the `Release` store following the write.
+// Lent posts point at `T: Datatype` values, which are `Sync`, kept alive and unmodified until
+// every reader is out (`Arena::lend`). Everything else is atomics or a mutex.
+unsafe impl Sync for Arena {}
+// SAFETY: as above; the raw pointers in posts are only read under that protocol.
+unsafe impl Send for Arena {}
+
+impl Arena {
+    /// The arena of a communicator whose collective context is `context`, with the members
+    /// `world` (their world ranks, in communicator order).
+    pub(crate) fn new(context: u32, world: &[usize]) -> Self {
+        Arena {
+            context,
+            world: world.into(),
+            members: world
+                .iter()
+                .map(|_| CachePadded::new(Member::new()))
+                .collect(),
+        }
+    }
+
+    /// Begins member `me`'s next step by posting `data` copied into its slot (nothing if
+    /// `None`). Waits first, if need be, until everyone has read the slot's previous post.
+    /// The step ends — the member is done reading in it — when the returned [`Step`] drops.
+    pub(crate) fn step<'a>(
+        &'a self,
+        ep: &'a Endpoint,
+        me: usize,
+        data: Option<(&[MaybeUninit<u8>], ElemType)>,
+    ) -> Result<Step<'a>> {
+        let step = self.begin(ep, me)?;
+        let post = match data {
+            None => Post {
+                call: ep.collective(),
+                ..Post::EMPTY
+            },
+            Some((bytes, elem)) => {
+                let slot = step.own_slot();
+                // SAFETY: the slot is this member's, and `begin` waited until every member was
+                // done with the step that used it last: nobody reads its storage now.
+                let storage = unsafe { &mut *slot.storage.get() };
+                let lines = bytes.len().div_ceil(SLOT_ALIGN);
+                if storage.len() < lines {
+                    storage.resize(lines, Line([MaybeUninit::uninit(); SLOT_ALIGN]));
+                }
+                let dst = storage.as_mut_ptr().cast::<u8>();
+                // SAFETY: the storage holds at least `bytes.len()` bytes (just grown), and a
+                // caller's slice cannot overlap storage that only this arena owns.
+                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr().cast(), dst, bytes.len()) };
+                Post {
+                    data: dst,
+                    bytes: bytes.len(),
+                    elem: Some(elem),
+                    call: ep.collective(),
+                    lent: false,
+                }
+            }
+        };
+        self.publish(&step, post);
+        Ok(step)
+    }
+
+    /// Begins member `me`'s next step by lending `data` in place (no copy) and runs `f` in it.
+    /// Returns once every member is done with the step — so once nobody reads `data` — even
+    /// when `f` fails; when the run aborts, once the post is withdrawn and nobody is inside it.
+    pub(crate) fn lend<'a, R>(
+        &'a self,
+        ep: &'a Endpoint,
+        me: usize,
+        data: &[MaybeUninit<u8>],
+        elem: ElemType,
+        f: impl FnOnce(&Step<'a>) -> Result<R>,
+    ) -> Result<R> {
+        let step = self.begin(ep, me)?;
+        let post = Post {
+            data: data.as_ptr().cast(),
+            bytes: data.len(),
+            elem: Some(elem),
+            call: ep.collective(),
+            lent: true,
+        };
+        self.publish(&step, post);
+        let result = f(&step);
+        let s = step.s;
+        drop(step); // this member is done reading
+        let released =
+            (0..self.members.len()).try_for_each(|r| self.wait(ep, me, r, Counter::Done, s + 1));
+        if released.is_err() {
+            // aborting: make sure no reader is in `data`, or will enter it, when we return
+            let mine = &self.members[me];
+            mine.withdrawn.store(s + 1, Ordering::SeqCst);
+            while mine.reading.load(Ordering::SeqCst) != 0 {
+                std::thread::yield_now();
+            }
+        }
+        released.and(result)
+    }
+
+    /// Starts a step of member `me`: its number, once the slot it uses is free again.
+    fn begin<'a>(&'a self, ep: &'a Endpoint, me: usize) -> Result<Step<'a>> {
+        ep.check_live()?;
+        let s = self.members[me].posted.load(Ordering::Relaxed);
+        if let Some(last_use) = s.checked_sub(DEPTH as u64) {
+            for r in 0..self.members.len() {
+                self.wait(ep, me, r, Counter::Done, last_use + 1)?;
+            }
+        }
+        Ok(Step {
+            arena: self,
+            ep,
+            me,
+            s,
+        })
+    }
+
+    /// Writes `post` into the step's slot and publishes it.
+    fn publish(&self, step: &Step<'_>, post: Post) {
+        // SAFETY: as in `step`: this member's slot, free since `begin`.
+        unsafe { *step.own_slot().post.get() = post };
+        self.members[step.me]
+            .posted
+            .store(step.s + 1, Ordering::Release);
+        self.wake_waiters(step.ep.fabric(), step.me);
+    }
+
+    /// Wakes every member parked until `me` bumped a counter (call after the bump).
+    fn wake_waiters(&self, fabric: &Fabric, me: usize) {
+        fence(Ordering::SeqCst);
+        let mine = &self.members[me];
+        if !mine.has_waiters.load(Ordering::Relaxed) {
+            return;
+        }
+        let waiters = {
+            let mut list = mine.waiters.lock().unwrap_or_else(|e| e.into_inner());
+            mine.has_waiters.store(false, Ordering::Relaxed);
+            std::mem::take(&mut *list)
+        };
+        for w in waiters {
+            let _ = fabric.mailbox(self.world[w]).send(Envelope::Wake);
+        }
+    }
+
+    /// Waits until member `r`'s `which` counter reaches `target`.
+    fn wait(&self, ep: &Endpoint, me: usize, r: usize, which: Counter, target: u64) -> Result<()> {
+        let member = &self.members[r];
+        let ready = || member.counter(which).load(Ordering::Acquire) >= target;
+        if ready() {
+            return Ok(());
+        }
+        let register = || {
+            let mut list = member.waiters.lock().unwrap_or_else(|e| e.into_inner());
+            list.push(me);
+            member.has_waiters.store(true, Ordering::Relaxed);
+            drop(list);
+            fence(Ordering::SeqCst);
+        };
+        let waiting = Waiting::Shared {
+            context: self.context,
+            member: r,
+        };
+        ep.wait_until(waiting, ready, register)
+    }
+}
+
+/// One member's step of a shared-memory collective: it has posted, and reads others' posts.
+/// Dropping it marks the member done with the step.
+pub(crate) struct Step<'a> {
+    arena: &'a Arena,
+    ep: &'a Endpoint,
+    me: usize,
+    s: u64,
+}
+
+impl std::fmt::Debug for Step<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Step")
+            .field("member", &self.me)
+            .field("step", &self.s)
+            .finish()
+    }
+}
+
+impl Step<'_> {
+    fn own_slot(&self) -> &Slot {
+        &self.arena.members[self.me].slots[self.s as usize % DEPTH]
+    }
+
+    /// Waits for member `r`'s post of this step and runs `f` on it; the post's bytes may be
+    /// read during `f` (and only then).
+    pub(crate) fn read<R>(&self, r: usize, f: impl FnOnce(&Post) -> Result<R>) -> Result<R> {
+        let arena = self.arena;
+        arena.wait(self.ep, self.me, r, Counter::Posted, self.s + 1)?;
+        let member = &arena.members[r];
+        // SAFETY: `posted > s` was seen with Acquire, so the owner's write of this post is
+        // visible, and the owner does not write the slot again until this member is done with
+        // the step (this `Step` is alive).
+        let post = unsafe { *member.slots[self.s as usize % DEPTH].post.get() };
+        if !post.lent || r == self.me {
+            return f(&post);
+        }
+        // a lent post: count ourselves in, then make sure it was not withdrawn
+        member.reading.fetch_add(1, Ordering::SeqCst);
+        let _inside = Inside(&member.reading);
+        if member.withdrawn.load(Ordering::SeqCst) > self.s {
+            return Err(self.ep.fabric().abort_error());
+        }
+        f(&post)
+    }
+}
+
+impl Drop for Step<'_> {
+    fn drop(&mut self) {
+        self.arena.members[self.me]
+            .done
+            .store(self.s + 1, Ordering::Release);
+        self.arena.wake_waiters(self.ep.fabric(), self.me);
+    }
+}
+
+/// A reader inside a lent post; counts itself out when dropped (also when unwinding).
+struct Inside<'a>(&'a AtomicUsize);
+
+impl Drop for Inside<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
