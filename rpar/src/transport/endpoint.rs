@@ -363,6 +363,10 @@ impl Endpoint {
             match env {
                 Ok(Envelope::Msg(header, message)) => {
                     let _ = self.file(header, message, None, false);
+                    // another rank's message of this very call that cannot be part of it
+                    if let Waiting::Shared { context, .. } = waiting {
+                        self.check_conflicts(context, Some(1))?;
+                    }
                 }
                 // the waited-for rank took our registration with it: register again
                 Ok(Envelope::Wake) => registered = false,

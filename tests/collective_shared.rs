@@ -1,0 +1,202 @@
+//! The shared-memory collective algorithms beyond the sequential references of
+//! `collective_reduce.rs` and `collective_move.rs`: a root or contributor that runs many calls
+//! ahead of a slow reader, communicators that share ranks, and what happens on bad programs —
+//! a type or call mismatch is an error, a rank that never comes is a deadlock, a rank that
+//! fails aborts the others promptly, also while they read its lent buffer.
+
+use rpar::{Allgather, Allreduce, Alltoall, Barrier, Bcast, Error, Reduce, Result, Sum};
+use std::time::{Duration, Instant};
+
+/// Far more calls than the arena has slots, with one rank slowed down now and then: every
+/// call's data must arrive intact although the fast ranks post ahead.
+#[test]
+fn fast_ranks_run_ahead_of_a_slow_one() -> Result<()> {
+    for p in [2, 3, 5, 8] {
+        rpar::run(p, |w| {
+            let r = w.rank();
+            for i in 0..200u64 {
+                if r == p - 1 && i % 17 == 0 {
+                    std::thread::sleep(Duration::from_micros(300));
+                }
+                let mut v = [i * 10 + r as u64; 3];
+                w.bcast_with(&mut v[..], (i as usize) % p, Bcast::SharedMemory)?;
+                assert_eq!(v, [i * 10 + (i % p as u64); 3], "bcast {i}");
+                let mut x = [i + r as u64; 2];
+                w.reduce_in_place_with(&mut x[..], Sum, 0, Reduce::SharedMemory)?;
+                if r == 0 {
+                    let want = (0..p as u64).map(|q| i + q).sum::<u64>();
+                    assert_eq!(x, [want; 2], "reduce {i}");
+                }
+                let all = w.allgather_with(&(i * 100 + r as u64), Allgather::SharedMemory)?;
+                assert!(all
+                    .iter()
+                    .enumerate()
+                    .all(|(q, &v)| v == i * 100 + q as u64));
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// Large (lent) and small (copied) posts alternate, on communicators that overlap.
+#[test]
+fn overlapping_communicators_and_both_sizes() -> Result<()> {
+    rpar::run(6, |w| {
+        let r = w.rank();
+        let half = w.split(Some((r % 2) as u32), r as i32)?.expect("a colour");
+        for (i, n) in [1usize, 50_000, 3, 20_000, 0, 70_000]
+            .into_iter()
+            .enumerate()
+        {
+            let mine: Vec<u32> = (0..n).map(|k| (k * 7 + r + i) as u32).collect();
+            let got = w.allreduce_with(&mine[..], Sum, Allreduce::SharedMemory)?;
+            let want: Vec<u32> = (0..n)
+                .map(|k| (0..6).map(|q| (k * 7 + q + i) as u32).sum())
+                .collect();
+            assert_eq!(got, want, "world n={n}");
+            let got = half.allreduce_with(&mine[..], Sum, Allreduce::SharedMemory)?;
+            let want: Vec<u32> = (0..n)
+                .map(|k| {
+                    (0..6)
+                        .filter(|q| q % 2 == r % 2)
+                        .map(|q| (k * 7 + q + i) as u32)
+                        .sum()
+                })
+                .collect();
+            assert_eq!(got, want, "half n={n}");
+            let send: Vec<u32> = (0..n.min(9_000) * 6).map(|k| (k + r) as u32).collect();
+            let got = w.alltoall_with(&send[..], Alltoall::SharedMemory)?;
+            let m = send.len() / 6;
+            for (q, block) in got
+                .chunks(m.max(1))
+                .enumerate()
+                .take(if m == 0 { 0 } else { 6 })
+            {
+                let want: Vec<u32> = (r * m..(r + 1) * m).map(|k| (k + q) as u32).collect();
+                assert_eq!(block, &want[..], "alltoall from {q}");
+            }
+            half.barrier_with(Barrier::SharedMemory)?;
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
+
+#[test]
+fn different_element_types_are_a_type_mismatch() {
+    let err = rpar::run(2, |w| {
+        if w.rank() == 0 {
+            w.allgather_with(&1u64, Allgather::SharedMemory).map(drop)
+        } else {
+            w.allgather_with(&1.0f64, Allgather::SharedMemory).map(drop)
+        }
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("type mismatch"), "{err}");
+}
+
+#[test]
+fn different_calls_are_a_collective_mismatch() {
+    let started = Instant::now();
+    let err = rpar::run(3, |w| {
+        if w.rank() == 1 {
+            w.allreduce_with(&1u32, rpar::Max, Allreduce::SharedMemory)
+                .map(drop)
+        } else {
+            w.allreduce_with(&1u32, Sum, Allreduce::SharedMemory)
+                .map(drop)
+        }
+    })
+    .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(1));
+    let Error::CollectiveMismatch { calls, .. } = err else {
+        panic!("expected a collective mismatch, got {err:?}");
+    };
+    let text = format!("{calls:?}");
+    assert!(text.contains("op Max") && text.contains("op Sum"), "{text}");
+}
+
+#[test]
+fn a_rank_that_never_comes_is_a_deadlock() {
+    let started = Instant::now();
+    let err = rpar::run(4, |w| {
+        if w.rank() != 2 {
+            w.barrier_with(Barrier::SharedMemory)?;
+        }
+        Ok(())
+    })
+    .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(1));
+    let Error::Deadlock { blocked, finished } = err else {
+        panic!("expected a deadlock, got {err:?}");
+    };
+    assert_eq!(finished, [2]);
+    assert_eq!(blocked.len(), 3);
+    assert!(
+        blocked
+            .iter()
+            .all(|b| b.call.contains("barrier") && b.peer == Some(2)),
+        "{blocked:?}"
+    );
+}
+
+/// Ranks 1.. lend a large buffer that rank 0 reads, and rank 0 fails instead: the lenders must
+/// come back with the abort error at once (not wait for a reader that will never read).
+#[test]
+fn a_failing_rank_releases_the_lenders() {
+    let started = Instant::now();
+    let err = rpar::run(4, |w| {
+        let mut v = vec![w.rank() as u64; 100_000];
+        if w.rank() == 0 {
+            std::thread::sleep(Duration::from_millis(20));
+            return Err(Error::user("rank 0 gives up"));
+        }
+        w.reduce_in_place_with(&mut v[..], Sum, 0, Reduce::SharedMemory)
+    })
+    .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(1));
+    assert!(err.to_string().contains("rank 0 gives up"), "{err}");
+}
+
+/// A rank that panics while the others read its lent buffer: nobody reads freed memory (run
+/// under valgrind in CI), everybody stops.
+#[test]
+fn a_panic_during_a_lent_allreduce_stops_everyone() {
+    for victim in 0..3 {
+        let err = rpar::run(3, |w| {
+            let v = vec![w.rank() as u64; 50_000];
+            for i in 0..20 {
+                if w.rank() == victim && i == 7 {
+                    panic!("rank {victim} breaks down");
+                }
+                let got = w.allreduce_with(&v[..], Sum, Allreduce::SharedMemory)?;
+                assert_eq!(got[0], 3);
+            }
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("breaks down"), "{err}");
+    }
+}
+
+/// Many ranks on two cores: the waits park and wake without losing a wake-up.
+#[test]
+fn many_ranks_park_and_wake() -> Result<()> {
+    for p in [17, 64] {
+        let sums = rpar::run(p, |w| {
+            let mut total = 0u64;
+            for i in 0..30u64 {
+                if (w.rank() as u64 + i) % 11 == 0 {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+                total += w.allreduce_with(&(w.rank() as u64), Sum, Allreduce::SharedMemory)?;
+                w.barrier_with(Barrier::SharedMemory)?;
+            }
+            Ok(total)
+        })?;
+        let once = (p * (p - 1) / 2) as u64;
+        assert!(sums.iter().all(|&s| s == 30 * once));
+    }
+    Ok(())
+}
