@@ -330,7 +330,7 @@ impl Endpoint {
         ready: impl Fn() -> bool,
         register: impl Fn(),
     ) -> Result<()> {
-        for _ in 0..SPIN_ROUNDS {
+        for _ in 0..self.fabric.spin_rounds() {
             if ready() {
                 return Ok(());
             }

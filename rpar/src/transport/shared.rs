@@ -4,28 +4,28 @@
 //! A shared-memory collective call is one or more *steps*. In every step each member *posts*
 //! once — data copied into its own slot (small data), data lent in place from its buffer (large
 //! data), or nothing — and then reads the posts it needs. Each member owns [`DEPTH`] slots, used
-//! in turn (step `s` uses slot `s % DEPTH`), and two counters that only it writes:
-//!
-//! - `posted`: the steps it has posted; its post of step `s` is there once `posted > s`;
-//! - `done`: the steps it has finished reading in.
+//! in turn (step `s` uses slot `s % DEPTH`), each with a *stamp*: `s + 1` once the post of step
+//! `s` is in it. Each member also counts the steps it is *done* with (it reads no post of them
+//! any more). Only the owner writes its slots, stamps and count.
 //!
 //! Why nobody reads memory while it is written, or after it is gone:
 //!
-//! - a member writes slot `s % DEPTH` only once every member's `done > s - DEPTH`: everyone has
-//!   finished the step that used the slot last. So a rank can run up to `DEPTH` steps ahead of
-//!   the slowest reader (a broadcast's root returns at once, as MPI's eager protocol allows);
-//! - the owner's `Release` store of `posted` publishes the slot, and a reader's `Acquire` load
-//!   that sees it sees the slot whole;
-//! - a member that lends its buffer returns only once every member's `done > s` — or, when the
-//!   run aborts, once it has withdrawn the post and no reader is inside it (a reader counts
-//!   itself in before it looks at the withdrawal, the owner withdraws before it counts: a
-//!   Dekker pair of `SeqCst` operations, so one of them sees the other).
+//! - a member writes slot `s % DEPTH` only once every member is done with step `s - DEPTH`,
+//!   the step that used the slot last. So a rank can run up to `DEPTH` steps ahead of the
+//!   slowest reader (a broadcast's root returns at once, as MPI's eager protocol allows);
+//! - the owner's `Release` store of the stamp publishes the slot, and a reader's `Acquire` load
+//!   that sees it sees the slot whole. Small posts live in the slot itself, so a reader finds
+//!   stamp, description and data in neighbouring cache lines;
+//! - a member that lends its buffer returns only once every member is done with the step — or,
+//!   when the run aborts, once it has withdrawn the post and no reader is inside it (a reader
+//!   counts itself in before it looks at the withdrawal, the owner withdraws before it counts:
+//!   a Dekker pair of `SeqCst` operations, so one of them sees the other).
 //!
-//! Waiting: a member polls the counter it waits for (see [`Endpoint::wait_until`]), then adds
-//! itself to the waiter list of the member it waits for and parks on its mailbox. A member that
-//! bumps a counter then looks at its own list and sends each waiter a `Wake`. The counter store
-//! and the list check are separated by a `SeqCst` fence, and so are the waiter's registration
-//! and its last look at the counter, so that a wake-up is never lost.
+//! Waiting: a member polls the stamp or count it waits for (see [`Endpoint::wait_until`]), then
+//! adds itself to the waiter list of the member it waits for and parks on its mailbox. A member
+//! that stores a stamp or its count then looks at its own list and sends each waiter a `Wake`.
+//! The store and the list check are separated by a `SeqCst` fence, and so are the waiter's
+//! registration and its last look, so that a wake-up is never lost.
 //!
 //! Only the in-process transport has an arena: on the MPI transport the ranks share no memory.
 
@@ -46,15 +46,21 @@ pub(crate) const DEPTH: usize = 4;
 /// place from a slot.
 pub(crate) const SLOT_ALIGN: usize = 64;
 
+/// Posts up to this many bytes are kept in the slot itself, beside its stamp, so that a reader
+/// finds stamp, description and data in neighbouring cache lines.
+const INLINE_BYTES: usize = 64;
+
 /// One aligned line of slot storage.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 struct Line([MaybeUninit<u8>; SLOT_ALIGN]);
 
+const EMPTY_LINE: Line = Line([MaybeUninit::uninit(); SLOT_ALIGN]);
+
 /// What a member posted in one step.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Post {
-    /// The bytes: in the slot's storage, or in the member's own buffer when lent.
+    /// The bytes: in the slot, or in the member's own buffer when lent.
     pub(crate) data: *const u8,
     /// How many.
     pub(crate) bytes: usize,
@@ -76,54 +82,71 @@ impl Post {
     };
 }
 
+/// One of a member's slots: the stamp of the step posted in it, the post, and room for its
+/// bytes (inline when small).
+#[repr(C)]
 struct Slot {
-    /// The slot's own storage for copied posts; grown by its owner only while nobody reads it.
-    storage: UnsafeCell<Vec<Line>>,
+    /// `s + 1` once the post of step `s` is here (written by the owner, `Release`).
+    stamp: AtomicU64,
     /// The post of the step that uses the slot.
     post: UnsafeCell<Post>,
+    /// Small posts' bytes.
+    inline: UnsafeCell<Line>,
+    /// Larger copied posts' bytes; grown by the owner only while nobody reads the slot.
+    storage: UnsafeCell<Vec<Line>>,
 }
 
+/// What a member's step counters and wake-up list are (one cache line of their own, apart
+/// from the slots that readers poll).
 struct Member {
-    posted: AtomicU64,
+    /// Steps finished: it no longer reads others' posts of them (written by the owner).
     done: AtomicU64,
-    /// Members parked until this one bumps a counter.
+    /// Members parked until this one bumps a stamp or `done`.
     waiters: Mutex<Vec<usize>>,
     has_waiters: AtomicBool,
     /// Readers inside this member's lent post right now.
     reading: AtomicUsize,
     /// `s + 1` once this member withdrew its lent post of step `s` (the run is aborting).
     withdrawn: AtomicU64,
-    slots: [Slot; DEPTH],
 }
 
-impl Member {
+/// What only the owner touches: its step count and the least `done` it has seen of anyone.
+struct Own {
+    next_step: AtomicU64,
+    min_done_seen: AtomicU64,
+}
+
+/// One member's part of the arena.
+struct Part {
+    member: CachePadded<Member>,
+    own: CachePadded<Own>,
+    slots: [CachePadded<Slot>; DEPTH],
+}
+
+impl Part {
     fn new() -> Self {
-        Member {
-            posted: AtomicU64::new(0),
-            done: AtomicU64::new(0),
-            waiters: Mutex::new(Vec::new()),
-            has_waiters: AtomicBool::new(false),
-            reading: AtomicUsize::new(0),
-            withdrawn: AtomicU64::new(0),
-            slots: std::array::from_fn(|_| Slot {
-                storage: UnsafeCell::new(Vec::new()),
-                post: UnsafeCell::new(Post::EMPTY),
+        Part {
+            member: CachePadded::new(Member {
+                done: AtomicU64::new(0),
+                waiters: Mutex::new(Vec::new()),
+                has_waiters: AtomicBool::new(false),
+                reading: AtomicUsize::new(0),
+                withdrawn: AtomicU64::new(0),
+            }),
+            own: CachePadded::new(Own {
+                next_step: AtomicU64::new(0),
+                min_done_seen: AtomicU64::new(0),
+            }),
+            slots: std::array::from_fn(|_| {
+                CachePadded::new(Slot {
+                    stamp: AtomicU64::new(0),
+                    post: UnsafeCell::new(Post::EMPTY),
+                    inline: UnsafeCell::new(EMPTY_LINE),
+                    storage: UnsafeCell::new(Vec::new()),
+                })
             }),
         }
     }
-
-    fn counter(&self, which: Counter) -> &AtomicU64 {
-        match which {
-            Counter::Posted => &self.posted,
-            Counter::Done => &self.done,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Counter {
-    Posted,
-    Done,
 }
 
 /// The shared memory of one communicator's ranks.
@@ -132,7 +155,7 @@ pub(crate) struct Arena {
     context: u32,
     /// The world rank of each member (to wake it through its mailbox).
     world: Box<[usize]>,
-    members: Box<[CachePadded<Member>]>,
+    parts: Box<[Part]>,
 }
 
 impl std::fmt::Debug for Arena {
@@ -145,13 +168,20 @@ impl std::fmt::Debug for Arena {
 }
 
 // SAFETY: a slot's cells are written only by the member that owns it, and only while no other
-// member reads them (the `done` guard of `Arena::step`); readers reach them only after an
-// `Acquire` load of the owner's `posted` that saw the `Release` store following the write.
-// Lent posts point at `T: Datatype` values, which are `Sync`, kept alive and unmodified until
-// every reader is out (`Arena::lend`). Everything else is atomics or a mutex.
+// member reads them (the `done` guard of `Arena::begin`); readers reach them only after an
+// `Acquire` load of the slot's stamp that saw the `Release` store following the write. Lent
+// posts point at `T: Datatype` values, which are `Sync`, kept alive and unmodified until every
+// reader is out (`Arena::lend`). Everything else is atomics or a mutex.
 unsafe impl Sync for Arena {}
 // SAFETY: as above; the raw pointers in posts are only read under that protocol.
 unsafe impl Send for Arena {}
+
+/// What a wait waits for: a member's post of a step (its slot's stamp), or its `done`.
+#[derive(Debug, Clone, Copy)]
+enum Until {
+    Posted,
+    Done,
+}
 
 impl Arena {
     /// The arena of a communicator whose collective context is `context`, with the members
@@ -160,10 +190,7 @@ impl Arena {
         Arena {
             context,
             world: world.into(),
-            members: world
-                .iter()
-                .map(|_| CachePadded::new(Member::new()))
-                .collect(),
+            parts: world.iter().map(|_| Part::new()).collect(),
         }
     }
 
@@ -184,16 +211,21 @@ impl Arena {
             },
             Some((bytes, elem)) => {
                 let slot = step.own_slot();
-                // SAFETY: the slot is this member's, and `begin` waited until every member was
-                // done with the step that used it last: nobody reads its storage now.
-                let storage = unsafe { &mut *slot.storage.get() };
-                let lines = bytes.len().div_ceil(SLOT_ALIGN);
-                if storage.len() < lines {
-                    storage.resize(lines, Line([MaybeUninit::uninit(); SLOT_ALIGN]));
-                }
-                let dst = storage.as_mut_ptr().cast::<u8>();
-                // SAFETY: the storage holds at least `bytes.len()` bytes (just grown), and a
-                // caller's slice cannot overlap storage that only this arena owns.
+                let dst: *mut u8 = if bytes.len() <= INLINE_BYTES {
+                    slot.inline.get().cast()
+                } else {
+                    // SAFETY: the slot is this member's, and `begin` waited until every member
+                    // was done with the step that used it last: nobody reads it now.
+                    let storage = unsafe { &mut *slot.storage.get() };
+                    let lines = bytes.len().div_ceil(SLOT_ALIGN);
+                    if storage.len() < lines {
+                        storage.resize(lines, EMPTY_LINE);
+                    }
+                    storage.as_mut_ptr().cast()
+                };
+                // SAFETY: `dst` has room for `bytes.len()` bytes (inline, or just grown), no
+                // one reads it (as above), and a caller's slice cannot overlap memory that only
+                // this arena owns.
                 unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr().cast(), dst, bytes.len()) };
                 Post {
                     data: dst,
@@ -232,10 +264,10 @@ impl Arena {
         let s = step.s;
         drop(step); // this member is done reading
         let released =
-            (0..self.members.len()).try_for_each(|r| self.wait(ep, me, r, Counter::Done, s + 1));
+            (0..self.parts.len()).try_for_each(|r| self.wait(ep, me, r, s, Until::Done));
         if released.is_err() {
             // aborting: make sure no reader is in `data`, or will enter it, when we return
-            let mine = &self.members[me];
+            let mine = &self.parts[me].member;
             mine.withdrawn.store(s + 1, Ordering::SeqCst);
             while mine.reading.load(Ordering::SeqCst) != 0 {
                 std::thread::yield_now();
@@ -244,15 +276,24 @@ impl Arena {
         released.and(result)
     }
 
-    /// Starts a step of member `me`: its number, once the slot it uses is free again.
+    /// Starts a step of member `me`: its number, once the slot it uses is free again (every
+    /// member is done with the step `DEPTH` before it).
     fn begin<'a>(&'a self, ep: &'a Endpoint, me: usize) -> Result<Step<'a>> {
         ep.check_live()?;
-        let s = self.members[me].posted.load(Ordering::Relaxed);
+        let own = &self.parts[me].own;
+        let s = own.next_step.load(Ordering::Relaxed);
         if let Some(last_use) = s.checked_sub(DEPTH as u64) {
-            for r in 0..self.members.len() {
-                self.wait(ep, me, r, Counter::Done, last_use + 1)?;
+            // `done` counters only grow: a minimum seen before still holds
+            if own.min_done_seen.load(Ordering::Relaxed) <= last_use {
+                let mut min = u64::MAX;
+                for r in 0..self.parts.len() {
+                    self.wait(ep, me, r, last_use, Until::Done)?;
+                    min = min.min(self.parts[r].member.done.load(Ordering::Acquire));
+                }
+                own.min_done_seen.store(min, Ordering::Relaxed);
             }
         }
+        own.next_step.store(s + 1, Ordering::Relaxed);
         Ok(Step {
             arena: self,
             ep,
@@ -263,18 +304,17 @@ impl Arena {
 
     /// Writes `post` into the step's slot and publishes it.
     fn publish(&self, step: &Step<'_>, post: Post) {
+        let slot = step.own_slot();
         // SAFETY: as in `step`: this member's slot, free since `begin`.
-        unsafe { *step.own_slot().post.get() = post };
-        self.members[step.me]
-            .posted
-            .store(step.s + 1, Ordering::Release);
+        unsafe { *slot.post.get() = post };
+        slot.stamp.store(step.s + 1, Ordering::Release);
         self.wake_waiters(step.ep.fabric(), step.me);
     }
 
-    /// Wakes every member parked until `me` bumped a counter (call after the bump).
+    /// Wakes every member parked until `me` posted or finished a step (call after the store).
     fn wake_waiters(&self, fabric: &Fabric, me: usize) {
         fence(Ordering::SeqCst);
-        let mine = &self.members[me];
+        let mine = &self.parts[me].member;
         if !mine.has_waiters.load(Ordering::Relaxed) {
             return;
         }
@@ -288,13 +328,17 @@ impl Arena {
         }
     }
 
-    /// Waits until member `r`'s `which` counter reaches `target`.
-    fn wait(&self, ep: &Endpoint, me: usize, r: usize, which: Counter, target: u64) -> Result<()> {
-        let member = &self.members[r];
-        let ready = || member.counter(which).load(Ordering::Acquire) >= target;
+    /// Waits until member `r` has posted step `s` (its slot's stamp) or is done with it.
+    fn wait(&self, ep: &Endpoint, me: usize, r: usize, s: u64, until: Until) -> Result<()> {
+        let part = &self.parts[r];
+        let ready = || match until {
+            Until::Posted => part.slots[s as usize % DEPTH].stamp.load(Ordering::Acquire) > s,
+            Until::Done => part.member.done.load(Ordering::Acquire) > s,
+        };
         if ready() {
             return Ok(());
         }
+        let member = &part.member;
         let register = || {
             let mut list = member.waiters.lock().unwrap_or_else(|e| e.into_inner());
             list.push(me);
@@ -330,23 +374,24 @@ impl std::fmt::Debug for Step<'_> {
 
 impl Step<'_> {
     fn own_slot(&self) -> &Slot {
-        &self.arena.members[self.me].slots[self.s as usize % DEPTH]
+        &self.arena.parts[self.me].slots[self.s as usize % DEPTH]
     }
 
     /// Waits for member `r`'s post of this step and runs `f` on it; the post's bytes may be
     /// read during `f` (and only then).
     pub(crate) fn read<R>(&self, r: usize, f: impl FnOnce(&Post) -> Result<R>) -> Result<R> {
         let arena = self.arena;
-        arena.wait(self.ep, self.me, r, Counter::Posted, self.s + 1)?;
-        let member = &arena.members[r];
-        // SAFETY: `posted > s` was seen with Acquire, so the owner's write of this post is
-        // visible, and the owner does not write the slot again until this member is done with
-        // the step (this `Step` is alive).
-        let post = unsafe { *member.slots[self.s as usize % DEPTH].post.get() };
+        arena.wait(self.ep, self.me, r, self.s, Until::Posted)?;
+        let part = &arena.parts[r];
+        // SAFETY: the slot's stamp `> s` was seen with Acquire, so the owner's write of this
+        // post is visible, and the owner does not write the slot again until this member is
+        // done with the step (this `Step` is alive).
+        let post = unsafe { *part.slots[self.s as usize % DEPTH].post.get() };
         if !post.lent || r == self.me {
             return f(&post);
         }
         // a lent post: count ourselves in, then make sure it was not withdrawn
+        let member = &part.member;
         member.reading.fetch_add(1, Ordering::SeqCst);
         let _inside = Inside(&member.reading);
         if member.withdrawn.load(Ordering::SeqCst) > self.s {
@@ -358,7 +403,8 @@ impl Step<'_> {
 
 impl Drop for Step<'_> {
     fn drop(&mut self) {
-        self.arena.members[self.me]
+        self.arena.parts[self.me]
+            .member
             .done
             .store(self.s + 1, Ordering::Release);
         self.arena.wake_waiters(self.ep.fabric(), self.me);
