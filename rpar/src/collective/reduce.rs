@@ -76,9 +76,11 @@ pub enum Reduce {
     /// a fold (`alpha + n beta + n gamma`) otherwise.
     Rabenseifner,
     /// Through shared memory (in-process ranks only; elsewhere the message-passing default):
-    /// every rank posts its vector (copied if small — it then returns at once — else lent in
-    /// place) and the root combines them all in rank order.
-    /// Cost, with `c` one synchronisation: `c + (p - 1) n (beta + gamma)` at the root.
+    /// small vectors are posted (their ranks return at once) and the root combines them all in
+    /// rank order; large ones are combined in place block by block, each rank taking `1/p` of
+    /// the vector, and the root collects the blocks.
+    /// Cost, with `c` one synchronisation: small `c + (p - 1) n (beta + gamma)` at the root,
+    /// large `2c + 2 n beta + n gamma` at the root.
     SharedMemory,
 }
 

@@ -20,10 +20,11 @@
 //!
 //! - barrier: `c`.
 //! - bcast: `c + m beta` on each reader; a small message's root returns at once.
-//! - reduce: `c + (p - 1) m (beta + gamma)` at the root; small contributions return at once.
+//! - reduce: small, `c + (p - 1) m (beta + gamma)` at the root, the others return at once;
+//!   large, as the large allreduce with only the root collecting the blocks.
 //! - allreduce: `c + p m (beta + gamma)` per rank when small; when large, a reduce-scatter and an
 //!   allgather in place: `2c + 2 m beta + m gamma` per rank.
-//! - allgather, alltoall, gather, scatter: `c + (p - 1) m beta` at each rank that reads.
+//! - allgather, alltoall: `c + (p - 1) m beta` per rank.
 
 use super::op::ReduceOp;
 use super::reduce::even_slots;
@@ -220,7 +221,9 @@ pub(crate) fn bcast<T: Datatype>(comm: &Comm, buf: &mut [T], root: usize) -> Res
     shm.read(&step, root, n, |x| buf.copy_from_slice(x))
 }
 
-/// MPI_Reduce to `root`, in place in `acc` (the root's ends as the result).
+/// MPI_Reduce to `root`, in place in `acc` (the root's ends as the result). Small vectors:
+/// every rank posts a copy and returns, the root combines them all. Large ones: as
+/// [`in_blocks`], the root alone collecting the blocks.
 pub(crate) fn reduce<T: Datatype, O: ReduceOp<T>>(
     comm: &Comm,
     acc: &mut [T],
@@ -228,6 +231,9 @@ pub(crate) fn reduce<T: Datatype, O: ReduceOp<T>>(
     root: usize,
 ) -> Result<()> {
     let shm = Shm::of(comm)?;
+    if std::mem::size_of_val(acc) > EAGER_BYTES {
+        return in_blocks(&shm, acc, op, shm.me == root);
+    }
     if shm.me != root {
         return shm.give(acc);
     }
@@ -245,8 +251,7 @@ pub(crate) fn reduce<T: Datatype, O: ReduceOp<T>>(
 }
 
 /// MPI_Allreduce in place in `acc`. Small vectors: every rank combines every post. Large ones:
-/// each rank combines its `1/p` block of every rank's vector (read in place), then every rank
-/// copies every block.
+/// [`in_blocks`].
 pub(crate) fn allreduce<T: Datatype, O: ReduceOp<T>>(
     comm: &Comm,
     acc: &mut [T],
@@ -254,10 +259,23 @@ pub(crate) fn allreduce<T: Datatype, O: ReduceOp<T>>(
 ) -> Result<()> {
     let shm = Shm::of(comm)?;
     let n = acc.len();
-    if std::mem::size_of_val(acc) <= EAGER_BYTES {
-        let step = shm.post(Some(&acc[..]))?;
-        return shm.combine(&step, acc, op, 0..shm.p, (n, 0..n));
+    if std::mem::size_of_val(acc) > EAGER_BYTES {
+        return in_blocks(&shm, acc, op, true);
     }
+    let step = shm.post(Some(&acc[..]))?;
+    shm.combine(&step, acc, op, 0..shm.p, (n, 0..n))
+}
+
+/// The reduction of large vectors, in two steps with every vector read in place: each rank
+/// combines its `1/p` block of all ranks' `acc` (a reduce-scatter, the work shared by all), then
+/// each rank that `collects` copies every rank's combined block into its `acc`.
+fn in_blocks<T: Datatype, O: ReduceOp<T>>(
+    shm: &Shm<'_>,
+    acc: &mut [T],
+    op: &O,
+    collects: bool,
+) -> Result<()> {
+    let n = acc.len();
     let blocks = even_slots(n, shm.p);
     let mine = blocks[shm.me]..blocks[shm.me + 1];
     let mut part = Scratch::new(acc, mine.len());
@@ -265,6 +283,9 @@ pub(crate) fn allreduce<T: Datatype, O: ReduceOp<T>>(
         shm.combine(step, &mut part, op, 0..shm.p, (n, mine.clone()))
     })?;
     shm.lend(&part, |step| {
+        if !collects {
+            return Ok(());
+        }
         for r in 0..shm.p {
             let block = blocks[r]..blocks[r + 1];
             let into = &mut acc[block.clone()];

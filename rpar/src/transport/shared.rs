@@ -263,8 +263,7 @@ impl Arena {
         let result = f(&step);
         let s = step.s;
         drop(step); // this member is done reading
-        let released =
-            (0..self.parts.len()).try_for_each(|r| self.wait(ep, me, r, s, Until::Done));
+        let released = (0..self.parts.len()).try_for_each(|r| self.wait(ep, me, r, s, Until::Done));
         if released.is_err() {
             // aborting: make sure no reader is in `data`, or will enter it, when we return
             let mine = &self.parts[me].member;
