@@ -62,6 +62,9 @@ pub(crate) struct Compiled {
     /// Entries whose bytes must be validated before they are written (bool, char): their
     /// offsets in the packed form of one element.
     pub(crate) validated: Vec<(usize, BasicType)>,
+    /// The largest power of two, at most 16, that divides every block length: every block of
+    /// the packed stream starts at a multiple of it.
+    pub(crate) block_align: usize,
 }
 
 impl fmt::Debug for CommittedType {
@@ -123,7 +126,11 @@ impl Compiled {
             [(b, _)] => Some(*b),
             _ => None,
         };
+        let block_align = runs
+            .iter()
+            .fold(16, |a: usize, r| a.min(1 << r.len.trailing_zeros()));
         Compiled {
+            block_align,
             size: packed,
             extent: map.extent(),
             true_lb: map.true_lb(),
@@ -133,6 +140,32 @@ impl Compiled {
             signature,
             uniform,
             validated,
+        }
+    }
+
+    /// `count` elements as a single run, if their blocks form one: one element of a single
+    /// run, copies of a single-block type (`count` blocks `extent` apart), or copies of a
+    /// single run whose stride continues from one element to the next (the extent is the run's
+    /// count times its stride, as for a subarray of whole rows' column range).
+    pub(crate) fn as_one_run(&self, count: usize) -> Option<Run> {
+        let [r] = self.runs.as_slice() else {
+            return None;
+        };
+        if count == 1 {
+            Some(*r)
+        } else if r.count == 1 {
+            Some(Run {
+                count,
+                stride: self.extent,
+                ..*r
+            })
+        } else if r.stride.checked_mul(r.count as isize) == Some(self.extent) {
+            Some(Run {
+                count: r.count.checked_mul(count)?,
+                ..*r
+            })
+        } else {
+            None
         }
     }
 

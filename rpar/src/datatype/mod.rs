@@ -4,7 +4,7 @@
 //! element — with MPI's size / extent / lb semantics (`typemap.rs`), built with MPI's
 //! constructors (`construct.rs`). Committing it (`commit.rs`) compiles it into merged byte
 //! segments, a [`CommittedType`]; pack/unpack (`pack.rs`) and the non-contiguous sends run on
-//! that form through the copy engine (`engine.rs`). The [`Datatype`] trait ties a Rust type to
+//! that form through the copy engine (`engine.rs`, which writes through `store.rs`). The [`Datatype`] trait ties a Rust type to
 //! its type map; it is implemented here for the primitive types, arrays and tuples (`impls.rs`),
 //! and written by `#[derive(Datatype)]` for structs.
 //!
@@ -16,6 +16,7 @@ mod construct;
 pub(crate) mod engine;
 mod impls;
 mod pack;
+mod store;
 mod typemap;
 
 pub use basic::BasicType;
