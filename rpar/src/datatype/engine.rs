@@ -14,33 +14,13 @@ use super::store::{Plain, Store};
 #[cfg(target_arch = "x86_64")]
 use super::store::{Stream, STREAM_MIN_BYTES};
 
-/// Copies `n` blocks of `L` bytes from `src + j * ss` to `dst + j * ds`.
-///
-/// # Safety
-///
-/// Every source block must be readable and every destination block writable, and no source
-/// block may overlap a destination block; plus `S`'s alignment rule for every block.
-#[inline(always)]
-unsafe fn blocks_of<S: Store, const L: usize>(
-    src: *const u8,
-    ss: isize,
-    dst: *mut u8,
-    ds: isize,
-    n: usize,
-) {
-    for j in 0..n as isize {
-        // SAFETY: the caller guarantees block j on both sides.
-        unsafe { S::copy(src.offset(j * ss), dst.offset(j * ds), L) };
-    }
-}
-
 /// Copies `n` blocks of `len` bytes from `src + j * ss` to `dst + j * ds`: one copy if both
 /// sides are contiguous, else a loop with a constant block length for the common lengths, so
 /// that each block is a few plain loads and stores rather than a `memcpy` call.
 ///
 /// # Safety
 ///
-/// As [`blocks_of`].
+/// As [`Store::blocks`].
 #[inline]
 unsafe fn blocks<S: Store>(
     src: *const u8,
@@ -58,16 +38,16 @@ unsafe fn blocks<S: Store>(
             return S::copy(src, dst, len * n);
         }
         match len {
-            1 => blocks_of::<S, 1>(src, ss, dst, ds, n),
-            2 => blocks_of::<S, 2>(src, ss, dst, ds, n),
-            4 => blocks_of::<S, 4>(src, ss, dst, ds, n),
-            8 => blocks_of::<S, 8>(src, ss, dst, ds, n),
-            12 => blocks_of::<S, 12>(src, ss, dst, ds, n),
-            16 => blocks_of::<S, 16>(src, ss, dst, ds, n),
-            24 => blocks_of::<S, 24>(src, ss, dst, ds, n),
-            32 => blocks_of::<S, 32>(src, ss, dst, ds, n),
-            48 => blocks_of::<S, 48>(src, ss, dst, ds, n),
-            64 => blocks_of::<S, 64>(src, ss, dst, ds, n),
+            1 => S::blocks::<1>(src, ss, dst, ds, n),
+            2 => S::blocks::<2>(src, ss, dst, ds, n),
+            4 => S::blocks::<4>(src, ss, dst, ds, n),
+            8 => S::blocks::<8>(src, ss, dst, ds, n),
+            12 => S::blocks::<12>(src, ss, dst, ds, n),
+            16 => S::blocks::<16>(src, ss, dst, ds, n),
+            24 => S::blocks::<24>(src, ss, dst, ds, n),
+            32 => S::blocks::<32>(src, ss, dst, ds, n),
+            48 => S::blocks::<48>(src, ss, dst, ds, n),
+            64 => S::blocks::<64>(src, ss, dst, ds, n),
             _ => {
                 for j in 0..n as isize {
                     S::copy(src.offset(j * ss), dst.offset(j * ds), len);
@@ -308,7 +288,7 @@ mod tests {
     }
 
     /// Some types whose blocks are 4, 8, 12, 16, 24, 32 or 40 bytes long, single or repeated
-    /// runs, contiguous or not.
+    /// runs, contiguous or not, with odd numbers of blocks.
     fn types() -> Vec<(TypeMap, usize)> {
         let (f, i) = (
             TypeMap::basic(BasicType::F64),
@@ -327,6 +307,7 @@ mod tests {
             (TypeMap::contiguous(7, &i).unwrap(), 5),
             (pair, 6),
             (TypeMap::vector(6, 2, -3, &i).unwrap(), 2),
+            (TypeMap::vector(23, 1, 3, &i).unwrap(), 2),
         ]
     }
 
