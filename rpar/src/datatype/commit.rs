@@ -101,7 +101,7 @@ impl Compiled {
         let mut signature: Vec<(BasicType, usize)> = Vec::new();
         let mut validated = Vec::new();
         let mut packed = 0;
-        for &(b, d) in &map.entries {
+        for &(b, d) in map.entries() {
             block = match block {
                 Some((start, len)) if start + len as isize == d => Some((start, len + b.size())),
                 Some(done) => {
@@ -194,21 +194,20 @@ impl Compiled {
                 len,
             });
         }
-        let elem = T::type_map();
-        if self.fits_uniform(&elem, count, access) {
+        // computed at compile time: no type map is built for buffers of one basic type
+        if self.fits_uniform(const { T::LAYOUT.dense_uniform() }, count, access) {
             return Ok(());
         }
-        self.check_entries::<T>(call, &elem, count, access)
+        self.check_entries::<T>(call, &T::type_map(), count, access)
     }
 
-    /// The fast check for buffers of one basic type (`f64`, `[i32; 4]`, …): O(runs).
-    fn fits_uniform(&self, elem: &TypeMap, count: usize, access: Access) -> bool {
-        let Some(&(b, _)) = elem.entries.first() else {
+    /// The fast check for buffers whose element is gap-free and of one basic type `b` (`f64`,
+    /// `[i32; 4]`, …, see [`TypeLayout::dense_uniform`](super::TypeLayout::dense_uniform)):
+    /// O(runs).
+    fn fits_uniform(&self, elem: Option<BasicType>, count: usize, access: Access) -> bool {
+        let Some(b) = elem else {
             return false;
         };
-        if !elem.is_dense() || elem.entries.iter().any(|&(e, _)| e != b) {
-            return false;
-        }
         match self.uniform {
             Some(BasicType::Byte) => access == Access::Read || b.all_bit_patterns_valid(),
             Some(u) if u == b => {
@@ -233,12 +232,12 @@ impl Compiled {
         access: Access,
     ) -> Result<()> {
         let t_size = std::mem::size_of::<T>() as isize; // > 0: the bounds check passed
-        let mut sorted = elem.entries.clone();
+        let mut sorted = elem.entries.to_vec();
         sorted.sort_by_key(|&(_, d)| d);
         // with an extent that is a multiple of T's size every element looks alike
         let distinct = if self.extent % t_size == 0 { 1 } else { count };
         for k in 0..distinct as isize {
-            for &(b, d) in &self.map.entries {
+            for &(b, d) in self.map.entries() {
                 let pos = d + k * self.extent;
                 let off = pos.rem_euclid(t_size);
                 let i = sorted.partition_point(|&(_, e)| e <= off);
