@@ -3,10 +3,15 @@
 //! double of a 32 MiB array (`vector(2M, 1, 2, f64)`) and blocks of 4 doubles out of 8
 //! (`vector(512K, 4, 8, f64)`), 16 MiB of packed data each; median of 7 repetitions, GB/s =
 //! packed bytes / seconds / 1e9. Prints one JSON line per figure (and, on stderr, a plain
-//! memcpy of the same bytes, the local limit).
+//! memcpy of as many bytes from the start of the array into the same output, peer_bench.c's
+//! `copy_GBps`, the local limit).
+//!
+//! `-- --rounds N` repeats the whole (both figures, then the memcpy) N times and reports the
+//! medians over rounds, and on stderr each figure's ratio to the memcpy of its own round: on a
+//! loaded machine that ratio is steadier than the rates.
 //!
 //! Run: `cargo run --release --example pack_bench` (`-- --quick`: 1/32 of the size, for the
-//! test suite). Checks every packed byte once and exits non-zero if one is wrong.
+//! test suite). Checks every packed byte and exits non-zero if one is wrong.
 
 use rpar::prelude::*;
 use std::time::Instant;
@@ -18,64 +23,92 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Packs `src` with `ty` REPS times into `out`; returns the median GB/s.
-fn bench(ty: &CommittedType, src: &[f64], out: &mut [u8]) -> Result<f64> {
-    let mut rates = Vec::with_capacity(REPS);
-    for _ in 0..REPS {
-        let mut pos = 0;
-        let t0 = Instant::now();
-        ty.pack(src, 1, out, &mut pos)?;
-        let dt = t0.elapsed().as_secs_f64();
-        rates.push(pos as f64 / dt / 1e9);
+/// Runs `f` once and returns its rate in GB/s for `bytes` bytes.
+fn rate(bytes: usize, f: impl FnOnce() -> Result<()>) -> Result<f64> {
+    let t0 = Instant::now();
+    f()?;
+    Ok(bytes as f64 / t0.elapsed().as_secs_f64() / 1e9)
+}
+
+/// Checks that `out` holds the doubles `vector(_, len, stride, f64)` packs from `0, 1, 2, …`.
+fn check(figure: &str, out: &[u8], len: usize, stride: usize) -> Result<()> {
+    let wrong = out.chunks_exact(8).enumerate().find(|&(k, b)| {
+        let want = ((k / len) * stride + k % len) as f64;
+        f64::from_ne_bytes(b.try_into().expect("8 bytes")) != want
+    });
+    match wrong {
+        Some((k, _)) => Err(Error::user(format!("{figure}: packed double {k} is wrong"))),
+        None => Ok(()),
     }
-    Ok(median(rates))
 }
 
 fn main() -> Result<()> {
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let rounds: usize = match args.iter().position(|a| a == "--rounds") {
+        Some(i) => args
+            .get(i + 1)
+            .and_then(|r| r.parse().ok())
+            .filter(|&r| r > 0)
+            .ok_or_else(|| Error::user("--rounds needs a positive number"))?,
+        None => 1,
+    };
     let n: usize = if quick { 64 << 10 } else { 2 << 20 };
     let src: Vec<f64> = (0..2 * n).map(|i| i as f64).collect();
     let mut out = vec![0u8; 8 * n];
+    // SAFETY: the first out.len() (= half of `src`'s) bytes of initialised f64s, viewed as u8
+    // (alignment 1) while `src` is only read: what peer_bench.c's memcpy copies.
+    let src_bytes: &[u8] =
+        unsafe { std::slice::from_raw_parts(src.as_ptr().cast::<u8>(), out.len()) };
+    // (figure, type, block length and stride in doubles)
     let figures = [
         (
             "pack_vector_stride2_GBps",
             TypeMap::vector(n, 1, 2, &f64::type_map())?.commit(),
+            (1, 2),
         ),
         (
             "pack_vector_4of8_GBps",
             TypeMap::vector(n / 4, 4, 8, &f64::type_map())?.commit(),
+            (4, 8),
         ),
     ];
-    for (figure, ty) in &figures {
-        let value = bench(ty, &src, &mut out)?;
-        let (len, stride) = if figure.contains("4of8") {
-            (4, 8)
-        } else {
-            (1, 2)
-        };
-        let wrong = out.chunks_exact(8).enumerate().find(|&(k, b)| {
-            let want = ((k / len) * stride + k % len) as f64;
-            f64::from_ne_bytes(b.try_into().expect("8 bytes")) != want
-        });
-        if let Some((k, _)) = wrong {
-            return Err(Error::user(format!("{figure}: packed double {k} is wrong")));
+    // the figures and the memcpy take turns, 7 repetitions each, so that on a loaded machine
+    // each round sees one load: rates[i][round] is the median of a round
+    let mut rates = vec![Vec::new(); figures.len() + 1];
+    for _ in 0..rounds {
+        for (i, (figure, ty, (len, stride))) in figures.iter().enumerate() {
+            let mut round = Vec::with_capacity(REPS);
+            for _ in 0..REPS {
+                let mut pos = 0;
+                round.push(rate(out.len(), || ty.pack(&src, 1, &mut out, &mut pos))?);
+            }
+            check(figure, &out, *len, *stride)?;
+            rates[i].push(median(round));
         }
-        println!(
-            "{{\"peer\":\"rpar\",\"figure\":\"{figure}\",\"bytes\":{},\"value\":{value:.3}}}",
-            out.len()
-        );
+        let mut round = Vec::with_capacity(REPS);
+        for _ in 0..REPS {
+            round.push(rate(out.len(), || {
+                out.copy_from_slice(src_bytes);
+                Ok(())
+            })?);
+        }
+        rates[figures.len()].push(median(round));
     }
-    let mut rates = Vec::with_capacity(REPS);
-    let src_bytes: &[u8] = &vec![1u8; out.len()];
-    for _ in 0..REPS {
-        let t0 = Instant::now();
-        out.copy_from_slice(src_bytes);
-        rates.push(out.len() as f64 / t0.elapsed().as_secs_f64() / 1e9);
+    let memcpy = &rates[figures.len()];
+    for (i, (figure, ..)) in figures.iter().enumerate() {
+        let ratio = median(rates[i].iter().zip(memcpy).map(|(p, c)| p / c).collect());
+        println!(
+            "{{\"peer\":\"rpar\",\"figure\":\"{figure}\",\"bytes\":{},\"value\":{:.3}}}",
+            out.len(),
+            median(rates[i].clone())
+        );
+        eprintln!("{figure}: {ratio:.2}x the memcpy of the same round (median over rounds)");
     }
     eprintln!(
         "memcpy of the same {} bytes: {:.3} GB/s",
         out.len(),
-        median(rates)
+        median(memcpy.clone())
     );
     Ok(())
 }

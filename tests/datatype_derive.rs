@@ -107,6 +107,24 @@ fn maps_follow_the_compilers_offsets() {
 }
 
 #[test]
+fn derived_maps_are_constants() {
+    // the type map of a derived struct, nested structs and arrays flattened, at compile time
+    const N: usize = Body::LAYOUT.entry_count();
+    const BODY: [(BasicType, isize); N] = Body::LAYOUT.entries();
+    assert_eq!(Body::type_map().entries(), BODY);
+    assert_eq!(Body::LAYOUT.size(), size_of::<Body>());
+    assert_eq!(Body::LAYOUT.alignment(), Body::type_map().alignment());
+    // nothing is built per call: both calls hand out the same static entries
+    assert!(std::ptr::eq(
+        Body::type_map().entries(),
+        Body::type_map().entries()
+    ));
+    const TAGGED: [(BasicType, isize); 3] = Tagged::<u8, 2>::LAYOUT.entries();
+    assert_eq!(Tagged::<u8, 2>::type_map().entries(), TAGGED);
+    assert_eq!(TypeMap::from_layout(&Wire::LAYOUT), Wire::type_map());
+}
+
+#[test]
 fn generics_skip_packed_renamed_and_unit_structs() {
     let t = Tagged::<i16, 3>::type_map();
     assert_eq!(t.signature().collect::<Vec<_>>(), [I16, I16, I16, Char]);

@@ -346,3 +346,41 @@ fn a_queued_small_typed_message_survives_its_receiver_blocking_in_a_large_send()
     .unwrap();
     assert_eq!(got, vec![4, 100_000]);
 }
+
+#[test]
+fn packs_larger_than_the_cache_are_byte_exact_at_every_alignment() {
+    // 9 MiB packed: written with streaming stores, in words of 8 or 16 bytes as the block
+    // length and the position allow (see rpar/src/datatype/store.rs; its unit tests try every
+    // word on every block length at every alignment)
+    let n = 9 << 17;
+    let data: Vec<u64> = (0..2 * n as u64)
+        .map(|x| x.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    for (len, stride) in [(1, 2), (2, 4)] {
+        let ty = TypeMap::vector(n / len, len, stride as isize, &u64::type_map())
+            .unwrap()
+            .commit();
+        let mut want = Vec::with_capacity(8 * n);
+        for block in data.chunks(stride) {
+            for x in &block[..len] {
+                want.extend_from_slice(&x.to_ne_bytes());
+            }
+        }
+        for position in [0, 4, 8] {
+            let mut out = vec![0u8; position + want.len() + 3];
+            let mut pos = position;
+            ty.pack(&data, 1, &mut out, &mut pos).unwrap();
+            assert_eq!(pos, position + want.len());
+            assert!(out[..position] == [0; 8][..position] && out[pos..] == [0; 3]);
+            assert!(
+                out[position..pos] == want[..],
+                "{len} of {stride} at {position}"
+            );
+        }
+        let mut back = vec![0u64; data.len()];
+        ty.unpack(&want, &mut 0, &mut back, 1).unwrap();
+        for (b, d) in back.chunks(stride).zip(data.chunks(stride)) {
+            assert!(b[..len] == d[..len] && b[len..].iter().all(|&x| x == 0));
+        }
+    }
+}

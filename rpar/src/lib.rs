@@ -60,7 +60,13 @@ pub use comm::{
     test_all, wait_all, wait_any, Buffer, BufferMut, Comm, Probed, Request, Scope, Status,
     ANY_SOURCE, ANY_TAG, TAG_UB,
 };
-pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeMap};
+pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};
+
+/// What `#[derive(Datatype)]` expands to uses; not part of the API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::datatype::{static_len, StaticMap};
+}
 pub use error::{BlockedCall, Error, Result, Warning};
 pub use topology::{
     dims_create, gray_code, gray_code_inverse, CartComm, Coordinate, DistGraphComm, GraphComm,

@@ -1,6 +1,7 @@
-//! The expansion of `#[derive(Datatype)]`: an `unsafe impl Datatype` whose type map puts each
-//! field's map at its `core::mem::offset_of!`, with the extent `size_of::<Self>()`, plus const
-//! assertions of the layout facts the impl relies on.
+//! The expansion of `#[derive(Datatype)]`: an `unsafe impl Datatype` whose constant layout puts
+//! each field's layout at its `core::mem::offset_of!`, with the extent `size_of::<Self>()`
+//! (for a non-generic struct, `type_map()` returns that map flattened into a static at compile
+//! time), plus const assertions of the layout facts the impl relies on.
 
 use super::ast::Input;
 use proc_macro2::TokenStream;
@@ -19,10 +20,10 @@ pub(crate) fn expand(input: &Input<'_>) -> TokenStream {
         param.bounds.push(syn::parse_quote!(#krate::Datatype));
     }
     let (impl_generics, ty_generics, where_clause) = bounded.split_for_impl();
-    let entries = fields.iter().filter(|f| !f.skip).map(|f| {
+    let layouts = fields.iter().filter(|f| !f.skip).map(|f| {
         let (member, ty) = (&f.member, f.ty);
         quote_spanned! {ty.span()=>
-            (::core::mem::offset_of!(Self, #member), <#ty as #krate::Datatype>::type_map())
+            (::core::mem::offset_of!(Self, #member), &<#ty as #krate::Datatype>::LAYOUT)
         }
     });
     let asserts = fields.iter().map(|f| {
@@ -44,10 +45,22 @@ pub(crate) fn expand(input: &Input<'_>) -> TokenStream {
             }
         }
     });
-    let force = if generics.params.is_empty() {
-        quote!(const _: () = __RparLayout::<#ident>::CHECKED;)
+    // a concrete struct's map is flattened into a static once, at compile time; a generic
+    // one's is built from the constant layout when asked for (the trait's default)
+    let (force, type_map) = if generics.params.is_empty() {
+        (
+            quote!(const _: () = __RparLayout::<#ident>::CHECKED;),
+            quote! {
+                fn type_map() -> #krate::TypeMap {
+                    static MAP: #krate::__private::StaticMap<
+                        { #krate::__private::static_len(&<#ident as #krate::Datatype>::LAYOUT) },
+                    > = #krate::__private::StaticMap::new(<#ident as #krate::Datatype>::LAYOUT);
+                    MAP.type_map()
+                }
+            },
+        )
     } else {
-        quote!()
+        (quote!(), quote!())
     };
     quote! {
         #[doc(hidden)]
@@ -64,14 +77,15 @@ pub(crate) fn expand(input: &Input<'_>) -> TokenStream {
             // extent is size_of::<Self>() with lb 0, and skipped fields are zero-sized (checked
             // above), so the bytes not covered are exactly the padding of Self.
             unsafe impl #impl_generics #krate::Datatype for #ident #ty_generics #where_clause {
-                fn type_map() -> #krate::TypeMap {
+                const LAYOUT: #krate::TypeLayout = {
                     #[allow(clippy::let_unit_value)] // forces the layout check
                     let () = __RparLayout::<Self>::CHECKED;
-                    #krate::TypeMap::from_fields(
-                        ::core::mem::size_of::<Self>(),
-                        &[#(#entries),*],
-                    )
-                }
+                    #krate::TypeLayout::Struct {
+                        size: ::core::mem::size_of::<Self>(),
+                        fields: &[#(#layouts),*],
+                    }
+                };
+                #type_map
             }
 
             #[automatically_derived]
@@ -105,6 +119,10 @@ pub(crate) fn stub(input: &syn::DeriveInput, krate: &syn::Path) -> TokenStream {
         #[automatically_derived]
         // SAFETY: never compiled into a program: an error is reported beside it.
         unsafe impl #impl_generics #krate::Datatype for #ident #ty_generics #where_clause {
+            const LAYOUT: #krate::TypeLayout = #krate::TypeLayout::Struct {
+                size: 0,
+                fields: &[],
+            };
             fn type_map() -> #krate::TypeMap {
                 ::core::unimplemented!("#[derive(Datatype)] reported an error")
             }

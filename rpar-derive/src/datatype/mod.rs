@@ -1,6 +1,6 @@
 //! `#[derive(Datatype)]`: parse the struct and its `#[rpar(…)]` attributes (`ast`), check every
 //! rule that needs no type information (`check`), and expand to an `unsafe impl Datatype`
-//! whose type map is computed from `core::mem::offset_of!` (`expand`).
+//! whose type map is a constant computed from `core::mem::offset_of!` (`expand`).
 //!
 //! Every error is reported at once, at the field or attribute it is about. Next to errors about
 //! the item or its attributes a stub impl is emitted, so that the user sees those errors rather

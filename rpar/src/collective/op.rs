@@ -20,7 +20,7 @@
 //! algorithms combine a lower rank's contribution on the left, `lower ∘ higher`, so a
 //! non-commutative operator gets the rank-ordered result `x0 ∘ x1 ∘ … ∘ x(p-1)`.
 
-use crate::datatype::{Datatype, TypeMap};
+use crate::datatype::{Datatype, TypeLayout};
 
 /// A reduction operator on elements of type `T` (MPI_Op), applied elementwise to slices.
 ///
@@ -341,17 +341,13 @@ pub struct Loc<V, I = usize> {
 // described by its own (exact) type map shifted there; the remaining bytes are `repr(C)` padding.
 // The extent is `size_of::<Self>()` and the lower bound 0.
 unsafe impl<V: Datatype, I: Datatype> Datatype for Loc<V, I> {
-    fn type_map() -> TypeMap {
-        let shifted = |map: TypeMap, offset: usize| {
-            map.entries()
-                .iter()
-                .map(|&(basic, disp)| (basic, disp + offset as isize))
-                .collect::<Vec<_>>()
-        };
-        let mut entries = shifted(V::type_map(), std::mem::offset_of!(Self, value));
-        entries.extend(shifted(I::type_map(), std::mem::offset_of!(Self, index)));
-        TypeMap::from_parts(entries, 0, std::mem::size_of::<Self>() as isize)
-    }
+    const LAYOUT: TypeLayout = TypeLayout::Struct {
+        size: std::mem::size_of::<Self>(),
+        fields: &[
+            (std::mem::offset_of!(Self, value), &V::LAYOUT),
+            (std::mem::offset_of!(Self, index), &I::LAYOUT),
+        ],
+    };
 }
 
 /// The winner of two `Loc`s: `a` if `pick_a(a, b)` holds, `b` if `pick_a(b, a)`, else (equal or

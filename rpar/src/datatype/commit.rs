@@ -62,6 +62,9 @@ pub(crate) struct Compiled {
     /// Entries whose bytes must be validated before they are written (bool, char): their
     /// offsets in the packed form of one element.
     pub(crate) validated: Vec<(usize, BasicType)>,
+    /// The largest power of two, at most 16, that divides every block length: every block of
+    /// the packed stream starts at a multiple of it.
+    pub(crate) block_align: usize,
 }
 
 impl fmt::Debug for CommittedType {
@@ -98,7 +101,7 @@ impl Compiled {
         let mut signature: Vec<(BasicType, usize)> = Vec::new();
         let mut validated = Vec::new();
         let mut packed = 0;
-        for &(b, d) in &map.entries {
+        for &(b, d) in map.entries() {
             block = match block {
                 Some((start, len)) if start + len as isize == d => Some((start, len + b.size())),
                 Some(done) => {
@@ -123,7 +126,11 @@ impl Compiled {
             [(b, _)] => Some(*b),
             _ => None,
         };
+        let block_align = runs
+            .iter()
+            .fold(16, |a: usize, r| a.min(1 << r.len.trailing_zeros()));
         Compiled {
+            block_align,
             size: packed,
             extent: map.extent(),
             true_lb: map.true_lb(),
@@ -133,6 +140,32 @@ impl Compiled {
             signature,
             uniform,
             validated,
+        }
+    }
+
+    /// `count` elements as a single run, if their blocks form one: one element of a single
+    /// run, copies of a single-block type (`count` blocks `extent` apart), or copies of a
+    /// single run whose stride continues from one element to the next (the extent is the run's
+    /// count times its stride, as for a subarray of whole rows' column range).
+    pub(crate) fn as_one_run(&self, count: usize) -> Option<Run> {
+        let [r] = self.runs.as_slice() else {
+            return None;
+        };
+        if count == 1 {
+            Some(*r)
+        } else if r.count == 1 {
+            Some(Run {
+                count,
+                stride: self.extent,
+                ..*r
+            })
+        } else if r.stride.checked_mul(r.count as isize) == Some(self.extent) {
+            Some(Run {
+                count: r.count.checked_mul(count)?,
+                ..*r
+            })
+        } else {
+            None
         }
     }
 
@@ -161,21 +194,20 @@ impl Compiled {
                 len,
             });
         }
-        let elem = T::type_map();
-        if self.fits_uniform(&elem, count, access) {
+        // computed at compile time: no type map is built for buffers of one basic type
+        if self.fits_uniform(const { T::LAYOUT.dense_uniform() }, count, access) {
             return Ok(());
         }
-        self.check_entries::<T>(call, &elem, count, access)
+        self.check_entries::<T>(call, &T::type_map(), count, access)
     }
 
-    /// The fast check for buffers of one basic type (`f64`, `[i32; 4]`, …): O(runs).
-    fn fits_uniform(&self, elem: &TypeMap, count: usize, access: Access) -> bool {
-        let Some(&(b, _)) = elem.entries.first() else {
+    /// The fast check for buffers whose element is gap-free and of one basic type `b` (`f64`,
+    /// `[i32; 4]`, …, see [`TypeLayout::dense_uniform`](super::TypeLayout::dense_uniform)):
+    /// O(runs).
+    fn fits_uniform(&self, elem: Option<BasicType>, count: usize, access: Access) -> bool {
+        let Some(b) = elem else {
             return false;
         };
-        if !elem.is_dense() || elem.entries.iter().any(|&(e, _)| e != b) {
-            return false;
-        }
         match self.uniform {
             Some(BasicType::Byte) => access == Access::Read || b.all_bit_patterns_valid(),
             Some(u) if u == b => {
@@ -200,12 +232,12 @@ impl Compiled {
         access: Access,
     ) -> Result<()> {
         let t_size = std::mem::size_of::<T>() as isize; // > 0: the bounds check passed
-        let mut sorted = elem.entries.clone();
+        let mut sorted = elem.entries.to_vec();
         sorted.sort_by_key(|&(_, d)| d);
         // with an extent that is a multiple of T's size every element looks alike
         let distinct = if self.extent % t_size == 0 { 1 } else { count };
         for k in 0..distinct as isize {
-            for &(b, d) in &self.map.entries {
+            for &(b, d) in self.map.entries() {
                 let pos = d + k * self.extent;
                 let off = pos.rem_euclid(t_size);
                 let i = sorted.partition_point(|&(_, e)| e <= off);

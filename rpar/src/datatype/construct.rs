@@ -97,7 +97,7 @@ impl Builder {
     fn finish(self) -> TypeMap {
         let (lb, ub) = self.bounds.unwrap_or((0, 0));
         TypeMap {
-            entries: self.entries,
+            entries: self.entries.into(),
             lb,
             ub,
             align: self.align,
@@ -409,7 +409,7 @@ impl TypeMap {
             align = align.max(map.align);
         }
         TypeMap {
-            entries,
+            entries: entries.into(),
             lb: 0,
             ub: size as isize,
             align,

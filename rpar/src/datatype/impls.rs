@@ -1,11 +1,12 @@
 //! [`Datatype`] for the primitive types, for arrays and for tuples of any `Datatype`s.
 
-use super::{BasicType, Datatype, TypeMap};
+use super::{BasicType, Datatype, TypeLayout, TypeMap};
 
 macro_rules! basic_datatype {
     ($($ty:ty => $basic:ident),* $(,)?) => {$(
         // SAFETY: a primitive is one value of its basic type at displacement 0, no padding.
         unsafe impl Datatype for $ty {
+            const LAYOUT: TypeLayout = TypeLayout::Basic(BasicType::$basic);
             fn type_map() -> TypeMap {
                 TypeMap::basic(BasicType::$basic)
             }
@@ -22,19 +23,10 @@ basic_datatype! {
 // SAFETY: an array is N elements at multiples of size_of::<T>(), the extent of T's map; its
 // size is N * size_of::<T>() with no padding between elements.
 unsafe impl<T: Datatype, const N: usize> Datatype for [T; N] {
-    fn type_map() -> TypeMap {
-        let inner = T::type_map();
-        let stride = std::mem::size_of::<T>() as isize;
-        let entries = (0..N as isize)
-            .flat_map(|i| {
-                inner
-                    .entries()
-                    .iter()
-                    .map(move |&(b, d)| (b, d + i * stride))
-            })
-            .collect();
-        TypeMap::from_parts(entries, 0, std::mem::size_of::<Self>() as isize)
-    }
+    const LAYOUT: TypeLayout = TypeLayout::Array {
+        elem: &T::LAYOUT,
+        len: N,
+    };
 }
 
 macro_rules! tuple_datatype {
@@ -42,12 +34,10 @@ macro_rules! tuple_datatype {
         // SAFETY: each component's map sits at the component's offset (offset_of!), the
         // extent is the tuple's size; the bytes between components are the tuple's padding.
         unsafe impl<$($t: Datatype),+> Datatype for ($($t,)+) {
-            fn type_map() -> TypeMap {
-                TypeMap::from_fields(
-                    std::mem::size_of::<Self>(),
-                    &[$((std::mem::offset_of!(Self, $i), $t::type_map())),+],
-                )
-            }
+            const LAYOUT: TypeLayout = TypeLayout::Struct {
+                size: std::mem::size_of::<Self>(),
+                fields: &[$((std::mem::offset_of!(Self, $i), &$t::LAYOUT)),+],
+            };
         }
     )*};
 }

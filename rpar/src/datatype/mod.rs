@@ -4,9 +4,10 @@
 //! element — with MPI's size / extent / lb semantics (`typemap.rs`), built with MPI's
 //! constructors (`construct.rs`). Committing it (`commit.rs`) compiles it into merged byte
 //! segments, a [`CommittedType`]; pack/unpack (`pack.rs`) and the non-contiguous sends run on
-//! that form through the copy engine (`engine.rs`). The [`Datatype`] trait ties a Rust type to
-//! its type map; it is implemented here for the primitive types, arrays and tuples (`impls.rs`),
-//! and written by `#[derive(Datatype)]` for structs.
+//! that form through the copy engine (`engine.rs`, which writes through `store.rs`). The
+//! [`Datatype`] trait ties a Rust type to its type map, a constant [`TypeLayout`]
+//! (`layout.rs`); it is implemented here for the primitive types, arrays and tuples
+//! (`impls.rs`), and written by `#[derive(Datatype)]` for structs.
 //!
 //! Depends on nothing else in rpar but `error`.
 
@@ -15,13 +16,18 @@ mod commit;
 mod construct;
 pub(crate) mod engine;
 mod impls;
+mod layout;
 mod pack;
+mod store;
 mod typemap;
 
 pub use basic::BasicType;
 pub use commit::CommittedType;
 pub(crate) use commit::{Access, Compiled, SignatureMatch};
 pub use construct::Order;
+pub use layout::TypeLayout;
+#[doc(hidden)]
+pub use layout::{static_len, StaticMap};
 pub use typemap::TypeMap;
 
 /// A Rust type that can be an element of a message: its memory is described by a [`TypeMap`].
@@ -38,12 +44,27 @@ pub use typemap::TypeMap;
 ///
 /// # Safety
 ///
-/// `type_map()` must describe `Self` exactly: every entry lies within `size_of::<Self>()` bytes,
-/// its basic type is the type actually stored at that displacement, and the bytes not covered by
-/// an entry are the only padding of `Self`. The extent must be `size_of::<Self>()` and the lower
-/// bound 0. rpar copies the bytes a type map names between values of types with equal signatures,
-/// so a wrong map is undefined behaviour.
+/// `LAYOUT` must describe `Self` exactly: every entry of its type map lies within
+/// `size_of::<Self>()` bytes, its basic type is the type actually stored at that displacement,
+/// and the bytes not covered by an entry are the only padding of `Self`; its size must be
+/// `size_of::<Self>()`. An overridden `type_map()` must return the map `LAYOUT` describes.
+/// rpar copies the bytes a type map names between values of types with equal signatures, so a
+/// wrong map is undefined behaviour.
 pub unsafe trait Datatype: Copy + Send + Sync + 'static {
-    /// The type map of one value of `Self`.
-    fn type_map() -> TypeMap;
+    /// The type map of one value of `Self` as a constant, computed at compile time.
+    ///
+    /// ```
+    /// use rpar::{BasicType, Datatype, TypeLayout};
+    /// assert_eq!(f64::LAYOUT, TypeLayout::Basic(BasicType::F64));
+    /// const PAIRS: [(BasicType, isize); 2] = <[u16; 2]>::LAYOUT.entries();
+    /// assert_eq!(PAIRS, [(BasicType::U16, 0), (BasicType::U16, 2)]);
+    /// ```
+    const LAYOUT: TypeLayout;
+
+    /// The type map of one value of `Self`: the map of [`LAYOUT`](Self::LAYOUT), with lower
+    /// bound 0 and extent `size_of::<Self>()`. Basic types and non-generic derived structs
+    /// return a static map (nothing is built); other types build it from the constant.
+    fn type_map() -> TypeMap {
+        TypeMap::from_layout(&Self::LAYOUT)
+    }
 }

@@ -2,6 +2,7 @@
 //! printing in the lecture's notation. The constructors live in `construct.rs`.
 
 use super::BasicType;
+use std::borrow::Cow;
 use std::fmt;
 
 /// MPI's type map: the (basic type, byte displacement) pairs of one element, in map order, with
@@ -20,7 +21,8 @@ use std::fmt;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TypeMap {
-    pub(super) entries: Vec<(BasicType, isize)>,
+    /// Borrowed for the maps of basic types and derived structs (static, see `layout.rs`).
+    pub(super) entries: Cow<'static, [(BasicType, isize)]>,
     pub(super) lb: isize,
     pub(super) ub: isize,
     /// The largest alignment of a basic type in the map (at least 1): what MPI rounds the
@@ -31,8 +33,28 @@ pub struct TypeMap {
 impl TypeMap {
     /// The type map of one basic type: `{(basic, 0)}`.
     pub fn basic(basic: BasicType) -> Self {
+        use BasicType::*;
+        let entries: &'static [(BasicType, isize)] = match basic {
+            I8 => &[(I8, 0)],
+            I16 => &[(I16, 0)],
+            I32 => &[(I32, 0)],
+            I64 => &[(I64, 0)],
+            I128 => &[(I128, 0)],
+            Isize => &[(Isize, 0)],
+            U8 => &[(U8, 0)],
+            U16 => &[(U16, 0)],
+            U32 => &[(U32, 0)],
+            U64 => &[(U64, 0)],
+            U128 => &[(U128, 0)],
+            Usize => &[(Usize, 0)],
+            F32 => &[(F32, 0)],
+            F64 => &[(F64, 0)],
+            Bool => &[(Bool, 0)],
+            Char => &[(Char, 0)],
+            Byte => &[(Byte, 0)],
+        };
         TypeMap {
-            entries: vec![(basic, 0)],
+            entries: Cow::Borrowed(entries),
             lb: 0,
             ub: basic.size() as isize,
             align: basic.align(),
@@ -52,7 +74,7 @@ impl TypeMap {
     pub fn from_parts(entries: Vec<(BasicType, isize)>, lb: isize, ub: isize) -> Self {
         let align = entries.iter().map(|(b, _)| b.align()).max().unwrap_or(1);
         TypeMap {
-            entries,
+            entries: Cow::Owned(entries),
             lb,
             ub,
             align,
@@ -125,7 +147,7 @@ impl TypeMap {
     /// equal to the size: then `count` elements are `count * size` contiguous bytes.
     pub fn is_dense(&self) -> bool {
         let mut next = 0isize;
-        for &(b, d) in &self.entries {
+        for &(b, d) in self.entries.iter() {
             if d != next {
                 return false;
             }
