@@ -15,7 +15,7 @@ fn fast_ranks_run_ahead_of_a_slow_one() -> Result<()> {
         rpar::run(p, |w| {
             let r = w.rank();
             for i in 0..200u64 {
-                if r == p - 1 && i % 17 == 0 {
+                if r == p - 1 && i.is_multiple_of(17) {
                     std::thread::sleep(Duration::from_micros(300));
                 }
                 let mut v = [i * 10 + r as u64; 3];
@@ -187,7 +187,7 @@ fn many_ranks_park_and_wake() -> Result<()> {
         let sums = rpar::run(p, |w| {
             let mut total = 0u64;
             for i in 0..30u64 {
-                if (w.rank() as u64 + i) % 11 == 0 {
+                if (w.rank() as u64 + i).is_multiple_of(11) {
                     std::thread::sleep(Duration::from_micros(200));
                 }
                 total += w.allreduce_with(&(w.rank() as u64), Sum, Allreduce::SharedMemory)?;

@@ -40,7 +40,7 @@ use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// Slots per member: how many steps a member may run ahead of the slowest reader.
-pub(crate) const DEPTH: usize = 4;
+pub(crate) const DEPTH: usize = 16;
 
 /// The alignment of slot storage: data of any element type aligned up to this can be read in
 /// place from a slot.
