@@ -132,12 +132,13 @@ impl Call {
     }
 }
 
-/// `rpar::collective::op::Sum` → `Sum`; generic names are kept whole.
+/// `rpar::collective::op::Sum` → `Sum`; generic names are kept whole. (Byte searches, not a
+/// substring search: this runs on every reduction call.)
 fn short_type_name(name: &'static str) -> &'static str {
     if name.contains('<') {
         name
     } else {
-        name.rsplit("::").next().unwrap_or(name)
+        name.rfind(':').map_or(name, |i| &name[i + 1..])
     }
 }
 
