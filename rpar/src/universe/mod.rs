@@ -4,6 +4,7 @@
 //!
 //! Depends on `comm` and `transport`.
 
+mod affinity;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod results;
@@ -15,6 +16,7 @@ use crate::error::Warning;
 use crate::trace::{write_chrome_trace, CommMatrix, Event, MatrixRow, RankTrace};
 use crate::transport::{watchdog, Endpoint, Fabric, Failure};
 use crate::{Error, Result};
+use affinity::Cores;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -38,6 +40,7 @@ pub struct Universe {
     trace: Option<PathBuf>,
     record_matrix: bool,
     poll_budget: Option<Duration>,
+    bind: Option<bool>,
     transport: Transport,
 }
 
@@ -72,6 +75,7 @@ impl Universe {
             trace: None,
             record_matrix: false,
             poll_budget: None,
+            bind: None,
             transport: Transport::Auto,
         }
     }
@@ -157,6 +161,21 @@ impl Universe {
         self
     }
 
+    /// Whether each rank's thread is bound to a core, rank `r` to the `r % c`-th of the `c`
+    /// cores the process may use, as `mpiexec --bind-to core` binds processes. Default: bound
+    /// (Linux; elsewhere binding does nothing); the environment variable `RPAR_BIND=0` turns it
+    /// off. Unbound, the system may start two polling ranks on one core and keep them there.
+    ///
+    /// ```
+    /// let r = rpar::Universe::new(2).bind_ranks(false).run(|world| Ok(world.rank()))?;
+    /// assert_eq!(r, [0, 1]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn bind_ranks(mut self, bind: bool) -> Self {
+        self.bind = Some(bind);
+        self
+    }
+
     /// Number of ranks.
     pub fn ranks(&self) -> usize {
         self.ranks
@@ -224,6 +243,8 @@ impl Universe {
         let program = &program;
         let stop_watch = AtomicBool::new(false);
         let trace_path = self.trace_path();
+        let cores = self.binds().then(Cores::of_process).flatten();
+        let cores = &cores;
         let epoch = Instant::now();
         let outcomes: Vec<RankOutcome<R>> = std::thread::scope(|s| {
             let watchdog = self.deadlock_detection.then(|| {
@@ -240,6 +261,9 @@ impl Universe {
                 let tracing = trace_path.is_some();
                 let matrix = self.record_matrix;
                 let spawned = builder.spawn_scoped(s, move || {
+                    if let Some(cores) = cores {
+                        cores.bind(rank);
+                    }
                     let trace = tracing.then(|| RankTrace::new(rank, epoch));
                     let row = matrix.then(|| MatrixRow::new(n));
                     let ep = Rc::new(Endpoint::new(rank, rx, rank_fabric.clone(), trace, row));
@@ -320,6 +344,12 @@ impl Universe {
         } else {
             DEFAULT_POLL_OVERSUBSCRIBED
         }
+    }
+
+    /// Whether to bind ranks to cores: the builder's choice, else not if `RPAR_BIND=0`.
+    fn binds(&self) -> bool {
+        self.bind
+            .unwrap_or_else(|| std::env::var("RPAR_BIND").map_or(true, |v| v != "0"))
     }
 
     /// Where the trace goes: the builder's path, else `RPAR_TRACE`, else nowhere.
