@@ -46,23 +46,26 @@ const CALL: &str = "allgather";
 /// `Auto` picks by the number of ranks `p` and the total result size `p * m` in bytes
 /// ([`Allgather::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`):
 ///
-/// | ranks `p`      | result `p * m` | algorithm           |
-/// |----------------|----------------|---------------------|
-/// | any            | `< 64 KiB`     | `Ring`              |
-/// | power of two   | `>= 64 KiB`    | `RecursiveDoubling` |
-/// | other          | `>= 64 KiB`    | `Torus`             |
+/// | ranks share memory (in-process) | ranks `p` | result `p * m` | algorithm |
+/// |---|---|---|---|
+/// | yes (equal blocks) | any | any | `SharedMemory` |
+/// | no (recordings, allgatherv; on MPI, `Auto` runs `MPI_Allgather`) | any | `< 64 KiB` | `Ring` |
+/// | no | power of two | `>= 64 KiB` | `RecursiveDoubling` |
+/// | no | other | `>= 64 KiB` | `Torus` |
 ///
-/// With more ranks than cores, small messages cost thread wake-ups, and the ring's chain of
-/// neighbour hand-offs was the fastest or close to it at 4 to 32 ranks (8 B, one call after
-/// each barrier: 70 us against 170 us for recursive doubling at 8 ranks); for large blocks the
-/// fewer, larger steps of recursive doubling and the torus won. On the shared machine the
-/// run-to-run noise of small messages was large (up to 10x), so the rule is rough.
+/// Shared memory against the message-passing rule on the 2-core machine, medians of 7 runs
+/// with nothing else running (microseconds, blocks of `m` bytes; 4 and 8 ranks oversubscribe
+/// the cores): 8 B 0.22 / 1.1 (2 ranks), 4.1 / 21 (4), 11 / 93 (8), 181 / 5022 (64); 64 KiB
+/// 4.1 / 16, 22 / 54, 107 / 265, 12904 / 26284; 1 MiB 58 / 63, 368 / 689, 4282 / 6249. Each
+/// rank copies every other rank's block once, straight from where it was posted. Without shared
+/// memory, small messages cost thread wake-ups when ranks outnumber cores, and the ring's chain
+/// of neighbour hand-offs was the fastest or close to it at 4 to 32 ranks; for large blocks the
+/// fewer, larger steps of recursive doubling and the torus won.
 ///
 /// ```
 /// use rpar::Allgather;
-/// assert_eq!(Allgather::choose(8, 64), Allgather::Ring);
-/// assert_eq!(Allgather::choose(8, 1 << 20), Allgather::RecursiveDoubling);
-/// assert_eq!(Allgather::choose(6, 1 << 20), Allgather::Torus);
+/// assert_eq!(Allgather::choose(8, 64), Allgather::SharedMemory);
+/// assert_eq!(Allgather::choose(6, 1 << 20), Allgather::SharedMemory);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Allgather {
@@ -94,11 +97,12 @@ pub enum Allgather {
 impl Allgather {
     /// The algorithm `Auto` runs for `p` ranks and a result of `total_bytes` (the table above).
     pub fn choose(p: usize, total_bytes: usize) -> Allgather {
-        message_passing(p, total_bytes)
+        let _ = (p, total_bytes); // shared memory won at every size measured
+        Allgather::SharedMemory
     }
 }
 
-/// The message-passing algorithm `Auto` runs where ranks share no memory.
+/// The message-passing algorithm `Auto` runs where ranks share no memory (the table above).
 fn message_passing(p: usize, total_bytes: usize) -> Allgather {
     if total_bytes < 64 * 1024 {
         Allgather::Ring

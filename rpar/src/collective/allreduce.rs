@@ -50,20 +50,24 @@ const CALL: &str = "allreduce";
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by [`Allreduce::select`]: a pure function of the rank count `p` and the bytes
+/// `Auto` picks by [`Allreduce::select`], a pure function of the rank count `p` and the bytes
 /// `n` of each rank's vector (every algorithm keeps rank order, so commutativity does not
 /// matter):
 ///
-/// | p | n | choice |
-/// |---|---|---|
-/// | any | < 4 KiB | `RecursiveDoubling` |
-/// | any | ≥ 4 KiB | `ReduceBcast` |
+/// | ranks share memory (in-process) | p | n | choice |
+/// |---|---|---|---|
+/// | yes | any | any | `SharedMemory` |
+/// | no (recordings; on MPI, `Auto` runs `MPI_Allreduce`) | any | < 4 KiB | `RecursiveDoubling` |
+/// | no | any | ≥ 4 KiB | `ReduceBcast` |
 ///
-/// Tuned on the 2-core development machine with ranks oversubscribing the cores (2 to 32
-/// ranks; 8 B, 64 KiB, 1 MiB): for small vectors the `log2 p` rounds of recursive doubling win;
-/// beyond a few KiB the total work decides, and reduce + broadcast moves and combines the least
-/// data (recursive doubling moves `p log2 p n` bytes); ring and Rabenseifner, which need a core
-/// per rank to pay off, are never the default here.
+/// Tuned on the 2-core development machine. Shared memory against the message-passing rule,
+/// medians of 7 runs with nothing else running (microseconds; 4 and 8 ranks oversubscribe the
+/// cores): 8 B 0.32 / 0.64 (2 ranks), 3.7 / 13.9 (4), 11.3 / 73.8 (8), 175 / 1538 (64);
+/// 64 KiB 16 / 27, 33 / 62, 107 / 293, 1263 / 2804; 1 MiB 143-148 / 121-148 (2 ranks: a tie
+/// within the noise), 288 / 2109, 721 / 2362. Without shared memory, for small vectors the
+/// `log2 p` rounds of recursive doubling win; beyond a few KiB reduce + broadcast moves and
+/// combines the least data (recursive doubling moves `p log2 p n` bytes); ring and
+/// Rabenseifner, which need a core per rank to pay off, were never the fastest here.
 ///
 /// ```
 /// use rpar::{Allreduce, Sum};
@@ -108,16 +112,16 @@ impl Allreduce {
     ///
     /// ```
     /// use rpar::Allreduce;
-    /// assert_eq!(Allreduce::select(4, 8, true), Allreduce::RecursiveDoubling);
-    /// assert_eq!(Allreduce::select(4, 1 << 20, false), Allreduce::ReduceBcast);
+    /// assert_eq!(Allreduce::select(4, 8, true), Allreduce::SharedMemory);
+    /// assert_eq!(Allreduce::select(64, 1 << 20, false), Allreduce::SharedMemory);
     /// ```
     pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Allreduce {
-        let _ = commutative; // every algorithm keeps rank order
-        message_passing(ranks, bytes)
+        let _ = (ranks, bytes, commutative); // shared memory won at every size measured
+        Allreduce::SharedMemory
     }
 }
 
-/// The message-passing algorithm `Auto` runs where ranks share no memory.
+/// The message-passing algorithm `Auto` runs where ranks share no memory (the table above).
 fn message_passing(ranks: usize, bytes: usize) -> Allreduce {
     let _ = ranks; // the crossover did not move with p
     if bytes < 4 * 1024 {

@@ -40,17 +40,22 @@ const CALL: &str = "reduce";
 /// of each rank's input (the operator's commutativity does not change the choice: every
 /// algorithm keeps rank order):
 ///
-/// | p | n | choice |
-/// |---|---|---|
-/// | ≤ 8 | any | `Linear` |
-/// | > 8 | < 8 KiB | `Linear` |
-/// | > 8 | ≥ 8 KiB | `Binomial` |
+/// | ranks share memory (in-process) | p | n | choice |
+/// |---|---|---|---|
+/// | yes | any | any | `SharedMemory` |
+/// | no (recordings; on MPI, `Auto` runs `MPI_Reduce`) | ≤ 8 | any | `Linear` |
+/// | no | > 8 | < 8 KiB | `Linear` |
+/// | no | > 8 | ≥ 8 KiB | `Binomial` |
 ///
-/// Tuned on the 2-core development machine with ranks oversubscribing the cores, where the
-/// total work and the number of thread wake-ups count more than the critical path: the root
-/// draining `p-1` queued messages beat the tree up to 8 ranks at every size and for small
-/// messages up to 32 ranks; Rabenseifner's parallel bandwidth does not pay off on 2 cores, so it
-/// is never the default here (it is on machines with a core per rank).
+/// Tuned on the 2-core development machine. Shared memory against the message-passing rule,
+/// medians of 7 runs with nothing else running (microseconds; 4 and 8 ranks oversubscribe the
+/// cores): 8 B 0.22 / 0.42 (2 ranks), 1.3 / 18 (4), 1.8 / 100 (8), 17 / 554 (64);
+/// 64 KiB 14 / 45, 35 / 43, 68 / 90, 735 / 1903; 256 KiB 42 / 39, 74 / 94, 149 / 239; 1 MiB
+/// 100 / 86 (2 ranks), 189 / 430, 629 / 898. Without shared memory the total work and the
+/// number of thread wake-ups count more than the critical path: the root draining `p-1` queued
+/// messages beat the tree up to 8 ranks at every size and for small messages up to 32 ranks;
+/// Rabenseifner's parallel bandwidth does not pay off on 2 cores, so it is never the default
+/// here (it is on machines with a core per rank).
 ///
 /// ```
 /// use rpar::{Reduce, Sum};
@@ -90,16 +95,16 @@ impl Reduce {
     ///
     /// ```
     /// use rpar::Reduce;
-    /// assert_eq!(Reduce::select(8, 1 << 20, true), Reduce::Linear);
-    /// assert_eq!(Reduce::select(16, 1 << 20, false), Reduce::Binomial);
+    /// assert_eq!(Reduce::select(8, 1 << 20, true), Reduce::SharedMemory);
+    /// assert_eq!(Reduce::select(16, 8, false), Reduce::SharedMemory);
     /// ```
     pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Reduce {
-        let _ = commutative; // every algorithm here keeps rank order at the same cost
-        message_passing(ranks, bytes)
+        let _ = (ranks, bytes, commutative); // shared memory won at every size measured
+        Reduce::SharedMemory
     }
 }
 
-/// The message-passing algorithm `Auto` runs where ranks share no memory.
+/// The message-passing algorithm `Auto` runs where ranks share no memory (the table above).
 fn message_passing(ranks: usize, bytes: usize) -> Reduce {
     if ranks <= 8 || bytes < 8 * 1024 {
         Reduce::Linear
