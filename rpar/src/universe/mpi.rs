@@ -78,7 +78,7 @@ where
     F: Fn(Comm) -> Result<R>,
     R: RunResult,
 {
-    let (fabric, mailboxes) = Fabric::new(processes, universe.poll_budget_for(1));
+    let (fabric, mailboxes) = Fabric::new(processes, universe.polling());
     let fabric = Arc::new(fabric);
     let rx = mailboxes
         .into_iter()
