@@ -158,9 +158,6 @@ pub use rpar_derive::Datatype;
 /// assert_eq!(degrees, vec![3, 1, 1, 1]);
 /// # Ok::<(), rpar::Error>(())
 /// ```
-///
-/// A dim of 0, `periodic` of the wrong length, an edge to a missing node and the like are
-/// compile errors (see `ui-tests/topology/`).
 pub use rpar_derive::topology;
 
 /// Everything a typical rpar program uses: `use rpar::prelude::*;`.
