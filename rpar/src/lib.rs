@@ -93,12 +93,12 @@ pub use universe::{
 /// use rpar::prelude::*;
 ///
 /// let seen = spmd!(ranks = 3, |world| {
-///     let mut notes = Vec::new();
+///     let mut notes: Vec<String> = Vec::new();
 ///     on root {
-///         notes.push("I am the root");
+///         notes.push("I am the root".into());
 ///     }
 ///     on rank(2) {
-///         notes.push("I am the last");
+///         notes.push("I am the last".into());
 ///     }
 ///     world.barrier()?;
 ///     Ok(notes)
