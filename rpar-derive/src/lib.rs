@@ -1,6 +1,8 @@
 //! Procedural macros of rpar. Each entry point is one line: it hands the tokens to a plain
 //! function on `proc_macro2::TokenStream` (unit-testable) and turns a `syn::Error` into
-//! `compile_error!`. Users depend on `rpar`, which re-exports these.
+//! `compile_error!`. Users depend on `rpar`, which re-exports these: `rpar::spmd!`,
+//! `rpar::topology!` and `#[derive(rpar::Datatype)]`. Their examples are in `rpar`'s
+//! documentation, where they run as doc tests against the runtime they expand to.
 
 mod datatype;
 mod spmd;
@@ -8,7 +10,12 @@ mod topology;
 
 use proc_macro::TokenStream;
 
-/// Runs a block on N ranks: `spmd!(ranks = N, |world| { … })`. See `rpar`'s documentation.
+/// The macro behind `rpar::spmd!`: `spmd!(ranks = N, |world| { … })` expands to
+/// `::rpar::Universe::new(N).run(|world: ::rpar::Comm| -> ::rpar::Result<_> { … })`, with each
+/// `on root { … }` / `on rank(k) { … }` in the body rewritten to an `if` on the rank;
+/// `spmd!(topology = T, |grid| { … })` runs `T::SIZE` ranks and builds each rank's topology
+/// communicator with `rpar::Topology::create` first. Use it through `rpar`, whose
+/// documentation has runnable examples.
 #[proc_macro]
 pub fn spmd(input: TokenStream) -> TokenStream {
     spmd::expand(input.into())
@@ -16,14 +23,18 @@ pub fn spmd(input: TokenStream) -> TokenStream {
         .into()
 }
 
-/// `#[derive(Datatype)]`: the type map of a struct, from `core::mem::offset_of!`. See `rpar`'s
-/// `Datatype` trait.
+/// The derive behind `#[derive(rpar::Datatype)]`: an `unsafe impl rpar::Datatype` whose
+/// `LAYOUT` places each field's layout at its `core::mem::offset_of!` offset, extent
+/// `size_of::<Self>()`, with `const` assertions that every field lies inside the struct (and
+/// that `#[rpar(skip)]` fields are zero-sized), so that the type map is a constant checked by
+/// the compiler. Use it through `rpar`, whose `Datatype` trait has runnable examples.
 #[proc_macro_derive(Datatype, attributes(rpar))]
 pub fn derive_datatype(input: TokenStream) -> TokenStream {
     datatype::derive(input.into()).into()
 }
 
-/// Declares virtual topologies as types. See `rpar::Topology`.
+/// The macro behind `rpar::topology!`: declares virtual topologies as types implementing
+/// `rpar::Topology` (runnable examples are in `rpar`'s documentation).
 ///
 /// ```text
 /// topology! {

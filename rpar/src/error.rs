@@ -172,6 +172,22 @@ fn list_warnings(warnings: &[Warning]) -> String {
 
 /// Something a run left behind that is not an error by itself but usually a bug: reported by
 /// [`Universe::run_report`](crate::Universe::run_report), and an error in strict mode.
+///
+/// ```
+/// use rpar::Warning;
+/// let report = rpar::Universe::new(2).run_report(|world| {
+///     if world.rank() == 1 {
+///         world.send(&[1u8, 2, 3][..], 0, 9)?; // rank 0 never receives it
+///     }
+///     Ok(())
+/// })?;
+/// assert_eq!(
+///     report.warnings,
+///     [Warning::Unreceived { to: 0, from: 1, tag: 9, communicator: 0, bytes: 3 }]
+/// );
+/// assert!(report.warnings[0].to_string().contains("was never received"));
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Warning {
@@ -218,6 +234,21 @@ impl fmt::Display for Warning {
 }
 
 /// What one rank was blocked in when a deadlock was found (for [`Error::Deadlock`]).
+///
+/// ```
+/// let err = rpar::run(3, |world| {
+///     if world.rank() < 2 {
+///         world.recv::<u32>(1 - world.rank(), 5)?; // ranks 0 and 1 wait for each other
+///     }
+///     Ok(()) // rank 2 returns
+/// })
+/// .unwrap_err();
+/// let rpar::Error::Deadlock { blocked, finished } = err else { panic!("{err}") };
+/// assert_eq!(finished, [2]);
+/// let b = &blocked[1];
+/// assert_eq!((b.rank, b.call.as_str(), b.peer, b.tag), (1, "recv", Some(0), Some(5)));
+/// assert_eq!(b.to_string(), "rank 1 is blocked in recv with rank 0, tag 5 (communicator 0)");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockedCall {
     /// The rank (in the world).
@@ -277,5 +308,19 @@ impl Error {
     }
 }
 
-/// `Result` with rpar's [`Error`].
+/// `Result` with rpar's [`Error`]: what every fallible rpar call returns, and what a rank's
+/// program returns.
+///
+/// ```
+/// fn checked_sum(world: &rpar::Comm) -> rpar::Result<u64> {
+///     let total = world.allreduce(&(world.rank() as u64), rpar::Sum)?;
+///     if total == 0 && world.size() > 1 {
+///         return Err(rpar::Error::user("the sum cannot be 0"));
+///     }
+///     Ok(total)
+/// }
+/// let sums = rpar::run(4, |world| checked_sum(&world))?;
+/// assert_eq!(sums, vec![6; 4]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -93,12 +93,12 @@ pub use universe::{
 /// use rpar::prelude::*;
 ///
 /// let seen = spmd!(ranks = 3, |world| {
-///     let mut notes = Vec::new();
+///     let mut notes: Vec<String> = Vec::new();
 ///     on root {
-///         notes.push("I am the root");
+///         notes.push("I am the root".into());
 ///     }
 ///     on rank(2) {
-///         notes.push("I am the last");
+///         notes.push("I am the last".into());
 ///     }
 ///     world.barrier()?;
 ///     Ok(notes)
@@ -132,10 +132,50 @@ pub use rpar_derive::spmd;
 pub use rpar_derive::Datatype;
 
 /// `topology! { pub Torus = cart[4, 4] periodic[true, true]; }`: declares virtual topologies
-/// as types; see [`Topology`].
+/// as types; see [`Topology`]. The compile-time counterpart of MPI_Cart_create and
+/// MPI_Graph_create: the shape is checked when the program compiles, and
+/// `spmd!(topology = T, |grid| …)` launches exactly `T::SIZE` ranks, each with its
+/// [`CartComm`] or [`GraphComm`].
+///
+/// ```
+/// use rpar::prelude::*;
+///
+/// topology! {
+///     /// A 2 x 3 grid, periodic along the rows.
+///     pub Grid = cart[2, 3] periodic[false, true];
+///     /// A star of four nodes.
+///     Star = graph { 0: [1, 2, 3], 1: [0], 2: [0], 3: [0] };
+/// }
+/// assert_eq!((Grid::DIMS, Grid::PERIODS, Grid::SIZE), ([2, 3], [false, true], 6));
+/// assert_eq!((Star::INDEX, Star::EDGES), ([3, 4, 5, 6], [1, 2, 3, 0, 0, 0]));
+///
+/// let right = spmd!(topology = Grid, |grid| {
+///     let (_, right) = grid.shift(1, 1)?;
+///     Ok(right.unwrap())
+/// })?;
+/// assert_eq!(right, vec![1, 2, 0, 4, 5, 3]);
+/// let degrees = spmd!(topology = Star, |star| star.neighbors_count(star.rank()))?;
+/// assert_eq!(degrees, vec![3, 1, 1, 1]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub use rpar_derive::topology;
 
-/// Everything a typical rpar program uses.
+/// Everything a typical rpar program uses: `use rpar::prelude::*;`.
+///
+/// ```
+/// use rpar::prelude::*;
+///
+/// #[derive(Datatype, Clone, Copy, Debug, PartialEq)]
+/// struct Point { x: f64, y: f64 }
+///
+/// let max = spmd!(ranks = 3, |world| {
+///     let mine = Point { x: world.rank() as f64, y: 1.0 };
+///     let all = world.allgather(&mine)?;
+///     Ok(all.iter().map(|p| p.x).fold(0.0, f64::max))
+/// })?;
+/// assert_eq!(max, vec![2.0; 3]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub mod prelude {
     pub use crate::{
         spmd, Comm, CommittedType, Datatype, Error, RankResult, Result, ResultLink, Status,

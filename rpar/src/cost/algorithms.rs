@@ -73,7 +73,15 @@ impl Cost {
         }
     }
 
-    /// The time on a one-hop network with `params`.
+    /// The time on a one-hop network with `params`:
+    /// **messages (t_n + t_s) + bytes t_c + reduced gamma**.
+    ///
+    /// ```
+    /// use rpar::cost::{Cost, Params};
+    /// let c = Cost { messages: 3.0, bytes: 3000.0, reduced: 1000.0 };
+    /// let params = Params::new(1.0, 0.5, 0.25, 0.125);
+    /// assert_eq!(c.time(&params), 3.0 * 1.5 + 3000.0 * 0.25 + 1000.0 * 0.125);
+    /// ```
     pub fn time(&self, params: &Params) -> f64 {
         self.messages * (params.t_n + params.t_s)
             + self.bytes * params.t_c
@@ -92,7 +100,20 @@ impl std::ops::Add for Cost {
     }
 }
 
-/// A collective algorithm whose cost the model knows.
+/// A collective algorithm whose cost the model knows. Each variant's doc gives its
+/// alpha-beta-gamma formula; [`Algorithm::cost`] evaluates it.
+///
+/// ```
+/// use rpar::cost::{Algorithm, Params};
+/// let params = Params::hockney(10e-6, 1e-9); // latency-bound for small messages
+/// let (p, small, large) = (64, 8, 1 << 20);
+/// let ring = |m| Algorithm::RingAllgather.time(&params, p, m);
+/// let doubling = |m| Algorithm::RecursiveDoublingAllgather.time(&params, p, m);
+/// assert!(doubling(small)? < ring(small)?); // 6 startups instead of 63
+/// // the bytes are the same, (p - 1) m: for large m the startups matter less and less
+/// assert!(ring(large)? / doubling(large)? < 1.01);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Algorithm {
@@ -173,6 +194,15 @@ fn ceil_log2(p: usize) -> f64 {
 
 impl Algorithm {
     /// Every algorithm the model knows.
+    ///
+    /// ```
+    /// use rpar::cost::Algorithm;
+    /// // every formula is defined for a power-of-two p, and none is free for p > 1
+    /// for alg in Algorithm::ALL {
+    ///     assert!(alg.cost(16, 1024)?.messages > 0.0, "{alg:?}");
+    /// }
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub const ALL: [Algorithm; 25] = [
         Algorithm::BinomialBcast,
         Algorithm::VanDeGeijnBcast,
@@ -202,8 +232,23 @@ impl Algorithm {
     ];
 
     /// The critical-path counts for `p` ranks and `m` bytes (see the variant's doc for what
-    /// `m` is). Errors for `p == 0`, and for recursive-doubling allgather and
-    /// recursive-halving reduce-scatter when `p` is not a power of two.
+    /// `m` is).
+    ///
+    /// Errors: [`Error::InvalidArgument`] for `p == 0`, and for recursive-doubling allgather
+    /// and recursive-halving reduce-scatter when `p` is not a power of two.
+    ///
+    /// ```
+    /// use rpar::cost::Algorithm;
+    /// // van de Geijn: (L + p - 1) alpha + 2 (p-1)/p m beta
+    /// let c = Algorithm::VanDeGeijnBcast.cost(8, 800)?;
+    /// assert_eq!((c.messages, c.bytes, c.reduced), (3.0 + 7.0, 2.0 * 700.0, 0.0));
+    /// // ring allreduce: 2 (p-1) alpha + 2 (p-1)/p m beta + (p-1)/p m gamma
+    /// let c = Algorithm::RingAllreduce.cost(4, 400)?;
+    /// assert_eq!((c.messages, c.bytes, c.reduced), (6.0, 600.0, 300.0));
+    /// assert!(Algorithm::RecursiveDoublingAllgather.cost(6, 8).is_err());
+    /// assert!(Algorithm::BruckAllgather.cost(6, 8).is_ok()); // any p
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn cost(self, p: usize, m: usize) -> Result<Cost> {
         if p == 0 {
             return Err(Error::invalid(
@@ -318,7 +363,19 @@ impl Algorithm {
         })
     }
 
-    /// The predicted time for `p` ranks and `m` bytes with `params`.
+    /// The predicted time for `p` ranks and `m` bytes with `params`:
+    /// [`cost`](Algorithm::cost)`(p, m)` [`.time(params)`](Cost::time).
+    ///
+    /// Errors: those of [`Algorithm::cost`].
+    ///
+    /// ```
+    /// use rpar::cost::{Algorithm, Params};
+    /// let params = Params::new(1.0, 0.0, 0.25, 0.5);
+    /// // binomial reduce: L (alpha + m beta + m gamma)
+    /// assert_eq!(Algorithm::BinomialReduce.time(&params, 8, 4)?, 3.0 * (1.0 + 1.0 + 2.0));
+    /// assert!(Algorithm::TreeBarrier.time(&params, 0, 0).is_err());
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn time(self, params: &Params, p: usize, m: usize) -> Result<f64> {
         Ok(self.cost(p, m)?.time(params))
     }

@@ -22,12 +22,36 @@ use crate::{Comm, Error, Result};
 pub(crate) const CALIBRATE_TAG: i32 = 500;
 
 /// The message sizes [`calibrate`] measures: 0 B and 64 B to 1 MiB by factors of 4.
+///
+/// ```
+/// use rpar::cost::DEFAULT_SIZES;
+/// assert_eq!((DEFAULT_SIZES[0], DEFAULT_SIZES[1], DEFAULT_SIZES[8]), (0, 64, 1 << 20));
+/// assert!(DEFAULT_SIZES[1..].windows(2).all(|w| w[1] == 4 * w[0]));
+/// ```
 pub const DEFAULT_SIZES: [usize; 9] = [0, 64, 256, 1024, 4096, 16384, 65536, 262_144, 1 << 20];
 
-/// The timed round trips per size of [`calibrate`] (the median is kept).
+/// The timed round trips per size of [`calibrate`] (the median is kept), after two untimed
+/// warm-ups. [`calibrate`] is [`calibrate_sizes`] with [`DEFAULT_SIZES`] and this.
+///
+/// ```
+/// use rpar::cost::{calibrate_sizes, DEFAULT_REPS};
+/// // the default repetitions over small messages only
+/// let cal = rpar::run(2, |world| calibrate_sizes(&world, &[0, 256, 1024], DEFAULT_REPS))?;
+/// assert_eq!(cal[0].samples.iter().map(|s| s.0).collect::<Vec<_>>(), [0, 256, 1024]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub const DEFAULT_REPS: usize = 20;
 
 /// What [`calibrate`] measured: the fitted alpha and beta, the fit's R^2, and the samples.
+///
+/// ```
+/// let cal = rpar::run(2, |world| rpar::cost::calibrate_sizes(&world, &[0, 4096, 65536], 5))?;
+/// let cal = &cal[0];
+/// let (a, b, r2) = rpar::cost::fit_line(&cal.samples.iter().map(|&(m, t)| (m as f64, t)).collect::<Vec<_>>());
+/// assert_eq!((cal.alpha, cal.beta, cal.r_squared), (a, b, r2)); // the least-squares line
+/// println!("alpha {:.2e} s, {:.2} GB/s", cal.alpha, 1e-9 / cal.beta);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Calibration {
     /// Fitted startup time in seconds (the intercept).
@@ -60,6 +84,12 @@ impl crate::RankResult for Calibration {
 impl Calibration {
     /// The model parameters: t_n = alpha, t_c = beta, no per-hop time (one process, no network)
     /// and gamma as given.
+    ///
+    /// ```
+    /// use rpar::cost::{Calibration, Params};
+    /// let cal = Calibration { alpha: 2e-6, beta: 1e-9, r_squared: 0.99, samples: vec![] };
+    /// assert_eq!(cal.params(0.5e-9), Params::new(2e-6, 0.0, 1e-9, 0.5e-9));
+    /// ```
     pub fn params(&self, gamma: f64) -> Params {
         Params::new(self.alpha, 0.0, self.beta, gamma)
     }
@@ -96,6 +126,8 @@ pub fn fit_line(points: &[(f64, f64)]) -> (f64, f64, f64) {
 /// same result). Ranks 0 and 1 ping-pong [`DEFAULT_SIZES`], [`DEFAULT_REPS`] round trips each
 /// after two warm-ups; other ranks wait for the result. Needs at least 2 ranks.
 ///
+/// Errors: those of [`calibrate_sizes`].
+///
 /// ```
 /// let cal = rpar::run(2, |world| rpar::cost::calibrate(&world))?;
 /// assert_eq!(cal[0].samples.len(), rpar::cost::DEFAULT_SIZES.len());
@@ -108,6 +140,20 @@ pub fn calibrate(comm: &Comm) -> Result<Calibration> {
 }
 
 /// [`calibrate`] over the message sizes `sizes` (bytes), with `reps` timed round trips each.
+/// Collective: every rank calls it with the same `sizes` and `reps`.
+///
+/// Errors: [`Error::InvalidArgument`] for fewer than 2 ranks, fewer than 2 sizes or 0
+/// repetitions; [`Error::Aborted`] if another rank fails meanwhile.
+///
+/// ```
+/// use rpar::cost::calibrate_sizes;
+/// let cal = rpar::run(3, |world| calibrate_sizes(&world, &[0, 1024, 16384], 4))?;
+/// assert_eq!(cal[0].samples.len(), 3);
+/// assert!(cal.iter().all(|c| *c == cal[0])); // every rank gets rank 0's figures
+/// assert!(rpar::run(1, |world| calibrate_sizes(&world, &[0, 1024], 4)).is_err()); // 1 rank
+/// assert!(rpar::run(2, |world| calibrate_sizes(&world, &[1024], 4)).is_err()); // 1 size
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub fn calibrate_sizes(comm: &Comm, sizes: &[usize], reps: usize) -> Result<Calibration> {
     let p = Channel::size(comm);
     if p < 2 || sizes.len() < 2 || reps == 0 {

@@ -85,6 +85,9 @@ fn square(call: &'static str, net: &Network) -> Result<f64> {
 ///   **(t_n + m t_c) log2 p + 2 t_s (sqrt(p) - 1)**.
 /// * Fully connected: a binomial tree, **(t_n + t_s + m t_c) ceil(log2 p)**.
 ///
+/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a mesh, a torus that is not square,
+/// and, with cut-through, a ring or torus whose node count is not a power of two.
+///
 /// ```
 /// use rpar::cost::{lecture, Network, Params, Switching};
 /// let params = Params::new(1.0, 0.0, 0.01, 0.0);
@@ -125,7 +128,23 @@ pub fn one_to_all_broadcast(
 /// Single-node accumulation (MPI_Reduce), the dual of [`one_to_all_broadcast`]: the same
 /// messages in reverse, and each node on the critical path combines what it receives, m gamma
 /// per combining step — log2 p steps for the tree forms (hypercube, cut-through, fully
-/// connected), one per hop for the store-and-forward ring and torus.
+/// connected), one per hop for the store-and-forward ring and torus. On the hypercube:
+/// **(t_n + t_s + m t_c + m gamma) log2 p**; in general the broadcast's time plus
+/// (combining steps) m gamma.
+///
+/// Errors: those of [`one_to_all_broadcast`].
+///
+/// ```
+/// use rpar::cost::{lecture, Network, Params, Switching};
+/// let params = Params::new(1.0, 0.0, 0.25, 0.5);
+/// let sf = Switching::StoreAndForward;
+/// let t = lecture::single_node_accumulation(&params, &Network::hypercube(3), sf, 4)?;
+/// assert_eq!(t, (1.0 + 1.0 + 2.0) * 3.0); // (t_n + m t_c + m gamma) log2 p
+/// let bcast = lecture::one_to_all_broadcast(&params, &Network::hypercube(3), sf, 4)?;
+/// assert_eq!(t - bcast, 3.0 * 4.0 * 0.5); // the dual, plus log2 p combines
+/// assert!(lecture::single_node_accumulation(&params, &Network::mesh(2, 2), sf, 4).is_err());
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub fn single_node_accumulation(
     params: &Params,
     net: &Network,
@@ -152,6 +171,20 @@ pub fn single_node_accumulation(
 ///   **2 (t_n + t_s)(sqrt(p) - 1) + m t_c (p - 1)**.
 /// * Hypercube (and fully connected, p a power of two): recursive doubling, log2 p exchanges,
 ///   the i-th of 2^i m bytes: **(t_n + t_s) log2 p + m t_c (p - 1)**.
+///
+/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a mesh, a torus that is not
+/// square, or a fully connected network whose node count is not a power of two.
+///
+/// ```
+/// use rpar::cost::{lecture, Network, Params, Switching};
+/// let params = Params::new(1.0, 0.0, 0.25, 0.0);
+/// let ct = Switching::CutThrough;
+/// let ring = lecture::all_to_all_broadcast(&params, &Network::ring(8), ct, 4)?;
+/// assert_eq!(ring, (1.0 + 1.0) * 7.0); // (t_n + t_s + m t_c)(p - 1)
+/// let cube = lecture::all_to_all_broadcast(&params, &Network::hypercube(3), ct, 4)?;
+/// assert_eq!(cube, 1.0 * 3.0 + 1.0 * 7.0); // (t_n + t_s) log2 p + m t_c (p - 1)
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub fn all_to_all_broadcast(
     params: &Params,
     net: &Network,
@@ -177,6 +210,17 @@ pub fn all_to_all_broadcast(
 /// All-reduce (MPI_Allreduce) on the hypercube (or fully connected, p a power of two): log2 p
 /// exchanges of m bytes across the dimensions, each followed by a combine:
 /// **(t_n + t_s + m t_c + m gamma) log2 p**.
+///
+/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a network that is not a
+/// hypercube or fully connected, or a node count that is not a power of two.
+///
+/// ```
+/// use rpar::cost::{lecture, Network, Params};
+/// let params = Params::new(1.0, 0.0, 0.25, 0.5);
+/// assert_eq!(lecture::all_reduce(&params, &Network::hypercube(4), 4)?, (1.0 + 1.0 + 2.0) * 4.0);
+/// assert!(lecture::all_reduce(&params, &Network::ring(16), 4).is_err()); // no closed form
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub fn all_reduce(params: &Params, net: &Network, m: usize) -> Result<f64> {
     const CALL: &str = "lecture::all_reduce";
     hypercube_like(CALL, net)?;
@@ -193,6 +237,20 @@ pub fn all_reduce(params: &Params, net: &Network, m: usize) -> Result<f64> {
 /// Prefix sums (MPI_Scan) on the hypercube: the all-reduce exchange pattern; in each step a
 /// node adds the incoming sum into the sum it forwards and, if the partner is lower, into its
 /// result — two combines on the worst node: **(t_n + t_s + m t_c + 2 m gamma) log2 p**.
+///
+/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a network that is not a
+/// hypercube or fully connected, or a node count that is not a power of two.
+///
+/// ```
+/// use rpar::cost::{lecture, Network, Params};
+/// let params = Params::new(1.0, 0.0, 0.25, 0.5);
+/// let cube = Network::hypercube(4);
+/// assert_eq!(lecture::prefix_sums(&params, &cube, 4)?, (1.0 + 1.0 + 4.0) * 4.0);
+/// // one combine per step more than the all-reduce
+/// let extra = lecture::prefix_sums(&params, &cube, 4)? - lecture::all_reduce(&params, &cube, 4)?;
+/// assert_eq!(extra, 4.0 * 4.0 * 0.5);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub fn prefix_sums(params: &Params, net: &Network, m: usize) -> Result<f64> {
     const CALL: &str = "lecture::prefix_sums";
     hypercube_like(CALL, net)?;
@@ -210,6 +268,17 @@ pub fn prefix_sums(params: &Params, net: &Network, m: usize) -> Result<f64> {
 /// connected, p a power of two), `m` bytes per node: log2 p steps, in step i a holder sends
 /// half of its p/2^i blocks across dimension i; m (p/2 + p/4 + … + 1) bytes in all:
 /// **(t_n + t_s) log2 p + m t_c (p - 1)**.
+///
+/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a network that is not a
+/// hypercube or fully connected, or a node count that is not a power of two.
+///
+/// ```
+/// use rpar::cost::{lecture, Network, Params};
+/// let params = Params::new(1.0, 0.0, 0.25, 0.0);
+/// assert_eq!(lecture::scatter(&params, &Network::hypercube(3), 4)?, 1.0 * 3.0 + 1.0 * 7.0);
+/// assert!(lecture::scatter(&params, &Network::fully_connected(6), 4).is_err()); // 6 = no 2^k
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub fn scatter(params: &Params, net: &Network, m: usize) -> Result<f64> {
     const CALL: &str = "lecture::scatter";
     hypercube_like(CALL, net)?;
@@ -241,6 +310,20 @@ fn hypercube_like(call: &'static str, net: &Network) -> Result<()> {
 ///   under e-cube routing), hops summing to (p/2) log2 p:
 ///   **(t_n + m t_c)(p - 1) + t_s (p/2) log2 p**.
 /// * Fully connected: p - 1 direct exchanges, **(t_n + t_s + m t_c)(p - 1)**.
+///
+/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a mesh or a torus that is not
+/// square.
+///
+/// ```
+/// use rpar::cost::{lecture, Network, Params, Switching::*};
+/// let params = Params::new(1.0, 0.5, 0.25, 0.0);
+/// let cube = Network::hypercube(3);
+/// // store-and-forward: log2 p exchanges of p/2 blocks
+/// assert_eq!(lecture::all_to_all_personalized(&params, &cube, StoreAndForward, 4)?, (1.5 + 4.0) * 3.0);
+/// // cut-through: p - 1 direct messages, (p/2) log2 p hops in all
+/// assert_eq!(lecture::all_to_all_personalized(&params, &cube, CutThrough, 4)?, 2.0 * 7.0 + 0.5 * 12.0);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub fn all_to_all_personalized(
     params: &Params,
     net: &Network,
@@ -284,6 +367,20 @@ pub fn all_to_all_personalized(
 ///   messages of one shift share no link (the simulator checks this), so the time is one
 ///   message over the longest route: **t_n + m t_c + t_s h**, h = max over i of the Hamming
 ///   distance of i and (i + q) mod p (at most log2 p).
+///
+/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a network that is not a square
+/// torus or a hypercube.
+///
+/// ```
+/// use rpar::cost::{lecture, Network, Params, Switching::*};
+/// let params = Params::new(1.0, 0.0, 0.25, 0.0); // one neighbour step of 4 bytes: 2.0
+/// // 4 x 4 torus, q = 5: one row step, its compensating column step, one column step
+/// assert_eq!(lecture::circular_shift(&params, &Network::torus(4, 4), CutThrough, 4, 5)?, 3.0 * 2.0);
+/// // 16-node hypercube, q = 9 = 8 + 1 upwards: 2 + 1 neighbour steps
+/// assert_eq!(lecture::circular_shift(&params, &Network::hypercube(4), StoreAndForward, 4, 9)?, 3.0 * 2.0);
+/// assert!(lecture::circular_shift(&params, &Network::ring(16), CutThrough, 4, 1).is_err());
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub fn circular_shift(
     params: &Params,
     net: &Network,
@@ -325,12 +422,27 @@ pub fn circular_shift(
 
 /// The N-body program's gather of all bodies with the ring scheme: p - 1 steps, each node
 /// passes `m` bytes to its neighbour: **(p - 1)(alpha + m beta)**.
+///
+/// ```
+/// use rpar::cost::{lecture, Params};
+/// let params = Params::hockney(1.0, 0.25);
+/// assert_eq!(lecture::nbody_gather_ring(&params, 4, 4), 3.0 * (1.0 + 1.0));
+/// ```
 pub fn nbody_gather_ring(params: &Params, p: usize, m: usize) -> f64 {
     p.saturating_sub(1) as f64 * (params.alpha() + m as f64 * params.beta())
 }
 
 /// The N-body gather with recursive doubling (Bruck's algorithm for p not a power of two):
-/// ceil(log2 p) steps, (p - 1) m bytes in all: **alpha log2 p + (p - 1) m beta**.
+/// ceil(log2 p) steps, (p - 1) m bytes in all: **alpha ceil(log2 p) + (p - 1) m beta**.
+///
+/// ```
+/// use rpar::cost::{lecture, Params};
+/// let params = Params::hockney(1.0, 0.25);
+/// assert_eq!(lecture::nbody_gather_doubling(&params, 4, 4), 2.0 + 3.0);
+/// assert_eq!(lecture::nbody_gather_doubling(&params, 5, 4), 3.0 + 4.0); // Bruck: ceil(log2 5) = 3
+/// // the same bytes as the ring scheme, fewer startups
+/// assert!(lecture::nbody_gather_doubling(&params, 64, 4) < lecture::nbody_gather_ring(&params, 64, 4));
+/// ```
 pub fn nbody_gather_doubling(params: &Params, p: usize, m: usize) -> f64 {
     params.alpha() * ceil_log2(p) + p.saturating_sub(1) as f64 * m as f64 * params.beta()
 }

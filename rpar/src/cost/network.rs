@@ -50,7 +50,17 @@ pub enum Network {
     },
 }
 
-/// A directed link between two neighbouring nodes.
+/// A directed link between two neighbouring nodes: what [`Network::route`] returns, hop by hop.
+///
+/// ```
+/// use rpar::cost::{Link, Network};
+/// // XY routing on a 3 x 3 mesh: along the row first, then down the column
+/// let route = Network::mesh(3, 3).route(0, 8)?;
+/// let nodes: Vec<usize> = route.iter().map(|l: &Link| l.to).collect();
+/// assert_eq!(nodes, [1, 2, 5, 8]);
+/// assert_eq!(route[0], Link { from: 0, to: 1 });
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Link {
     /// The node the link leaves.
@@ -60,6 +70,15 @@ pub struct Link {
 }
 
 /// Whether a node forwards a message after it has all of it, or as soon as its header arrives.
+///
+/// ```
+/// use rpar::cost::{Params, Switching};
+/// let p = Params::new(0.0, 1.0, 0.0625, 0.0);
+/// // 160 bytes (10 time units) over 5 hops: store-and-forward pays the transfer on every hop
+/// let sf = p.point_to_point(160, 5, Switching::StoreAndForward);
+/// let ct = p.point_to_point(160, 5, Switching::CutThrough);
+/// assert_eq!((sf, ct), ((10.0 + 1.0) * 5.0, 10.0 + 5.0));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Switching {
     /// Each hop receives the whole message before passing it on: t_n + (m t_c + t_s) l.
@@ -98,21 +117,44 @@ fn dim_steps(a: usize, b: usize, n: usize, wrap: bool) -> (isize, usize) {
 
 impl Network {
     /// A ring of `nodes` nodes.
+    ///
+    /// ```
+    /// use rpar::cost::Network;
+    /// let ring = Network::ring(8);
+    /// assert_eq!((ring.nodes(), ring.diameter()), (8, 4));
+    /// assert_eq!(ring.distance(1, 7), 2); // the shorter way round
+    /// ```
     pub fn ring(nodes: usize) -> Self {
         Network::Ring { nodes }
     }
 
     /// A `rows` x `cols` mesh (no wraparound).
+    ///
+    /// ```
+    /// use rpar::cost::Network;
+    /// let mesh = Network::mesh(3, 4);
+    /// assert_eq!((mesh.nodes(), mesh.diameter()), (12, 2 + 3));
+    /// assert_eq!(mesh.distance(0, 11), 5); // corner to corner
+    /// ```
     pub fn mesh(rows: usize, cols: usize) -> Self {
         Network::Mesh { rows, cols }
     }
 
     /// A `rows` x `cols` torus (wraparound in both dimensions).
+    ///
+    /// ```
+    /// use rpar::cost::Network;
+    /// let torus = Network::torus(3, 4);
+    /// assert_eq!((torus.nodes(), torus.diameter()), (12, 1 + 2));
+    /// assert_eq!(torus.distance(0, 11), 2); // one step back in each dimension
+    /// ```
     pub fn torus(rows: usize, cols: usize) -> Self {
         Network::Torus { rows, cols }
     }
 
     /// A square sqrt(p) x sqrt(p) torus; `p` must be a perfect square.
+    ///
+    /// Errors: [`Error::InvalidArgument`] if `p` is not a perfect square.
     ///
     /// ```
     /// assert_eq!(rpar::cost::Network::square_torus(64)?, rpar::cost::Network::torus(8, 8));
@@ -129,11 +171,27 @@ impl Network {
     }
 
     /// A hypercube of dimension `dim` (2^dim nodes).
+    ///
+    /// ```
+    /// use rpar::cost::Network;
+    /// let cube = Network::hypercube(4);
+    /// assert_eq!((cube.nodes(), cube.diameter()), (16, 4));
+    /// assert_eq!(cube.distance(0b0101, 0b0110), 2); // the Hamming distance
+    /// ```
     pub fn hypercube(dim: u32) -> Self {
         Network::Hypercube { dim }
     }
 
     /// The hypercube of `p` nodes; `p` must be a power of two.
+    ///
+    /// Errors: [`Error::InvalidArgument`] if `p` is not a power of two.
+    ///
+    /// ```
+    /// use rpar::cost::Network;
+    /// assert_eq!(Network::hypercube_of(64)?, Network::hypercube(6));
+    /// assert!(Network::hypercube_of(48).is_err());
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn hypercube_of(p: usize) -> Result<Self> {
         exact_log2(p).map(Network::hypercube).ok_or_else(|| {
             Error::invalid(
@@ -144,11 +202,23 @@ impl Network {
     }
 
     /// A fully connected network of `nodes` nodes.
+    ///
+    /// ```
+    /// use rpar::cost::Network;
+    /// let full = Network::fully_connected(5);
+    /// assert_eq!((full.diameter(), full.distance(1, 4), full.distance(2, 2)), (1, 1, 0));
+    /// ```
     pub fn fully_connected(nodes: usize) -> Self {
         Network::FullyConnected { nodes }
     }
 
-    /// Number of nodes.
+    /// Number of nodes (`usize::MAX` for a hypercube too large to count).
+    ///
+    /// ```
+    /// use rpar::cost::Network;
+    /// assert_eq!(Network::torus(4, 8).nodes(), 32);
+    /// assert_eq!(Network::hypercube(10).nodes(), 1024);
+    /// ```
     pub fn nodes(&self) -> usize {
         match *self {
             Network::Ring { nodes } | Network::FullyConnected { nodes } => nodes,
@@ -160,6 +230,15 @@ impl Network {
     /// Largest distance between two nodes, in hops: ring floor(p/2), mesh (rows-1)+(cols-1),
     /// torus floor(rows/2)+floor(cols/2) (2 floor(sqrt(p)/2) when square), hypercube log2 p,
     /// fully connected 1 (0 for one node).
+    ///
+    /// ```
+    /// use rpar::cost::Network;
+    /// let p = 64;
+    /// assert_eq!(Network::ring(p).diameter(), 32);
+    /// assert_eq!(Network::square_torus(p)?.diameter(), 8);
+    /// assert_eq!(Network::hypercube_of(p)?.diameter(), 6);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn diameter(&self) -> usize {
         match *self {
             Network::Ring { nodes } => nodes / 2,
@@ -172,6 +251,15 @@ impl Network {
 
     /// Number of hops of the route from `a` to `b` (which is a shortest path on every network);
     /// for nodes out of range the value is meaningless ([`Network::route`] checks them).
+    ///
+    /// ```
+    /// use rpar::cost::Network;
+    /// let torus = Network::torus(4, 4);
+    /// assert_eq!(torus.distance(0, 15), 2); // wraps in both dimensions
+    /// assert_eq!(torus.distance(5, 5), 0);
+    /// assert_eq!(torus.distance(0, 10), torus.route(0, 10)?.len());
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn distance(&self, a: usize, b: usize) -> usize {
         match *self {
             Network::Ring { nodes } => dim_steps(a, b, nodes, true).1,
@@ -211,6 +299,8 @@ impl Network {
     /// (ties go up); mesh and torus: XY routing — all of X (columns) first, then Y (rows), the
     /// shorter way round on a torus; hypercube: e-cube — differing address bits corrected from
     /// the lowest to the highest; fully connected: the direct link.
+    ///
+    /// Errors: [`Error::InvalidArgument`] if `from` or `to` is not a node of the network.
     ///
     /// ```
     /// use rpar::cost::{Link, Network};
@@ -274,6 +364,12 @@ pub fn gray(i: usize) -> usize {
 }
 
 /// The inverse of [`gray`]: the ring position of hypercube node `g`.
+///
+/// ```
+/// use rpar::cost::{gray, gray_inverse};
+/// assert_eq!(gray_inverse(0b110), 4); // gray(4) = 0b110
+/// assert!((0..256).all(|g| gray(gray_inverse(g)) == g));
+/// ```
 pub fn gray_inverse(mut g: usize) -> usize {
     let mut i = 0;
     while g != 0 {

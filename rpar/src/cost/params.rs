@@ -33,7 +33,14 @@ pub struct Params {
 }
 
 impl Params {
-    /// The constants t_n, t_s, t_c and gamma.
+    /// The constants t_n, t_s, t_c and gamma, in seconds (per byte for t_c and gamma).
+    ///
+    /// ```
+    /// use rpar::cost::Params;
+    /// // 2 us startup, 0.1 us per hop, 1 GB/s links, 0.5 ns per byte reduced
+    /// let p = Params::new(2e-6, 0.1e-6, 1e-9, 0.5e-9);
+    /// assert_eq!((p.t_n, p.t_s, p.t_c, p.gamma), (2e-6, 0.1e-6, 1e-9, 0.5e-9));
+    /// ```
     pub fn new(t_n: f64, t_s: f64, t_c: f64, gamma: f64) -> Self {
         Params {
             t_n,
@@ -43,22 +50,54 @@ impl Params {
         }
     }
 
-    /// Hockney's model: startup `alpha`, per-byte `beta`, no per-hop or reduction time.
+    /// Hockney's model: startup `alpha`, per-byte `beta`, no per-hop or reduction time. A
+    /// message of `m` bytes then costs **alpha + m beta** over any number of hops with
+    /// cut-through switching.
+    ///
+    /// ```
+    /// use rpar::cost::{Params, Switching};
+    /// let p = Params::hockney(1e-6, 1e-9);
+    /// assert_eq!(p, Params::new(1e-6, 0.0, 1e-9, 0.0));
+    /// assert_eq!(p.point_to_point(1000, 5, Switching::CutThrough), 1e-6 + 1000.0 * 1e-9);
+    /// ```
     pub fn hockney(alpha: f64, beta: f64) -> Self {
         Params::new(alpha, 0.0, beta, 0.0)
     }
 
     /// alpha, the startup time (= t_n).
+    ///
+    /// ```
+    /// let p = rpar::cost::Params::hockney(3e-6, 2e-9);
+    /// assert_eq!((p.alpha(), p.t_n), (3e-6, 3e-6));
+    /// ```
     pub fn alpha(&self) -> f64 {
         self.t_n
     }
 
-    /// beta, the per-byte time (= t_c).
+    /// beta, the per-byte time (= t_c, 1 / bandwidth).
+    ///
+    /// ```
+    /// let p = rpar::cost::Params::hockney(3e-6, 0.5e-9);
+    /// assert_eq!((p.beta(), p.t_c), (0.5e-9, 0.5e-9)); // 2 GB/s
+    /// ```
     pub fn beta(&self) -> f64 {
         self.t_c
     }
 
-    /// Time of one `m`-byte message over `hops` links.
+    /// Time of one `m`-byte message over `hops` links `l`: **t_n + (m t_c + t_s) l** with
+    /// store-and-forward switching, **t_n + m t_c + t_s l** with cut-through.
+    ///
+    /// ```
+    /// use rpar::cost::{Params, Switching};
+    /// let p = Params::new(1.0, 0.5, 0.25, 0.0);
+    /// assert_eq!(p.point_to_point(8, 4, Switching::StoreAndForward), 1.0 + (2.0 + 0.5) * 4.0);
+    /// assert_eq!(p.point_to_point(8, 4, Switching::CutThrough), 1.0 + 2.0 + 0.5 * 4.0);
+    /// // one hop: the two agree
+    /// assert_eq!(
+    ///     p.point_to_point(8, 1, Switching::StoreAndForward),
+    ///     p.point_to_point(8, 1, Switching::CutThrough)
+    /// );
+    /// ```
     pub fn point_to_point(&self, m: usize, hops: usize, switching: Switching) -> f64 {
         let (m, l) = (m as f64, hops as f64);
         match switching {
@@ -69,6 +108,15 @@ impl Params {
 
     /// Worst case of [`Params::point_to_point`] on `network`: `l` is its diameter (ring
     /// floor(p/2), 2-D torus 2 floor(sqrt(p)/2), hypercube log2 p).
+    ///
+    /// ```
+    /// use rpar::cost::{Network, Params, Switching};
+    /// let p = Params::new(1.0, 0.5, 0.25, 0.0);
+    /// let sf = Switching::StoreAndForward;
+    /// // a ring of 8: the far side is 4 hops away
+    /// assert_eq!(p.worst_point_to_point(8, &Network::ring(8), sf), p.point_to_point(8, 4, sf));
+    /// assert_eq!(p.worst_point_to_point(8, &Network::hypercube(3), sf), p.point_to_point(8, 3, sf));
+    /// ```
     pub fn worst_point_to_point(&self, m: usize, network: &Network, switching: Switching) -> f64 {
         self.point_to_point(m, network.diameter(), switching)
     }

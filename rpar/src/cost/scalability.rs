@@ -13,22 +13,51 @@
 
 use crate::{Error, Result};
 
-/// Speedup T_1 / T_p.
+/// Speedup **S = T_1 / T_p**.
+///
+/// ```
+/// assert_eq!(rpar::cost::speedup(100.0, 25.0), 4.0);
+/// ```
 pub fn speedup(t1: f64, tp: f64) -> f64 {
     t1 / tp
 }
 
-/// Efficiency T_1 / (p T_p).
+/// Efficiency **E = S / p = T_1 / (p T_p)**.
+///
+/// ```
+/// // a speedup of 4 on 8 ranks
+/// assert_eq!(rpar::cost::efficiency(100.0, 25.0, 8), 0.5);
+/// ```
 pub fn efficiency(t1: f64, tp: f64, p: usize) -> f64 {
     t1 / (p as f64 * tp)
 }
 
-/// Total overhead T_0 = p T_p - T_1: the time all ranks together spend on top of the serial work.
+/// Total overhead **T_0 = p T_p - T_1**: the time all ranks together spend on top of the serial
+/// work.
+///
+/// ```
+/// use rpar::cost::{efficiency, total_overhead};
+/// let (t1, tp, p) = (100.0, 25.0, 8);
+/// assert_eq!(total_overhead(t1, tp, p), 100.0);
+/// // E = T_1 / (T_1 + T_0)
+/// assert_eq!(efficiency(t1, tp, p), t1 / (t1 + total_overhead(t1, tp, p)));
+/// ```
 pub fn total_overhead(t1: f64, tp: f64, p: usize) -> f64 {
     p as f64 * tp - t1
 }
 
-/// The isoefficiency constant K = e / (1 - e), for 0 < e < 1.
+/// The isoefficiency constant **K = e / (1 - e)**, for 0 < e < 1: efficiency `e` holds exactly
+/// when W = K T_0(W, p).
+///
+/// Errors: [`Error::InvalidArgument`] unless 0 < `e` < 1.
+///
+/// ```
+/// use rpar::cost::isoefficiency_constant;
+/// assert_eq!(isoefficiency_constant(0.5)?, 1.0);
+/// assert_eq!(isoefficiency_constant(0.75)?, 3.0);
+/// assert!(isoefficiency_constant(1.0).is_err());
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub fn isoefficiency_constant(e: f64) -> Result<f64> {
     if e > 0.0 && e < 1.0 {
         Ok(e / (1.0 - e))
@@ -54,21 +83,49 @@ pub fn isoefficiency_constant(e: f64) -> Result<f64> {
 /// ```
 pub trait ScalingModel {
     /// T_1 of a problem of size `w`.
+    ///
+    /// ```
+    /// use rpar::cost::{ScalingModel, SumOfNumbers};
+    /// assert_eq!(SumOfNumbers.serial_time(64.0), 64.0);
+    /// ```
     fn serial_time(&self, w: f64) -> f64;
+
     /// T_p of a problem of size `w` on `p` ranks.
+    ///
+    /// ```
+    /// use rpar::cost::{ScalingModel, SumOfNumbers};
+    /// assert_eq!(SumOfNumbers.parallel_time(64.0, 16), 64.0 / 16.0 + 4.0); // n/p + log2 p
+    /// ```
     fn parallel_time(&self, w: f64, p: usize) -> f64;
 
-    /// Speedup at size `w` on `p` ranks.
+    /// Speedup at size `w` on `p` ranks: **T_1(w) / T_p(w)**.
+    ///
+    /// ```
+    /// use rpar::cost::{ScalingModel, SumOfNumbers};
+    /// assert_eq!(SumOfNumbers.speedup(64.0, 16), 64.0 / 8.0);
+    /// ```
     fn speedup(&self, w: f64, p: usize) -> f64 {
         speedup(self.serial_time(w), self.parallel_time(w, p))
     }
 
-    /// Efficiency at size `w` on `p` ranks.
+    /// Efficiency at size `w` on `p` ranks: **T_1(w) / (p T_p(w))**.
+    ///
+    /// ```
+    /// use rpar::cost::{ScalingModel, SumOfNumbers};
+    /// assert_eq!(SumOfNumbers.efficiency(64.0, 16), 0.5);
+    /// assert!(SumOfNumbers.efficiency(640.0, 16) > 0.9); // larger problems scale better
+    /// ```
     fn efficiency(&self, w: f64, p: usize) -> f64 {
         efficiency(self.serial_time(w), self.parallel_time(w, p), p)
     }
 
-    /// Total overhead T_0 at size `w` on `p` ranks.
+    /// Total overhead at size `w` on `p` ranks: **T_0 = p T_p(w) - T_1(w)**.
+    ///
+    /// ```
+    /// use rpar::cost::{ScalingModel, SumOfNumbers};
+    /// assert_eq!(SumOfNumbers.overhead(64.0, 16), 16.0 * 4.0); // p log2 p, whatever n
+    /// assert_eq!(SumOfNumbers.overhead(6400.0, 16), 16.0 * 4.0);
+    /// ```
     fn overhead(&self, w: f64, p: usize) -> f64 {
         total_overhead(self.serial_time(w), self.parallel_time(w, p), p)
     }
@@ -76,6 +133,18 @@ pub trait ScalingModel {
     /// The isoefficiency function: the problem size W at which the efficiency on `p` ranks is
     /// exactly `e`, the root of W = K T_0(W, p). Assumes the efficiency grows with W (errors if
     /// no W up to 2^1000 reaches `e`).
+    ///
+    /// Errors: [`Error::InvalidArgument`] unless 0 < `e` < 1, or if no problem size reaches `e`.
+    ///
+    /// ```
+    /// use rpar::cost::{ScalingModel, SumOfNumbers};
+    /// // W = K p log2 p with K = 1 for e = 0.5
+    /// let w = SumOfNumbers.isoefficiency(0.5, 16)?;
+    /// assert!((w - 16.0 * 4.0).abs() < 1e-9);
+    /// let w = SumOfNumbers.isoefficiency(0.5, 32)?;
+    /// assert!((w - 32.0 * 5.0).abs() < 1e-9);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     fn isoefficiency(&self, e: f64, p: usize) -> Result<f64> {
         let k = isoefficiency_constant(e)?;
         let gap = |w: f64| w - k * self.overhead(w, p);
@@ -105,6 +174,15 @@ pub trait ScalingModel {
     }
 
     /// The smallest whole problem size with efficiency at least `e` on `p` ranks.
+    ///
+    /// Errors: those of [`ScalingModel::isoefficiency`].
+    ///
+    /// ```
+    /// use rpar::cost::{ScalingModel, SumOfNumbers};
+    /// assert_eq!(SumOfNumbers.min_problem_size(0.5, 32)?, 160);
+    /// assert_eq!(SumOfNumbers.min_problem_size(0.8, 16)?, 256); // K = 4: 4 * 16 * 4
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     fn min_problem_size(&self, e: f64, p: usize) -> Result<u64> {
         let w = self.isoefficiency(e, p)?;
         // The real root, rounded up; step down while the smaller size still reaches `e`
@@ -120,7 +198,17 @@ pub trait ScalingModel {
     }
 }
 
-/// The lecture's sum of n numbers on p ranks: T_1 = n, T_p = n/p + log2 p.
+/// The lecture's sum of n numbers on p ranks: **T_1 = n, T_p = n/p + log2 p**, so
+/// T_0 = p log2 p and the isoefficiency function is W = K p log2 p.
+///
+/// ```
+/// use rpar::cost::{ScalingModel, SumOfNumbers};
+/// // to hold E = 0.5, n must grow as p log2 p: 64 numbers on 16 ranks, 160 on 32
+/// assert_eq!(SumOfNumbers.min_problem_size(0.5, 16)?, 64);
+/// assert_eq!(SumOfNumbers.min_problem_size(0.5, 32)?, 160);
+/// assert_eq!(SumOfNumbers.efficiency(160.0, 32), 0.5);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SumOfNumbers;
 

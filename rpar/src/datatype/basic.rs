@@ -5,6 +5,14 @@ use std::fmt;
 /// A predefined element type: the building block of every [`TypeMap`](super::TypeMap).
 ///
 /// Prints as its Rust name (`f64`, `i32`, …), the lecture's notation for type maps.
+///
+/// ```
+/// use rpar::{BasicType, Datatype};
+/// assert_eq!(f64::type_map().entries(), [(BasicType::F64, 0)]);
+/// assert_eq!(BasicType::I32.to_string(), "i32");
+/// let pair = <(u8, f32)>::type_map();
+/// assert_eq!(pair.signature().collect::<Vec<_>>(), [BasicType::U8, BasicType::F32]);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum BasicType {
@@ -63,6 +71,13 @@ impl BasicType {
     }
 
     /// Alignment in bytes, as Rust (and the C ABI) lays the type out.
+    ///
+    /// ```
+    /// use rpar::BasicType;
+    /// assert_eq!(BasicType::I16.align(), std::mem::align_of::<i16>());
+    /// assert_eq!(BasicType::F64.align(), std::mem::align_of::<f64>());
+    /// assert_eq!(BasicType::Byte.align(), 1);
+    /// ```
     pub const fn align(self) -> usize {
         use BasicType::*;
         match self {
@@ -75,7 +90,13 @@ impl BasicType {
         }
     }
 
-    /// The Rust name of the type, as printed in type maps.
+    /// The Rust name of the type, as printed in type maps (`byte` for [`BasicType::Byte`]).
+    ///
+    /// ```
+    /// use rpar::BasicType;
+    /// assert_eq!(BasicType::U64.name(), "u64");
+    /// assert_eq!(BasicType::Byte.name(), "byte");
+    /// ```
     pub const fn name(self) -> &'static str {
         use BasicType::*;
         match self {
@@ -100,6 +121,14 @@ impl BasicType {
     }
 
     /// Whether every bit pattern of the type's bytes is a valid value (false for `bool`, `char`).
+    /// Bytes received or unpacked into a type where this is false are validated first.
+    ///
+    /// ```
+    /// use rpar::BasicType;
+    /// assert!(BasicType::F32.all_bit_patterns_valid());
+    /// assert!(!BasicType::Bool.all_bit_patterns_valid()); // only 0 and 1
+    /// assert!(!BasicType::Char.all_bit_patterns_valid()); // no surrogates, nothing past U+10FFFF
+    /// ```
     pub const fn all_bit_patterns_valid(self) -> bool {
         !matches!(self, BasicType::Bool | BasicType::Char)
     }

@@ -87,6 +87,18 @@ impl fmt::Display for CommittedType {
 impl TypeMap {
     /// Commits the type (MPI_Type_commit): compiles it into merged contiguous byte segments so
     /// that it can be used to pack and to communicate. The type map itself stays usable.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// // every other f64 of a row of 8: four separate 8-byte segments
+    /// let map = TypeMap::vector(4, 1, 2, &f64::type_map())?;
+    /// let strided = map.commit();
+    /// assert_eq!((strided.size(), strided.segments()), (32, 4));
+    /// assert_eq!(strided.type_map(), &map);
+    /// let packed = strided.pack_to_vec(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], 1)?;
+    /// assert_eq!(packed.len(), 32);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn commit(&self) -> CommittedType {
         CommittedType {
             inner: Arc::new(Compiled::new(self.clone())),
@@ -298,16 +310,40 @@ fn push_block(runs: &mut Vec<Run>, (disp, len): (isize, usize)) {
 
 impl CommittedType {
     /// The type map this type was committed from.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let t = TypeMap::contiguous(2, &u32::type_map())?.commit();
+    /// assert_eq!(t.type_map().to_string(), "{(u32, 0), (u32, 4)}");
+    /// assert_eq!(t.to_string(), t.type_map().to_string()); // it prints the same
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn type_map(&self) -> &TypeMap {
         &self.inner.map
     }
 
     /// Bytes of data in one element (MPI_Type_size).
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let t = TypeMap::vector(4, 1, 8, &f64::type_map())?.commit();
+    /// assert_eq!(t.size(), 4 * 8);
+    /// assert_eq!(t.size(), t.type_map().size());
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn size(&self) -> usize {
         self.inner.size
     }
 
     /// The extent (MPI_Type_get_extent): the stride between successive elements.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let t = TypeMap::vector(4, 1, 8, &f64::type_map())?.commit();
+    /// assert_eq!(t.extent(), 3 * 64 + 8);
+    /// assert_eq!(t.extent(), t.type_map().extent());
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn extent(&self) -> isize {
         self.inner.extent
     }

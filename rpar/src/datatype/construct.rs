@@ -16,6 +16,16 @@ use crate::{Error, Result};
 const MAX_ENTRIES: usize = 1 << 28;
 
 /// Storage order of a multi-dimensional array, for [`TypeMap::subarray`].
+///
+/// ```
+/// use rpar::{Datatype, Order, TypeMap};
+/// // the first column of a 2 x 3 array of u8
+/// let c = TypeMap::subarray(&[2, 3], &[2, 1], &[0, 0], Order::C, &u8::type_map())?;
+/// assert_eq!(c.to_string(), "{(u8, 0), (u8, 3)}"); // rows are 3 apart
+/// let f = TypeMap::subarray(&[2, 3], &[2, 1], &[0, 0], Order::Fortran, &u8::type_map())?;
+/// assert_eq!(f.to_string(), "{(u8, 0), (u8, 1)}"); // a column is contiguous
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Order {
     /// Row-major: the last index varies fastest (MPI_ORDER_C).
@@ -119,6 +129,9 @@ impl TypeMap {
     /// `count` copies of `old`, one after the other at multiples of its extent
     /// (MPI_Type_contiguous).
     ///
+    /// Errors: [`Error::InvalidArgument`] if a displacement overflows `isize` or the map would
+    /// exceed 2^28 entries.
+    ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
     /// let t = TypeMap::contiguous(3, &i32::type_map())?;
@@ -133,6 +146,9 @@ impl TypeMap {
 
     /// `count` blocks of `blocklen` copies of `old`, block starts `stride` extents of `old`
     /// apart; the stride may be negative (MPI_Type_vector).
+    ///
+    /// Errors: [`Error::InvalidArgument`] if a displacement overflows `isize` or the map would
+    /// exceed 2^28 entries.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -156,6 +172,9 @@ impl TypeMap {
     }
 
     /// Like [`TypeMap::vector`], with the stride in bytes (MPI_Type_create_hvector).
+    ///
+    /// Errors: [`Error::InvalidArgument`] if a displacement overflows `isize` or the map would
+    /// exceed 2^28 entries.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -185,6 +204,9 @@ impl TypeMap {
     /// in extents of `old` (MPI_Type_indexed). Displacements may be unordered, repeated or
     /// negative; zero-length blocks add nothing, not even to the bounds.
     ///
+    /// Errors: [`Error::InvalidArgument`] if a displacement overflows `isize` or the map would
+    /// exceed 2^28 entries.
+    ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
     /// let t = TypeMap::indexed(&[(2, 3), (1, 0)], &i32::type_map())?;
@@ -197,6 +219,9 @@ impl TypeMap {
     }
 
     /// Like [`TypeMap::indexed`], with displacements in bytes (MPI_Type_create_hindexed).
+    ///
+    /// Errors: [`Error::InvalidArgument`] if a displacement overflows `isize` or the map would
+    /// exceed 2^28 entries.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -211,6 +236,9 @@ impl TypeMap {
     /// Blocks of the same length `blocklen` at the displacements `disps`, in extents of `old`
     /// (MPI_Type_create_indexed_block).
     ///
+    /// Errors: [`Error::InvalidArgument`] if a displacement overflows `isize` or the map would
+    /// exceed 2^28 entries.
+    ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
     /// let t = TypeMap::indexed_block(1, &[2, 0], &u8::type_map())?;
@@ -224,6 +252,9 @@ impl TypeMap {
 
     /// Like [`TypeMap::indexed_block`], with displacements in bytes
     /// (MPI_Type_create_hindexed_block).
+    ///
+    /// Errors: [`Error::InvalidArgument`] if a displacement overflows `isize` or the map would
+    /// exceed 2^28 entries.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -256,6 +287,9 @@ impl TypeMap {
     /// most-aligned basic type in it, as MPI does for C structs; use [`TypeMap::resized`] to
     /// set another.
     ///
+    /// Errors: [`Error::InvalidArgument`] if a displacement overflows `isize` or the map would
+    /// exceed 2^28 entries.
+    ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
     /// let (c, d, i) = (i8::type_map(), f64::type_map(), i32::type_map());
@@ -282,6 +316,9 @@ impl TypeMap {
 
     /// The same data with new bounds: lower bound `lb` and extent `extent`
     /// (MPI_Type_create_resized). The extent must not be negative.
+    ///
+    /// Errors: [`Error::InvalidArgument`] for a negative extent, or `lb + extent` overflowing
+    /// `isize`.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -312,12 +349,17 @@ impl TypeMap {
     /// `order` (MPI_Type_create_subarray). The result spans the whole array: lower bound 0,
     /// extent `sizes[0] * … * sizes[n-1]` extents of `old`.
     ///
+    /// Errors: [`Error::InvalidArgument`] if `sizes`, `subsizes` and `starts` are empty or of
+    /// different lengths, a size is 0, a block reaches past its dimension
+    /// (`start + subsize > size`), or a displacement overflows `isize`.
+    ///
     /// ```
     /// use rpar::{Datatype, Order, TypeMap};
     /// // the 2 x 2 block at (1, 1) of a 3 x 3 row-major matrix of u8
     /// let t = TypeMap::subarray(&[3, 3], &[2, 2], &[1, 1], Order::C, &u8::type_map())?;
     /// assert_eq!(t.to_string(), "{(u8, 4), (u8, 5), (u8, 7), (u8, 8)}");
     /// assert_eq!((t.lb(), t.extent()), (0, 9));
+    /// assert!(TypeMap::subarray(&[3, 3], &[2, 2], &[2, 0], Order::C, &u8::type_map()).is_err());
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn subarray(

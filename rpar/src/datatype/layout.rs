@@ -53,6 +53,12 @@ pub enum TypeLayout {
 
 impl TypeLayout {
     /// Bytes of one value, padding included: the extent of the type map.
+    ///
+    /// ```
+    /// use rpar::Datatype;
+    /// assert_eq!(<[u16; 3]>::LAYOUT.size(), 6);
+    /// assert_eq!(<(u8, u64)>::LAYOUT.size(), std::mem::size_of::<(u8, u64)>());
+    /// ```
     pub const fn size(&self) -> usize {
         match *self {
             TypeLayout::Basic(b) => b.size(),
@@ -62,6 +68,12 @@ impl TypeLayout {
     }
 
     /// How many (basic type, displacement) pairs the type map has.
+    ///
+    /// ```
+    /// use rpar::Datatype;
+    /// assert_eq!(<[[f32; 3]; 4]>::LAYOUT.entry_count(), 12);
+    /// assert_eq!(<[[f32; 3]; 4]>::type_map().entries().len(), 12);
+    /// ```
     pub const fn entry_count(&self) -> usize {
         match *self {
             TypeLayout::Basic(_) => 1,
@@ -77,7 +89,14 @@ impl TypeLayout {
         }
     }
 
-    /// The largest alignment of a basic type in the map (1 if there is none).
+    /// The largest alignment of a basic type in the map (1 if there is none): the
+    /// [`TypeMap::alignment`] of the map it describes.
+    ///
+    /// ```
+    /// use rpar::Datatype;
+    /// assert_eq!(<(u8, u16)>::LAYOUT.alignment(), 2);
+    /// assert_eq!(<[f64; 0]>::LAYOUT.alignment(), 1);
+    /// ```
     pub const fn alignment(&self) -> usize {
         match *self {
             TypeLayout::Basic(b) => b.align(),
@@ -151,6 +170,17 @@ impl TypeLayout {
 
     /// The type map's (basic type, displacement) pairs in map order, as an array of exactly
     /// [`entry_count`](Self::entry_count) pairs (a compile-time error in a constant otherwise).
+    ///
+    /// # Panics
+    ///
+    /// If `N` is not [`entry_count`](Self::entry_count) (at compile time when evaluated in a
+    /// constant).
+    ///
+    /// ```
+    /// use rpar::{BasicType::*, Datatype};
+    /// const MAP: [(rpar::BasicType, isize); 3] = <[i16; 3]>::LAYOUT.entries();
+    /// assert_eq!(MAP, [(I16, 0), (I16, 2), (I16, 4)]);
+    /// ```
     pub const fn entries<const N: usize>(&self) -> [(BasicType, isize); N] {
         let mut out = [(BasicType::Byte, 0); N];
         let filled = self.fill(0, &mut out, 0);

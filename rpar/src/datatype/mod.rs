@@ -64,6 +64,15 @@ pub unsafe trait Datatype: Copy + Send + Sync + 'static {
     /// The type map of one value of `Self`: the map of [`LAYOUT`](Self::LAYOUT), with lower
     /// bound 0 and extent `size_of::<Self>()`. Basic types and non-generic derived structs
     /// return a static map (nothing is built); other types build it from the constant.
+    ///
+    /// ```
+    /// use rpar::Datatype;
+    /// #[derive(Datatype, Clone, Copy)]
+    /// struct Cell { value: f64, flags: u8 }
+    /// let map = Cell::type_map();
+    /// assert_eq!((map.lb(), map.extent() as usize), (0, std::mem::size_of::<Cell>()));
+    /// assert_eq!(map.size(), 8 + 1); // data only, not the padding
+    /// ```
     fn type_map() -> TypeMap {
         TypeMap::from_layout(&Self::LAYOUT)
     }

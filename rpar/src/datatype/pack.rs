@@ -11,7 +11,12 @@ impl CommittedType {
     /// into `out` at `*position`, and advances `*position` (MPI_Pack).
     ///
     /// Every byte the type touches is checked to lie in `buf` and to be a value of the entry's
-    /// basic type in `T`'s layout; `out` must have room. Errors say which.
+    /// basic type in `T`'s layout; `out` must have room.
+    ///
+    /// Errors: [`Error::BufferOutOfBounds`] if the type reaches outside `buf`;
+    /// [`Error::InvalidArgument`] if an entry lands on padding or on a value of another basic
+    /// type in `T`'s layout, if `out` has no room for the packed bytes, or if their count
+    /// overflows `usize`.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -21,7 +26,8 @@ impl CommittedType {
     /// let mut pos = 0;
     /// every_other.pack(&data, 1, &mut out, &mut pos)?;
     /// assert_eq!(pos, 6);
-    /// assert_eq!(out, [10, 0, 11, 0, 12, 0].map(|b: u8| if cfg!(target_endian = "big") { b.swap_bytes() } else { b }));
+    /// let expected: Vec<u8> = [10u16, 11, 12].iter().flat_map(|x| x.to_ne_bytes()).collect();
+    /// assert_eq!(out[..], expected[..]);
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn pack<T: Datatype>(
@@ -36,6 +42,11 @@ impl CommittedType {
 
     /// Like [`CommittedType::pack`], with displacement 0 at element `origin` of `buf`, so that
     /// types with negative displacements (negative strides, a negative `lb`) can be used.
+    ///
+    /// Errors: [`Error::BufferOutOfBounds`] if the type reaches outside `buf`;
+    /// [`Error::InvalidArgument`] if an entry lands on padding or on a value of another basic
+    /// type in `T`'s layout, if `origin` is past the end of `buf`, if `out` has no room for
+    /// the packed bytes, or if their count overflows `usize`.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -72,12 +83,37 @@ impl CommittedType {
         Ok(())
     }
 
-    /// Packs `count` elements into a new `Vec` of exactly [`pack_size`](Self::pack_size) bytes.
+    /// Packs `count` elements into a new `Vec` of exactly [`pack_size`](Self::pack_size) bytes
+    /// (MPI_Pack into a buffer of MPI_Pack_size bytes).
+    ///
+    /// Errors: those of [`CommittedType::pack`] (`out` always has room).
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// // the diagonal of a 3 x 3 matrix
+    /// let diagonal = TypeMap::vector(3, 1, 4, &i32::type_map())?.commit();
+    /// let m = [1, 0, 0, 0, 5, 0, 0, 0, 9];
+    /// let packed = diagonal.pack_to_vec(&m, 1)?;
+    /// assert_eq!(packed, [1, 5, 9].iter().flat_map(|x: &i32| x.to_ne_bytes()).collect::<Vec<u8>>());
+    /// assert!(diagonal.pack_to_vec(&m[..8], 1).is_err()); // the last entry is outside
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn pack_to_vec<T: Datatype>(&self, buf: &[T], count: usize) -> Result<Vec<u8>> {
         self.pack_to_vec_at(buf, 0, count)
     }
 
     /// Like [`CommittedType::pack_to_vec`], with displacement 0 at element `origin` of `buf`.
+    ///
+    /// Errors: those of [`CommittedType::pack_at`] (`out` always has room).
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// // around element 1: the one before it and the one after it
+    /// let neighbours = TypeMap::indexed(&[(1, -1), (1, 1)], &u8::type_map())?.commit();
+    /// assert_eq!(neighbours.pack_to_vec_at(&[10u8, 20, 30], 1, 1)?, [10, 30]);
+    /// assert!(neighbours.pack_to_vec(&[10u8, 20, 30], 1).is_err()); // byte -1 is outside
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn pack_to_vec_at<T: Datatype>(
         &self,
         buf: &[T],
@@ -95,6 +131,12 @@ impl CommittedType {
     ///
     /// Bytes bound for a `bool` or `char` are validated first: invalid ones are an error and
     /// nothing is written.
+    ///
+    /// Errors: [`Error::InvalidValue`] for bytes that are no valid `bool` or `char`;
+    /// [`Error::BufferOutOfBounds`] if the type reaches outside `buf`;
+    /// [`Error::InvalidArgument`] if an entry lands on padding or on a value of another basic
+    /// type in `T`'s layout (or on a `bool` or `char` for a `byte` entry), if `packed` holds
+    /// fewer than the needed bytes at `*position`, or if their count overflows `usize`.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -118,6 +160,21 @@ impl CommittedType {
     }
 
     /// Like [`CommittedType::unpack`], with displacement 0 at element `origin` of `buf`.
+    ///
+    /// Errors: those of [`CommittedType::unpack`], and [`Error::InvalidArgument`] if `origin` is
+    /// past the end of `buf`.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// // unpack 3 values backwards, ending at element 0
+    /// let backwards = TypeMap::vector(3, 1, -1, &u16::type_map())?.commit();
+    /// let packed: Vec<u8> = [7u16, 8, 9].iter().flat_map(|x| x.to_ne_bytes()).collect();
+    /// let mut buf = [0u16; 3];
+    /// let mut pos = 0;
+    /// backwards.unpack_at(&packed, &mut pos, &mut buf, 2, 1)?;
+    /// assert_eq!((buf, pos), ([9, 8, 7], 6));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn unpack_at<T: Datatype>(
         &self,
         packed: &[u8],

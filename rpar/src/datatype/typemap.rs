@@ -31,7 +31,15 @@ pub struct TypeMap {
 }
 
 impl TypeMap {
-    /// The type map of one basic type: `{(basic, 0)}`.
+    /// The type map of one basic type: `{(basic, 0)}` (MPI's predefined datatypes, e.g.
+    /// MPI_DOUBLE).
+    ///
+    /// ```
+    /// use rpar::{BasicType, Datatype, TypeMap};
+    /// let map = TypeMap::basic(BasicType::I32);
+    /// assert_eq!(map, i32::type_map());
+    /// assert_eq!((map.to_string().as_str(), map.extent()), ("{(i32, 0)}", 4));
+    /// ```
     pub fn basic(basic: BasicType) -> Self {
         use BasicType::*;
         let entries: &'static [(BasicType, isize)] = match basic {
@@ -81,43 +89,104 @@ impl TypeMap {
         }
     }
 
-    /// The (basic type, displacement) pairs in map order.
+    /// The (basic type, displacement) pairs in map order (MPI_Type_get_contents, flattened).
+    ///
+    /// ```
+    /// use rpar::{BasicType::*, Datatype, TypeMap};
+    /// let t = TypeMap::vector(2, 1, 3, &u16::type_map())?;
+    /// assert_eq!(t.entries(), [(U16, 0), (U16, 6)]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn entries(&self) -> &[(BasicType, isize)] {
         &self.entries
     }
 
     /// Total bytes of data in one element (MPI_Type_size): the sum of the entries' sizes.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let t = TypeMap::vector(3, 2, 5, &f32::type_map())?;
+    /// assert_eq!(t.size(), 3 * 2 * 4); // the gaps are not data
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn size(&self) -> usize {
         self.entries.iter().map(|(b, _)| b.size()).sum()
     }
 
     /// Lower bound (MPI_Type_get_extent's `lb`).
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let t = TypeMap::hindexed(&[(1, -8), (1, 8)], &f64::type_map())?;
+    /// assert_eq!((t.lb(), t.ub()), (-8, 16));
+    /// assert_eq!(t.resized(-16, 48)?.lb(), -16);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn lb(&self) -> isize {
         self.lb
     }
 
     /// Upper bound: `lb + extent`.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let t = TypeMap::contiguous(3, &i16::type_map())?;
+    /// assert_eq!((t.lb(), t.ub()), (0, 6));
+    /// assert_eq!(t.ub(), t.lb() + t.extent());
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn ub(&self) -> isize {
         self.ub
     }
 
     /// Extent (MPI_Type_get_extent): the stride between successive elements.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let t = TypeMap::vector(2, 1, 3, &i32::type_map())?; // {(i32, 0), (i32, 12)}
+    /// assert_eq!(t.extent(), 16); // from lb 0 to the end of the last i32, no stride after it
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn extent(&self) -> isize {
         self.ub - self.lb
     }
 
     /// The largest alignment of a basic type in the map: what MPI_Type_create_struct rounds a
     /// struct's extent up to.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let (c, d) = (u8::type_map(), f64::type_map());
+    /// let t = TypeMap::structure(&[(1, 0, &d), (1, 8, &c)])?;
+    /// assert_eq!(t.alignment(), std::mem::align_of::<f64>());
+    /// assert_eq!(t.extent() as usize, 16); // 9 bytes of data, rounded up to the alignment
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn alignment(&self) -> usize {
         self.align
     }
 
-    /// True lower bound (MPI_Type_get_true_extent's `true_lb`): the lowest byte of data.
+    /// True lower bound (MPI_Type_get_true_extent's `true_lb`): the lowest byte of data (0 for
+    /// a map without entries).
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let t = TypeMap::indexed(&[(1, 2), (1, 5)], &i32::type_map())?.resized(0, 32)?;
+    /// assert_eq!((t.lb(), t.true_lb()), (0, 8)); // resizing moves lb, not the data
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn true_lb(&self) -> isize {
         self.entries.iter().map(|&(_, d)| d).min().unwrap_or(0)
     }
 
-    /// True upper bound: one past the highest byte of data.
+    /// True upper bound: one past the highest byte of data (0 for a map without entries).
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let t = TypeMap::indexed(&[(1, 2), (1, 5)], &i32::type_map())?.resized(0, 32)?;
+    /// assert_eq!((t.ub(), t.true_ub()), (32, 24));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn true_ub(&self) -> isize {
         self.entries
             .iter()
@@ -127,6 +196,14 @@ impl TypeMap {
     }
 
     /// True extent (MPI_Type_get_true_extent): the span of bytes that hold data.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// // a column of a 4 x 4 matrix of f64, resized so that columns follow each other
+    /// let col = TypeMap::vector(4, 1, 4, &f64::type_map())?.resized(0, 8)?;
+    /// assert_eq!((col.extent(), col.true_extent()), (8, 3 * 32 + 8));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn true_extent(&self) -> isize {
         self.true_ub() - self.true_lb()
     }
@@ -145,6 +222,14 @@ impl TypeMap {
 
     /// Whether the data is one gap-free run of bytes in map order starting at 0, with the extent
     /// equal to the size: then `count` elements are `count * size` contiguous bytes.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// assert!(TypeMap::vector(3, 2, 2, &i32::type_map())?.is_dense()); // stride = block length
+    /// assert!(!TypeMap::vector(3, 1, 2, &i32::type_map())?.is_dense()); // gaps
+    /// assert!(!<(u8, u32)>::type_map().is_dense()); // padding after the u8
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn is_dense(&self) -> bool {
         let mut next = 0isize;
         for &(b, d) in self.entries.iter() {

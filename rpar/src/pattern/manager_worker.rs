@@ -95,7 +95,16 @@ impl Default for ManagerWorker {
 }
 
 impl ManagerWorker {
-    /// A farm that hands out one task per request.
+    /// A farm that hands out one task per request (the same as `ManagerWorker::default()`).
+    ///
+    /// ```
+    /// use rpar::pattern::ManagerWorker;
+    /// assert_eq!(ManagerWorker::new().chunk_size(), 1);
+    /// assert_eq!(ManagerWorker::new(), ManagerWorker::default());
+    /// let doubled = rpar::run(2, |world| Ok(ManagerWorker::new().run(&world, [1u32, 2, 3], |x| Ok(2 * x))?.results))?;
+    /// assert_eq!(doubled[0], Some(vec![2, 4, 6]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub const fn new() -> Self {
         ManagerWorker { chunk: 1 }
     }
@@ -104,11 +113,29 @@ impl ManagerWorker {
     /// fewer, larger messages relieve the manager, at the cost of a coarser balance at the end.
     ///
     /// [`run`]: ManagerWorker::run
+    ///
+    /// ```
+    /// use rpar::pattern::ManagerWorker;
+    /// let requests = rpar::run(3, |world| {
+    ///     let farm = ManagerWorker::new().chunk(10).run(&world, 0..100u64, |n| Ok(n + 1))?;
+    ///     Ok(farm.stats.map(|s| s.workers.iter().map(|w| w.chunks).sum::<usize>()))
+    /// })?;
+    /// assert_eq!(requests[0], Some(10)); // 100 tasks in chunks of 10
+    /// let refused = rpar::run(2, |world| ManagerWorker::new().chunk(0).run(&world, 0..4u8, Ok).map(drop));
+    /// assert!(refused.is_err());
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub const fn chunk(self, tasks: usize) -> Self {
         ManagerWorker { chunk: tasks }
     }
 
     /// The number of tasks handed out per request.
+    ///
+    /// ```
+    /// use rpar::pattern::ManagerWorker;
+    /// const FARM: ManagerWorker = ManagerWorker::new().chunk(16);
+    /// assert_eq!(FARM.chunk_size(), 16);
+    /// ```
     pub const fn chunk_size(&self) -> usize {
         self.chunk
     }

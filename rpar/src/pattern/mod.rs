@@ -60,7 +60,17 @@ pub struct Farm<R> {
 }
 
 impl<R> Farm<R> {
-    /// Whether this is rank 0's farm, holding the results.
+    /// Whether this is rank 0's farm, holding the results (also true for
+    /// [`static_blocks`], where rank 0 computes as well as collects).
+    ///
+    /// ```
+    /// let who = rpar::run(3, |world| {
+    ///     let farm = rpar::pattern::static_blocks(&world, 0..6u32, |n| Ok(n))?;
+    ///     Ok(farm.is_manager())
+    /// })?;
+    /// assert_eq!(who, vec![true, false, false]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn is_manager(&self) -> bool {
         self.results.is_some()
     }

@@ -20,6 +20,22 @@ use crate::{
 ///
 /// Every algorithm family of the library is here; reductions use [`Sum`] on bytes, rooted
 /// collectives root 0.
+///
+/// ```
+/// use rpar::cost::{Network, Params, Switching};
+/// use rpar::sim::{record_collective, Collective, Simulator};
+/// use rpar::Bcast;
+/// let net = Network::fully_connected(8);
+/// let sim = Simulator::new(net, Switching::CutThrough, Params::hockney(1e-6, 1e-9));
+/// let time = |alg, bytes| -> rpar::Result<f64> {
+///     Ok(sim.run(&record_collective(8, bytes, Collective::Bcast(alg))?)?.time)
+/// };
+/// // small messages: the binomial tree's log2 p startups win
+/// assert!(time(Bcast::Binomial, 8)? < time(Bcast::ScatterAllgather, 8)?);
+/// // large ones: scatter + allgather moves 2 m instead of log2 p m on the critical path
+/// assert!(time(Bcast::ScatterAllgather, 1 << 20)? < time(Bcast::Binomial, 1 << 20)?);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Collective {
     /// `Comm::bcast_with` from rank 0.
@@ -60,6 +76,10 @@ impl Named for Recorder {
 /// reduce, allreduce, scan and exscan; one rank's block of allgather, gather, scatter and
 /// shift; for alltoall the block for each destination, for reduce-scatter the block each rank
 /// ends with (each rank's input is `p` of them).
+///
+/// Errors: those of [`record`](super::record): [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+/// for `p == 0`, and an algorithm's own refusal (say, of a `p` it does not support) as
+/// [`Error::RankFailed`](crate::Error::RankFailed) naming the rank.
 ///
 /// ```
 /// use rpar::sim::{record_collective, Collective};

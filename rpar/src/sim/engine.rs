@@ -68,6 +68,19 @@ pub struct Simulator {
 }
 
 /// What a simulation found.
+///
+/// ```
+/// use rpar::cost::{Network, Params, Switching};
+/// use rpar::sim::{Reference, Simulator};
+/// let params = Params::new(1.0, 0.0, 0.0, 0.0); // count startups only
+/// let sim = Simulator::new(Network::ring(8), Switching::CutThrough, params);
+/// let report = sim.run(&Reference::RingAllgather.record(8, 4)?)?;
+/// assert_eq!(report.time, 7.0); // p - 1 steps
+/// assert_eq!(report.finish, vec![7.0; 8]);
+/// assert_eq!((report.messages, report.max_link_load), (56, 7)); // each link carries p - 1
+/// assert_eq!(report.link_wait, 0.0);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
     /// When the last rank finished (the collective's time).
@@ -142,7 +155,21 @@ struct Run<'a> {
 }
 
 impl Simulator {
-    /// A simulator for `network` with `switching` and `params`.
+    /// A simulator for `network` with `switching` and `params`; rank r runs on node r unless
+    /// [`with_placement`](Simulator::with_placement) says otherwise.
+    ///
+    /// ```
+    /// use rpar::cost::{Network, Params, Switching};
+    /// use rpar::sim::{Reference, Simulator};
+    /// let params = Params::new(1.0, 0.5, 0.25, 0.0);
+    /// let schedule = Reference::BinomialBcast.record(16, 4)?;
+    /// let sf = Simulator::new(Network::hypercube(4), Switching::StoreAndForward, params);
+    /// let ct = Simulator::new(Network::hypercube(4), Switching::CutThrough, params);
+    /// // binomial partners are hypercube neighbours: one hop each, so both switchings agree
+    /// assert_eq!(sf.run(&schedule)?.time, 4.0 * (1.0 + 0.5 + 1.0));
+    /// assert_eq!(ct.run(&schedule)?.time, sf.run(&schedule)?.time);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn new(network: Network, switching: Switching, params: Params) -> Self {
         Simulator {
             network,
@@ -153,7 +180,21 @@ impl Simulator {
     }
 
     /// Places rank r on node `placement[r]` (for example the Gray-code embedding of a ring in a
-    /// hypercube, `(0..p).map(rpar::cost::gray)`).
+    /// hypercube, `(0..p).map(rpar::cost::gray)`). [`Simulator::run`] checks the placement.
+    ///
+    /// ```
+    /// use rpar::cost::{gray, Network, Params, Switching};
+    /// use rpar::sim::{Reference, Simulator};
+    /// let params = Params::new(1.0, 0.5, 0.25, 0.0);
+    /// let ring = Reference::RingAllgather.record(16, 64)?;
+    /// let cube = Simulator::new(Network::hypercube(4), Switching::StoreAndForward, params);
+    /// let identity = cube.run(&ring)?;
+    /// let embedded = cube.clone().with_placement((0..16).map(gray).collect()).run(&ring)?;
+    /// // Gray-code placement: every ring neighbour is a cube neighbour, one hop per message
+    /// assert_eq!(embedded.time, 15.0 * (1.0 + 0.5 + 64.0 * 0.25));
+    /// assert!(embedded.time < identity.time); // rank 7 -> 8 is 4 hops without it
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn with_placement(mut self, placement: Vec<usize>) -> Self {
         self.placement = Some(placement);
         self
@@ -166,6 +207,25 @@ impl Simulator {
     /// Simulates `schedule`. Errors when the network has fewer nodes than the schedule has ranks
     /// (or the placement names a missing node), or when the schedule deadlocks (a cycle of
     /// receives that no send can break).
+    ///
+    /// Errors: [`Error::InvalidArgument`] in each of those cases.
+    ///
+    /// ```
+    /// use rpar::cost::{Network, Params, Switching};
+    /// use rpar::sim::{Op, Schedule, Simulator};
+    /// let sim = Simulator::new(Network::ring(4), Switching::CutThrough, Params::hockney(1.0, 0.0));
+    /// let schedule = rpar::sim::Reference::RingAllgather.record(4, 8)?;
+    /// assert_eq!(sim.run(&schedule)?.time, 3.0);
+    /// // too many ranks for the network
+    /// assert!(sim.run(&rpar::sim::Reference::RingAllgather.record(5, 8)?).is_err());
+    /// // both ranks receive first: a deadlock
+    /// let stuck = Schedule::new(vec![
+    ///     vec![Op::Recv { from: 1, tag: 0, bytes: 8 }, Op::Send { to: 1, tag: 0, bytes: 8 }],
+    ///     vec![Op::Recv { from: 0, tag: 0, bytes: 8 }, Op::Send { to: 0, tag: 0, bytes: 8 }],
+    /// ])?;
+    /// assert!(sim.run(&stuck).unwrap_err().to_string().contains("deadlocks"));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn run(&self, schedule: &Schedule) -> Result<Report> {
         const CALL: &str = "sim::Simulator::run";
         let p = schedule.ranks();

@@ -59,12 +59,36 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// This rank.
+    /// The rank whose program is being recorded (MPI_Comm_rank).
+    ///
+    /// ```
+    /// // every rank but 0 sends its rank's worth of bytes to rank 0
+    /// let s = rpar::sim::record(4, |r| {
+    ///     if r.rank() == 0 {
+    ///         (1..r.size()).try_for_each(|src| r.recv_bytes(src, 0, src))
+    ///     } else {
+    ///         r.send_bytes(0, 0, r.rank())
+    ///     }
+    /// })?;
+    /// assert_eq!(s.bytes_sent(), 1 + 2 + 3);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn rank(&self) -> usize {
         self.rank
     }
 
-    /// Number of ranks.
+    /// Number of ranks being recorded, the `p` given to [`record`] (MPI_Comm_size).
+    ///
+    /// ```
+    /// let s = rpar::sim::record(6, |r| {
+    ///     assert_eq!(r.size(), 6);
+    ///     let p = r.size();
+    ///     r.send_bytes((r.rank() + 1) % p, 0, 8)?;
+    ///     r.recv_bytes((r.rank() + p - 1) % p, 0, 8)
+    /// })?;
+    /// assert_eq!(s.messages(), 6);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn size(&self) -> usize {
         self.size
     }
@@ -97,7 +121,21 @@ impl Recorder {
         )
     }
 
-    /// Records a send of `bytes` bytes to `dest` with `tag`.
+    /// Records a send of `bytes` bytes to `dest` with `tag` (MPI_Send). Never blocks.
+    ///
+    /// Errors: [`Error::RankOutOfRange`] for a `dest` beyond [`size`](Recorder::size);
+    /// [`Error::InvalidTag`] for a tag outside `0..=TAG_UB`.
+    ///
+    /// ```
+    /// let s = rpar::sim::record(2, |r| {
+    ///     assert!(matches!(r.send_bytes(2, 0, 8), Err(rpar::Error::RankOutOfRange { rank: 2, size: 2 })));
+    ///     assert!(matches!(r.send_bytes(0, -1, 8), Err(rpar::Error::InvalidTag { tag: -1, .. })));
+    ///     r.send_bytes(1 - r.rank(), 0, 8)?;
+    ///     r.recv_bytes(1 - r.rank(), 0, 8)
+    /// })?;
+    /// assert_eq!((s.messages(), s.bytes_sent()), (2, 16)); // the refused sends left no trace
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn send_bytes(&self, dest: usize, tag: i32, bytes: usize) -> Result<()> {
         let to = self.check(dest, tag)?;
         self.ops.borrow_mut().push(Op::Send {
@@ -108,7 +146,27 @@ impl Recorder {
         Ok(())
     }
 
-    /// Records a receive from `source` with `tag` into a buffer of `bytes` bytes.
+    /// Records a receive from `source` with `tag` into a buffer of `bytes` bytes (MPI_Recv).
+    /// Never blocks: the receive is matched to its send when the schedule is built, where a
+    /// message larger than `bytes` is an [`Error::Truncated`].
+    ///
+    /// Errors: [`Error::RankOutOfRange`] for a `source` beyond [`size`](Recorder::size);
+    /// [`Error::InvalidTag`] for a tag outside `0..=TAG_UB` (wildcards cannot be recorded).
+    ///
+    /// ```
+    /// use rpar::sim::{record, Op};
+    /// let s = record(2, |r| match r.rank() {
+    ///     0 => r.send_bytes(1, 3, 100),
+    ///     _ => r.recv_bytes(0, 3, 4096), // a buffer larger than the message
+    /// })?;
+    /// assert_eq!(s.rank_ops(1), [Op::Recv { from: 0, tag: 3, bytes: 100 }]);
+    /// let too_small = record(2, |r| match r.rank() {
+    ///     0 => r.send_bytes(1, 3, 100),
+    ///     _ => r.recv_bytes(0, 3, 10),
+    /// });
+    /// assert!(matches!(too_small, Err(rpar::Error::Truncated { needed: 100, capacity: 10, .. })));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn recv_bytes(&self, source: usize, tag: i32, bytes: usize) -> Result<()> {
         let from = self.check(source, tag)?;
         self.post_recv(from, tag, bytes as u64);
@@ -124,7 +182,25 @@ impl Recorder {
         *n - 1
     }
 
-    /// Records a local reduction of `bytes` bytes.
+    /// Records a local reduction of `bytes` bytes: the simulator charges `bytes` gamma.
+    ///
+    /// ```
+    /// use rpar::cost::{Network, Params, Switching};
+    /// use rpar::sim::{record, Simulator};
+    /// // rank 1 sends 8 bytes to rank 0, which combines them with its own
+    /// let s = record(2, |r| {
+    ///     if r.rank() == 1 {
+    ///         return r.send_bytes(0, 0, 8);
+    ///     }
+    ///     r.recv_bytes(1, 0, 8)?;
+    ///     r.reduce_bytes(8);
+    ///     Ok(())
+    /// })?;
+    /// let params = Params::new(1.0, 0.0, 0.25, 0.5);
+    /// let report = Simulator::new(Network::ring(2), Switching::CutThrough, params).run(&s)?;
+    /// assert_eq!(report.time, 1.0 + 8.0 * 0.25 + 8.0 * 0.5); // t_n + m t_c + m gamma
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn reduce_bytes(&self, bytes: usize) {
         if self.waiting_for.get().is_none() {
             self.ops.borrow_mut().push(Op::Reduce {

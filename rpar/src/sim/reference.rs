@@ -164,6 +164,20 @@ pub enum Reference {
 
 impl Reference {
     /// All of them.
+    ///
+    /// ```
+    /// use rpar::cost::{Network, Params, Switching};
+    /// use rpar::sim::{Reference, Simulator};
+    /// // on a fully connected network each reference schedule takes what its formula says
+    /// let params = Params::new(1e-6, 0.0, 1e-9, 0.5e-9);
+    /// let sim = Simulator::new(Network::fully_connected(16), Switching::CutThrough, params);
+    /// for alg in Reference::ALL {
+    ///     let simulated = sim.run(&alg.record(16, 1024)?)?.time;
+    ///     let predicted = alg.model().time(&params, 16, 1024)?;
+    ///     assert!((simulated - predicted).abs() < 1e-12, "{alg:?}");
+    /// }
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub const ALL: [Reference; 4] = [
         Reference::BinomialBcast,
         Reference::RingAllgather,
@@ -171,7 +185,15 @@ impl Reference {
         Reference::RecursiveDoublingAllreduce,
     ];
 
-    /// The cost model's name for it.
+    /// The cost model's name for it: its [`Algorithm`], whose formula predicts its time.
+    ///
+    /// ```
+    /// use rpar::{cost::Algorithm, sim::Reference};
+    /// assert_eq!(Reference::BinomialBcast.model(), Algorithm::BinomialBcast);
+    /// let c = Reference::RingAllgather.model().cost(8, 64)?;
+    /// assert_eq!(c.messages, 7.0);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn model(self) -> Algorithm {
         match self {
             Reference::BinomialBcast => Algorithm::BinomialBcast,
@@ -213,11 +235,21 @@ impl Reference {
     }
 
     /// Rank `rank`'s input block: byte i is (31 rank + i) mod 256.
+    ///
+    /// ```
+    /// use rpar::sim::Reference;
+    /// assert_eq!(Reference::input(0, 3), [0, 1, 2]);
+    /// assert_eq!(Reference::input(9, 2), [23, 24]); // 279 mod 256 = 23
+    /// ```
     pub fn input(rank: usize, bytes: usize) -> Vec<u8> {
         (0..bytes).map(|i| (31 * rank + i) as u8).collect()
     }
 
     /// Runs it on `comm`, moving real data (collective: every rank calls it).
+    ///
+    /// Errors: [`Error::InvalidArgument`] for the recursive-doubling algorithms on a `comm`
+    /// whose size is not a power of two; those of the point-to-point calls underneath
+    /// ([`Error::Aborted`] if another rank fails meanwhile).
     ///
     /// ```
     /// use rpar::sim::Reference;
@@ -232,7 +264,21 @@ impl Reference {
         Ok(out)
     }
 
-    /// Records its schedule on `p` ranks with `bytes` bytes per rank.
+    /// Records its schedule on `p` ranks with `bytes` bytes per rank (see [`record`]).
+    ///
+    /// Errors: those of [`record`]; the recursive-doubling algorithms on `p` not a power of
+    /// two fail in rank 0's run ([`Error::RankFailed`] for rank 0).
+    ///
+    /// ```
+    /// use rpar::sim::Reference;
+    /// let s = Reference::RecursiveDoublingAllreduce.record(8, 32)?;
+    /// assert_eq!((s.messages(), s.bytes_sent()), (8 * 3, 8 * 3 * 32));
+    /// assert!(matches!(
+    ///     Reference::RecursiveDoublingAllreduce.record(6, 32),
+    ///     Err(rpar::Error::RankFailed { rank: 0, .. })
+    /// ));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn record(self, p: usize, bytes: usize) -> Result<Schedule> {
         let mut out = Vec::new();
         record(p, |rec| self.execute(rec, bytes, &mut out))

@@ -7,7 +7,25 @@ use crate::{Error, Result};
 
 const NO_MATCH: u32 = u32::MAX;
 
-/// One step of one rank.
+/// One step of one rank: what a [`Recorder`](super::Recorder) writes down and a
+/// [`Schedule`] holds.
+///
+/// ```
+/// use rpar::sim::{record, Op};
+/// let s = record(2, |r| {
+///     if r.rank() == 0 {
+///         r.send_bytes(1, 5, 16)
+///     } else {
+///         r.recv_bytes(0, 5, 64)?; // a buffer of 64 bytes …
+///         r.reduce_bytes(16);
+///         Ok(())
+///     }
+/// })?;
+/// assert_eq!(s.rank_ops(0), [Op::Send { to: 1, tag: 5, bytes: 16 }]);
+/// // … holds the matched message's 16 bytes once the schedule is built
+/// assert_eq!(s.rank_ops(1), [Op::Recv { from: 0, tag: 5, bytes: 16 }, Op::Reduce { bytes: 16 }]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     /// Send `bytes` bytes to rank `to` with `tag`.
@@ -58,6 +76,25 @@ pub struct Schedule {
 impl Schedule {
     /// A schedule from each rank's operations; matches receives to sends and checks that
     /// every operation has a partner and that no message exceeds its receive's capacity.
+    /// Matching is MPI's: the k-th send from a to b with tag t meets the k-th receive at b from
+    /// a with tag t. On success each receive's `bytes` is its message's size.
+    ///
+    /// Errors: [`Error::RankOutOfRange`] for a send to a rank the schedule does not have;
+    /// [`Error::InvalidArgument`] for a send without a matching receive or the other way round
+    /// (or more than 2^32 - 1 operations); [`Error::Truncated`] for a message larger than its
+    /// receive's capacity.
+    ///
+    /// ```
+    /// use rpar::sim::{Op, Schedule};
+    /// let send = |bytes| vec![Op::Send { to: 1, tag: 0, bytes }];
+    /// let recv = || vec![Op::Recv { from: 0, tag: 0, bytes: 8 }];
+    /// assert!(Schedule::new(vec![send(8), recv()]).is_ok());
+    /// assert!(matches!(
+    ///     Schedule::new(vec![send(16), recv()]),
+    ///     Err(rpar::Error::Truncated { needed: 16, capacity: 8, .. })
+    /// ));
+    /// assert!(Schedule::new(vec![send(8), vec![]]).is_err()); // nobody receives it
+    /// ```
     pub fn new(per_rank: Vec<Vec<Op>>) -> Result<Self> {
         let mut starts = Vec::with_capacity(per_rank.len() + 1);
         let mut ops = Vec::with_capacity(per_rank.iter().map(Vec::len).sum());
@@ -170,6 +207,12 @@ impl Schedule {
     }
 
     /// Number of ranks.
+    ///
+    /// ```
+    /// let s = rpar::sim::Reference::BinomialBcast.record(5, 8)?;
+    /// assert_eq!(s.ranks(), 5);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn ranks(&self) -> usize {
         self.starts.len() - 1
     }
@@ -179,11 +222,31 @@ impl Schedule {
     /// # Panics
     ///
     /// If `rank >= self.ranks()`, like indexing a slice out of bounds.
+    ///
+    /// ```
+    /// use rpar::sim::{Op, Reference};
+    /// // binomial broadcast from rank 0 on 4 ranks: 0 sends to 2, then to 1; 2 passes on to 3
+    /// let s = Reference::BinomialBcast.record(4, 8)?;
+    /// let dests: Vec<u32> = s.rank_ops(0).iter().filter_map(|op| match *op {
+    ///     Op::Send { to, .. } => Some(to),
+    ///     _ => None,
+    /// }).collect();
+    /// assert_eq!(dests, [2, 1]);
+    /// assert!(matches!(s.rank_ops(3), [Op::Recv { from: 2, .. }]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn rank_ops(&self, rank: usize) -> &[Op] {
         &self.ops[self.starts[rank]..self.starts[rank + 1]]
     }
 
-    /// Number of messages.
+    /// Number of messages (of sends).
+    ///
+    /// ```
+    /// use rpar::sim::Reference;
+    /// assert_eq!(Reference::RingAllgather.record(8, 64)?.messages(), 8 * 7); // p (p - 1)
+    /// assert_eq!(Reference::BinomialBcast.record(8, 64)?.messages(), 7); // p - 1
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn messages(&self) -> usize {
         self.ops
             .iter()
@@ -191,7 +254,14 @@ impl Schedule {
             .count()
     }
 
-    /// Total bytes sent.
+    /// Total bytes sent, over all messages.
+    ///
+    /// ```
+    /// use rpar::sim::Reference;
+    /// // recursive doubling: log2 p exchanges, (p - 1) m bytes sent by each rank
+    /// assert_eq!(Reference::RecursiveDoublingAllgather.record(8, 64)?.bytes_sent(), 8 * 7 * 64);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn bytes_sent(&self) -> u64 {
         self.ops
             .iter()

@@ -9,9 +9,26 @@ use std::fmt;
 use std::ops::Deref;
 
 /// A coordinate given to [`CartComm::rank_of`]: any integer type; negative values are allowed on
-/// periodic dims, where they wrap around.
+/// periodic dims, where they wrap around. Implemented for every primitive integer type up to 64
+/// bits and `isize`/`usize`.
+///
+/// ```
+/// use rpar::Coordinate;
+/// assert_eq!((-3i8).to_i128(), -3);
+/// assert_eq!(u64::MAX.to_i128(), (1i128 << 64) - 1);
+/// rpar::run(4, |world| {
+///     let ring = rpar::CartComm::create(&world, [4], [true], false)?.unwrap();
+///     // the same rank, named with three integer types
+///     assert_eq!(ring.rank_of([3usize])?, 3);
+///     assert_eq!(ring.rank_of([-1i32])?, 3);
+///     assert_eq!(ring.rank_of([7u8])?, 3);
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub trait Coordinate: Copy {
-    /// The value as an `i128` (wide enough for every integer type rank_of takes).
+    /// The value as an `i128` (wide enough for every integer type rank_of takes); see the
+    /// [trait's example](Coordinate).
     fn to_i128(self) -> i128;
 }
 
@@ -120,7 +137,9 @@ impl<const N: usize> CartComm<N> {
     /// placement (a Gray-code embedding when every dim is a power of two, otherwise the
     /// identity).
     ///
-    /// Errors: a zero dim, or a grid larger than `comm`.
+    /// Errors: [`Error::InvalidArgument`] for a zero dim or a grid larger than `comm`; and, as
+    /// for every collective, [`Error::Aborted`] if another rank fails during the call and
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives.
     ///
     /// ```
     /// let got = rpar::run(5, |world| {
@@ -161,6 +180,8 @@ impl<const N: usize> CartComm<N> {
     /// included, are then hypercube neighbours. Otherwise no better placement is known and the
     /// grid takes ranks 0..n in order, as MPICH's does.
     ///
+    /// Errors: [`Error::InvalidArgument`] for a zero dim or a grid larger than `comm`.
+    ///
     /// ```
     /// let ring = rpar::run(8, |world| {
     ///     Ok(rpar::CartComm::cart_map(&world, [8], [true])?.unwrap())
@@ -176,18 +197,49 @@ impl<const N: usize> CartComm<N> {
     }
 
     /// This rank's coordinates (MPI_Cart_coords for the calling rank).
+    ///
+    /// ```
+    /// let coords = rpar::run(6, |world| {
+    ///     let grid = rpar::CartComm::create(&world, [2, 3], [false; 2], false)?.unwrap();
+    ///     Ok(grid.coords())
+    /// })?;
+    /// // row-major: the last coordinate varies fastest
+    /// assert_eq!(coords, vec![[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     #[inline]
     pub fn coords(&self) -> [usize; N] {
         self.coords
     }
 
-    /// The grid's extent along each dim.
+    /// The grid's extent along each dim (the `dims` of MPI_Cart_get).
+    ///
+    /// ```
+    /// rpar::run(12, |world| {
+    ///     let mut dims = [0; 2];
+    ///     rpar::dims_create(world.size(), &mut dims)?;
+    ///     let grid = rpar::CartComm::create(&world, dims, [true; 2], false)?.unwrap();
+    ///     assert_eq!(grid.dims(), [4, 3]);
+    ///     assert_eq!(grid.dims().iter().product::<usize>(), grid.size());
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     #[inline]
     pub fn dims(&self) -> [usize; N] {
         self.dims
     }
 
-    /// Whether each dim wraps around.
+    /// Whether each dim wraps around (the `periods` of MPI_Cart_get).
+    ///
+    /// ```
+    /// rpar::run(4, |world| {
+    ///     let cylinder = rpar::CartComm::create(&world, [2, 2], [true, false], false)?.unwrap();
+    ///     assert_eq!(cylinder.periods(), [true, false]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     #[inline]
     pub fn periods(&self) -> [bool; N] {
         self.periods
@@ -207,7 +259,20 @@ impl<const N: usize> CartComm<N> {
         (self.dims, self.periods, self.coords)
     }
 
-    /// The coordinates of `rank` (MPI_Cart_coords). Errors if `rank` is not in the grid.
+    /// The coordinates of `rank` (MPI_Cart_coords).
+    ///
+    /// Errors: [`Error::RankOutOfRange`] if `rank` is not in the grid.
+    ///
+    /// ```
+    /// rpar::run(6, |world| {
+    ///     let grid = rpar::CartComm::create(&world, [3, 2], [false; 2], false)?.unwrap();
+    ///     assert_eq!(grid.coords_of(3)?, [1, 1]);
+    ///     assert_eq!(grid.rank_of(grid.coords_of(5)?)?, 5);
+    ///     assert!(matches!(grid.coords_of(6), Err(rpar::Error::RankOutOfRange { rank: 6, size: 6 })));
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn coords_of(&self, rank: usize) -> Result<[usize; N]> {
         self.comm.check_rank(rank)?;
         Ok(coords_in(&self.dims, rank))
@@ -215,6 +280,9 @@ impl<const N: usize> CartComm<N> {
 
     /// The rank at `coords` (MPI_Cart_rank). On periodic dims any integer is allowed and wraps
     /// around; on the others a coordinate outside `0..dim` is an error.
+    ///
+    /// Errors: [`Error::InvalidArgument`] for a coordinate outside `0..dim` on a non-periodic
+    /// dim.
     ///
     /// ```
     /// rpar::run(12, |world| {
@@ -257,7 +325,7 @@ impl<const N: usize> CartComm<N> {
     /// by `disp` (MPI_Cart_shift). `None` (MPI_PROC_NULL) where that step leaves a non-periodic
     /// grid; on periodic dims any `disp` wraps around, however large.
     ///
-    /// Errors: `dim` is not below `N`.
+    /// Errors: [`Error::InvalidArgument`] if `dim` is not below `N`.
     ///
     /// ```
     /// rpar::run(5, |world| {
@@ -291,6 +359,9 @@ impl<const N: usize> CartComm<N> {
     /// communicator for each setting of the dropped coordinates, ranked row-major in the kept
     /// ones. `M` must be the number of `true`s. Keeping no dim gives every rank a grid of its
     /// own, of size 1 and 0 dims. Collective.
+    ///
+    /// Errors: [`Error::InvalidArgument`] if `M` is not the number of `true`s in `remain`; and,
+    /// as for every collective, [`Error::Aborted`] if another rank fails during the call.
     ///
     /// ```
     /// rpar::run(6, |world| {
@@ -337,6 +408,24 @@ impl<const N: usize> CartComm<N> {
     }
 
     /// A copy with a message space of its own and the same grid (MPI_Comm_dup). Collective.
+    ///
+    /// Errors: as for every collective, [`Error::Aborted`] if another rank fails during the
+    /// call and [`Error::CollectiveMismatch`] if the ranks call different collectives.
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     let grid = rpar::CartComm::create(&world, [2], [true], false)?.unwrap();
+    ///     let copy = grid.dup()?;
+    ///     assert_eq!((copy.dims(), copy.coords()), (grid.dims(), grid.coords()));
+    ///     let other = 1 - grid.rank();
+    ///     copy.send(&1u8, other, 0)?;
+    ///     grid.send(&2u8, other, 0)?;
+    ///     assert_eq!(grid.recv::<u8>(other, 0)?.0, [2]); // not the message sent on `copy`
+    ///     assert_eq!(copy.recv::<u8>(other, 0)?.0, [1]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn dup(&self) -> Result<CartComm<N>> {
         Ok(CartComm {
             comm: self.comm.dup()?,
@@ -345,11 +434,33 @@ impl<const N: usize> CartComm<N> {
     }
 
     /// [`TopoKind::Cart`] (MPI_Topo_test).
+    ///
+    /// ```
+    /// rpar::run(3, |world| {
+    ///     let line = rpar::CartComm::create(&world, [3], [false], false)?.unwrap();
+    ///     assert_eq!(line.topo_test(), rpar::TopoKind::Cart);
+    ///     assert_eq!(line.comm().topo_test(), rpar::TopoKind::None);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn topo_test(&self) -> TopoKind {
         TopoKind::Cart
     }
 
-    /// The plain communicator underneath.
+    /// The plain communicator underneath: the same ranks without the grid. (A `CartComm` also
+    /// dereferences to it, so `grid.send(…)` works without this.)
+    ///
+    /// ```
+    /// rpar::run(4, |world| {
+    ///     let grid = rpar::CartComm::create(&world, [2, 2], [false; 2], false)?.unwrap();
+    ///     let plain: &rpar::Comm = grid.comm();
+    ///     assert_eq!((plain.rank(), plain.size()), (grid.rank(), 4));
+    ///     assert_eq!(plain.topo_test(), rpar::TopoKind::None);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn comm(&self) -> &Comm {
         &self.comm
     }

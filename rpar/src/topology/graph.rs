@@ -55,8 +55,23 @@ impl GraphComm {
     /// `reorder` is accepted and ignored: rpar knows no placement of general graphs better than
     /// the identity (MPI allows this; MPICH does the same).
     ///
-    /// Errors: an empty graph, more nodes than ranks, `index` decreasing, `edges` not
-    /// `index[n-1]` long, or an edge to a node that does not exist.
+    /// Errors: [`Error::InvalidArgument`] for an empty graph, more nodes than ranks, `index`
+    /// decreasing, `edges` not `index[n-1]` long, or an edge to a node that does not exist;
+    /// and, as for every collective, [`Error::Aborted`] if another rank fails during the call
+    /// and [`Error::CollectiveMismatch`] if the ranks call different collectives.
+    ///
+    /// ```
+    /// let got = rpar::run(5, |world| {
+    ///     // a path 0 - 1 - 2 on the first three ranks
+    ///     let path = rpar::GraphComm::create(&world, &[1, 3, 4], &[1, 0, 2, 1], false)?;
+    ///     // index [1, 3] says 3 edge entries, edges holds 2: refused on every rank
+    ///     let bad = rpar::GraphComm::create(&world, &[1, 3], &[1, 0], false);
+    ///     assert!(matches!(bad, Err(rpar::Error::InvalidArgument { .. })));
+    ///     Ok(path.map(|g| g.neighbors(g.rank()).map(<[usize]>::to_vec)).transpose()?)
+    /// })?;
+    /// assert_eq!(got, vec![Some(vec![1]), Some(vec![0, 2]), Some(vec![1]), None, None]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn create(
         comm: &Comm,
         index: &[usize],
@@ -79,6 +94,9 @@ impl GraphComm {
 
     /// Makes a graph communicator from adjacency lists: `adjacency[i]` lists node `i`'s
     /// neighbours. The same as [`GraphComm::create`] with the (index, edges) arrays they give.
+    /// Collective.
+    ///
+    /// Errors: those of [`GraphComm::create`].
     ///
     /// ```
     /// let degrees = rpar::run(4, |world| {
@@ -105,23 +123,72 @@ impl GraphComm {
     }
 
     /// The (index, edges) arrays (MPI_Graph_get).
+    ///
+    /// ```
+    /// rpar::run(3, |world| {
+    ///     let g = rpar::GraphComm::create(&world, &[2, 3, 4], &[1, 2, 0, 0], false)?.unwrap();
+    ///     let (index, edges) = g.graph_get();
+    ///     assert_eq!((index, edges), (&[2, 3, 4][..], &[1, 2, 0, 0][..]));
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn graph_get(&self) -> (&[usize], &[usize]) {
         (&self.index, &self.edges)
     }
 
     /// The number of nodes and of edges (MPI_Graphdims_get); each undirected edge that appears
     /// in both nodes' lists counts twice, as in MPI.
+    ///
+    /// ```
+    /// rpar::run(4, |world| {
+    ///     // the MPI standard's example: 0 - 1, 0 - 3, 2 - 3, each edge listed by both ends
+    ///     let g = rpar::GraphComm::create(&world, &[2, 3, 4, 6], &[1, 3, 0, 3, 0, 2], false)?
+    ///         .unwrap();
+    ///     assert_eq!(g.graphdims_get(), (4, 6));
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn graphdims_get(&self) -> (usize, usize) {
         (self.index.len(), self.edges.len())
     }
 
-    /// The degree of node `rank` (MPI_Graph_neighbors_count). Errors if there is no such node.
+    /// The degree of node `rank` (MPI_Graph_neighbors_count).
+    ///
+    /// Errors: [`Error::RankOutOfRange`] if there is no such node.
+    ///
+    /// ```
+    /// rpar::run(4, |world| {
+    ///     let star = [vec![1, 2, 3], vec![0], vec![0], vec![0]];
+    ///     let g = rpar::GraphComm::from_adjacency(&world, &star, false)?.unwrap();
+    ///     assert_eq!(g.neighbors_count(0)?, 3);
+    ///     assert_eq!(g.neighbors_count(2)?, 1);
+    ///     assert!(g.neighbors_count(4).is_err());
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn neighbors_count(&self, rank: usize) -> Result<usize> {
         Ok(self.neighbors(rank)?.len())
     }
 
     /// The neighbours of node `rank`, in the order given at creation (MPI_Graph_neighbors).
-    /// Errors if there is no such node.
+    ///
+    /// Errors: [`Error::RankOutOfRange`] if there is no such node.
+    ///
+    /// ```
+    /// rpar::run(3, |world| {
+    ///     // node 0 lists 2 before 1, and a self-loop
+    ///     let g = rpar::GraphComm::from_adjacency(&world, &[vec![2, 1, 0], vec![0], vec![0]], false)?
+    ///         .unwrap();
+    ///     assert_eq!(g.neighbors(0)?, [2, 1, 0]);
+    ///     assert_eq!(g.neighbors(1)?, [0]);
+    ///     assert!(matches!(g.neighbors(3), Err(rpar::Error::RankOutOfRange { rank: 3, size: 3 })));
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn neighbors(&self, rank: usize) -> Result<&[usize]> {
         self.comm.check_rank(rank)?;
         let start = if rank == 0 { 0 } else { self.index[rank - 1] };
@@ -129,6 +196,24 @@ impl GraphComm {
     }
 
     /// A copy with a message space of its own and the same graph (MPI_Comm_dup). Collective.
+    ///
+    /// Errors: as for every collective, [`Error::Aborted`] if another rank fails during the
+    /// call and [`Error::CollectiveMismatch`] if the ranks call different collectives.
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     let g = rpar::GraphComm::from_adjacency(&world, &[[1], [0]], false)?.unwrap();
+    ///     let copy = g.dup()?;
+    ///     assert_eq!(copy.graph_get(), g.graph_get());
+    ///     let other = 1 - g.rank();
+    ///     copy.send(&1u8, other, 0)?;
+    ///     g.send(&2u8, other, 0)?;
+    ///     assert_eq!(g.recv::<u8>(other, 0)?.0, [2]); // not the message sent on `copy`
+    ///     assert_eq!(copy.recv::<u8>(other, 0)?.0, [1]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn dup(&self) -> Result<GraphComm> {
         Ok(GraphComm {
             comm: self.comm.dup()?,
@@ -138,11 +223,33 @@ impl GraphComm {
     }
 
     /// [`TopoKind::Graph`] (MPI_Topo_test).
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     let g = rpar::GraphComm::from_adjacency(&world, &[[1], [0]], false)?.unwrap();
+    ///     assert_eq!(g.topo_test(), rpar::TopoKind::Graph);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn topo_test(&self) -> TopoKind {
         TopoKind::Graph
     }
 
-    /// The plain communicator underneath.
+    /// The plain communicator underneath: the graph's ranks without the graph. (A `GraphComm`
+    /// also dereferences to it.)
+    ///
+    /// ```
+    /// rpar::run(3, |world| {
+    ///     let g = rpar::GraphComm::from_adjacency(&world, &[vec![1], vec![0]], false)?;
+    ///     if let Some(g) = g {
+    ///         assert_eq!(g.comm().size(), 2); // the graph's two nodes, not the world's 3 ranks
+    ///         assert_eq!(g.comm().topo_test(), rpar::TopoKind::None);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn comm(&self) -> &Comm {
         &self.comm
     }
@@ -247,7 +354,21 @@ impl DistGraphComm {
     /// Every edge must be listed by both ends: `a` lists `b` among its destinations exactly as
     /// often as `b` lists `a` among its sources. rpar checks this (MPI leaves it erroneous).
     ///
-    /// Errors: a rank out of range, or edges that the two ends do not agree on.
+    /// Errors: [`Error::RankOutOfRange`] for a rank of `sources` or `destinations` that is not
+    /// in `comm`; [`Error::InvalidArgument`], on every rank, for edges that the two ends do not
+    /// agree on; and, as for every collective, [`Error::Aborted`] if another rank fails during
+    /// the call.
+    ///
+    /// ```
+    /// let err = rpar::run(2, |world| {
+    ///     // rank 0 sends to rank 1, but rank 1 does not list rank 0 among its sources
+    ///     let destinations: &[usize] = if world.rank() == 0 { &[1] } else { &[] };
+    ///     rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[], destinations, false)?;
+    ///     Ok(())
+    /// })
+    /// .unwrap_err();
+    /// assert!(err.to_string().contains("rank 0 lists rank 1 among its destinations"), "{err}");
+    /// ```
     pub fn dist_graph_create_adjacent(
         comm: &Comm,
         sources: &[usize],
@@ -268,16 +389,56 @@ impl DistGraphComm {
     }
 
     /// (indegree, outdegree, weighted) (MPI_Dist_graph_neighbors_count); never weighted.
+    ///
+    /// ```
+    /// let counts = rpar::run(3, |world| {
+    ///     // a star: rank 0 sends to every other rank, which sends nothing
+    ///     let (sources, destinations) = if world.rank() == 0 { (vec![], vec![1, 2]) } else { (vec![0], vec![]) };
+    ///     let g = rpar::DistGraphComm::dist_graph_create_adjacent(&world, &sources, &destinations, false)?;
+    ///     Ok(g.dist_graph_neighbors_count())
+    /// })?;
+    /// assert_eq!(counts, vec![(0, 2, false), (1, 0, false), (1, 0, false)]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn dist_graph_neighbors_count(&self) -> (usize, usize, bool) {
         (self.sources.len(), self.destinations.len(), false)
     }
 
-    /// (sources, destinations) (MPI_Dist_graph_neighbors).
+    /// (sources, destinations) (MPI_Dist_graph_neighbors), in the order given at creation.
+    ///
+    /// ```
+    /// rpar::run(3, |world| {
+    ///     let (r, p) = (world.rank(), world.size());
+    ///     let (left, right) = ((r + p - 1) % p, (r + 1) % p);
+    ///     let ring = rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[left], &[right], false)?;
+    ///     assert_eq!(ring.dist_graph_neighbors(), (&[left][..], &[right][..]));
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn dist_graph_neighbors(&self) -> (&[usize], &[usize]) {
         (&self.sources, &self.destinations)
     }
 
     /// A copy with a message space of its own and the same graph (MPI_Comm_dup). Collective.
+    ///
+    /// Errors: as for every collective, [`Error::Aborted`] if another rank fails during the
+    /// call and [`Error::CollectiveMismatch`] if the ranks call different collectives.
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     let other = 1 - world.rank();
+    ///     let g = rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[other], &[other], false)?;
+    ///     let copy = g.dup()?;
+    ///     assert_eq!(copy.dist_graph_neighbors(), g.dist_graph_neighbors());
+    ///     copy.send(&1u8, other, 0)?;
+    ///     g.send(&2u8, other, 0)?;
+    ///     assert_eq!(g.recv::<u8>(other, 0)?.0, [2]); // not the message sent on `copy`
+    ///     assert_eq!(copy.recv::<u8>(other, 0)?.0, [1]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn dup(&self) -> Result<DistGraphComm> {
         Ok(DistGraphComm {
             comm: self.comm.dup()?,
@@ -287,11 +448,31 @@ impl DistGraphComm {
     }
 
     /// [`TopoKind::DistGraph`] (MPI_Topo_test).
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     let g = rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[], &[], false)?;
+    ///     assert_eq!(g.topo_test(), rpar::TopoKind::DistGraph);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn topo_test(&self) -> TopoKind {
         TopoKind::DistGraph
     }
 
-    /// The plain communicator underneath.
+    /// The plain communicator underneath: a duplicate of the `comm` it was created on (all of
+    /// its ranks), without the graph. (A `DistGraphComm` also dereferences to it.)
+    ///
+    /// ```
+    /// rpar::run(3, |world| {
+    ///     let g = rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[], &[], false)?;
+    ///     assert_eq!((g.comm().rank(), g.comm().size()), (world.rank(), 3));
+    ///     assert_eq!(g.comm().topo_test(), rpar::TopoKind::None);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn comm(&self) -> &Comm {
         &self.comm
     }

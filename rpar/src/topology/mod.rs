@@ -21,7 +21,21 @@ pub use reorder::{gray_code, gray_code_inverse};
 
 use crate::{Comm, Result};
 
-/// The topology of a communicator (MPI_Topo_test's answer).
+/// The topology of a communicator (MPI_Topo_test's answer): what `topo_test()` returns on a
+/// [`Comm`], [`CartComm`], [`GraphComm`] or [`DistGraphComm`].
+///
+/// ```
+/// use rpar::TopoKind;
+/// rpar::run(2, |world| {
+///     let grid = rpar::CartComm::create(&world, [2], [true], false)?.unwrap();
+///     let graph = rpar::GraphComm::from_adjacency(&world, &[[1], [0]], false)?.unwrap();
+///     let dist = rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[], &[], false)?;
+///     let kinds = [world.topo_test(), grid.topo_test(), graph.topo_test(), dist.topo_test()];
+///     assert_eq!(kinds, [TopoKind::None, TopoKind::Cart, TopoKind::Graph, TopoKind::DistGraph]);
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TopoKind {
     /// No topology (MPI_UNDEFINED): a plain [`Comm`].
@@ -73,6 +87,10 @@ pub trait Topology {
     /// How many ranks the topology has.
     const SIZE: usize;
     /// Builds the topology on the first `SIZE` ranks of `comm`; the others get `None`.
-    /// Collective.
+    /// Collective. See the [trait's example](Topology).
+    ///
+    /// Errors: those of [`CartComm::create`] or [`GraphComm::create`], which `topology!`'s
+    /// implementation calls; [`Error::InvalidArgument`](crate::Error::InvalidArgument) in
+    /// particular when `comm` has fewer than `SIZE` ranks.
     fn create(comm: &Comm) -> Result<Option<Self::Comm>>;
 }

@@ -47,22 +47,83 @@ pub(crate) mod tags {
 /// # Ok::<(), rpar::Error>(())
 /// ```
 pub trait Neighborhood {
-    /// The communicator the messages travel on.
+    /// The communicator the messages travel on (the topology communicator's
+    /// [`comm`](CartComm::comm)).
+    ///
+    /// ```
+    /// use rpar::Neighborhood;
+    /// rpar::run(2, |world| {
+    ///     let line = rpar::CartComm::create(&world, [2], [false], false)?.unwrap();
+    ///     assert_eq!(line.neighborhood_comm().size(), 2);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     fn neighborhood_comm(&self) -> &Comm;
 
-    /// The kind of topology (MPI_Topo_test).
+    /// The kind of topology (MPI_Topo_test), which fixes the neighbour order.
+    ///
+    /// ```
+    /// use rpar::{Neighborhood, TopoKind};
+    /// fn describe(topo: &impl Neighborhood) -> &'static str {
+    ///     match topo.topo_kind() {
+    ///         TopoKind::Cart => "grid",
+    ///         TopoKind::Graph | TopoKind::DistGraph => "graph",
+    ///         TopoKind::None => "none",
+    ///     }
+    /// }
+    /// rpar::run(2, |world| {
+    ///     let line = rpar::CartComm::create(&world, [2], [true], false)?.unwrap();
+    ///     let pair = rpar::GraphComm::from_adjacency(&world, &[[1], [0]], false)?.unwrap();
+    ///     assert_eq!((describe(&line), describe(&pair)), ("grid", "graph"));
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     fn topo_kind(&self) -> TopoKind;
 
-    /// The ranks this rank receives from, in slot order (`None`: MPI_PROC_NULL).
+    /// The ranks this rank receives from, in slot order (`None`: MPI_PROC_NULL). For a grid,
+    /// per dim the rank one step back then one step forward; for a graph, the node's neighbour
+    /// list; for a distributed graph, its sources.
+    ///
+    /// ```
+    /// use rpar::Neighborhood;
+    /// rpar::run(6, |world| {
+    ///     let grid = rpar::CartComm::create(&world, [2, 3], [false, true], false)?.unwrap();
+    ///     if grid.coords() == [0, 0] {
+    ///         // dim 0: nothing above row 0, rank 3 below; dim 1 wraps: rank 2 left, rank 1 right
+    ///         assert_eq!(grid.in_neighbors(), [None, Some(3), Some(2), Some(1)]);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     fn in_neighbors(&self) -> Vec<Option<usize>>;
 
-    /// The ranks this rank sends to, in slot order (`None`: MPI_PROC_NULL).
+    /// The ranks this rank sends to, in slot order (`None`: MPI_PROC_NULL). The same as
+    /// [`in_neighbors`](Neighborhood::in_neighbors) on grids and graphs; a distributed graph's
+    /// destinations.
+    ///
+    /// ```
+    /// use rpar::Neighborhood;
+    /// rpar::run(3, |world| {
+    ///     let (r, p) = (world.rank(), world.size());
+    ///     let ring = rpar::DistGraphComm::dist_graph_create_adjacent(
+    ///         &world, &[(r + p - 1) % p], &[(r + 1) % p], false)?;
+    ///     assert_eq!(ring.out_neighbors(), [Some((r + 1) % p)]);
+    ///     assert_eq!(ring.in_neighbors(), [Some((r + p - 1) % p)]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     fn out_neighbors(&self) -> Vec<Option<usize>>;
 
     /// Sends `send` to every out-neighbour and receives one block of `send.len()` elements from
     /// each in-neighbour into `recv`, in neighbour order (MPI_Neighbor_allgather). Collective.
     ///
-    /// Errors: `recv` does not hold exactly one block per in-neighbour.
+    /// Errors: [`Error::InvalidArgument`] if `recv` does not hold exactly one block per
+    /// in-neighbour; and, as for every collective, [`Error::Aborted`] if another rank fails
+    /// during the call. The [trait's example](Neighborhood) shows the call.
     fn neighbor_allgather<T: Datatype>(&self, send: &[T], recv: &mut [T]) -> Result<()> {
         let n = send.len();
         let sources = self.in_neighbors();
@@ -75,7 +136,30 @@ pub trait Neighborhood {
     /// Like [`Neighborhood::neighbor_allgather`], but the block from in-neighbour `j` goes to
     /// `recv[displs[j]..displs[j] + counts[j]]` (MPI_Neighbor_allgatherv). Collective.
     ///
-    /// Errors: `counts` or `displs` not one per in-neighbour, or a block outside `recv`.
+    /// Errors: [`Error::InvalidArgument`] for `counts` or `displs` not one per in-neighbour,
+    /// or a block outside `recv`; and, as for every collective, [`Error::Aborted`] if another
+    /// rank fails during the call.
+    ///
+    /// ```
+    /// use rpar::Neighborhood;
+    /// let got = rpar::run(3, |world| {
+    ///     // a star: node 0 hears from 1 and 2, each of which sends rank + 1 values
+    ///     let star = rpar::GraphComm::from_adjacency(&world, &[vec![1, 2], vec![0], vec![0]], false)?
+    ///         .unwrap();
+    ///     let r = star.rank();
+    ///     let mine = vec![r as u8; r + 1];
+    ///     let (counts, displs, len) = match r {
+    ///         0 => (vec![2, 3], vec![0, 2], 5), // 2 from rank 1 at 0, 3 from rank 2 at 2
+    ///         _ => (vec![1], vec![0], 1),
+    ///     };
+    ///     let mut recv = vec![0u8; len];
+    ///     star.neighbor_allgatherv(&mine, &mut recv, &counts, &displs)?;
+    ///     Ok(recv)
+    /// })?;
+    /// assert_eq!(got[0], [1, 1, 2, 2, 2]);
+    /// assert_eq!(got[2], [0]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     fn neighbor_allgatherv<T: Datatype>(
         &self,
         send: &[T],
@@ -98,7 +182,9 @@ pub trait Neighborhood {
     /// Sends block `k` of `count` elements of `send` to out-neighbour `k` and receives block
     /// `j` of `recv` from in-neighbour `j` (MPI_Neighbor_alltoall). Collective.
     ///
-    /// Errors: `send` or `recv` not `count` elements per neighbour.
+    /// Errors: [`Error::InvalidArgument`] if `send` or `recv` does not hold `count` elements
+    /// per neighbour; and, as for every collective, [`Error::Aborted`] if another rank fails
+    /// during the call.
     ///
     /// ```
     /// use rpar::Neighborhood;
@@ -139,7 +225,27 @@ pub trait Neighborhood {
     /// Like [`Neighborhood::neighbor_alltoall`] with a count and displacement per neighbour for
     /// the sends and for the receives (MPI_Neighbor_alltoallv). Collective.
     ///
-    /// Errors: counts or displs not one per neighbour, or a block outside its buffer.
+    /// Errors: [`Error::InvalidArgument`] for counts or displs not one per neighbour, or a
+    /// block outside its buffer; and, as for every collective, [`Error::Aborted`] if another
+    /// rank fails during the call.
+    ///
+    /// ```
+    /// use rpar::Neighborhood;
+    /// let got = rpar::run(3, |world| {
+    ///     // a line 0 - 1 - 2: rank 1 sends one value back and two forward
+    ///     let line = rpar::CartComm::create(&world, [3], [false], false)?.unwrap();
+    ///     let send = [10u16, 20, 21];
+    ///     let (back, fwd) = line.shift(0, 1)?;
+    ///     let send_counts = [usize::from(back.is_some()), 2 * usize::from(fwd.is_some())];
+    ///     let mut recv = [0u16; 3];
+    ///     // slot 0 (from one step back) gets 2 values at 0, slot 1 (from forward) 1 value at 2
+    ///     line.neighbor_alltoallv(&send, &send_counts, &[0, 1], &mut recv, &[2, 1], &[0, 2])?;
+    ///     Ok(recv)
+    /// })?;
+    /// assert_eq!(got[1], [20, 21, 10]);
+    /// assert_eq!(got[2], [20, 21, 0]); // nothing beyond the end: slot 1 left untouched
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     #[allow(clippy::too_many_arguments)] // MPI_Neighbor_alltoallv's own argument list
     fn neighbor_alltoallv<T: Datatype>(
         &self,

@@ -60,27 +60,88 @@ impl CommMatrix {
         CommMatrix { n, cells }
     }
 
-    /// Number of ranks.
+    /// Number of ranks: the matrix is `ranks() x ranks()`, indexed by world rank.
+    ///
+    /// ```
+    /// let report = rpar::Universe::new(4).record_matrix(true).run_report(|_| Ok(()))?;
+    /// let m = report.matrix.unwrap();
+    /// assert_eq!((m.ranks(), m.total_messages()), (4, 0));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn ranks(&self) -> usize {
         self.n
     }
 
-    /// Messages sent from `from` to `to`.
+    /// Messages sent from world rank `from` to world rank `to`.
+    ///
+    /// # Panics
+    ///
+    /// If `from` or `to` is not below [`ranks`](CommMatrix::ranks).
+    ///
+    /// ```
+    /// let report = rpar::Universe::new(3).record_matrix(true).run_report(|w| {
+    ///     match w.rank() {
+    ///         0 => (0..5).try_for_each(|i| w.send(&i, 1, 0)),
+    ///         1 => (0..5).try_for_each(|_| w.recv::<i32>(0, 0).map(drop)),
+    ///         _ => Ok(()),
+    ///     }
+    /// })?;
+    /// let m = report.matrix.unwrap();
+    /// assert_eq!((m.messages(0, 1), m.messages(1, 0), m.messages(0, 2)), (5, 0, 0));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn messages(&self, from: usize, to: usize) -> u64 {
         self.cells[from * self.n + to].0
     }
 
-    /// Bytes sent from `from` to `to`.
+    /// Bytes sent from world rank `from` to world rank `to`.
+    ///
+    /// # Panics
+    ///
+    /// If `from` or `to` is not below [`ranks`](CommMatrix::ranks).
+    ///
+    /// ```
+    /// let report = rpar::Universe::new(2).record_matrix(true).run_report(|w| {
+    ///     if w.rank() == 1 {
+    ///         w.send(&[0.0f64; 100][..], 0, 0)?;
+    ///     } else {
+    ///         w.recv::<f64>(1, 0)?;
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// let m = report.matrix.unwrap();
+    /// assert_eq!((m.bytes(1, 0), m.bytes(0, 1)), (800, 0));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn bytes(&self, from: usize, to: usize) -> u64 {
         self.cells[from * self.n + to].1
     }
 
-    /// All bytes sent.
+    /// All bytes sent, collective traffic included.
+    ///
+    /// ```
+    /// let report = rpar::Universe::new(4).record_matrix(true).run_report(|w| {
+    ///     w.bcast_with(&mut [0u8; 1000][..], 0, rpar::Bcast::Linear)
+    /// })?;
+    /// // a linear broadcast: the root sends the 1000 bytes to each of the 3 others
+    /// assert_eq!(report.matrix.unwrap().total_bytes(), 3 * 1000);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn total_bytes(&self) -> u64 {
         self.cells.iter().map(|c| c.1).sum()
     }
 
-    /// All messages sent.
+    /// All messages sent, collective traffic included.
+    ///
+    /// ```
+    /// let report = rpar::Universe::new(4).record_matrix(true).run_report(|w| {
+    ///     let (r, p) = (w.rank(), w.size());
+    ///     w.sendrecv(&r, (r + 1) % p, 0, &mut 0usize, (r + p - 1) % p, 0)?;
+    ///     Ok(())
+    /// })?;
+    /// assert_eq!(report.matrix.unwrap().total_messages(), 4); // one per rank round the ring
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn total_messages(&self) -> u64 {
         self.cells.iter().map(|c| c.0).sum()
     }

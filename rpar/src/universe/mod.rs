@@ -45,6 +45,14 @@ pub struct Universe {
 }
 
 /// Where a run's ranks run (see [`Universe::transport`]).
+///
+/// ```
+/// use rpar::{Transport, Universe};
+/// assert_eq!(Transport::default(), Transport::Auto);
+/// let ranks = Universe::new(3).transport(Transport::InProcess).run(|world| Ok(world.rank()))?;
+/// assert_eq!(ranks, vec![0, 1, 2]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum Transport {
@@ -68,7 +76,17 @@ pub enum Transport {
 const DEFAULT_POLL: Duration = Duration::from_micros(50);
 
 impl Universe {
-    /// A universe of `ranks` ranks (threads).
+    /// A universe of `ranks` ranks (threads), with the defaults of every setting below. Nothing
+    /// starts until [`run`](Universe::run); a universe can run any number of programs.
+    ///
+    /// ```
+    /// let u = rpar::Universe::new(4);
+    /// assert_eq!(u.ranks(), 4);
+    /// assert_eq!(u.run(|world| Ok(world.size()))?, vec![4; 4]);
+    /// assert_eq!(u.run(|world| Ok(world.rank() % 2))?, vec![0, 1, 0, 1]);
+    /// assert!(rpar::Universe::new(0).run(|_| Ok(())).is_err()); // needs at least one rank
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn new(ranks: usize) -> Self {
         Universe {
             ranks,
@@ -101,6 +119,21 @@ impl Universe {
     /// [`Transport::Auto`]). On MPI the launcher's process count replaces `ranks`, the
     /// deadlock watchdog and the communication matrix are not available, and a trace is written
     /// per process (`trace.json` becomes `trace.rank0.json`, …).
+    ///
+    /// [`Transport::Mpi`] in an rpar built without the `mpi` cargo feature makes
+    /// [`run`](Universe::run) fail with [`Error::InvalidArgument`].
+    ///
+    /// ```
+    /// use rpar::{Transport, Universe};
+    /// let threads = Universe::new(2).transport(Transport::InProcess);
+    /// assert_eq!(threads.run(|world| Ok(world.size()))?, vec![2, 2]);
+    /// # #[cfg(not(feature = "mpi"))]
+    /// assert!(matches!(
+    ///     Universe::new(2).transport(Transport::Mpi).run(|_| Ok(())),
+    ///     Err(rpar::Error::InvalidArgument { .. })
+    /// ));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn transport(mut self, transport: Transport) -> Self {
         self.transport = transport;
         self
@@ -119,7 +152,18 @@ impl Universe {
         }
     }
 
-    /// The stack size of each rank's thread, in bytes (default: the platform's thread default).
+    /// The stack size of each rank's thread, in bytes (default: the platform's thread default,
+    /// 2 MiB on Linux unless `RUST_MIN_STACK` says otherwise). Raise it for ranks with large
+    /// arrays on the stack or deep recursion.
+    ///
+    /// ```
+    /// let sums = rpar::Universe::new(2).stack_size(64 << 20).run(|world| {
+    ///     let grid = std::hint::black_box([world.rank() as u8; 4 << 20]); // 4 MiB on the stack
+    ///     Ok(grid.iter().map(|&x| x as usize).sum::<usize>())
+    /// })?;
+    /// assert_eq!(sums, vec![0, 4 << 20]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
         self
@@ -127,7 +171,21 @@ impl Universe {
 
     /// Whether a watchdog ends the run with [`Error::Deadlock`] when every running rank is
     /// blocked and no message can unblock any of them (default: on; it costs nothing on the
-    /// message paths and one wake-up of a helper thread every 40 ms).
+    /// message paths and one wake-up of a helper thread every 40 ms). With it off, a deadlocked
+    /// run hangs, as an MPI program does.
+    ///
+    /// ```
+    /// let err = rpar::Universe::new(2)
+    ///     .deadlock_detection(true)
+    ///     .run(|world| {
+    ///         world.recv::<u8>(1 - world.rank(), 0)?; // both wait, nobody sends
+    ///         Ok(())
+    ///     })
+    ///     .unwrap_err();
+    /// let rpar::Error::Deadlock { blocked, .. } = err else { panic!("{err}") };
+    /// assert_eq!(blocked.len(), 2);
+    /// assert_eq!((blocked[0].call.as_str(), blocked[0].peer), ("recv", Some(1)));
+    /// ```
     pub fn deadlock_detection(mut self, on: bool) -> Self {
         self.deadlock_detection = on;
         self
@@ -135,6 +193,19 @@ impl Universe {
 
     /// Strict mode: a run that leaves messages unreceived or receives incomplete fails with
     /// [`Error::Leaks`] (default: off; they are reported by [`Universe::run_report`]).
+    ///
+    /// ```
+    /// let leaky = |world: rpar::Comm| -> rpar::Result<()> {
+    ///     if world.rank() == 0 {
+    ///         world.send(&7u32, 1, 3)?; // rank 1 never receives it
+    ///     }
+    ///     Ok(())
+    /// };
+    /// assert!(rpar::Universe::new(2).run(leaky).is_ok());
+    /// let err = rpar::Universe::new(2).strict(true).run(leaky).unwrap_err();
+    /// let rpar::Error::Leaks { warnings } = err else { panic!("{err}") };
+    /// assert!(matches!(warnings[..], [rpar::Warning::Unreceived { to: 1, from: 0, tag: 3, .. }]));
+    /// ```
     pub fn strict(mut self, on: bool) -> Self {
         self.strict = on;
         self
@@ -142,14 +213,45 @@ impl Universe {
 
     /// Writes a Chrome trace-event file of the run to `path` (Perfetto and chrome://tracing open
     /// it): one track per rank, a span for every call, an arrow from each send to its receive.
-    /// Without this, the environment variable `RPAR_TRACE=file.json` does the same.
+    /// Without this, the environment variable `RPAR_TRACE=file.json` does the same. With the
+    /// `trace` cargo feature off (it is on by default) nothing is recorded and the file holds
+    /// no events.
+    ///
+    /// A file that cannot be written makes the run fail with [`Error::InvalidArgument`], after
+    /// the ranks have finished.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("rpar-doc-trace-{}.json", std::process::id()));
+    /// rpar::Universe::new(2).trace(&path).run(|world| world.allreduce(&1u32, rpar::Sum))?;
+    /// let json = std::fs::read_to_string(&path).unwrap();
+    /// assert!(json.contains("traceEvents"));
+    /// # #[cfg(feature = "trace")]
+    /// assert!(json.contains("rank 1") && json.contains("allreduce"));
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn trace(mut self, path: impl Into<PathBuf>) -> Self {
         self.trace = Some(path.into());
         self
     }
 
     /// Records the communication matrix (messages and bytes per pair of ranks), returned in
-    /// [`RunReport::matrix`].
+    /// [`RunReport::matrix`] (default: off, and the matrix is `None`). See [`CommMatrix`] for an
+    /// example.
+    ///
+    /// ```
+    /// let ring = |world: rpar::Comm| -> rpar::Result<()> {
+    ///     let (r, p) = (world.rank(), world.size());
+    ///     world.send(&[0u8; 4][..], (r + 1) % p, 0)?;
+    ///     world.recv::<u8>((r + p - 1) % p, 0)?;
+    ///     Ok(())
+    /// };
+    /// let report = rpar::Universe::new(3).record_matrix(true).run_report(ring)?;
+    /// let m = report.matrix.expect("recorded");
+    /// assert_eq!((m.total_messages(), m.total_bytes()), (3, 12));
+    /// assert!(rpar::Universe::new(3).run_report(ring)?.matrix.is_none());
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn record_matrix(mut self, on: bool) -> Self {
         self.record_matrix = on;
         self
@@ -158,7 +260,17 @@ impl Universe {
     /// How long a blocked call keeps polling (yielding the core between looks) before it parks
     /// its thread. Longer polls answer faster and spare wake-up system calls; shorter ones leave
     /// the cores to ranks with work when ranks far outnumber cores. Default: 50 us; the
-    /// environment variable `RPAR_POLL_US` overrides the default.
+    /// environment variable `RPAR_POLL_US` overrides the default. It changes how fast, never
+    /// what, a program computes.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// // many more ranks than cores: park at once rather than poll
+    /// let u = rpar::Universe::new(32).poll_budget(Duration::ZERO);
+    /// let sums = u.run(|world| world.allreduce(&(world.rank() as u64), rpar::Sum))?;
+    /// assert!(sums.iter().all(|&s| s == 31 * 32 / 2));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn poll_budget(mut self, budget: Duration) -> Self {
         self.poll_budget = Some(budget);
         self
@@ -179,7 +291,12 @@ impl Universe {
         self
     }
 
-    /// Number of ranks.
+    /// Number of ranks, as given to [`Universe::new`] (on the MPI transport the launcher's
+    /// process count takes its place when the program runs).
+    ///
+    /// ```
+    /// assert_eq!(rpar::Universe::new(6).strict(true).ranks(), 6);
+    /// ```
     pub fn ranks(&self) -> usize {
         self.ranks
     }
@@ -189,6 +306,14 @@ impl Universe {
     /// If a rank panics or returns an error, the run is aborted: every other rank's blocked
     /// call returns [`Error::Aborted`] at once, and `run` returns [`Error::RankPanicked`] or
     /// [`Error::RankFailed`] naming the first rank that failed.
+    ///
+    /// Errors: [`Error::RankPanicked`] or [`Error::RankFailed`] as above;
+    /// [`Error::CollectiveMismatch`] if the ranks of a communicator called different
+    /// collectives; [`Error::Deadlock`] if the [watchdog](Universe::deadlock_detection) found
+    /// every rank blocked; [`Error::Leaks`] in [strict](Universe::strict) mode;
+    /// [`Error::InvalidArgument`] for 0 ranks, a rank thread that could not be started, a
+    /// [trace](Universe::trace) file that could not be written, or [`Transport::Mpi`] without
+    /// the `mpi` cargo feature.
     ///
     /// ```
     /// let err = rpar::Universe::new(3)
@@ -213,6 +338,8 @@ impl Universe {
     /// Like [`Universe::run`], and also reports what the run left behind: messages sent but
     /// never received, receives never completed. In [strict](Universe::strict) mode those are
     /// an [`Error::Leaks`] instead.
+    ///
+    /// Errors: those of [`Universe::run`].
     ///
     /// ```
     /// let report = rpar::Universe::new(2).run_report(|world| {
@@ -378,6 +505,18 @@ impl<R> Default for RankOutcome<R> {
 }
 
 /// The outcome of [`Universe::run_report`]: the ranks' results and what the run left behind.
+///
+/// ```
+/// let report = rpar::Universe::new(2).record_matrix(true).run_report(|world| {
+///     let other = 1 - world.rank();
+///     world.send(&(world.rank() as u8), other, 0)?;
+///     Ok(world.recv::<u8>(other, 0)?.0[0])
+/// })?;
+/// assert_eq!(report.results, vec![1, 0]);
+/// assert!(report.warnings.is_empty()); // every message was received
+/// assert_eq!(report.matrix.map(|m| m.total_messages()), Some(2));
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct RunReport<R> {
     /// Each rank's result, in rank order.
@@ -418,6 +557,13 @@ where
 }
 
 /// Whether an MPI launcher started this process (always false without the `mpi` feature).
+/// [`Transport::Auto`] runs on MPI exactly when this is true.
+///
+/// ```
+/// // a doc test is not started by mpiexec
+/// assert!(!rpar::launched_by_mpi());
+/// assert_eq!(rpar::mpi_processes(), None);
+/// ```
 pub fn launched_by_mpi() -> bool {
     #[cfg(feature = "mpi")]
     return crate::transport::mpi::setup::launched_by_mpi();
@@ -468,7 +614,10 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic with a non-string payload".to_string())
 }
 
-/// Runs `program` on `ranks` ranks: shorthand for `Universe::new(ranks).run(program)`.
+/// Runs `program` on `ranks` ranks: shorthand for `Universe::new(ranks).run(program)`
+/// (`mpiexec -n ranks`, with MPI_Init and MPI_Finalize around the program).
+///
+/// Errors: those of [`Universe::run`].
 ///
 /// ```
 /// let sum: usize = rpar::run(8, |world| Ok(world.rank()))?.iter().sum();

@@ -9,7 +9,31 @@ use crate::{Comm, Error, Result};
 /// The tag of result traffic, on the world communicator's collective context.
 const TAG_RESULT: i32 = 9;
 
-/// One rank's end of a result transfer to or from another rank (see [`RankResult`]).
+/// One rank's end of a result transfer to or from another rank (see [`RankResult`]): rpar hands
+/// one to [`RankResult::send_result`] and [`RankResult::recv_result`]; a program never makes
+/// one itself. Only runs on the MPI transport use it — in-process, results come back to the
+/// caller directly — so the examples here show implementations, which an in-process run
+/// compiles but does not call.
+///
+/// The parts of a result travel in order: receive them in the order they were sent.
+///
+/// ```
+/// use rpar::{RankResult, ResultLink};
+/// struct Sample { id: u32, values: Vec<f64> }
+/// impl RankResult for Sample {
+///     fn send_result(&self, link: &ResultLink<'_>) -> rpar::Result<()> {
+///         link.send_value(&self.id)?;
+///         link.send(&self.values[..])
+///     }
+///     fn recv_result(link: &ResultLink<'_>) -> rpar::Result<Self> {
+///         let id = link.recv_value()?;
+///         Ok(Sample { id, values: link.recv()? })
+///     }
+/// }
+/// let samples = rpar::run(2, |world| Ok(Sample { id: world.rank() as u32, values: vec![0.5; 2] }))?;
+/// assert_eq!((samples[1].id, samples[1].values.len()), (1, 2));
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct ResultLink<'a> {
     comm: &'a Comm,
@@ -22,14 +46,55 @@ impl ResultLink<'_> {
         ResultLink { comm, peer }
     }
 
-    /// Sends `data` (one part of a result) to the peer.
+    /// Sends `data` (one part of a result: a slice of [`Datatype`]s) to the peer as one message.
+    ///
+    /// Errors: those of a send (see [`Comm::send`]); [`Error::Aborted`] if the run is aborted.
+    ///
+    /// ```
+    /// use rpar::{RankResult, ResultLink};
+    /// struct Histogram([u64; 8]);
+    /// impl RankResult for Histogram {
+    ///     fn send_result(&self, link: &ResultLink<'_>) -> rpar::Result<()> {
+    ///         link.send(&self.0[..])
+    ///     }
+    ///     fn recv_result(link: &ResultLink<'_>) -> rpar::Result<Self> {
+    ///         let bins: Vec<u64> = link.recv()?;
+    ///         bins.try_into().map(Histogram).map_err(|_| rpar::Error::user("expected 8 bins"))
+    ///     }
+    /// }
+    /// let h = rpar::run(2, |world| Ok(Histogram([world.rank() as u64; 8])))?;
+    /// assert_eq!(h[1].0.iter().sum::<u64>(), 8);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn send<B: Buffer + ?Sized>(&self, data: &B) -> Result<()> {
         let ctx = self.comm.collective_context();
         self.comm
             .send_in(ctx, data.as_elems(), self.peer, TAG_RESULT)
     }
 
-    /// Receives the next part of the peer's result.
+    /// Receives the next part of the peer's result, as sent by [`ResultLink::send`], whatever
+    /// its length.
+    ///
+    /// Errors: those of a receive (see [`Comm::recv`]): [`Error::TypeMismatch`] if the part was
+    /// sent with another element type; [`Error::Aborted`] if the run is aborted.
+    ///
+    /// ```
+    /// use rpar::{RankResult, ResultLink};
+    /// struct Path { nodes: Vec<u32>, cost: Vec<f32> }
+    /// impl RankResult for Path {
+    ///     fn send_result(&self, link: &ResultLink<'_>) -> rpar::Result<()> {
+    ///         link.send(&self.nodes[..])?;
+    ///         link.send(&self.cost[..])
+    ///     }
+    ///     fn recv_result(link: &ResultLink<'_>) -> rpar::Result<Self> {
+    ///         let nodes = link.recv::<u32>()?; // first part first
+    ///         Ok(Path { nodes, cost: link.recv::<f32>()? })
+    ///     }
+    /// }
+    /// let paths = rpar::run(2, |world| Ok(Path { nodes: vec![0, 1], cost: vec![world.rank() as f32] }))?;
+    /// assert_eq!(paths[1].cost, [1.0]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn recv<T: Datatype>(&self) -> Result<Vec<T>> {
         let ctx = self.comm.collective_context();
         Ok(self.comm.recv_in(ctx, self.peer, TAG_RESULT)?.0)
@@ -37,12 +102,32 @@ impl ResultLink<'_> {
 }
 
 /// What a rank's program may return: any `Send` type; with the `mpi` cargo feature, a `Send`
-/// type that is also a [`RankResult`] (it must travel between processes).
+/// type that is also a [`RankResult`] (it must travel between processes). Implemented
+/// automatically; name it as the bound of code generic over a run's result.
+///
+/// ```
+/// fn on_every_rank<R: rpar::RunResult>(n: usize, f: impl Fn(usize) -> R + Sync) -> rpar::Result<Vec<R>> {
+///     rpar::run(n, |world| Ok(f(world.rank())))
+/// }
+/// assert_eq!(on_every_rank(3, |r| r * 10)?, vec![0, 10, 20]);
+/// assert_eq!(on_every_rank(2, |r| format!("rank {r}"))?, ["rank 0", "rank 1"]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[cfg(not(feature = "mpi"))]
 pub trait RunResult: Send {}
 
 /// What a rank's program may return: any `Send` type; with the `mpi` cargo feature, a `Send`
-/// type that is also a [`RankResult`] (it must travel between processes).
+/// type that is also a [`RankResult`] (it must travel between processes). Implemented
+/// automatically; name it as the bound of code generic over a run's result.
+///
+/// ```
+/// fn on_every_rank<R: rpar::RunResult>(n: usize, f: impl Fn(usize) -> R + Sync) -> rpar::Result<Vec<R>> {
+///     rpar::run(n, |world| Ok(f(world.rank())))
+/// }
+/// assert_eq!(on_every_rank(3, |r| r * 10)?, vec![0, 10, 20]);
+/// assert_eq!(on_every_rank(2, |r| format!("rank {r}"))?, ["rank 0", "rank 1"]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[cfg(feature = "mpi")]
 pub trait RunResult: Send + RankResult {}
 
@@ -77,20 +162,48 @@ impl<T: Send + RankResult> RunResult for T {}
 /// # Ok::<(), rpar::Error>(())
 /// ```
 pub trait RankResult: Sized {
-    /// Sends this result to another rank.
+    /// Sends this result to another rank, in parts through `link` (see the
+    /// [trait's example](RankResult)).
+    ///
+    /// Errors: those of [`ResultLink::send`].
     fn send_result(&self, link: &ResultLink<'_>) -> Result<()>;
 
-    /// Receives another rank's result.
+    /// Receives another rank's result, its parts in the order
+    /// [`send_result`](RankResult::send_result) sent them (see the [trait's example](RankResult)).
+    ///
+    /// Errors: those of [`ResultLink::recv`], and any the implementation raises for parts that
+    /// do not fit together.
     fn recv_result(link: &ResultLink<'_>) -> Result<Self>;
 
     /// Sends a slice of results (a `Vec<Self>` result): by default its length, then each in
     /// turn. [`Datatype`] values send the whole slice as one message instead.
+    ///
+    /// Override it (with [`recv_all`](RankResult::recv_all)) to send many results in fewer
+    /// messages; the default serves every type:
+    ///
+    /// ```
+    /// use rpar::{RankResult, ResultLink};
+    /// #[derive(Clone)]
+    /// struct Word(String);
+    /// impl RankResult for Word {
+    ///     fn send_result(&self, link: &ResultLink<'_>) -> rpar::Result<()> { self.0.send_result(link) }
+    ///     fn recv_result(link: &ResultLink<'_>) -> rpar::Result<Self> { String::recv_result(link).map(Word) }
+    /// }
+    /// // `Vec<Word>` is a rank result through the default send_all / recv_all
+    /// let words = rpar::run(2, |world| Ok(vec![Word("hi".into()); world.rank() + 1]))?;
+    /// assert_eq!(words[1].len(), 2);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    ///
+    /// Errors: those of [`ResultLink::send`].
     fn send_all(items: &[Self], link: &ResultLink<'_>) -> Result<()> {
         link.send_value(&(items.len() as u64))?;
         items.iter().try_for_each(|item| item.send_result(link))
     }
 
-    /// Receives a slice sent by [`RankResult::send_all`].
+    /// Receives a slice sent by [`RankResult::send_all`] (see its example).
+    ///
+    /// Errors: those of [`ResultLink::recv`].
     fn recv_all(link: &ResultLink<'_>) -> Result<Vec<Self>> {
         let n = link.recv_value::<u64>()?;
         (0..n).map(|_| Self::recv_result(link)).collect()
@@ -98,12 +211,52 @@ pub trait RankResult: Sized {
 }
 
 impl ResultLink<'_> {
-    /// Sends one value (the whole result, for a [`Datatype`]).
+    /// Sends one value (the whole result, for a [`Datatype`]) as one message.
+    ///
+    /// Errors: those of [`ResultLink::send`].
+    ///
+    /// ```
+    /// use rpar::{RankResult, ResultLink};
+    /// struct Timing { rank: usize, seconds: f64 }
+    /// impl RankResult for Timing {
+    ///     fn send_result(&self, link: &ResultLink<'_>) -> rpar::Result<()> {
+    ///         link.send_value(&self.rank)?;
+    ///         link.send_value(&self.seconds)
+    ///     }
+    ///     fn recv_result(link: &ResultLink<'_>) -> rpar::Result<Self> {
+    ///         Ok(Timing { rank: link.recv_value()?, seconds: link.recv_value()? })
+    ///     }
+    /// }
+    /// let t = rpar::run(3, |world| Ok(Timing { rank: world.rank(), seconds: 0.25 }))?;
+    /// assert_eq!(t.iter().map(|t| t.rank).collect::<Vec<_>>(), [0, 1, 2]);
+    /// assert_eq!(t[2].seconds, 0.25);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn send_value<T: Datatype>(&self, value: &T) -> Result<()> {
         self.send(std::slice::from_ref(value))
     }
 
     /// Receives one value sent by [`ResultLink::send_value`].
+    ///
+    /// Errors: those of [`ResultLink::recv`], and [`Error::InvalidArgument`] if the message
+    /// holds no value.
+    ///
+    /// ```
+    /// use rpar::{RankResult, ResultLink};
+    /// struct Verdict { passed: bool, worst: f64 }
+    /// impl RankResult for Verdict {
+    ///     fn send_result(&self, link: &ResultLink<'_>) -> rpar::Result<()> {
+    ///         link.send_value(&(self.passed, self.worst))
+    ///     }
+    ///     fn recv_result(link: &ResultLink<'_>) -> rpar::Result<Self> {
+    ///         let (passed, worst) = link.recv_value::<(bool, f64)>()?;
+    ///         Ok(Verdict { passed, worst })
+    ///     }
+    /// }
+    /// let v = rpar::run(2, |world| Ok(Verdict { passed: world.rank() == 0, worst: 1e-9 }))?;
+    /// assert!(v[0].passed && !v[1].passed);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn recv_value<T: Datatype>(&self) -> Result<T> {
         self.recv::<T>()?
             .pop()
