@@ -61,7 +61,6 @@ fn bytes_of<T: Datatype>(data: &[T]) -> &[MaybeUninit<u8>] {
 
 /// What every algorithm works with: the arena, this rank's endpoint, its rank and the size.
 struct Shm<'a> {
-    comm: &'a Comm,
     arena: &'a Arena,
     ep: &'a Endpoint,
     me: usize,
@@ -77,7 +76,6 @@ impl<'a> Shm<'a> {
             )
         })?;
         Ok(Shm {
-            comm,
             arena,
             ep: comm.endpoint(),
             me: comm.rank(),
@@ -146,17 +144,6 @@ impl<'a> Shm<'a> {
 
     /// Checks rank `r`'s post against this rank's call and an expectation of `n` `T`s.
     fn check<T: Datatype>(&self, r: usize, n: usize, post: &Post) -> Result<()> {
-        let mine = self.ep.collective();
-        if post.call != mine {
-            return Err(match (mine, post.call) {
-                (Some(mine), Some(theirs)) => self.ep.collective_mismatch(
-                    self.comm.collective_context() / 2,
-                    mine,
-                    (r, theirs),
-                ),
-                _ => Error::invalid("a shared-memory collective", "a post outside any call"),
-            });
-        }
         let size = std::mem::size_of::<T>();
         let want = ElemType::of::<T>();
         let same_type = match post.elem {
@@ -172,7 +159,7 @@ impl<'a> Shm<'a> {
             });
         }
         if post.bytes != n * size {
-            let operation = mine.map_or("a collective", |c| c.operation);
+            let operation = self.ep.collective().map_or("a collective", |c| c.operation);
             return Err(Error::invalid(
                 operation,
                 format!(

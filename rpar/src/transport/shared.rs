@@ -66,7 +66,8 @@ struct Line([MaybeUninit<u8>; SLOT_ALIGN]);
 
 const EMPTY_LINE: Line = Line([MaybeUninit::uninit(); SLOT_ALIGN]);
 
-/// What a member posted in one step.
+/// What a member posted in one step (the part a reader always needs: one cache line with the
+/// slot's stamp and small data).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Post {
     /// The bytes: in the slot, or in the member's own buffer when lent.
@@ -75,8 +76,9 @@ pub(crate) struct Post {
     pub(crate) bytes: usize,
     /// Their element type (`None` for an empty post).
     pub(crate) elem: Option<ElemType>,
-    /// The collective call the member is in.
-    pub(crate) call: Option<CollectiveCall>,
+    /// A hash of the collective call the member is in ([`call_key`]): readers compare the whole
+    /// call only when the keys differ.
+    key: u64,
     /// Whether the bytes are lent from the member's buffer.
     lent: bool,
 }
@@ -86,19 +88,48 @@ impl Post {
         data: std::ptr::null(),
         bytes: 0,
         elem: None,
-        call: None,
+        key: 0,
         lent: false,
     };
 }
 
+/// Posts up to this many bytes fit in the first cache line of their slot, beside the stamp and
+/// the post (a 2-rank allreduce of one `f64` touches one line of the other rank's slot).
+const SMALL_BYTES: usize = 16;
+
+/// A hash of everything ranks compare of a collective call (see `CollectiveCall`'s `eq`):
+/// equal calls have equal keys (the names are `'static`, hashed by where they are, so that the
+/// same name always hashes alike); different keys send the reader to the whole call.
+fn call_key(call: &Option<CollectiveCall>) -> u64 {
+    let Some(c) = call else {
+        return 0;
+    };
+    let mix = |h: u64, x: u64| (h.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    let name = |s: &'static str| s.as_ptr() as u64 ^ (s.len() as u64) << 48;
+    [
+        u64::from(c.seq),
+        c.root.map_or(u64::MAX, |r| r as u64),
+        c.bytes.map_or(u64::MAX, |b| b as u64),
+        name(c.operation),
+        c.reduction.map_or(u64::MAX, name),
+    ]
+    .into_iter()
+    .fold(0x243f_6a88_85a3_08d3, mix)
+}
+
 /// One of a member's slots: the stamp of the step posted in it, the post, and room for its
-/// bytes (inline when small).
+/// bytes. The first cache line holds the stamp, the post and the smallest data; a reader goes
+/// further only for larger data, or for the whole call when its key differs.
 #[repr(C)]
 struct Slot {
     /// `s + 1` once the post of step `s` is here (written by the owner, `Release`).
     stamp: AtomicU64,
     /// The post of the step that uses the slot.
     post: UnsafeCell<Post>,
+    /// The smallest posts' bytes (aligned to 16 by the layout: 8 + 40 bytes before it).
+    small: UnsafeCell<[MaybeUninit<u128>; SMALL_BYTES / 16]>,
+    /// The collective call of the post.
+    call: UnsafeCell<Option<CollectiveCall>>,
     /// Small posts' bytes.
     inline: UnsafeCell<Line>,
     /// Larger copied posts' bytes; grown by the owner only while nobody reads the slot.
@@ -151,6 +182,8 @@ impl Part {
                     CachePadded::new(Slot {
                         stamp: AtomicU64::new(0),
                         post: UnsafeCell::new(Post::EMPTY),
+                        small: UnsafeCell::new([MaybeUninit::uninit(); SMALL_BYTES / 16]),
+                        call: UnsafeCell::new(None),
                         inline: UnsafeCell::new(EMPTY_LINE),
                         storage: UnsafeCell::new(Vec::new()),
                     })
@@ -227,13 +260,12 @@ impl Arena {
     ) -> Result<Step<'a>> {
         let step = self.begin(ep, me)?;
         let post = match data {
-            None => Post {
-                call: ep.collective(),
-                ..Post::EMPTY
-            },
+            None => Post::EMPTY,
             Some((bytes, elem)) => {
                 let slot = step.own_slot();
-                let dst: *mut u8 = if bytes.len() <= INLINE_BYTES {
+                let dst: *mut u8 = if bytes.len() <= SMALL_BYTES {
+                    slot.small.get().cast()
+                } else if bytes.len() <= INLINE_BYTES {
                     slot.inline.get().cast()
                 } else {
                     // SAFETY: the slot is this member's, and `begin` waited until every member
@@ -253,7 +285,7 @@ impl Arena {
                     data: dst,
                     bytes: bytes.len(),
                     elem: Some(elem),
-                    call: ep.collective(),
+                    key: 0,
                     lent: false,
                 }
             }
@@ -278,7 +310,7 @@ impl Arena {
             data: data.as_ptr().cast(),
             bytes: data.len(),
             elem: Some(elem),
-            call: ep.collective(),
+            key: 0,
             lent: true,
         };
         self.publish(&step, post);
@@ -316,11 +348,14 @@ impl Arena {
             }
         }
         own.next_step.store(s + 1, Ordering::Relaxed);
+        let call = ep.collective();
         Ok(Step {
             arena: self,
             ep,
             me,
             s,
+            call,
+            key: call_key(&call),
         })
     }
 
@@ -328,7 +363,13 @@ impl Arena {
     fn publish(&self, step: &Step<'_>, post: Post) {
         let slot = step.own_slot();
         // SAFETY: as in `step`: this member's slot, free since `begin`.
-        unsafe { *slot.post.get() = post };
+        unsafe {
+            *slot.post.get() = Post {
+                key: step.key,
+                ..post
+            };
+            *slot.call.get() = step.call;
+        }
         slot.stamp.store(step.s + 1, Ordering::Release);
         self.wake_waiters(step.ep.fabric(), step.me);
     }
@@ -383,6 +424,9 @@ pub(crate) struct Step<'a> {
     ep: &'a Endpoint,
     me: usize,
     s: u64,
+    /// The collective call this member is in, and its key.
+    call: Option<CollectiveCall>,
+    key: u64,
 }
 
 impl std::fmt::Debug for Step<'_> {
@@ -399,16 +443,25 @@ impl Step<'_> {
         self.arena.parts[self.me].slot(self.s)
     }
 
-    /// Waits for member `r`'s post of this step and runs `f` on it; the post's bytes may be
-    /// read during `f` (and only then).
+    /// Waits for member `r`'s post of this step, checks that `r` is in the same collective call
+    /// (else the run aborts with [`Error::CollectiveMismatch`](crate::Error)), and runs `f` on
+    /// the post; its bytes may be read during `f` (and only then).
     pub(crate) fn read<R>(&self, r: usize, f: impl FnOnce(&Post) -> Result<R>) -> Result<R> {
         let arena = self.arena;
         arena.wait(self.ep, self.me, r, self.s, Until::Posted)?;
         let part = &arena.parts[r];
-        // SAFETY: the slot's stamp `> s` was seen with Acquire, so the owner's write of this
-        // post is visible, and the owner does not write the slot again until this member is
-        // done with the step (this `Step` is alive).
-        let post = unsafe { *part.slot(self.s).post.get() };
+        let slot = part.slot(self.s);
+        // SAFETY: the slot's stamp `> s` was seen with Acquire, so the owner's writes of this
+        // post and its call are visible, and the owner does not write the slot again until this
+        // member is done with the step (this `Step` is alive).
+        let post = unsafe { *slot.post.get() };
+        if post.key != self.key {
+            // SAFETY: as above.
+            let theirs = unsafe { *slot.call.get() };
+            if theirs != self.call {
+                return Err(self.mismatch(r, theirs));
+            }
+        }
         if !post.lent || r == self.me {
             return f(&post);
         }
@@ -420,6 +473,23 @@ impl Step<'_> {
             return Err(self.ep.fabric().abort_error());
         }
         f(&post)
+    }
+}
+
+impl Step<'_> {
+    /// The error of a post of member `r` from the call `theirs`, not this member's: a collective
+    /// mismatch, which aborts the run.
+    fn mismatch(&self, r: usize, theirs: Option<CollectiveCall>) -> crate::Error {
+        match (self.call, theirs) {
+            (Some(mine), Some(theirs)) => {
+                self.ep
+                    .collective_mismatch(self.arena.context / 2, mine, (r, theirs))
+            }
+            _ => crate::Error::invalid(
+                "a shared-memory collective",
+                "a post outside any collective call",
+            ),
+        }
     }
 }
 
