@@ -210,3 +210,21 @@ fn many_ranks_park_and_wake() -> Result<()> {
     }
     Ok(())
 }
+
+/// Communicators made and dropped in a loop, each used for one shared-memory broadcast whose
+/// root returns at once and drops its communicator while the others may not have looked at it
+/// yet: every broadcast must still arrive (and the arenas must not pile up: each is freed by
+/// the last member to drop it).
+#[test]
+fn communicators_come_and_go() -> Result<()> {
+    rpar::run(4, |w| {
+        for i in 0..300u32 {
+            let d = w.dup()?;
+            let mut v = [if d.rank() == 1 { i } else { u32::MAX }; 2];
+            d.bcast_with(&mut v[..], 1, Bcast::SharedMemory)?;
+            assert_eq!(v, [i; 2]);
+        }
+        Ok(())
+    })?;
+    Ok(())
+}

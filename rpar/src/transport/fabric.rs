@@ -77,10 +77,11 @@ pub(crate) struct Fabric {
     poll_budget: Duration,
     /// How many times a blocked call looks, with a pause between looks, before it yields.
     spin_rounds: u32,
-    /// The shared-memory arena of each communicator that has one, by collective context. Kept
-    /// until the run ends: a member may post and drop its communicator before another member
-    /// has looked at the arena for the first time.
-    arenas: Mutex<HashMap<u32, Arc<Arena>>>,
+    /// The shared-memory arenas that not every member has taken yet, by collective context,
+    /// with how many have: a member may post and drop its communicator before another member
+    /// has looked at the arena for the first time, so the fabric holds it until the last one
+    /// has; after that the members' own references keep it, and the last to drop frees it.
+    arenas: Mutex<HashMap<u32, (Arc<Arena>, usize)>>,
 }
 
 impl Fabric {
@@ -109,12 +110,18 @@ impl Fabric {
 
     /// The shared-memory arena of the communicator with collective context `context` and the
     /// members `world` (world ranks): the first member to ask makes it, the others get the same.
+    /// Each member asks once (its `Comm` keeps the answer).
     pub(crate) fn arena(&self, context: u32, world: &[usize]) -> Arc<Arena> {
         let mut arenas = self.arenas.lock().unwrap_or_else(|e| e.into_inner());
-        arenas
+        let (arena, taken) = arenas
             .entry(context)
-            .or_insert_with(|| Arc::new(Arena::new(context, world)))
-            .clone()
+            .or_insert_with(|| (Arc::new(Arena::new(context, world)), 0));
+        *taken += 1;
+        let arena = arena.clone();
+        if *taken == world.len() {
+            arenas.remove(&context);
+        }
+        arena
     }
 
     /// Reserves `n` fresh communicator ids.
