@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs MPICH's and Open MPI's figures (shared/peers/run.sh) and rpar's (examples/osu) in one go
+# Runs MPICH's and Open MPI's figures (shared/peers/run.sh) and rpar's (examples/osu and
+# examples/pack_bench) in one go
 # on this machine, and prints one table: figure, MPICH, Open MPI, rpar, and rpar against the
 # better peer (>1 means rpar is better: for times that is peer/rpar, for rates rpar/peer).
 # With MPICH's mpiexec and libclang present it also builds osu with the `mpi` feature and runs
@@ -14,6 +15,8 @@ peers=$top/../shared/peers/run.sh
 echo "peers: $peers" >&2
 bash "$peers" > "$out/peers.jsonl"
 (cd "$top" && cargo run -q --release --example osu -- --json) > "$out/rpar.jsonl"
+# pack throughput of the peers' two vector types (and a memcpy of the same bytes, same round)
+(cd "$top" && cargo run -q --release --example pack_bench) | grep '^{' >> "$out/rpar.jsonl"
 files=("$out/peers.jsonl" "$out/rpar.jsonl")
 if [[ -z ${RPAR_NO_MPI:-} ]] && command -v mpiexec.mpich >/dev/null; then
   (cd "$top" && MPICC=mpicc.mpich CARGO_TARGET_DIR=target/mpi \
