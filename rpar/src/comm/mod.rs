@@ -16,7 +16,7 @@ pub use request::{test_all, wait_all, wait_any, Request};
 pub use scope::Scope;
 
 use crate::trace::{Span, SpanArgs};
-use crate::transport::{CollectiveCall, Endpoint, Matched, NativeComm};
+use crate::transport::{CallKey, CollectiveCall, Endpoint, Matched, NativeComm};
 use crate::{Error, Result};
 use std::fmt;
 use std::rc::Rc;
@@ -253,17 +253,21 @@ impl Comm {
         if let Some(t) = self.ep.trace() {
             t.flow_in(m.header.flow);
         }
-        if let Some(theirs) = m.header.collective {
+        if let Some(theirs) = m.header.call {
+            let source = m.header.source as usize;
             match self.ep.collective() {
-                Some(mine) if mine == theirs => {}
+                Some(mine) if CallKey::from(&mine) == theirs => {}
                 Some(mine) => {
-                    let source = m.header.source as usize;
+                    let theirs = theirs.call(source);
                     return Err(self.ep.collective_mismatch(self.id, mine, (source, theirs)));
                 }
                 None => {
                     return Err(Error::invalid(
                         "a collective",
-                        format!("a message of {theirs} arrived outside any collective call"),
+                        format!(
+                            "a message of {} arrived outside any collective call",
+                            theirs.call(source)
+                        ),
                     ))
                 }
             }

@@ -3,13 +3,13 @@
 //! Every call has an internal `*_in` form that takes the context, so that collectives run the
 //! very same code on the communicator's collective context.
 
-use super::delivery::{deliver_into, deliver_vec, put_back_on_error, RawRecvBuf};
+use super::delivery::{deliver_into, deliver_vec, finish_delivery, RawRecvBuf};
 use super::{Buffer, BufferMut, Comm, Probed, Status, ANY_SOURCE, ANY_TAG, TAG_UB};
 use crate::datatype::Datatype;
 use crate::error::Warning;
 use crate::transport::{
-    publish, Data, ElemType, Endpoint, Envelope, ErasedVec, Header, Message, Pattern, PendingSend,
-    SendOutcome, Waiting, INLINE_BYTES, RENDEZVOUS_BYTES,
+    publish, CallKey, Data, ElemType, Endpoint, Envelope, ErasedVec, Header, Message, Pattern,
+    PendingSend, SendOutcome, Waiting, INLINE_BYTES, RENDEZVOUS_BYTES,
 };
 use crate::{Error, Result};
 
@@ -252,8 +252,8 @@ impl Comm {
             source: self.rank as u32,
             tag,
             flow: ep.trace().map_or(0, |t| t.flow_out()),
-            collective: if context % 2 == 1 {
-                ep.collective()
+            call: if context % 2 == 1 {
+                ep.collective().as_ref().map(CallKey::from)
             } else {
                 None
             },
@@ -400,11 +400,9 @@ impl Comm {
     ) -> Result<(Vec<T>, Status)> {
         let pattern = self.pattern(context, source, tag)?;
         let ep = self.endpoint();
-        let m = ep.recv(&pattern)?;
+        let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;
-        put_back_on_error(deliver_vec(m, || ep.fabric().abort_error()), |m| {
-            ep.put_back(m)
-        })
+        finish_delivery(deliver_vec(&mut m), m, ep)
     }
 
     pub(crate) fn recv_into_in<T: Datatype>(
@@ -416,12 +414,11 @@ impl Comm {
     ) -> Result<Status> {
         let pattern = self.pattern(context, source, tag)?;
         let ep = self.endpoint();
-        let m = ep.recv(&pattern)?;
+        let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;
         // SAFETY: `buf` is exclusively borrowed for this call.
-        let delivered =
-            unsafe { deliver_into(m, RawRecvBuf::of(buf), || ep.fabric().abort_error()) };
-        put_back_on_error(delivered, |m| ep.put_back(m))
+        let delivered = unsafe { deliver_into(&mut m, RawRecvBuf::of(buf)) };
+        finish_delivery(delivered, m, ep)
     }
 
     #[allow(clippy::too_many_arguments)] // MPI_Sendrecv's own argument list

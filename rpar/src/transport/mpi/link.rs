@@ -273,11 +273,11 @@ impl Wire {
         let message = Message {
             elem: ElemType::typed(),
             count: d.count,
-            data: Data::Typed(TypedData {
+            data: Data::Typed(Box::new(TypedData {
                 ty,
                 count: d.count,
                 source: TypedSource::Packed(d.payload),
-            }),
+            })),
         };
         Ok(Some((d.header, message)))
     }
