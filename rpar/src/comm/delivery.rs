@@ -80,7 +80,7 @@ unsafe fn copy_out(data: Data, bytes: usize, dst: *mut u8, recv: &ElemType, coun
     match data {
         // SAFETY: an inline payload holds `bytes` initialised bytes; dst is valid (caller).
         Data::Inline(buf) => unsafe {
-            std::ptr::copy_nonoverlapping(buf.as_ptr().cast::<u8>(), dst, bytes);
+            std::ptr::copy_nonoverlapping(buf.as_ptr(), dst, bytes);
             true
         },
         // SAFETY: an owned buffer holds `bytes` initialised bytes; dst is valid (caller).

@@ -265,7 +265,7 @@ unsafe fn deliver_typed(
         };
         match std::mem::replace(&mut m.message.data, Data::Empty) {
             Data::Inline(buf) => {
-                from(buf.as_ptr().cast());
+                from(buf.as_ptr());
                 true
             }
             Data::Owned(v) => {

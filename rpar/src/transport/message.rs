@@ -100,7 +100,7 @@ impl Message {
 #[derive(Debug)]
 pub(crate) enum Data {
     /// Small payloads, copied into the envelope.
-    Inline([MaybeUninit<u8>; INLINE_BYTES]),
+    Inline(InlineBytes),
     /// A `Vec` whose ownership moves to the receiver.
     Owned(ErasedVec),
     /// Still in the sender's buffer: the receiver copies it out once (large borrowed sends).
@@ -201,18 +201,32 @@ impl TypedData {
     }
 }
 
+/// The bytes of an inline payload, 8-byte aligned so that an envelope moves in whole words.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(8))]
+pub(crate) struct InlineBytes([MaybeUninit<u8>; INLINE_BYTES]);
+
+impl InlineBytes {
+    /// The first byte.
+    #[inline]
+    pub(crate) fn as_ptr(&self) -> *const u8 {
+        self.0.as_ptr().cast()
+    }
+}
+
 impl Data {
     /// Copies `src` into an inline payload. `src` must fit in [`INLINE_BYTES`].
+    #[inline]
     pub(crate) fn inline<T: Datatype>(src: &[T]) -> Data {
         let bytes = std::mem::size_of_val(src);
         assert!(bytes <= INLINE_BYTES, "inline payload of {bytes} bytes");
-        let mut buf = [MaybeUninit::<u8>::uninit(); INLINE_BYTES];
+        let mut buf = InlineBytes([MaybeUninit::<u8>::uninit(); INLINE_BYTES]);
         // SAFETY: `src` is `bytes` readable bytes; `buf` has room for them (asserted above);
         // copying into `MaybeUninit<u8>` is valid even for padding bytes.
         unsafe {
             std::ptr::copy_nonoverlapping(
                 src.as_ptr().cast::<MaybeUninit<u8>>(),
-                buf.as_mut_ptr(),
+                buf.0.as_mut_ptr(),
                 bytes,
             );
         }

@@ -240,7 +240,7 @@ impl Universe {
                 let tracing = trace_path.is_some();
                 let matrix = self.record_matrix;
                 let spawned = builder.spawn_scoped(s, move || {
-                    let trace = tracing.then(|| RankTrace::new(rank, epoch));
+                    let trace = tracing.then(|| RankTrace::new(rank, n, epoch));
                     let row = matrix.then(|| MatrixRow::new(n));
                     let ep = Rc::new(Endpoint::new(rank, rx, rank_fabric.clone(), trace, row));
                     run_rank(rank, Comm::world(ep, n, None), &rank_fabric, program)
