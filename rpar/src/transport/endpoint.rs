@@ -449,7 +449,18 @@ impl Endpoint {
         wanted: Option<&Pattern>,
         release_borrowed: bool,
     ) -> Result<Option<Matched>> {
-        match self.next_blocking(waiting)? {
+        // an envelope already there is taken straight into this frame (inlined, and with no
+        // `Result` around it: a `Result<Envelope>` lays the envelope out 8 bytes further on, so
+        // every move of it out of one missed the store-to-load forwarding of the move in)
+        let ready = match self.wire {
+            None => self.rx.try_recv().ok(),
+            Some(_) => None,
+        };
+        let envelope = match ready {
+            Some(envelope) => envelope,
+            None => self.next_blocking(waiting)?,
+        };
+        match envelope {
             Envelope::Msg(header, message) => {
                 Ok(self.file(header, message, wanted, release_borrowed))
             }
