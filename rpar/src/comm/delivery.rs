@@ -4,7 +4,7 @@
 use crate::comm::Status;
 use crate::datatype::{Compiled, Datatype, TypeMap};
 use crate::transport::{Data, ElemType, Endpoint, Matched, Message};
-use crate::{Error, Result};
+use crate::Error;
 use std::mem::MaybeUninit;
 
 /// Why a matched message was not delivered. Delivery takes the message by reference and only
@@ -22,7 +22,18 @@ pub(crate) enum Undelivered {
 /// The same Rust type always agrees. Different types agree when both are dense (no padding,
 /// extent = size) and the flattened sequences of basic types are equal, e.g. `[f64; 2]` × 3 and
 /// `f64` × 6. An empty message matches every type.
+#[inline]
 pub(crate) fn received_count(msg: &Message, recv: &ElemType) -> Option<usize> {
+    // the common case, inlined: a plain message of the receive's own type
+    if !matches!(msg.data, Data::Typed(_)) && msg.elem.id == recv.id {
+        return Some(msg.count);
+    }
+    converted_count(msg, recv)
+}
+
+/// [`received_count`] of a typed message, or one of another element type.
+#[inline(never)]
+fn converted_count(msg: &Message, recv: &ElemType) -> Option<usize> {
     if let Data::Typed(t) = &msg.data {
         return super::typed::plain_received_count(t, recv);
     }
@@ -198,20 +209,16 @@ fn status(m: &Matched, count: usize) -> Status {
     }
 }
 
-/// Ends a delivery of `m` on `ep`: a refused message goes back to its place in the queue, and
-/// the error is returned; a withdrawn one means the run is aborting.
-#[inline]
-pub(crate) fn finish_delivery<T>(
-    delivered: std::result::Result<T, Undelivered>,
-    m: Matched,
-    ep: &Endpoint,
-) -> Result<T> {
-    match delivered {
-        Ok(done) => Ok(done),
-        Err(Undelivered::Refused(err)) => {
+/// The error of a delivery of `m` that failed: a refused message first goes back to its place
+/// in the queue; a withdrawn one means the run is aborting. (Callers match on the delivery and
+/// hand `m` over only here, so that the message is not moved on the way that succeeds.)
+#[cold]
+pub(crate) fn undelivered(failure: Undelivered, m: Matched, ep: &Endpoint) -> Error {
+    match failure {
+        Undelivered::Refused(err) => {
             ep.put_back(m);
-            Err(err)
+            err
         }
-        Err(Undelivered::Withdrawn) => Err(ep.fabric().abort_error()),
+        Undelivered::Withdrawn => ep.fabric().abort_error(),
     }
 }

@@ -3,7 +3,7 @@
 //! Every call has an internal `*_in` form that takes the context, so that collectives run the
 //! very same code on the communicator's collective context.
 
-use super::delivery::{deliver_into, deliver_vec, finish_delivery, RawRecvBuf};
+use super::delivery::{deliver_into, deliver_vec, undelivered, RawRecvBuf};
 use super::{Buffer, BufferMut, Comm, Probed, Status, ANY_SOURCE, ANY_TAG, TAG_UB};
 use crate::datatype::Datatype;
 use crate::error::Warning;
@@ -402,7 +402,10 @@ impl Comm {
         let ep = self.endpoint();
         let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;
-        finish_delivery(deliver_vec(&mut m), m, ep)
+        match deliver_vec(&mut m) {
+            Ok(got) => Ok(got),
+            Err(failure) => Err(undelivered(failure, m, ep)),
+        }
     }
 
     pub(crate) fn recv_into_in<T: Datatype>(
@@ -417,8 +420,10 @@ impl Comm {
         let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;
         // SAFETY: `buf` is exclusively borrowed for this call.
-        let delivered = unsafe { deliver_into(&mut m, RawRecvBuf::of(buf)) };
-        finish_delivery(delivered, m, ep)
+        match unsafe { deliver_into(&mut m, RawRecvBuf::of(buf)) } {
+            Ok(status) => Ok(status),
+            Err(failure) => Err(undelivered(failure, m, ep)),
+        }
     }
 
     #[allow(clippy::too_many_arguments)] // MPI_Sendrecv's own argument list

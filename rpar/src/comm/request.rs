@@ -6,7 +6,7 @@
 //! that was freed; its message simply stays claimed. Sends from borrowed buffers that are not
 //! copied at once exist only inside [`Comm::scope`](super::Comm::scope), which waits for them.
 
-use super::delivery::{deliver_into, finish_delivery, RawRecvBuf};
+use super::delivery::{deliver_into, undelivered, RawRecvBuf};
 use super::p2p::{check_send_tag, eager_data, finish_rendezvous, SendTarget};
 use super::{Buffer, BufferMut, Comm, Status};
 use crate::datatype::Datatype;
@@ -202,8 +202,10 @@ impl<'a> Request<'a> {
                 let ep = &self.ep;
                 // SAFETY: `buf` is the buffer this request borrows for 'a, still live and
                 // exclusively ours because the request is.
-                let delivered = unsafe { deliver_into(&mut m, buf) };
-                let status = finish_delivery(delivered, m, ep)?;
+                let status = match unsafe { deliver_into(&mut m, buf) } {
+                    Ok(status) => status,
+                    Err(failure) => return Err(undelivered(failure, m, ep)),
+                };
                 self.state = State::Done(status);
                 Ok(Some(status))
             }

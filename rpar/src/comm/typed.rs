@@ -8,7 +8,7 @@
 //! Typed and plain messages interoperate: a plain `send` can be received with `recv_typed` and
 //! a `send_typed` with a plain `recv_into` of a gap-free type, when the signatures agree.
 
-use super::delivery::{finish_delivery, Undelivered};
+use super::delivery::{undelivered, Undelivered};
 use super::p2p::check_send_tag;
 use super::{Comm, Status};
 use crate::datatype::{engine, Access, CommittedType, Compiled, Datatype, SignatureMatch};
@@ -192,7 +192,10 @@ impl Comm {
         // borrowed `buf`, on a value of the entry's basic type.
         let delivered =
             unsafe { deliver_typed(&mut m, (c, count, buf.as_mut_ptr().cast::<u8>().add(base))) };
-        finish_delivery(delivered, m, ep)
+        match delivered {
+            Ok(status) => Ok(status),
+            Err(failure) => Err(undelivered(failure, m, ep)),
+        }
     }
 }
 

@@ -506,8 +506,12 @@ impl Endpoint {
         None
     }
 
+    #[inline]
     fn take_unexpected(&self, pattern: &Pattern) -> Option<Matched> {
         let mut q = self.queues.borrow_mut();
+        if q.unexpected.is_empty() {
+            return None;
+        }
         let i = q
             .unexpected
             .iter()
@@ -517,6 +521,7 @@ impl Endpoint {
 
     /// Blocking receive: the first message matching `pattern` in arrival order that no posted
     /// receive has claimed.
+    #[inline]
     pub(crate) fn recv(&self, pattern: &Pattern) -> Result<Matched> {
         self.check_live()?;
         if let Some(m) = self.take_unexpected(pattern) {
@@ -542,10 +547,15 @@ impl Endpoint {
     /// so waiting for it would hang.
     #[inline]
     fn check_conflicts(&self, context: u32, newest: Option<usize>) -> Result<()> {
-        // only messages on a collective context carry a call
+        // only messages on a collective context carry a call (this test is inlined, the rest not)
         if context.is_multiple_of(2) {
             return Ok(());
         }
+        self.check_collective_conflicts(context, newest)
+    }
+
+    #[inline(never)]
+    fn check_collective_conflicts(&self, context: u32, newest: Option<usize>) -> Result<()> {
         let Some(mine) = self.collective.get() else {
             return Ok(());
         };
