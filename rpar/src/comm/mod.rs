@@ -15,7 +15,7 @@ pub use buffer::{Buffer, BufferMut};
 pub use request::{test_all, wait_all, wait_any, Request};
 pub use scope::Scope;
 
-use crate::trace::{Span, SpanArgs};
+use crate::trace::{RankTrace, Span, SpanArgs};
 use crate::transport::{CallKey, CollectiveCall, Endpoint, Matched, NativeComm};
 use crate::{Error, Result};
 use std::fmt;
@@ -200,7 +200,9 @@ impl Comm {
         &self.ep
     }
 
-    /// A trace span for a call on this communicator (nothing when tracing is off).
+    /// A trace span for a call on this communicator (nothing when tracing is off). Only the test
+    /// is inlined: opening a span is out of line, so that the calls it wraps are compiled as
+    /// they are without tracing.
     #[inline]
     pub(crate) fn span(
         &self,
@@ -209,18 +211,26 @@ impl Comm {
         tag: Option<i32>,
         bytes: usize,
     ) -> Option<Span<'_>> {
-        self.ep.trace().map(|t| {
-            t.span(
-                name,
-                SpanArgs {
-                    peer,
-                    tag,
-                    bytes: Some(bytes),
-                    algorithm: None,
-                    communicator: self.id,
-                },
-            )
-        })
+        let trace = self.ep.trace()?;
+        Some(self.open_span(trace, name, (peer, tag, bytes)))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn open_span<'a>(
+        &self,
+        trace: &'a RankTrace,
+        name: &'static str,
+        (peer, tag, bytes): (Option<usize>, Option<i32>, usize),
+    ) -> Span<'a> {
+        let args = SpanArgs {
+            peer,
+            tag,
+            bytes: Some(bytes),
+            algorithm: None,
+            communicator: self.id,
+        };
+        trace.span(name, args)
     }
 
     /// Runs `f` as one collective call: traced as a span named `operation` with its algorithm,
@@ -250,9 +260,7 @@ impl Comm {
     /// and, on the collective context, checks that the sender is in the same collective call.
     #[inline]
     pub(crate) fn accept_arrival(&self, m: &Matched) -> Result<()> {
-        if let Some(t) = self.ep.trace() {
-            t.flow_in(m.header.flow);
-        }
+        self.ep.flow_in(&m.header);
         if let Some(theirs) = m.header.call {
             let source = m.header.source as usize;
             match self.ep.collective() {

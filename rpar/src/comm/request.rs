@@ -194,9 +194,7 @@ impl<'a> Request<'a> {
                 let Some(mut m) = matched else {
                     return Ok(None);
                 };
-                if let Some(t) = self.ep.trace() {
-                    t.flow_in(m.header.flow);
-                }
+                self.ep.flow_in(&m.header);
                 // the slot is gone now: whatever happens, this request no longer owns one
                 self.state = State::Finished;
                 let ep = &self.ep;

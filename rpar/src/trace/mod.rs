@@ -3,7 +3,9 @@
 //! (`chrome.rs`), and the communication matrix (`matrix.rs`).
 //!
 //! Recording is rank-local (a `RefCell` in the rank's endpoint): no locks, no atomics. With
-//! tracing off a call pays one branch on an `Option`.
+//! tracing off a call pays a test of an `Option` where it opens and closes its span and one per
+//! message for its flow; the recording itself is out of line (`#[cold]`), so that the hot paths
+//! compile as they do without the `trace` feature (a self send+recv: 1.9% more instructions).
 //!
 //! Depends on nothing else in rpar.
 
@@ -90,6 +92,7 @@ impl RankTrace {
     /// Ids are 32 bits, so that a message header stays small: the `k`-th message of a rank gets
     /// `k * ranks + rank`. Past `u32::MAX / ranks` messages of one rank (2^31 at 2 ranks, 2^22
     /// at 1024) its further messages get no arrow (id 0); their spans are still recorded.
+    #[cold]
     pub(crate) fn flow_out(&self) -> u32 {
         let mut next = self.next_flow.borrow_mut();
         let Some(id) = next
@@ -106,6 +109,7 @@ impl RankTrace {
     }
 
     /// The message with flow `id` arrived at this rank now.
+    #[cold]
     pub(crate) fn flow_in(&self, id: u32) {
         if id != 0 {
             let at_ns = self.now_ns();
@@ -141,6 +145,7 @@ impl Span<'_> {
 }
 
 impl Drop for Span<'_> {
+    #[cold]
     fn drop(&mut self) {
         let dur_ns = self.trace.now_ns().saturating_sub(self.start_ns);
         self.trace.events.borrow_mut().push(Event::Span {

@@ -302,6 +302,17 @@ impl Endpoint {
         self.trace.as_ref().filter(|_| cfg!(feature = "trace"))
     }
 
+    /// Records the arrival of a message in the trace (the head of its flow arrow). A message
+    /// carries a flow id only when tracing is on, and that is the cheaper test.
+    #[inline]
+    pub(crate) fn flow_in(&self, header: &Header) {
+        if cfg!(feature = "trace") && header.flow != 0 {
+            if let Some(t) = self.trace() {
+                t.flow_in(header.flow);
+            }
+        }
+    }
+
     /// This rank's row of the communication matrix, if it is recorded.
     #[inline]
     pub(crate) fn matrix(&self) -> Option<&MatrixRow> {
