@@ -450,9 +450,6 @@ impl Endpoint {
     /// posted receive took it (the blocking receive that called this then owns it).
     /// With `release_borrowed`, a rendezvous message that is filed is copied out at once so its
     /// sender is not held up (used while this rank is itself blocked in a send).
-    // `pump` and `file` are inlined so that a received message is built once, where the caller
-    // keeps it: out of line, each layer (`Option`, `Result`) moved it again (callgrind: 6 of
-    // the 7 moves of a self send + receive were these)
     #[inline(always)]
     fn pump(
         &self,
@@ -460,9 +457,19 @@ impl Endpoint {
         wanted: Option<&Pattern>,
         release_borrowed: bool,
     ) -> Result<Option<Matched>> {
-        // an envelope already there is taken straight into this frame (inlined, and with no
-        // `Result` around it: a `Result<Envelope>` lays the envelope out 8 bytes further on, so
-        // every move of it out of one missed the store-to-load forwarding of the move in)
+        match self.next_envelope(waiting)? {
+            Some((header, message)) => Ok(self.file(header, message, wanted, release_borrowed)),
+            None => Ok(None),
+        }
+    }
+
+    /// The next message from the mailbox (blocking), or `None` for a `Wake`.
+    ///
+    /// Inlined, and an envelope already there is taken without a `Result` around it, so that it
+    /// lands in the caller's frame: a `Result<Envelope>` lays it out 8 bytes further on, and
+    /// every move of it out of one missed the store-to-load forwarding of the move in.
+    #[inline(always)]
+    fn next_envelope(&self, waiting: Waiting<'_>) -> Result<Option<(Header, Message)>> {
         let ready = match self.wire {
             None => self.rx.try_recv().ok(),
             Some(_) => None,
@@ -472,14 +479,33 @@ impl Endpoint {
             None => self.next_blocking(waiting)?,
         };
         match envelope {
-            Envelope::Msg(header, message) => {
-                Ok(self.file(header, message, wanted, release_borrowed))
-            }
+            Envelope::Msg(header, message) => Ok(Some((header, message))),
             Envelope::Wake => Ok(None),
             Envelope::Abort => Err(self.fabric.abort_error()),
         }
     }
 
+    /// The next arrival number.
+    #[inline]
+    fn next_seq(&self) -> u64 {
+        let mut q = self.queues.borrow_mut();
+        q.next_seq += 1;
+        q.next_seq - 1
+    }
+
+    /// Whether a receive of `wanted` takes a message with `header` that just arrived: it
+    /// matches, and no posted receive (which comes first) does.
+    #[inline]
+    fn takes(&self, wanted: &Pattern, header: &Header) -> bool {
+        wanted.matches(header) && {
+            let q = self.queues.borrow();
+            !q.posted
+                .iter()
+                .any(|p| p.matched.is_none() && p.pattern.matches(header))
+        }
+    }
+
+    /// Numbers an arrived message and files it (see `pump`).
     #[inline(always)]
     fn file(
         &self,
@@ -488,33 +514,39 @@ impl Endpoint {
         wanted: Option<&Pattern>,
         release_borrowed: bool,
     ) -> Option<Matched> {
-        let mut q = self.queues.borrow_mut();
-        let seq = q.next_seq;
-        q.next_seq += 1;
-        let mut m = Matched {
+        let seq = self.next_seq();
+        if wanted.is_some_and(|w| self.takes(w, &header)) {
+            return Some(Matched {
+                seq,
+                header,
+                message,
+            });
+        }
+        let m = Matched {
             seq,
             header,
             message,
         };
-        if let Some(slot) = q
-            .posted
-            .iter_mut()
-            .find(|p| p.matched.is_none() && p.pattern.matches(&header))
-        {
-            if release_borrowed {
-                release(&mut m);
-            }
-            slot.matched = Some(m);
-            return None;
-        }
-        if wanted.is_some_and(|w| w.matches(&header)) {
-            return Some(m);
-        }
+        self.queue(m, release_borrowed);
+        None
+    }
+
+    /// Gives an arrived message to the first posted receive it matches, else to the unexpected
+    /// queue (with `release_borrowed`, copying out a rendezvous payload first).
+    #[inline(never)]
+    fn queue(&self, mut m: Matched, release_borrowed: bool) {
         if release_borrowed {
             release(&mut m);
         }
-        q.unexpected.push_back(m);
-        None
+        let mut q = self.queues.borrow_mut();
+        match q
+            .posted
+            .iter_mut()
+            .find(|p| p.matched.is_none() && p.pattern.matches(&m.header))
+        {
+            Some(slot) => slot.matched = Some(m),
+            None => q.unexpected.push_back(m),
+        }
     }
 
     #[inline]
