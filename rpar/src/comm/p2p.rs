@@ -13,6 +13,7 @@ use crate::transport::{
 };
 use crate::{Error, Result};
 
+#[inline]
 pub(crate) fn check_send_tag(tag: i32) -> Result<()> {
     if (0..=TAG_UB).contains(&tag) {
         Ok(())
