@@ -11,8 +11,9 @@ use std::mem::MaybeUninit;
 /// takes its data once it delivers, so the message is never moved on the way to the buffer.
 #[derive(Debug)]
 pub(crate) enum Undelivered {
-    /// Refused (type mismatch, truncation): the message is untouched, to be put back.
-    Refused(Error),
+    /// Refused (type mismatch, truncation): the message is untouched, to be put back. (Boxed:
+    /// the way that succeeds then moves a small `Result`.)
+    Refused(Box<Error>),
     /// Its sender withdrew the data (the run is aborting): there is nothing to put back.
     Withdrawn,
 }
@@ -145,16 +146,16 @@ pub(crate) unsafe fn deliver_into(
     buf: RawRecvBuf,
 ) -> std::result::Result<Status, Undelivered> {
     let Some(count) = received_count(&m.message, &buf.elem) else {
-        return Err(Undelivered::Refused(mismatch(m, &buf.elem)));
+        return Err(Undelivered::Refused(Box::new(mismatch(m, &buf.elem))));
     };
     let bytes = m.message.bytes();
     if count > buf.capacity {
-        return Err(Undelivered::Refused(Error::Truncated {
+        return Err(Undelivered::Refused(Box::new(Error::Truncated {
             needed: bytes,
             capacity: buf.capacity * buf.elem.size,
             source_rank: m.header.source as usize,
             tag: m.header.tag,
-        }));
+        })));
     }
     let data = std::mem::replace(&mut m.message.data, Data::Empty);
     // SAFETY: count <= capacity, so the message's bytes fit in `buf` (caller: live and
@@ -173,7 +174,7 @@ pub(crate) fn deliver_vec<T: Datatype>(
 ) -> std::result::Result<(Vec<T>, Status), Undelivered> {
     let elem = ElemType::of::<T>();
     let Some(count) = received_count(&m.message, &elem) else {
-        return Err(Undelivered::Refused(mismatch(m, &elem)));
+        return Err(Undelivered::Refused(Box::new(mismatch(m, &elem))));
     };
     let bytes = m.message.bytes();
     let status = status(m, count);
@@ -217,7 +218,7 @@ pub(crate) fn undelivered(failure: Undelivered, m: Matched, ep: &Endpoint) -> Er
     match failure {
         Undelivered::Refused(err) => {
             ep.put_back(m);
-            err
+            *err
         }
         Undelivered::Withdrawn => ep.fabric().abort_error(),
     }

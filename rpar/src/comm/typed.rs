@@ -235,7 +235,7 @@ unsafe fn deliver_typed(
                 source_rank,
                 tag: m.header.tag,
             };
-            return Err(Undelivered::Refused(err));
+            return Err(Undelivered::Refused(Box::new(err)));
         }
         SignatureMatch::Mismatch => {
             let err = Error::TypeMismatch {
@@ -243,7 +243,7 @@ unsafe fn deliver_typed(
                 expected: ty.describe(count),
                 source_rank,
             };
-            return Err(Undelivered::Refused(err));
+            return Err(Undelivered::Refused(Box::new(err)));
         }
     }
     let status = Status {
