@@ -450,6 +450,9 @@ impl Endpoint {
     /// posted receive took it (the blocking receive that called this then owns it).
     /// With `release_borrowed`, a rendezvous message that is filed is copied out at once so its
     /// sender is not held up (used while this rank is itself blocked in a send).
+    // `pump`, `next_envelope` and `file` are inlined so that a received message is built once,
+    // where the caller keeps it: out of line, each layer (`Option`, `Result`) moved it again
+    // (callgrind: 6 of the 7 moves of a self send + receive were these)
     #[inline(always)]
     fn pump(
         &self,
@@ -514,19 +517,14 @@ impl Endpoint {
         wanted: Option<&Pattern>,
         release_borrowed: bool,
     ) -> Option<Matched> {
-        let seq = self.next_seq();
-        if wanted.is_some_and(|w| self.takes(w, &header)) {
-            return Some(Matched {
-                seq,
-                header,
-                message,
-            });
-        }
         let m = Matched {
-            seq,
+            seq: self.next_seq(),
             header,
             message,
         };
+        if wanted.is_some_and(|w| self.takes(w, &m.header)) {
+            return Some(m);
+        }
         self.queue(m, release_borrowed);
         None
     }
@@ -597,6 +595,7 @@ impl Endpoint {
         self.check_collective_conflicts(context, newest)
     }
 
+    /// [`Endpoint::check_conflicts`] on a collective context.
     #[inline(never)]
     fn check_collective_conflicts(&self, context: u32, newest: Option<usize>) -> Result<()> {
         let Some(mine) = self.collective.get() else {
