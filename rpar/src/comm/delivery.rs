@@ -3,20 +3,38 @@
 
 use crate::comm::Status;
 use crate::datatype::{Compiled, Datatype, TypeMap};
-use crate::transport::{Data, ElemType, Matched, Message};
-use crate::{Error, Result};
+use crate::transport::{Data, ElemType, Endpoint, Matched, Message};
+use crate::Error;
 use std::mem::MaybeUninit;
 
-/// A delivery that failed: the error, and the message if it was not consumed (to be put back).
-/// Boxed: the failure path is cold and the pair is large.
-pub(crate) type Undelivered = Box<(Error, Option<Matched>)>;
+/// Why a matched message was not delivered. Delivery takes the message by reference and only
+/// takes its data once it delivers, so the message is never moved on the way to the buffer.
+#[derive(Debug)]
+pub(crate) enum Undelivered {
+    /// Refused (type mismatch, truncation): the message is untouched, to be put back. (Boxed:
+    /// the way that succeeds then moves a small `Result`.)
+    Refused(Box<Error>),
+    /// Its sender withdrew the data (the run is aborting): there is nothing to put back.
+    Withdrawn,
+}
 
 /// How many `recv` elements the message fills, if the types agree (MPI's type-signature rule).
 ///
 /// The same Rust type always agrees. Different types agree when both are dense (no padding,
 /// extent = size) and the flattened sequences of basic types are equal, e.g. `[f64; 2]` × 3 and
 /// `f64` × 6. An empty message matches every type.
+#[inline]
 pub(crate) fn received_count(msg: &Message, recv: &ElemType) -> Option<usize> {
+    // the common case, inlined: a plain message of the receive's own type
+    if !matches!(msg.data, Data::Typed(_)) && msg.elem.id == recv.id {
+        return Some(msg.count);
+    }
+    converted_count(msg, recv)
+}
+
+/// [`received_count`] of a typed message, or one of another element type.
+#[inline(never)]
+fn converted_count(msg: &Message, recv: &ElemType) -> Option<usize> {
     if let Data::Typed(t) = &msg.data {
         return super::typed::plain_received_count(t, recv);
     }
@@ -65,19 +83,18 @@ fn mismatch(m: &Matched, recv: &ElemType) -> Error {
     }
 }
 
-/// Copies the message's bytes to `dst`, as `count` elements of `recv` (the count
+/// Copies the message's data, `bytes` bytes, to `dst`, as `count` elements of `recv` (the count
 /// [`received_count`] gave). False if the data was withdrawn by its sender (the run is aborting).
 ///
 /// # Safety
 ///
 /// `dst` must be valid for writes of `count` elements of `recv`, and the message's bytes must
 /// form valid values of it (guaranteed by [`received_count`]).
-unsafe fn copy_out(msg: Message, dst: *mut u8, recv: &ElemType, count: usize) -> bool {
-    let bytes = msg.bytes();
-    match msg.data {
+unsafe fn copy_out(data: Data, bytes: usize, dst: *mut u8, recv: &ElemType, count: usize) -> bool {
+    match data {
         // SAFETY: an inline payload holds `bytes` initialised bytes; dst is valid (caller).
         Data::Inline(buf) => unsafe {
-            std::ptr::copy_nonoverlapping(buf.as_ptr().cast::<u8>(), dst, bytes);
+            std::ptr::copy_nonoverlapping(buf.as_ptr(), dst, bytes);
             true
         },
         // SAFETY: an owned buffer holds `bytes` initialised bytes; dst is valid (caller).
@@ -120,87 +137,62 @@ impl RawRecvBuf {
     }
 }
 
-/// Delivers `m` into `buf`. On a type mismatch or truncation the message is handed back
-/// unconsumed with the error, so that the caller can put it back in the queue.
+/// Delivers `m` into `buf`, taking its data. On a type mismatch or truncation the message is
+/// left as it was and refused with the error, so that the caller can put it back in the queue.
 ///
 /// # Safety
 ///
 /// `buf` must describe a live, exclusively borrowed buffer.
 pub(crate) unsafe fn deliver_into(
-    m: Matched,
+    m: &mut Matched,
     buf: RawRecvBuf,
-    aborted: impl FnOnce() -> Error,
 ) -> std::result::Result<Status, Undelivered> {
     let Some(count) = received_count(&m.message, &buf.elem) else {
-        let err = mismatch(&m, &buf.elem);
-        return Err(Box::new((err, Some(m))));
+        return Err(Undelivered::Refused(Box::new(mismatch(m, &buf.elem))));
     };
+    let bytes = m.message.bytes();
     if count > buf.capacity {
-        let err = Error::Truncated {
-            needed: m.message.bytes(),
+        return Err(Undelivered::Refused(Box::new(Error::Truncated {
+            needed: bytes,
             capacity: buf.capacity * buf.elem.size,
             source_rank: m.header.source as usize,
             tag: m.header.tag,
-        };
-        return Err(Box::new((err, Some(m))));
+        })));
     }
-    let status = Status {
-        source: m.header.source as usize,
-        tag: m.header.tag,
-        count,
-    };
+    let data = std::mem::replace(&mut m.message.data, Data::Empty);
     // SAFETY: count <= capacity, so the message's bytes fit in `buf` (caller: live and
     // exclusive); received_count checked that the bytes are values of the receiving type.
-    if unsafe { copy_out(m.message, buf.ptr, &buf.elem, count) } {
-        Ok(status)
+    if unsafe { copy_out(data, bytes, buf.ptr, &buf.elem, count) } {
+        Ok(status(m, count))
     } else {
-        Err(Box::new((aborted(), None)))
+        Err(Undelivered::Withdrawn)
     }
 }
 
-/// Delivers `m` as a new `Vec<T>`: moves an owned `Vec<T>` without copying, else copies once.
+/// Delivers `m` as a new `Vec<T>`, taking its data: moves an owned `Vec<T>` without copying,
+/// else copies once. A type mismatch leaves the message as it was (see [`deliver_into`]).
 pub(crate) fn deliver_vec<T: Datatype>(
-    m: Matched,
-    aborted: impl FnOnce() -> Error,
+    m: &mut Matched,
 ) -> std::result::Result<(Vec<T>, Status), Undelivered> {
     let elem = ElemType::of::<T>();
     let Some(count) = received_count(&m.message, &elem) else {
-        let err = mismatch(&m, &elem);
-        return Err(Box::new((err, Some(m))));
+        return Err(Undelivered::Refused(Box::new(mismatch(m, &elem))));
     };
-    let status = Status {
-        source: m.header.source as usize,
-        tag: m.header.tag,
-        count,
-    };
-    let Matched { message, .. } = m;
-    if let Data::Owned(v) = message.data {
-        match v.into_vec::<T>() {
+    let bytes = m.message.bytes();
+    let status = status(m, count);
+    let data = match std::mem::replace(&mut m.message.data, Data::Empty) {
+        Data::Owned(v) => match v.into_vec::<T>() {
             Ok(v) => return Ok((v, status)),
-            Err(v) => {
-                let message = Message {
-                    data: Data::Owned(v),
-                    ..message
-                };
-                return copy_into_new_vec(message, count, status, aborted);
-            }
-        }
-    }
-    copy_into_new_vec(message, count, status, aborted)
-}
-
-fn copy_into_new_vec<T: Datatype>(
-    message: Message,
-    count: usize,
-    status: Status,
-    aborted: impl FnOnce() -> Error,
-) -> std::result::Result<(Vec<T>, Status), Undelivered> {
+            Err(v) => Data::Owned(v),
+        },
+        data => data,
+    };
     let mut v: Vec<MaybeUninit<T>> = Vec::with_capacity(count);
-    // SAFETY: the Vec has room for `count` elements, which is message.bytes() bytes; the bytes
-    // are valid `T`s (received_count). After a successful copy all `count` are initialised.
+    // SAFETY: the Vec has room for `count` elements, which is `bytes` bytes; the bytes are
+    // valid `T`s (received_count). After a successful copy all `count` are initialised.
     unsafe {
-        if !copy_out(message, v.as_mut_ptr().cast(), &ElemType::of::<T>(), count) {
-            return Err(Box::new((aborted(), None)));
+        if !copy_out(data, bytes, v.as_mut_ptr().cast(), &elem, count) {
+            return Err(Undelivered::Withdrawn);
         }
         v.set_len(count);
         let mut v = std::mem::ManuallyDrop::new(v);
@@ -211,16 +203,25 @@ fn copy_into_new_vec<T: Datatype>(
     }
 }
 
-/// Turns the error half of a delivery into a plain error, putting the message back first.
-pub(crate) fn put_back_on_error<T>(
-    r: std::result::Result<T, Undelivered>,
-    put_back: impl FnOnce(Matched),
-) -> Result<T> {
-    r.map_err(|failed| {
-        let (err, m) = *failed;
-        if let Some(m) = m {
-            put_back(m);
+/// The status of receiving `count` elements from `m`.
+fn status(m: &Matched, count: usize) -> Status {
+    Status {
+        source: m.header.source as usize,
+        tag: m.header.tag,
+        count,
+    }
+}
+
+/// The error of a delivery of `m` that failed: a refused message first goes back to its place
+/// in the queue; a withdrawn one means the run is aborting. (Callers match on the delivery and
+/// hand `m` over only here, so that the message is not moved on the way that succeeds.)
+#[cold]
+pub(crate) fn undelivered(failure: Undelivered, m: Matched, ep: &Endpoint) -> Error {
+    match failure {
+        Undelivered::Refused(err) => {
+            ep.put_back(m);
+            *err
         }
-        err
-    })
+        Undelivered::Withdrawn => ep.fabric().abort_error(),
+    }
 }

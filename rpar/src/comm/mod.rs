@@ -16,8 +16,8 @@ pub(crate) use delivery::signatures_agree;
 pub use request::{test_all, wait_all, wait_any, Request};
 pub use scope::Scope;
 
-use crate::trace::{Span, SpanArgs};
-use crate::transport::{Arena, CollectiveCall, Endpoint, Matched, NativeComm};
+use crate::trace::{RankTrace, Span, SpanArgs};
+use crate::transport::{Arena, CallKey, CollectiveCall, Endpoint, Matched, NativeComm};
 use crate::{Error, Result};
 use std::fmt;
 use std::rc::Rc;
@@ -219,7 +219,9 @@ impl Comm {
         &self.ep
     }
 
-    /// A trace span for a call on this communicator (nothing when tracing is off).
+    /// A trace span for a call on this communicator (nothing when tracing is off). Only the test
+    /// is inlined: opening a span is out of line, so that the calls it wraps are compiled as
+    /// they are without tracing.
     #[inline]
     pub(crate) fn span(
         &self,
@@ -228,18 +230,26 @@ impl Comm {
         tag: Option<i32>,
         bytes: usize,
     ) -> Option<Span<'_>> {
-        self.ep.trace().map(|t| {
-            t.span(
-                name,
-                SpanArgs {
-                    peer,
-                    tag,
-                    bytes: Some(bytes),
-                    algorithm: None,
-                    communicator: self.id,
-                },
-            )
-        })
+        let trace = self.ep.trace()?;
+        Some(self.open_span(trace, name, (peer, tag, bytes)))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn open_span<'a>(
+        &self,
+        trace: &'a RankTrace,
+        name: &'static str,
+        (peer, tag, bytes): (Option<usize>, Option<i32>, usize),
+    ) -> Span<'a> {
+        let args = SpanArgs {
+            peer,
+            tag,
+            bytes: Some(bytes),
+            algorithm: None,
+            communicator: self.id,
+        };
+        trace.span(name, args)
     }
 
     /// Runs `f` as one collective call: traced as a span named `operation` with its algorithm,
@@ -269,20 +279,22 @@ impl Comm {
     /// and, on the collective context, checks that the sender is in the same collective call.
     #[inline]
     pub(crate) fn accept_arrival(&self, m: &Matched) -> Result<()> {
-        if let Some(t) = self.ep.trace() {
-            t.flow_in(m.header.flow);
-        }
-        if let Some(theirs) = m.header.collective {
+        self.ep.flow_in(&m.header);
+        if let Some(theirs) = m.header.call {
+            let source = m.header.source as usize;
             match self.ep.collective() {
-                Some(mine) if mine == theirs => {}
+                Some(mine) if CallKey::from(&mine) == theirs => {}
                 Some(mine) => {
-                    let source = m.header.source as usize;
+                    let theirs = theirs.call(source);
                     return Err(self.ep.collective_mismatch(self.id, mine, (source, theirs)));
                 }
                 None => {
                     return Err(Error::invalid(
                         "a collective",
-                        format!("a message of {theirs} arrived outside any collective call"),
+                        format!(
+                            "a message of {} arrived outside any collective call",
+                            theirs.call(source)
+                        ),
                     ))
                 }
             }

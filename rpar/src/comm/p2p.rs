@@ -3,16 +3,17 @@
 //! Every call has an internal `*_in` form that takes the context, so that collectives run the
 //! very same code on the communicator's collective context.
 
-use super::delivery::{deliver_into, deliver_vec, put_back_on_error, RawRecvBuf};
+use super::delivery::{deliver_into, deliver_vec, undelivered, RawRecvBuf};
 use super::{Buffer, BufferMut, Comm, Probed, Status, ANY_SOURCE, ANY_TAG, TAG_UB};
 use crate::datatype::Datatype;
 use crate::error::Warning;
 use crate::transport::{
-    publish, Data, ElemType, Endpoint, Envelope, ErasedVec, Header, Message, Pattern, PendingSend,
-    SendOutcome, Waiting, INLINE_BYTES, RENDEZVOUS_BYTES,
+    publish, CallKey, Data, ElemType, Endpoint, Envelope, ErasedVec, Header, Message, Pattern,
+    PendingSend, SendOutcome, Waiting, INLINE_BYTES, RENDEZVOUS_BYTES,
 };
 use crate::{Error, Result};
 
+#[inline]
 pub(crate) fn check_send_tag(tag: i32) -> Result<()> {
     if (0..=TAG_UB).contains(&tag) {
         Ok(())
@@ -83,9 +84,9 @@ impl Comm {
     ///
     /// Errors: `source` out of range, a tag below `ANY_TAG`, a type mismatch with the sender.
     pub fn recv<T: Datatype>(&self, source: usize, tag: i32) -> Result<(Vec<T>, Status)> {
-        let mut span = self.span("recv", None, Some(tag), 0);
+        let span = self.span("recv", None, Some(tag), 0);
         let got = self.recv_in(self.p2p_context(), source, tag)?;
-        finish_recv_span(&mut span, &got.1, std::mem::size_of::<T>());
+        finish_recv_span(span, &got.1, std::mem::size_of::<T>());
         Ok(got)
     }
 
@@ -117,9 +118,9 @@ impl Comm {
         source: usize,
         tag: i32,
     ) -> Result<Status> {
-        let mut span = self.span("recv", None, Some(tag), 0);
+        let span = self.span("recv", None, Some(tag), 0);
         let st = self.recv_into_in(self.p2p_context(), buf.as_elems_mut(), source, tag)?;
-        finish_recv_span(&mut span, &st, std::mem::size_of::<B::Elem>());
+        finish_recv_span(span, &st, std::mem::size_of::<B::Elem>());
         Ok(st)
     }
 
@@ -252,8 +253,8 @@ impl Comm {
             source: self.rank as u32,
             tag,
             flow: ep.trace().map_or(0, |t| t.flow_out()),
-            collective: if context % 2 == 1 {
-                ep.collective()
+            call: if context % 2 == 1 {
+                ep.collective().as_ref().map(CallKey::from)
             } else {
                 None
             },
@@ -400,11 +401,12 @@ impl Comm {
     ) -> Result<(Vec<T>, Status)> {
         let pattern = self.pattern(context, source, tag)?;
         let ep = self.endpoint();
-        let m = ep.recv(&pattern)?;
+        let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;
-        put_back_on_error(deliver_vec(m, || ep.fabric().abort_error()), |m| {
-            ep.put_back(m)
-        })
+        match deliver_vec(&mut m) {
+            Ok(got) => Ok(got),
+            Err(failure) => Err(undelivered(failure, m, ep)),
+        }
     }
 
     pub(crate) fn recv_into_in<T: Datatype>(
@@ -416,12 +418,13 @@ impl Comm {
     ) -> Result<Status> {
         let pattern = self.pattern(context, source, tag)?;
         let ep = self.endpoint();
-        let m = ep.recv(&pattern)?;
+        let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;
         // SAFETY: `buf` is exclusively borrowed for this call.
-        let delivered =
-            unsafe { deliver_into(m, RawRecvBuf::of(buf), || ep.fabric().abort_error()) };
-        put_back_on_error(delivered, |m| ep.put_back(m))
+        match unsafe { deliver_into(&mut m, RawRecvBuf::of(buf)) } {
+            Ok(status) => Ok(status),
+            Err(failure) => Err(undelivered(failure, m, ep)),
+        }
     }
 
     #[allow(clippy::too_many_arguments)] // MPI_Sendrecv's own argument list
@@ -501,8 +504,10 @@ pub(crate) fn eager_data<T: Datatype>(elems: &[T]) -> Data {
     }
 }
 
-fn finish_recv_span(span: &mut Option<crate::trace::Span<'_>>, st: &Status, elem_size: usize) {
-    if let Some(s) = span {
+/// Completes and records the span of a receive (taking it, so that there is one test of it).
+#[inline]
+fn finish_recv_span(span: Option<crate::trace::Span<'_>>, st: &Status, elem_size: usize) {
+    if let Some(mut s) = span {
         s.set_peer(st.source);
         s.set_bytes(st.count * elem_size);
     }

@@ -6,7 +6,7 @@
 //! that was freed; its message simply stays claimed. Sends from borrowed buffers that are not
 //! copied at once exist only inside [`Comm::scope`](super::Comm::scope), which waits for them.
 
-use super::delivery::{deliver_into, put_back_on_error, RawRecvBuf};
+use super::delivery::{deliver_into, undelivered, RawRecvBuf};
 use super::p2p::{check_send_tag, eager_data, finish_rendezvous, SendTarget};
 use super::{Buffer, BufferMut, Comm, Status};
 use crate::datatype::Datatype;
@@ -191,17 +191,19 @@ impl<'a> Request<'a> {
                 } else {
                     self.ep.test_slot(slot)?
                 };
-                let Some(m) = matched else { return Ok(None) };
-                if let Some(t) = self.ep.trace() {
-                    t.flow_in(m.header.flow);
-                }
+                let Some(mut m) = matched else {
+                    return Ok(None);
+                };
+                self.ep.flow_in(&m.header);
                 // the slot is gone now: whatever happens, this request no longer owns one
                 self.state = State::Finished;
                 let ep = &self.ep;
                 // SAFETY: `buf` is the buffer this request borrows for 'a, still live and
                 // exclusively ours because the request is.
-                let delivered = unsafe { deliver_into(m, buf, || ep.fabric().abort_error()) };
-                let status = put_back_on_error(delivered, |m| ep.put_back(m))?;
+                let status = match unsafe { deliver_into(&mut m, buf) } {
+                    Ok(status) => status,
+                    Err(failure) => return Err(undelivered(failure, m, ep)),
+                };
                 self.state = State::Done(status);
                 Ok(Some(status))
             }

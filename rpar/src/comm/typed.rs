@@ -8,7 +8,7 @@
 //! Typed and plain messages interoperate: a plain `send` can be received with `recv_typed` and
 //! a `send_typed` with a plain `recv_into` of a gap-free type, when the signatures agree.
 
-use super::delivery::put_back_on_error;
+use super::delivery::{undelivered, Undelivered};
 use super::p2p::check_send_tag;
 use super::{Comm, Status};
 use crate::datatype::{engine, Access, CommittedType, Compiled, Datatype, SignatureMatch};
@@ -108,11 +108,11 @@ impl Comm {
             // from `start` lies in `buf` and is data of the entry's basic type; `packed` has `bytes` bytes.
             unsafe { engine::gather(c, count, start, packed.as_mut_ptr()) };
             let source = TypedSource::Packed(packed);
-            let data = Data::Typed(TypedData {
+            let data = Data::Typed(Box::new(TypedData {
                 ty: ty.clone(),
                 count,
                 source,
-            });
+            }));
             return self.post_message(context, Message { elem, count, data }, dest, tag);
         }
         let own_mailbox = self
@@ -123,11 +123,11 @@ impl Comm {
         // receiver reads only the bytes the type names, which check_slice proved lie in `buf`.
         let (pending, ticket) = unsafe { publish(start, bytes, own_mailbox.clone()) };
         let source = TypedSource::Borrowed(ticket);
-        let data = Data::Typed(TypedData {
+        let data = Data::Typed(Box::new(TypedData {
             ty: ty.clone(),
             count,
             source,
-        });
+        }));
         self.post_message(context, Message { elem, count, data }, dest, tag)?;
         self.finish_send(&pending, (context, dest, tag))
     }
@@ -185,26 +185,19 @@ impl Comm {
         let c = &*ty.inner;
         let base = c.check_slice("recv_typed", buf, origin, count, Access::Write)?;
         let ep = self.endpoint();
-        let m = ep.recv(&pattern)?;
+        let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;
         // SAFETY: `base` is the offset of element `origin` within `buf`, and check_slice proved
         // that every byte of `count` elements of the type from there lies in the exclusively
         // borrowed `buf`, on a value of the entry's basic type.
         let delivered =
-            unsafe { deliver_typed(m, (c, count, buf.as_mut_ptr().cast::<u8>().add(base))) };
-        put_back_on_error(
-            delivered.map_err(|failed| {
-                let (e, m) = *failed;
-                Box::new((e.unwrap_or_else(|| ep.fabric().abort_error()), m))
-            }),
-            |m| ep.put_back(m),
-        )
+            unsafe { deliver_typed(&mut m, (c, count, buf.as_mut_ptr().cast::<u8>().add(base))) };
+        match delivered {
+            Ok(status) => Ok(status),
+            Err(failure) => Err(undelivered(failure, m, ep)),
+        }
     }
 }
-
-/// A failed typed delivery: the error (`None`: the sender withdrew, the run is aborting) and
-/// the message to put back, if it was not consumed.
-type Failed = Box<(Option<Error>, Option<Matched>)>;
 
 /// The sender's compiled type and count of a message, and whether it is a plain message of a
 /// gap-free type (then its bytes are one contiguous run).
@@ -219,17 +212,17 @@ fn sent_type(message: &Message) -> (Arc<Compiled>, usize, bool) {
     }
 }
 
-/// Delivers a matched message into a typed receive. On error the message is handed back
-/// (unless the sender withdrew it, `None` error = the run is aborting).
+/// Delivers a matched message into a typed receive, taking its data. On a type mismatch or
+/// truncation the message is left as it was and refused (see `deliver_into`).
 ///
 /// # Safety
 ///
 /// Every byte of `count` elements of `ty` at `dst` must be writable, exclusively ours, and a
 /// value of the entry's basic type in the buffer's layout.
 unsafe fn deliver_typed(
-    m: Matched,
+    m: &mut Matched,
     (ty, count, dst): (&Compiled, usize, *mut u8),
-) -> std::result::Result<Status, Failed> {
+) -> std::result::Result<Status, Undelivered> {
     let (sent, sent_count, dense) = sent_type(&m.message);
     let source_rank = m.header.source as usize;
     let bytes = sent.size * sent_count;
@@ -242,7 +235,7 @@ unsafe fn deliver_typed(
                 source_rank,
                 tag: m.header.tag,
             };
-            return Err(Box::new((Some(err), Some(m))));
+            return Err(Undelivered::Refused(Box::new(err)));
         }
         SignatureMatch::Mismatch => {
             let err = Error::TypeMismatch {
@@ -250,7 +243,7 @@ unsafe fn deliver_typed(
                 expected: ty.describe(count),
                 source_rank,
             };
-            return Err(Box::new((Some(err), Some(m))));
+            return Err(Undelivered::Refused(Box::new(err)));
         }
     }
     let status = Status {
@@ -273,9 +266,9 @@ unsafe fn deliver_typed(
                 engine::transfer((&sent, sent_count, p), to, bytes);
             }
         };
-        match m.message.data {
+        match std::mem::replace(&mut m.message.data, Data::Empty) {
             Data::Inline(buf) => {
-                from(buf.as_ptr().cast());
+                from(buf.as_ptr());
                 true
             }
             Data::Owned(v) => {
@@ -303,7 +296,7 @@ unsafe fn deliver_typed(
     if copied {
         Ok(status)
     } else {
-        Err(Box::new((None, None)))
+        Err(Undelivered::Withdrawn)
     }
 }
 

@@ -8,8 +8,10 @@ use crate::datatype::{engine, CommittedType, Compiled, Datatype, TypeMap};
 use std::any::TypeId;
 use std::mem::{ManuallyDrop, MaybeUninit};
 
-/// Payloads up to this many bytes travel inside the envelope itself (no allocation).
-pub(crate) const INLINE_BYTES: usize = 64;
+/// Payloads up to this many bytes travel inside the envelope itself (no allocation). 32: the
+/// size of the largest other payload (an owned buffer), so inline data adds nothing to an
+/// envelope, which every message moves several times (see `an_envelope_stays_small`).
+pub(crate) const INLINE_BYTES: usize = 32;
 
 /// What rpar knows of an element type: one static record per type, so that an envelope
 /// carries a single pointer to it.
@@ -98,15 +100,16 @@ impl Message {
 #[derive(Debug)]
 pub(crate) enum Data {
     /// Small payloads, copied into the envelope.
-    Inline([MaybeUninit<u8>; INLINE_BYTES]),
+    Inline(InlineBytes),
     /// A `Vec` whose ownership moves to the receiver.
     Owned(ErasedVec),
     /// Still in the sender's buffer: the receiver copies it out once (large borrowed sends).
     Borrowed(Ticket),
     /// No bytes: a rendezvous whose sender withdrew because the run is aborting.
     Empty,
-    /// Sent with a committed datatype (`Comm::send_typed`).
-    Typed(TypedData),
+    /// Sent with a committed datatype (`Comm::send_typed`); boxed, so that the common variants
+    /// set the size of every envelope.
+    Typed(Box<TypedData>),
 }
 
 /// The data of a message sent with a committed datatype: the sender's type and count, and
@@ -198,18 +201,32 @@ impl TypedData {
     }
 }
 
+/// The bytes of an inline payload, 8-byte aligned so that an envelope moves in whole words.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(8))]
+pub(crate) struct InlineBytes([MaybeUninit<u8>; INLINE_BYTES]);
+
+impl InlineBytes {
+    /// The first byte.
+    #[inline]
+    pub(crate) fn as_ptr(&self) -> *const u8 {
+        self.0.as_ptr().cast()
+    }
+}
+
 impl Data {
     /// Copies `src` into an inline payload. `src` must fit in [`INLINE_BYTES`].
+    #[inline]
     pub(crate) fn inline<T: Datatype>(src: &[T]) -> Data {
         let bytes = std::mem::size_of_val(src);
         assert!(bytes <= INLINE_BYTES, "inline payload of {bytes} bytes");
-        let mut buf = [MaybeUninit::<u8>::uninit(); INLINE_BYTES];
+        let mut buf = InlineBytes([MaybeUninit::<u8>::uninit(); INLINE_BYTES]);
         // SAFETY: `src` is `bytes` readable bytes; `buf` has room for them (asserted above);
         // copying into `MaybeUninit<u8>` is valid even for padding bytes.
         unsafe {
             std::ptr::copy_nonoverlapping(
                 src.as_ptr().cast::<MaybeUninit<u8>>(),
-                buf.as_mut_ptr(),
+                buf.0.as_mut_ptr(),
                 bytes,
             );
         }
@@ -220,13 +237,12 @@ impl Data {
 /// A `Vec<T>` with its element type erased, so that it can travel in an envelope and be turned
 /// back into a `Vec<T>` (no copy) by a receiver of the same `T`.
 #[derive(Debug)]
+#[repr(C)]
 pub(crate) struct ErasedVec {
     ptr: *mut u8,
     len: usize,
     cap: usize,
-    elem_id: TypeId,
-    elem_size: usize,
-    elem_align: usize,
+    elem: ElemType,
 }
 
 // SAFETY: an ErasedVec owns the allocation of a `Vec<T>` with `T: Datatype`, and `Datatype`
@@ -240,9 +256,7 @@ impl ErasedVec {
             ptr: v.as_mut_ptr().cast(),
             len: v.len(),
             cap: v.capacity(),
-            elem_id: TypeId::of::<T>(),
-            elem_size: std::mem::size_of::<T>(),
-            elem_align: std::mem::align_of::<T>(),
+            elem: ElemType::of::<T>(),
         }
     }
 
@@ -267,15 +281,13 @@ impl ErasedVec {
             ptr,
             len: count,
             cap: count,
-            elem_id: elem.id,
-            elem_size: elem.size,
-            elem_align: elem.align,
+            elem,
         }
     }
 
     /// The `Vec<T>` back, if `T` is the type it was made from.
     pub(crate) fn into_vec<T: Datatype>(self) -> Result<Vec<T>, ErasedVec> {
-        if self.elem_id != TypeId::of::<T>() {
+        if self.elem.id != TypeId::of::<T>() {
             return Err(self);
         }
         let this = ManuallyDrop::new(self);
@@ -292,14 +304,14 @@ impl ErasedVec {
 
 impl Drop for ErasedVec {
     fn drop(&mut self) {
-        let bytes = self.cap * self.elem_size;
+        let bytes = self.cap * self.elem.size;
         if bytes == 0 {
             return;
         }
         // SAFETY: the allocation was made by `Vec<T>` with exactly this size and alignment, and
         // `T: Copy` has no destructor, so freeing the memory is all that dropping the Vec does.
         unsafe {
-            let layout = std::alloc::Layout::from_size_align_unchecked(bytes, self.elem_align);
+            let layout = std::alloc::Layout::from_size_align_unchecked(bytes, self.elem.align);
             std::alloc::dealloc(self.ptr, layout);
         }
     }

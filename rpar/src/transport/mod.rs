@@ -21,7 +21,7 @@ pub(crate) use self::mpi::{native::NativeComm, Wire};
 pub(crate) use no_mpi::{NativeComm, Wire};
 
 pub use endpoint::CollectiveCall;
-pub(crate) use endpoint::{Endpoint, Envelope, Header, Matched, Pattern, SlotId, Waiting};
+pub(crate) use endpoint::{CallKey, Endpoint, Envelope, Header, Matched, Pattern, SlotId, Waiting};
 pub(crate) use fabric::{Fabric, Failure};
 pub(crate) use message::{
     Data, ElemType, ErasedVec, Message, TypedData, TypedSource, INLINE_BYTES,

@@ -1,5 +1,7 @@
 //! Binding rank threads to cores, as MPI launchers bind processes (`mpiexec --bind-to core`):
-//! rank `r` runs on the `r % c`-th of the `c` cores this process may use.
+//! the ranks of a run take the `c` cores this process may use in turn, rank `r` the
+//! `(start + r) % c`-th, where each run starts where the one before left off (so that runs side
+//! by side — tests, say — spread over the cores instead of all starting on the first).
 //!
 //! Why: a waiting rank polls before it yields (see `transport/README.md`). The operating
 //! system may start two ranks on one core and leave them there while both poll, so that every
@@ -10,13 +12,22 @@
 //! Linux only (`sched_setaffinity`); elsewhere binding does nothing. A failure to bind (a
 //! restricted container, say) is not an error: the rank runs where the system puts it.
 
-/// The cores this process may run on, in order.
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Where the next run's ranks start taking cores.
+static NEXT_START: AtomicUsize = AtomicUsize::new(0);
+
+/// The cores this process may run on, in order, and the place of this run's rank 0.
 #[derive(Debug, Clone)]
-pub(crate) struct Cores(Vec<usize>);
+pub(crate) struct Cores {
+    cores: Vec<usize>,
+    start: usize,
+}
 
 impl Cores {
-    /// The cores of this process's affinity mask (`None` if they cannot be read).
-    pub(crate) fn of_process() -> Option<Cores> {
+    /// The cores of this process's affinity mask for a run of `ranks` ranks (`None` if they
+    /// cannot be read).
+    pub(crate) fn for_run(ranks: usize) -> Option<Cores> {
         #[cfg(target_os = "linux")]
         {
             // SAFETY: `cpu_set_t` is plain data, all zeros is the empty set; the size passed
@@ -33,18 +44,22 @@ impl Cores {
                 // SAFETY: `i` is below CPU_SETSIZE, the capacity of the set.
                 .filter(|&i| unsafe { libc::CPU_ISSET(i, &set) })
                 .collect();
-            (!cores.is_empty()).then_some(Cores(cores))
+            let start = NEXT_START.fetch_add(ranks, Ordering::Relaxed);
+            (!cores.is_empty()).then_some(Cores { cores, start })
         }
         #[cfg(not(target_os = "linux"))]
-        None
+        {
+            let _ = (ranks, &NEXT_START);
+            None
+        }
     }
 
     /// Binds the calling thread, rank `rank`'s, to its core.
     pub(crate) fn bind(&self, rank: usize) {
-        let core = self.0[rank % self.0.len()];
+        let core = self.cores[(self.start + rank) % self.cores.len()];
         #[cfg(target_os = "linux")]
         {
-            // SAFETY: as in `of_process`; `core` came from the process's own mask, so it is
+            // SAFETY: as in `for_run`; `core` came from the process's own mask, so it is
             // below CPU_SETSIZE.
             unsafe {
                 let mut set: libc::cpu_set_t = std::mem::zeroed();

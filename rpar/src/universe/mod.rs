@@ -276,8 +276,9 @@ impl Universe {
         self
     }
 
-    /// Whether each rank's thread is bound to a core, rank `r` to the `r % c`-th of the `c`
-    /// cores the process may use, as `mpiexec --bind-to core` binds processes. Default: bound
+    /// Whether each rank's thread is bound to a core, the ranks of a run to consecutive ones of
+    /// the `c` cores the process may use (wrapping around; each run starts where the one before
+    /// left off), as `mpiexec --bind-to core` binds processes. Default: bound
     /// (Linux; elsewhere binding does nothing); the environment variable `RPAR_BIND=0` turns it
     /// off. Unbound, the system may start two polling ranks on one core and keep them there.
     ///
@@ -373,7 +374,7 @@ impl Universe {
         let program = &program;
         let stop_watch = AtomicBool::new(false);
         let trace_path = self.trace_path();
-        let cores = self.binds().then(Cores::of_process).flatten();
+        let cores = self.binds().then(|| Cores::for_run(n)).flatten();
         let cores = &cores;
         let epoch = Instant::now();
         let outcomes: Vec<RankOutcome<R>> = std::thread::scope(|s| {
@@ -394,7 +395,7 @@ impl Universe {
                     if let Some(cores) = cores {
                         cores.bind(rank);
                     }
-                    let trace = tracing.then(|| RankTrace::new(rank, epoch));
+                    let trace = tracing.then(|| RankTrace::new(rank, n, epoch));
                     let row = matrix.then(|| MatrixRow::new(n));
                     let ep = Rc::new(Endpoint::new(rank, rx, rank_fabric.clone(), trace, row));
                     run_rank(rank, Comm::world(ep, n, None), &rank_fabric, program)

@@ -89,7 +89,7 @@ where
     let trace_path = universe.trace_path();
     let trace = trace_path
         .as_ref()
-        .map(|_| RankTrace::new(rank, Instant::now()));
+        .map(|_| RankTrace::new(rank, processes, Instant::now()));
     let ep = Rc::new(Endpoint::new(rank, rx, fabric.clone(), trace, None).with_wire(wire));
     // results travel on a communicator of all processes, with a tag no collective uses
     let results_comm = Comm::world(ep.clone(), processes, None);

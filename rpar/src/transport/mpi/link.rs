@@ -150,9 +150,7 @@ impl Wire {
         let Message { elem, count, data } = m;
         match data {
             // SAFETY: an inline payload holds `count` elements of `elem`.
-            Data::Inline(buf) => unsafe {
-                self.send_plain(to, header, elem, count, buf.as_ptr().cast())
-            },
+            Data::Inline(buf) => unsafe { self.send_plain(to, header, elem, count, buf.as_ptr()) },
             // SAFETY: an owned buffer holds `count` elements of `elem`.
             Data::Owned(v) => unsafe { self.send_plain(to, header, elem, count, v.as_ptr()) },
             Data::Borrowed(ticket) => match ticket.into_owned(elem, count) {
@@ -273,11 +271,11 @@ impl Wire {
         let message = Message {
             elem: ElemType::typed(),
             count: d.count,
-            data: Data::Typed(TypedData {
+            data: Data::Typed(Box::new(TypedData {
                 ty,
                 count: d.count,
                 source: TypedSource::Packed(d.payload),
-            }),
+            })),
         };
         Ok(Some((d.header, message)))
     }

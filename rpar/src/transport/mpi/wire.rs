@@ -9,7 +9,7 @@
 //! it by MPI's type-signature rules whatever its own layout — as MPI does between machines.
 
 use crate::datatype::{BasicType, TypeMap};
-use crate::transport::{CollectiveCall, Header};
+use crate::transport::{CallKey, CollectiveCall, Header};
 use crate::{Error, Result};
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -80,11 +80,10 @@ pub(crate) fn append_header(
     put_u32(out, header.source);
     out.extend_from_slice(&header.tag.to_le_bytes());
     put_u64(out, count as u64);
-    match &header.collective {
+    match header.call.map(|k| k.call(header.source as usize)) {
         None => out.push(0),
         Some(c) => {
             out.push(1);
-            put_u64(out, c.rank as u64);
             put_u32(out, c.seq);
             put_opt(out, c.root);
             put_opt(out, c.bytes);
@@ -121,10 +120,9 @@ pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
     let source = r.u32()?;
     let tag = r.u32()? as i32;
     let count = r.u64()? as usize;
-    let collective = match r.u8()? {
+    let call = match r.u8()? {
         0 => None,
         _ => {
-            let rank = r.u64()? as usize;
             let seq = r.u32()?;
             let root = r.opt()?;
             let bytes = r.opt()?;
@@ -133,14 +131,14 @@ pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
                 0 => None,
                 _ => Some(intern(r.str()?)),
             };
-            Some(CollectiveCall {
-                rank,
+            Some(CallKey::from(&CollectiveCall {
+                rank: source as usize,
                 seq,
                 operation,
                 root,
                 reduction,
                 bytes,
-            })
+            }))
         }
     };
     let runs = r.u32()? as usize;
@@ -156,7 +154,7 @@ pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
             source,
             tag,
             flow: 0,
-            collective,
+            call,
         },
         count,
         signature,
@@ -263,7 +261,7 @@ mod tests {
             source: 3,
             tag: -2,
             flow: 0,
-            collective: Some(call),
+            call: Some(CallKey::from(&call)),
         };
         let sig = vec![(BasicType::F64, 3), (BasicType::I32, 1)];
         let mut buf = vec![1u8, 2, 3];
