@@ -6,10 +6,9 @@
 use super::delivery::{deliver_into, deliver_vec, undelivered, RawRecvBuf};
 use super::{Buffer, BufferMut, Comm, Probed, Status, ANY_SOURCE, ANY_TAG, TAG_UB};
 use crate::datatype::Datatype;
-use crate::error::Warning;
 use crate::transport::{
-    publish, CallKey, Data, ElemType, Endpoint, Envelope, ErasedVec, Header, Message, Pattern,
-    PendingSend, SendOutcome, Waiting, INLINE_BYTES, RENDEZVOUS_BYTES,
+    publish, CallKey, Data, ElemType, Endpoint, ErasedVec, Header, Message, Pattern, PendingSend,
+    SendOutcome, Waiting, INLINE_BYTES, RENDEZVOUS_BYTES,
 };
 use crate::{Error, Result};
 
@@ -261,8 +260,8 @@ impl Comm {
         }
     }
 
-    /// Puts a message into `dest`'s mailbox (or, on the MPI transport, sends it to `dest`'s
-    /// process). A message to a rank that has finished is counted as never received (its
+    /// Hands a message to `dest` (through the lane or mailbox to it, see `Endpoint::deliver`;
+    /// on the MPI transport, to `dest`'s process). A message to a rank that has finished is counted as never received (its
     /// rendezvous ticket, if any, is dropped and releases this rank).
     pub(crate) fn post_message(
         &self,
@@ -280,18 +279,7 @@ impl Comm {
         if let Some(wire) = ep.wire_to(to) {
             return wire.send_message(to, &header, message);
         }
-        let fabric = ep.fabric();
-        if let Err(back) = fabric.mailbox(to).send(Envelope::Msg(header, message)) {
-            if let Envelope::Msg(h, m) = back.into_inner() {
-                fabric.note_warnings(vec![Warning::Unreceived {
-                    to,
-                    from: h.source as usize,
-                    tag: h.tag,
-                    communicator: h.context / 2,
-                    bytes: m.bytes(),
-                }]);
-            }
-        }
+        ep.deliver(to, header, message);
         Ok(())
     }
 

@@ -2,9 +2,12 @@
 //! posted (non-blocking) receives — and MPI's matching rules over them.
 //!
 //! Only the owning rank's thread touches an endpoint's queues (they are in a `RefCell`), so
-//! matching needs no lock: other ranks only push envelopes into the lock-free mailbox.
+//! matching needs no lock: other ranks only push envelopes into the lock-free mailbox, or into
+//! the single-producer lane they have to this rank (see `lane.rs`; the endpoint keeps both the
+//! lanes it sends on and those it receives from).
 
-use super::fabric::{Fabric, Failure};
+use super::fabric::{unreceived, Fabric, Failure};
+use super::lane::{Consumer, Producer};
 use super::message::{Data, Message};
 use super::Wire;
 use crate::error::{BlockedCall, Warning};
@@ -23,8 +26,13 @@ use std::sync::Arc;
 pub(crate) enum Envelope {
     /// A message.
     Msg(Header, Message),
-    /// Wakes a rank blocked in a rendezvous send (its receiver copied the data, or finished).
+    /// Wakes a rank blocked in a rendezvous send (its receiver copied the data, or finished),
+    /// in a shared-memory wait, or parked while a lane producer pushed.
     Wake,
+    /// A new lane from the rank that sent this: every message it sends this rank from now on
+    /// comes through it (it comes through the mailbox after all that sender's earlier
+    /// messages, so the receiver takes those first).
+    Lane(Consumer<Envelope>),
     /// The run was aborted.
     Abort,
 }
@@ -217,11 +225,49 @@ struct Queues {
     next_slot: u64,
 }
 
+/// How many lanes may lead into one rank: the first senders to send it [`PROMOTE_AFTER`]
+/// messages get one, later ones keep to its mailbox. Few enough that the receiver polls each
+/// of them on every look, and that 1024 ranks' lanes take at most 8192 blocks of 2 KiB.
+const LANES_PER_RANK: u32 = 8;
+
+/// A pair gets a lane once the sender has sent this many messages to the receiver through its
+/// mailbox, so that a sender that sends once (a start-up exchange) takes no lane from a busier
+/// one.
+const PROMOTE_AFTER: u32 = 4;
+
+/// After this many envelopes in a row from lanes, a look tries the mailbox first, so that a
+/// busy lane cannot hold back a `Lane`, `Wake` or `Abort` (or another sender's message) there.
+const LANE_STREAK: u32 = 64;
+
+/// How a rank sends to another rank of its process.
+#[derive(Debug)]
+enum Route {
+    /// Through the receiver's mailbox; `sent` messages so far.
+    Mailbox { sent: u32 },
+    /// Through a lane of its own.
+    Lane(Producer<Envelope>),
+    /// Through the mailbox for good (the receiver had all the lanes it may have).
+    MailboxOnly,
+}
+
+/// The lanes of one rank, touched only by its thread.
+#[derive(Debug, Default)]
+struct Lanes {
+    /// How this rank sends to each world rank (empty until the first send).
+    out: RefCell<Vec<Route>>,
+    /// The lanes into this rank, looked at in turn from `cursor`.
+    inbound: RefCell<Vec<Consumer<Envelope>>>,
+    cursor: Cell<usize>,
+    /// Envelopes taken from lanes in a row (see [`LANE_STREAK`]).
+    streak: Cell<u32>,
+}
+
 /// One rank's receiving side.
 #[derive(Debug)]
 pub(crate) struct Endpoint {
     world_rank: usize,
     rx: Receiver<Envelope>,
+    lanes: Lanes,
     fabric: Arc<Fabric>,
     queues: RefCell<Queues>,
     trace: Option<RankTrace>,
@@ -247,6 +293,7 @@ impl Endpoint {
         Endpoint {
             world_rank,
             rx,
+            lanes: Lanes::default(),
             fabric,
             queues: RefCell::default(),
             trace,
@@ -340,10 +387,8 @@ impl Endpoint {
         // poll tightly first: one pause between looks, so a message that arrives is seen
         // within a few nanoseconds (an exponential backoff would sleep past it)
         for _ in 0..self.fabric.spin_rounds() {
-            match self.rx.try_recv() {
-                Ok(env) => return Ok(env),
-                Err(TryRecvError::Empty) => {}
-                Err(TryRecvError::Disconnected) => return Err(self.fabric.abort_error()),
+            if let Some(env) = self.try_next() {
+                return Ok(env);
             }
             std::hint::spin_loop();
         }
@@ -353,10 +398,8 @@ impl Endpoint {
         if !budget.is_zero() {
             let start = std::time::Instant::now();
             loop {
-                match self.rx.try_recv() {
-                    Ok(env) => return Ok(env),
-                    Err(TryRecvError::Empty) => {}
-                    Err(TryRecvError::Disconnected) => return Err(self.fabric.abort_error()),
+                if let Some(env) = self.try_next() {
+                    return Ok(env);
                 }
                 if start.elapsed() >= budget {
                     break;
@@ -364,11 +407,138 @@ impl Endpoint {
                 std::thread::yield_now();
             }
         }
+        self.park(waiting)
+    }
+
+    /// Parks on the mailbox until an envelope comes, telling the deadlock watch what it waits
+    /// for; first publishes that it parks and looks at its lanes once more, so that a lane
+    /// producer either is seen here or sees it parked and sends a `Wake` (see `Inbox`).
+    fn park(&self, waiting: Waiting<'_>) -> Result<Envelope> {
+        let inbox = self.fabric.inbox(self.world_rank);
+        inbox.park();
+        if let Some(env) = self.pop_lane() {
+            inbox.unpark();
+            return Ok(env);
+        }
         let watch = self.fabric.watch();
         watch.parking(self.world_rank, self.describe(waiting), self.collective());
         let env = self.rx.recv();
         watch.unparked(self.world_rank);
+        inbox.unpark();
         env.map_err(|_| self.fabric.abort_error())
+    }
+
+    /// An envelope that is already here: from a lane, else from the mailbox (the mailbox
+    /// first after [`LANE_STREAK`] lane envelopes in a row).
+    #[inline(always)]
+    fn try_next(&self) -> Option<Envelope> {
+        let streak = self.lanes.streak.get();
+        if streak >= LANE_STREAK {
+            self.lanes.streak.set(0);
+            if let Ok(env) = self.rx.try_recv() {
+                return Some(env);
+            }
+        }
+        if let Some(env) = self.pop_lane() {
+            self.lanes.streak.set(streak.wrapping_add(1));
+            return Some(env);
+        }
+        self.rx.try_recv().ok()
+    }
+
+    /// The next envelope from a lane into this rank, looking at each once, in turn.
+    #[inline(always)]
+    fn pop_lane(&self) -> Option<Envelope> {
+        let mut inbound = self.lanes.inbound.borrow_mut();
+        match inbound.len() {
+            0 => None,
+            1 => inbound[0].pop(),
+            n => {
+                let start = self.lanes.cursor.get();
+                for k in 0..n {
+                    let i = if start + k < n {
+                        start + k
+                    } else {
+                        start + k - n
+                    };
+                    if let Some(env) = inbound[i].pop() {
+                        self.lanes.cursor.set(if i + 1 < n { i + 1 } else { 0 });
+                        return Some(env);
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Takes on a lane another rank opened to this one.
+    fn adopt(&self, lane: Consumer<Envelope>) {
+        self.lanes.inbound.borrow_mut().push(lane);
+    }
+
+    /// Hands a message to world rank `to` of this process: through this rank's lane to it, or
+    /// its mailbox (a pair gets a lane after [`PROMOTE_AFTER`] messages, if the receiver has
+    /// fewer than [`LANES_PER_RANK`]). A message to a rank that has finished is counted as never
+    /// received, and its rendezvous, if any, withdrawn (the sender then learns it at once).
+    #[inline]
+    pub(crate) fn deliver(&self, to: usize, header: Header, message: Message) {
+        let fabric = &*self.fabric;
+        let inbox = fabric.inbox(to);
+        if inbox.is_closed() {
+            fabric.note_warnings(vec![unreceived(to, &header, &message)]);
+            return;
+        }
+        // on the MPI transport the blocking loop polls only the mailbox (and MPI)
+        if self.wire.is_none() {
+            let mut out = self.lanes.out.borrow_mut();
+            if out.is_empty() {
+                out.resize_with(fabric.size(), || Route::Mailbox { sent: 0 });
+            }
+            let route = &mut out[to];
+            if let Route::Mailbox { sent } = route {
+                *sent += 1;
+                if *sent > PROMOTE_AFTER {
+                    *route = self.open_lane(to);
+                }
+            }
+            if let Route::Lane(lane) = route {
+                let rendezvous = message.data.rendezvous();
+                lane.push(Envelope::Msg(header, message));
+                let notice = inbox.after_push();
+                if notice.wake {
+                    let _ = fabric.mailbox(to).send(Envelope::Wake);
+                }
+                if notice.closed {
+                    // the receiver finished: its last drain took the message (and dropped the
+                    // ticket), or the sweep at the end of the run will; either way nobody
+                    // will read the buffer, so do not wait for that
+                    if let Some(pending) = rendezvous {
+                        pending.cancel();
+                    }
+                }
+                return;
+            }
+        }
+        if let Err(back) = fabric.mailbox(to).send(Envelope::Msg(header, message)) {
+            if let Envelope::Msg(h, m) = back.into_inner() {
+                fabric.note_warnings(vec![unreceived(to, &h, &m)]);
+            }
+        }
+    }
+
+    /// Opens a lane to world rank `to`, if it may have another: the lane's consumer goes to it
+    /// through its mailbox, behind every message this rank sent it so far.
+    #[cold]
+    fn open_lane(&self, to: usize) -> Route {
+        let fabric = &*self.fabric;
+        if !fabric.inbox(to).reserve_lane(LANES_PER_RANK) {
+            return Route::MailboxOnly;
+        }
+        let (producer, consumer) = fabric.new_lane(to);
+        match fabric.mailbox(to).send(Envelope::Lane(consumer)) {
+            Ok(()) => Route::Lane(producer),
+            Err(_) => Route::MailboxOnly,
+        }
     }
 
     /// Blocks until `ready()` holds, for a condition that another rank of this process makes
@@ -399,7 +569,6 @@ impl Endpoint {
             std::thread::yield_now();
             self.check_live()?;
         }
-        let watch = self.fabric.watch();
         let mut registered = false;
         loop {
             if !registered {
@@ -410,20 +579,20 @@ impl Endpoint {
                 return Ok(());
             }
             self.check_live()?;
-            watch.parking(self.world_rank, self.describe(waiting), self.collective());
-            let env = self.rx.recv();
-            watch.unparked(self.world_rank);
-            match env {
-                Ok(Envelope::Msg(header, message)) => {
+            match self.park(waiting)? {
+                Envelope::Msg(header, message) => {
                     let _ = self.file(header, message, None, false);
                     // another rank's message of this very call that cannot be part of it
                     if let Waiting::Shared { context, .. } = waiting {
                         self.check_conflicts(context, Some(1))?;
                     }
                 }
-                // the waited-for rank took our registration with it: register again
-                Ok(Envelope::Wake) => registered = false,
-                Ok(Envelope::Abort) | Err(_) => return Err(self.fabric.abort_error()),
+                // the waited-for rank took our registration with it: register again (the wake
+                // may have come from a lane producer instead: registering twice costs a
+                // second wake, nothing more)
+                Envelope::Wake => registered = false,
+                Envelope::Lane(lane) => self.adopt(lane),
+                Envelope::Abort => return Err(self.fabric.abort_error()),
             }
         }
     }
@@ -532,7 +701,7 @@ impl Endpoint {
     #[inline(always)]
     fn next_envelope(&self, waiting: Waiting<'_>) -> Result<Option<(Header, Message)>> {
         let ready = match self.wire {
-            None => self.rx.try_recv().ok(),
+            None => self.try_next(),
             Some(_) => None,
         };
         let envelope = match ready {
@@ -542,6 +711,10 @@ impl Endpoint {
         match envelope {
             Envelope::Msg(header, message) => Ok(Some((header, message))),
             Envelope::Wake => Ok(None),
+            Envelope::Lane(lane) => {
+                self.adopt(lane);
+                Ok(None)
+            }
             Envelope::Abort => Err(self.fabric.abort_error()),
         }
     }
@@ -726,18 +899,16 @@ impl Endpoint {
         }
     }
 
-    /// Files every envelope already in the mailbox, without blocking.
+    /// Files every envelope already in the lanes and the mailbox, without blocking.
     fn drain_ready(&self) -> Result<()> {
-        loop {
-            match self.rx.try_recv() {
-                Ok(Envelope::Msg(h, m)) => {
+        while let Some(envelope) = self.try_next() {
+            match envelope {
+                Envelope::Msg(h, m) => {
                     let _ = self.file(h, m, None, false);
                 }
-                Ok(Envelope::Wake) => {}
-                Ok(Envelope::Abort) | Err(TryRecvError::Disconnected) => {
-                    return Err(self.fabric.abort_error())
-                }
-                Err(TryRecvError::Empty) => break,
+                Envelope::Wake => {}
+                Envelope::Lane(lane) => self.adopt(lane),
+                Envelope::Abort => return Err(self.fabric.abort_error()),
             }
         }
         if let Some(wire) = &self.wire {
@@ -843,14 +1014,13 @@ impl Endpoint {
     /// Called when the rank's program has returned: what it left behind (messages nobody
     /// received, receives never completed). Rendezvous senders still waiting on this rank are
     /// released with an error (their tickets drop).
+    ///
+    /// It first marks the rank finished (`Inbox::close`), so that a lane producer either pushes
+    /// before the drain below looks (and the drain finds the message) or sees the mark; what is
+    /// pushed after the drain stays in the lane until `Fabric::sweep_lanes` counts it.
     pub(crate) fn finish(&self) -> Vec<Warning> {
-        let unreceived = |h: &Header, m: &Message| Warning::Unreceived {
-            to: self.world_rank,
-            from: h.source as usize,
-            tag: h.tag,
-            communicator: h.context / 2,
-            bytes: m.bytes(),
-        };
+        self.fabric.inbox(self.world_rank).close();
+        let unreceived = |h: &Header, m: &Message| unreceived(self.world_rank, h, m);
         let mut left = Vec::new();
         let mut q = self.queues.borrow_mut();
         for m in &q.unexpected {
@@ -867,9 +1037,11 @@ impl Endpoint {
                 communicator: p.pattern.context / 2,
             });
         }
-        while let Ok(env) = self.rx.try_recv() {
-            if let Envelope::Msg(h, m) = &env {
-                left.push(unreceived(h, m));
+        while let Some(env) = self.try_next() {
+            match env {
+                Envelope::Msg(h, m) => left.push(unreceived(&h, &m)),
+                Envelope::Lane(lane) => self.adopt(lane),
+                Envelope::Wake | Envelope::Abort => {}
             }
         }
         q.unexpected.clear();

@@ -1,11 +1,16 @@
-//! [`Fabric`]: what all ranks of one universe share — the mailbox senders and the abort state.
+//! [`Fabric`]: what all ranks of one universe share — the mailbox senders, what lane producers
+//! see of each receiver ([`Inbox`]), every lane (for the sweep at the end of a run) and the abort
+//! state.
 
-use super::endpoint::Envelope;
+use super::endpoint::{Envelope, Header};
+use super::lane::{lane, Consumer, Inbox, Lane, Producer};
+use super::message::Message;
 use super::shared::Arena;
 use super::watch::Watch;
 use crate::error::{BlockedCall, Warning};
 use crate::Error;
 use crossbeam::channel::{Receiver, Sender};
+use crossbeam::utils::CachePadded;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -45,6 +50,17 @@ impl Failure {
     }
 }
 
+/// The warning for a message to world rank `to` that it never received.
+pub(crate) fn unreceived(to: usize, h: &Header, m: &Message) -> Warning {
+    Warning::Unreceived {
+        to,
+        from: h.source as usize,
+        tag: h.tag,
+        communicator: h.context / 2,
+        bytes: m.bytes(),
+    }
+}
+
 /// Spinning before yielding, with a core per rank: 256 pauses take about 7 us here, longer
 /// than a reply from a rank on another core takes to come.
 const SPIN_DEDICATED: u32 = 256;
@@ -69,6 +85,11 @@ fn spin_rounds(n: usize) -> u32 {
 #[derive(Debug)]
 pub(crate) struct Fabric {
     mailboxes: Vec<Sender<Envelope>>,
+    /// Per rank: whether it is parked or finished, and how many lanes lead to it.
+    inboxes: Vec<CachePadded<Inbox>>,
+    /// Every lane made in the run, with the world rank it leads to: what is left in them when
+    /// the run ends was never received ([`Fabric::sweep_lanes`]).
+    lanes: Mutex<Vec<(usize, Arc<Lane<Envelope>>)>>,
     aborted: AtomicBool,
     failure: OnceLock<(usize, Failure)>,
     next_context: AtomicU32,
@@ -90,6 +111,8 @@ impl Fabric {
         let (txs, rxs) = (0..n).map(|_| crossbeam::channel::unbounded()).unzip();
         let fabric = Fabric {
             mailboxes: txs,
+            inboxes: (0..n).map(|_| CachePadded::default()).collect(),
+            lanes: Mutex::new(Vec::new()),
             aborted: AtomicBool::new(false),
             failure: OnceLock::new(),
             // context 0 is the world's
@@ -103,9 +126,53 @@ impl Fabric {
         (fabric, rxs)
     }
 
+    /// The number of ranks (mailboxes).
+    pub(crate) fn size(&self) -> usize {
+        self.mailboxes.len()
+    }
+
     /// The mailbox of world rank `rank`.
     pub(crate) fn mailbox(&self, rank: usize) -> &Sender<Envelope> {
         &self.mailboxes[rank]
+    }
+
+    /// What lane producers see of world rank `rank`.
+    #[inline]
+    pub(crate) fn inbox(&self, rank: usize) -> &Inbox {
+        &self.inboxes[rank]
+    }
+
+    /// A new lane to world rank `to`, kept here too for [`Fabric::sweep_lanes`].
+    pub(crate) fn new_lane(&self, to: usize) -> (Producer<Envelope>, Consumer<Envelope>) {
+        let (producer, consumer, lane) = lane();
+        self.lanes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((to, lane));
+        (producer, consumer)
+    }
+
+    /// At the end of a run, once every rank's thread has ended: the messages left in lanes
+    /// (sent to a rank after its last look at them, in `Endpoint::finish`) were never received.
+    pub(crate) fn sweep_lanes(&self) {
+        let mut left = Vec::new();
+        for (to, lane) in self
+            .lanes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter_mut()
+        {
+            // both ends are gone once the ranks' threads are (else leave the lane alone)
+            let Some(lane) = Arc::get_mut(lane) else {
+                continue;
+            };
+            while let Some(envelope) = lane.take_left() {
+                if let Envelope::Msg(h, m) = &envelope {
+                    left.push(unreceived(*to, h, m));
+                }
+            }
+        }
+        self.note_warnings(left);
     }
 
     /// The shared-memory arena of the communicator with collective context `context` and the

@@ -3,7 +3,7 @@
 //! message sent with a committed datatype — packed, or in the sender's memory laid out by the
 //! sender's type).
 
-use super::rendezvous::Ticket;
+use super::rendezvous::{PendingSend, Ticket};
 use crate::datatype::{engine, CommittedType, Compiled, Datatype, TypeMap};
 use std::any::TypeId;
 use std::mem::{ManuallyDrop, MaybeUninit};
@@ -215,6 +215,20 @@ impl InlineBytes {
 }
 
 impl Data {
+    /// The sender's side of a rendezvous payload (a plain or typed one still in the sender's
+    /// buffer), so that the sender can withdraw it once it has handed the message over.
+    #[inline]
+    pub(crate) fn rendezvous(&self) -> Option<PendingSend> {
+        match self {
+            Data::Borrowed(ticket) => Some(ticket.sender()),
+            Data::Typed(t) => match &t.source {
+                TypedSource::Borrowed(ticket) => Some(ticket.sender()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Copies `src` into an inline payload. `src` must fit in [`INLINE_BYTES`].
     #[inline]
     pub(crate) fn inline<T: Datatype>(src: &[T]) -> Data {

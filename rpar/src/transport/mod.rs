@@ -1,11 +1,14 @@
-//! The in-process transport: one lock-free mailbox per rank, MPI matching, rendezvous for large
-//! borrowed sends, the abort broadcast, and the shared-memory arenas of communicators. See `README.md` beside this file for the design.
+//! The in-process transport: one lock-free mailbox per rank, single-producer lanes beside it
+//! for the pairs that talk, MPI matching, rendezvous for large borrowed sends, the abort
+//! broadcast, and the shared-memory arenas of communicators. See `README.md` beside this file
+//! for the design.
 //!
 //! Depends on `datatype` (element types of messages) and `error`; nothing above it.
 
 mod endpoint;
 mod fabric;
 mod handoff;
+mod lane;
 mod message;
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;
@@ -21,7 +24,7 @@ pub(crate) use self::mpi::{native::NativeComm, Wire};
 pub(crate) use no_mpi::{NativeComm, Wire};
 
 pub use endpoint::CollectiveCall;
-pub(crate) use endpoint::{CallKey, Endpoint, Envelope, Header, Matched, Pattern, SlotId, Waiting};
+pub(crate) use endpoint::{CallKey, Endpoint, Header, Matched, Pattern, SlotId, Waiting};
 pub(crate) use fabric::{Fabric, Failure};
 pub(crate) use message::{
     Data, ElemType, ErasedVec, Message, TypedData, TypedSource, INLINE_BYTES,

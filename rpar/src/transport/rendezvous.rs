@@ -82,6 +82,13 @@ impl PendingSend {
 }
 
 impl Ticket {
+    /// The sender's side of this hand-over.
+    pub(crate) fn sender(&self) -> PendingSend {
+        PendingSend {
+            shared: self.shared.clone(),
+        }
+    }
+
     /// Copies the sender's bytes to `dst` and releases the sender. Returns false if the sender
     /// withdrew the offer (the run is aborting), in which case nothing was copied.
     ///

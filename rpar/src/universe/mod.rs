@@ -442,6 +442,7 @@ impl Universe {
             return Err(failure.clone().into_error(*rank));
         }
         trace_written.transpose()?;
+        fabric.sweep_lanes();
         let warnings = fabric.take_warnings();
         if self.strict && !warnings.is_empty() {
             return Err(Error::Leaks { warnings });
