@@ -7,8 +7,8 @@
 //! lanes it sends on and those it receives from).
 
 use super::fabric::{unreceived, Fabric, Failure};
-use super::lane::{Consumer, Producer};
-use super::message::{Data, Message};
+use super::lane::{Consumer, Pack, Producer};
+use super::message::{Data, Message, SmallMessage};
 use super::Wire;
 use crate::error::{BlockedCall, Warning};
 use crate::trace::{MatrixRow, RankTrace};
@@ -35,6 +35,28 @@ pub(crate) enum Envelope {
     Lane(Consumer<Envelope>),
     /// The run was aborted.
     Abort,
+}
+
+/// A point-to-point message with little data travels through a lane in its compact form,
+/// within one cache line (see `lane.rs`).
+impl Pack for Envelope {
+    type Small = SmallMessage;
+
+    #[inline]
+    fn pack(self) -> std::result::Result<SmallMessage, Envelope> {
+        match self {
+            Envelope::Msg(header, message) => {
+                SmallMessage::pack(header, message).map_err(|(h, m)| Envelope::Msg(h, m))
+            }
+            other => Err(other),
+        }
+    }
+
+    #[inline]
+    fn unpack(small: SmallMessage) -> Envelope {
+        let (header, message) = small.unpack();
+        Envelope::Msg(header, message)
+    }
 }
 
 /// The matching information of a message: (communicator context, source, tag).
@@ -1083,5 +1105,9 @@ mod tests {
         println!("envelope: {envelope} bytes, header {}", size_of::<Header>());
         assert!(envelope <= 128, "an envelope grew to {envelope} bytes");
         assert!(matched <= 128, "a matched message grew to {matched} bytes");
+        // a small message and a lane slot's state share one cache line (`lane.rs` checks it
+        // too, when it is compiled)
+        let small = size_of::<SmallMessage>();
+        assert!(small <= 56, "a small message grew to {small} bytes");
     }
 }

@@ -3,9 +3,12 @@
 //! (parked? finished?). See `README.md` beside this file, "Lanes", for why and how they are used;
 //! the queue is crossbeam-channel's `flavors/list.rs` cut down to one producer and one consumer.
 //!
-//! A lane is a chain of blocks of [`BLOCK_SLOTS`] slots. Each slot holds a value and a `ready`
-//! flag. The producer writes the value, then stores `ready` with `Release`; the consumer loads
-//! `ready` with `Acquire` and then moves the value out. The producer's position (`tail`) and the
+//! A lane is a chain of blocks of [`BLOCK_SLOTS`] slots. Each slot holds a value and a `state`
+//! flag. The producer writes the value, then stores `state` with `Release`; the consumer loads
+//! `state` with `Acquire` and then moves the value out. A small value ([`Pack`]: an envelope of
+//! a point-to-point message with inline data or an owned buffer) travels in the slot's first
+//! cache line, beside the flag, so that it costs the transfer of one line; a larger one in the
+//! lines after it. The producer's position (`tail`) and the
 //! consumer's (`head`) are each touched by one side only, so there is no compare-exchange and no
 //! shared counter: a message costs the transfer of the cache lines of its slot and nothing more.
 //! When the producer has filled a block it links a fresh one (`next`, `Release`); the consumer
@@ -17,8 +20,8 @@
 //! 1. Only the [`Producer`] touches `tail` and only the [`Consumer`] touches `head`; each is
 //!    unique (neither is `Clone`) and borrowed mutably while it does. Without either (`&mut
 //!    Lane`: the sweep and `Drop`), the holder is the only one left.
-//! 2. A slot is written once per use of its block, by the producer, while it is not `ready`;
-//!    the consumer reads it only after seeing it `ready`, once, and moves on. So a value is
+//! 2. A slot is written once per use of its block, by the producer, while it is `EMPTY`; the
+//!    consumer reads it only after seeing it `SMALL` or `FULL`, once, and moves on. So a value is
 //!    never read twice, never read uninitialised, and never written while read.
 //! 3. A block is freed or recycled only by the consumer side, only after `head` has left it,
 //!    which requires its `next` to be set, which the producer does only once `tail` has left
@@ -30,44 +33,78 @@ use crossbeam::utils::CachePadded;
 #[cfg(loom)]
 use loom::{
     cell::UnsafeCell,
-    sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, Ordering},
+    sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU8, Ordering},
     sync::Arc,
 };
 use std::mem::MaybeUninit;
 use std::ptr::null_mut;
 #[cfg(not(loom))]
 use std::sync::{
-    atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU8, Ordering},
+    atomic::{fence, AtomicPtr, AtomicU32, AtomicU8, Ordering},
     Arc,
 };
 
-/// Slots per block: 16 slots of 128 bytes (an envelope and its flag) make a 2 KiB block.
+/// Slots per block: 16 slots of 192 bytes (the flag and a small value, then a large one) make
+/// a 3 KiB block.
 #[cfg(not(loom))]
 const BLOCK_SLOTS: usize = 16;
 /// In the loom models, small blocks, so that a few values cross block boundaries.
 #[cfg(loom)]
 const BLOCK_SLOTS: usize = 2;
 
-/// One value of the queue and whether it is there. Aligned to a cache line, so that an
-/// envelope's slot (120 bytes and the flag) is exactly two lines and shares none.
-#[repr(align(64))]
-struct Slot<T> {
-    value: UnsafeCell<MaybeUninit<T>>,
-    ready: AtomicBool,
+/// What a lane carries: values with a compact form that fits in a slot's first cache line
+/// beside the flag ([`Pack::Small`], at most 56 bytes), and others.
+pub(crate) trait Pack: Sized {
+    /// The compact form of a small value.
+    type Small;
+    /// The compact form of `self`, or `self` back if it is not small.
+    fn pack(self) -> Result<Self::Small, Self>;
+    /// The value again, from its compact form.
+    fn unpack(small: Self::Small) -> Self;
 }
 
-struct Block<T> {
+/// A slot's state: nothing there yet (or any more; the consumer does not clear it).
+const EMPTY: u8 = 0;
+/// A slot's state: a small value, in the first line.
+const SMALL: u8 = 1;
+/// A slot's state: a value in full, after the first line.
+const FULL: u8 = 2;
+
+/// The first cache line of a slot: its state, and the value if it is small.
+#[repr(C, align(64))]
+struct Head<S> {
+    state: AtomicU8,
+    small: UnsafeCell<MaybeUninit<S>>,
+}
+
+/// One value of the queue and whether it is there: the state and a small value share the first
+/// cache line, which is all that a small value moves between cores.
+#[repr(C)]
+struct Slot<T: Pack> {
+    head: Head<T::Small>,
+    full: UnsafeCell<MaybeUninit<T>>,
+}
+
+impl<T: Pack> Slot<T> {
+    /// The compiler checks that a small value leaves the state in its line.
+    const SMALL_FITS: () = assert!(std::mem::size_of::<Head<T::Small>>() == 64);
+}
+
+struct Block<T: Pack> {
     slots: [Slot<T>; BLOCK_SLOTS],
     next: AtomicPtr<Block<T>>,
 }
 
-impl<T> Block<T> {
+impl<T: Pack> Block<T> {
     /// A fresh block on the heap, every slot empty.
     fn allocate() -> *mut Block<T> {
         Box::into_raw(Box::new(Block {
             slots: std::array::from_fn(|_| Slot {
-                value: UnsafeCell::new(MaybeUninit::uninit()),
-                ready: AtomicBool::new(false),
+                head: Head {
+                    state: AtomicU8::new(EMPTY),
+                    small: UnsafeCell::new(MaybeUninit::uninit()),
+                },
+                full: UnsafeCell::new(MaybeUninit::uninit()),
             }),
             next: AtomicPtr::new(null_mut()),
         }))
@@ -75,13 +112,13 @@ impl<T> Block<T> {
 }
 
 /// A place in the chain of blocks.
-struct Position<T> {
+struct Position<T: Pack> {
     block: *mut Block<T>,
     index: usize,
 }
 
 /// The shared state of one lane; used through its [`Producer`] and [`Consumer`].
-pub(crate) struct Lane<T> {
+pub(crate) struct Lane<T: Pack> {
     /// The consumer's position (invariant 1).
     head: CachePadded<UnsafeCell<Position<T>>>,
     /// The producer's position (invariant 1).
@@ -94,18 +131,18 @@ pub(crate) struct Lane<T> {
 // Send`); its raw pointers are to blocks that it owns, and the positions behind them are touched
 // by one handle each (invariant 1), so sharing the lane between two threads shares no
 // unsynchronised data.
-unsafe impl<T: Send> Send for Lane<T> {}
-// SAFETY: as above.
-unsafe impl<T: Send> Sync for Lane<T> {}
+unsafe impl<T: Pack + Send> Send for Lane<T> {}
+// SAFETY: as above (a small value is a `T` in another form).
+unsafe impl<T: Pack + Send> Sync for Lane<T> {}
 
 /// The sending end of a lane (one per lane; kept by the sender).
-pub(crate) struct Producer<T>(Arc<Lane<T>>);
+pub(crate) struct Producer<T: Pack>(Arc<Lane<T>>);
 
 /// The receiving end of a lane (one per lane; kept by the receiver).
-pub(crate) struct Consumer<T>(Arc<Lane<T>>);
+pub(crate) struct Consumer<T: Pack>(Arc<Lane<T>>);
 
 /// A new lane: its two ends, and the lane itself for whoever sweeps it once both are gone.
-pub(crate) fn lane<T>() -> (Producer<T>, Consumer<T>, Arc<Lane<T>>) {
+pub(crate) fn lane<T: Pack>() -> (Producer<T>, Consumer<T>, Arc<Lane<T>>) {
     let first = Block::allocate();
     let lane = Arc::new(Lane {
         head: CachePadded::new(UnsafeCell::new(Position {
@@ -121,7 +158,7 @@ pub(crate) fn lane<T>() -> (Producer<T>, Consumer<T>, Arc<Lane<T>>) {
     (Producer(lane.clone()), Consumer(lane.clone()), lane)
 }
 
-impl<T> Lane<T> {
+impl<T: Pack> Lane<T> {
     /// Producer: a block to link after the full one: the spare if there is one, else a new one.
     fn fresh_block(&self) -> *mut Block<T> {
         // Acquire: the consumer's last reads of the block happen before our writes to it
@@ -135,7 +172,7 @@ impl<T> Lane<T> {
         // the block only through the `Release` store of `next` that follows.
         unsafe {
             for slot in &(*block).slots {
-                slot.ready.store(false, Ordering::Relaxed);
+                slot.head.state.store(EMPTY, Ordering::Relaxed);
             }
             (*block).next.store(null_mut(), Ordering::Relaxed);
         }
@@ -183,12 +220,15 @@ impl<T> Lane<T> {
             }
             // SAFETY: `head.block` is live (as above) and `head.index < BLOCK_SLOTS`.
             let slot = unsafe { &(*head.block).slots[head.index] };
-            if !slot.ready.load(Ordering::Acquire) {
-                return None;
-            }
-            // SAFETY: `ready` (Acquire, pairing with the producer's Release) says the value was
-            // written and published; it is read once (invariant 2): `head` moves past it.
-            let value = slot.value.with(|v| unsafe { (*v).assume_init_read() });
+            let value = match slot.head.state.load(Ordering::Acquire) {
+                EMPTY => return None,
+                // SAFETY: the state (Acquire, pairing with the producer's Release) says the
+                // small value was written and published; it is read once (invariant 2): `head`
+                // moves past it.
+                SMALL => T::unpack(slot.head.small.with(|v| unsafe { (*v).assume_init_read() })),
+                // SAFETY: as above, for the value in full.
+                _ => slot.full.with(|v| unsafe { (*v).assume_init_read() }),
+            };
             head.index += 1;
             Some(value)
         })
@@ -201,7 +241,7 @@ impl<T> Lane<T> {
     }
 }
 
-impl<T> Drop for Lane<T> {
+impl<T: Pack> Drop for Lane<T> {
     fn drop(&mut self) {
         while let Some(value) = self.take_left() {
             drop(value);
@@ -225,11 +265,12 @@ impl<T> Drop for Lane<T> {
     }
 }
 
-impl<T> Producer<T> {
+impl<T: Pack> Producer<T> {
     /// Appends `value` and publishes it (`Release`). Never blocks; allocates only when a block
     /// is full and the consumer has not handed one back.
     #[inline]
     pub(crate) fn push(&mut self, value: T) {
+        let () = Slot::<T>::SMALL_FITS;
         let lane = &*self.0;
         lane.tail.with_mut(|tail| {
             // SAFETY: only the producer touches `tail`, and `&mut self` makes this the only call.
@@ -246,16 +287,25 @@ impl<T> Producer<T> {
             }
             // SAFETY: `tail.block` is live (as above) and `tail.index < BLOCK_SLOTS`.
             let slot = unsafe { &(*tail.block).slots[tail.index] };
-            // SAFETY: the slot at `tail` is not `ready`, so the consumer does not read it; the
-            // producer writes it once (invariant 2), before it publishes it just below.
-            slot.value.with_mut(|v| unsafe { (*v).write(value) });
-            slot.ready.store(true, Ordering::Release);
+            // SAFETY (both writes): the slot at `tail` is `EMPTY`, so the consumer does not read
+            // it; the producer writes it once (invariant 2), before it publishes it just below.
+            let state = match value.pack() {
+                Ok(small) => {
+                    slot.head.small.with_mut(|v| unsafe { (*v).write(small) });
+                    SMALL
+                }
+                Err(value) => {
+                    slot.full.with_mut(|v| unsafe { (*v).write(value) });
+                    FULL
+                }
+            };
+            slot.head.state.store(state, Ordering::Release);
             tail.index += 1;
         });
     }
 }
 
-impl<T> Consumer<T> {
+impl<T: Pack> Consumer<T> {
     /// The next value, if one is there (`Acquire`).
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<T> {
@@ -264,19 +314,19 @@ impl<T> Consumer<T> {
     }
 }
 
-impl<T> std::fmt::Debug for Lane<T> {
+impl<T: Pack> std::fmt::Debug for Lane<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Lane").finish_non_exhaustive()
     }
 }
 
-impl<T> std::fmt::Debug for Producer<T> {
+impl<T: Pack> std::fmt::Debug for Producer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("Producer").finish()
     }
 }
 
-impl<T> std::fmt::Debug for Consumer<T> {
+impl<T: Pack> std::fmt::Debug for Consumer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("Consumer").finish()
     }
@@ -291,7 +341,7 @@ const CLOSED: u8 = 2;
 /// sees it sends a `Wake` through the mailbox) or has finished, and how many lanes lead to it.
 ///
 /// The receiver publishes `PARKED`, then a `SeqCst` fence, then looks at its lanes once more
-/// before it parks; a producer stores a value's `ready` flag, then a `SeqCst` fence, then reads
+/// before it parks; a producer stores a value's slot state, then a `SeqCst` fence, then reads
 /// the state. Of two such fences one comes first in their single total order, so either the
 /// receiver's last look sees the value or the producer sees `PARKED`: no wake-up is lost.
 /// `CLOSED` and the receiver's last drain (`Endpoint::finish`) pair with a producer's push the
@@ -394,19 +444,60 @@ mod cell {
     }
 }
 
+/// Test values: even numbers travel small, odd ones in full, so that both ways are used.
+#[cfg(test)]
+impl Pack for u32 {
+    type Small = u32;
+    fn pack(self) -> Result<u32, u32> {
+        if self % 2 == 0 {
+            Ok(self)
+        } else {
+            Err(self)
+        }
+    }
+    fn unpack(small: u32) -> u32 {
+        small
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
 
+    /// Boxes travel small (the box itself), vectors of even length too, others in full.
+    impl Pack for Box<u64> {
+        type Small = Box<u64>;
+        fn pack(self) -> Result<Self, Self> {
+            Ok(self)
+        }
+        fn unpack(small: Self) -> Self {
+            small
+        }
+    }
+
+    impl Pack for Vec<u8> {
+        type Small = Vec<u8>;
+        fn pack(self) -> Result<Self, Self> {
+            if self.len() % 2 == 0 {
+                Ok(self)
+            } else {
+                Err(self)
+            }
+        }
+        fn unpack(small: Self) -> Self {
+            small
+        }
+    }
+
     #[test]
     fn values_come_out_in_order_across_blocks() {
-        let (mut p, mut c, _) = lane::<usize>();
+        let (mut p, mut c, _) = lane::<u32>();
         for round in 0..5 {
-            for i in 0..3 * BLOCK_SLOTS + 1 {
+            for i in 0..3 * BLOCK_SLOTS as u32 + 1 {
                 p.push(round * 1000 + i);
             }
-            for i in 0..3 * BLOCK_SLOTS + 1 {
+            for i in 0..3 * BLOCK_SLOTS as u32 + 1 {
                 assert_eq!(c.pop(), Some(round * 1000 + i));
             }
             assert_eq!(c.pop(), None);
@@ -416,15 +507,28 @@ mod tests {
     #[test]
     fn values_left_over_are_dropped_once() {
         static DROPS: AtomicUsize = AtomicUsize::new(0);
-        struct Counted;
+        struct Counted(bool);
         impl Drop for Counted {
             fn drop(&mut self) {
                 DROPS.fetch_add(1, Ordering::Relaxed);
             }
         }
+        impl Pack for Counted {
+            type Small = Counted;
+            fn pack(self) -> Result<Self, Self> {
+                if self.0 {
+                    Ok(self)
+                } else {
+                    Err(self)
+                }
+            }
+            fn unpack(small: Self) -> Self {
+                small
+            }
+        }
         let (mut p, mut c, lane) = lane::<Counted>();
-        for _ in 0..2 * BLOCK_SLOTS + 3 {
-            p.push(Counted);
+        for i in 0..2 * BLOCK_SLOTS + 3 {
+            p.push(Counted(i % 3 == 0));
         }
         for _ in 0..BLOCK_SLOTS + 1 {
             drop(c.pop());
@@ -438,13 +542,14 @@ mod tests {
     fn a_swept_lane_gives_what_was_left() {
         let (mut p, c, mut lane) = lane::<Vec<u8>>();
         for i in 0..BLOCK_SLOTS as u8 + 2 {
-            p.push(vec![i; 3]);
+            p.push(vec![i; 2 + usize::from(i % 2)]);
         }
         drop((p, c));
         let lane = Arc::get_mut(&mut lane).expect("both ends are gone");
         let left: Vec<_> = std::iter::from_fn(|| lane.take_left()).collect();
         assert_eq!(left.len(), BLOCK_SLOTS + 2);
         assert_eq!(left[BLOCK_SLOTS + 1], vec![BLOCK_SLOTS as u8 + 1; 3]);
+        assert_eq!(left[BLOCK_SLOTS], vec![BLOCK_SLOTS as u8; 2]);
     }
 
     #[test]
