@@ -3,7 +3,7 @@
 //! state.
 
 use super::endpoint::{Envelope, Header};
-use super::lane::{lane, Consumer, Inbox, Lane, Producer};
+use super::lane::{lane, Consumer, Inbox, Kept, Producer};
 use super::message::Message;
 use super::shared::Arena;
 use super::watch::Watch;
@@ -89,7 +89,7 @@ pub(crate) struct Fabric {
     inboxes: Vec<CachePadded<Inbox>>,
     /// Every lane made in the run, with the world rank it leads to: what is left in them when
     /// the run ends was never received ([`Fabric::sweep_lanes`]).
-    lanes: Mutex<Vec<(usize, Arc<Lane<Envelope>>)>>,
+    lanes: Mutex<Vec<(usize, Kept<Envelope>)>>,
     aborted: AtomicBool,
     failure: OnceLock<(usize, Failure)>,
     next_context: AtomicU32,
@@ -163,7 +163,7 @@ impl Fabric {
             .iter_mut()
         {
             // both ends are gone once the ranks' threads are (else leave the lane alone)
-            let Some(lane) = Arc::get_mut(lane) else {
+            let Some(lane) = lane.alone() else {
                 continue;
             };
             while let Some(envelope) = lane.take_left() {

@@ -11,6 +11,12 @@
 //! unchanged count in both looks was parked all the time between them; all of them were parked
 //! together at the instant the first look finished, with empty mailboxes: a deadlock.
 //!
+//! Lanes (`lane.rs`) need no look of their own: a rank parks only after it has published
+//! `PARKED` and found its lanes empty, and a producer that pushes after that look sees `PARKED`
+//! and sends it a `Wake` through the mailbox (or another producer that cleared the flag does).
+//! So a parked rank with a message in a lane has a `Wake` in its mailbox, or a producer that is
+//! running (not parked) is about to send one: neither look can count it as a deadlock.
+//!
 //! Cost: nothing on the paths that find their message while spinning; a rank about to park
 //! stores its wait description (an uncontended mutex) and bumps two atomics.
 
