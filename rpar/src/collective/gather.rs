@@ -97,7 +97,7 @@ impl Comm {
     /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
     /// is not a rank of the communicator; and, as for every collective,
     /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives (or this one with different roots or block lengths) and
+    /// different collectives (or this one with blocks of different lengths) and
     /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
     ///
     /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
@@ -240,8 +240,8 @@ impl Comm {
     /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument`
     /// (`Binomial`) if it sends more; and, as for every collective,
     /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives (or this one with different roots) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
+    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
+    /// fails during the call.
     ///
     /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
     ///
@@ -309,8 +309,8 @@ impl Comm {
     /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument`
     /// (`Binomial`) if it sends more; and, as for every collective,
     /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives (or this one with different roots) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
+    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
+    /// fails during the call.
     ///
     /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
     ///
@@ -393,8 +393,8 @@ impl Comm {
     /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument`
     /// (`Binomial`) if it sends more; and, as for every collective,
     /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives (or this one with different roots) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
+    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
+    /// fails during the call.
     ///
     /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
     ///
