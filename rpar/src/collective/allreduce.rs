@@ -21,8 +21,10 @@
 //!   `(p - 1 + ceil(log2 p))(alpha + n beta) + (p-1) n gamma`. Moves `2 (p-1) n` bytes in all,
 //!   like the ring, in fewer messages.
 //!
-//! Every algorithm combines adjacent rank groups only, lower on the left, so non-commutative
-//! operators get the rank-ordered result, and all ranks get bitwise the same result.
+//! For a non-commutative operator every algorithm combines adjacent rank groups only, lower on
+//! the left, so it gets the rank-ordered result (the ring does so by switching to the pairwise
+//! reduce-scatter; with a commutative one its partial results wrap around); all ranks get
+//! bitwise the same result.
 
 use super::op::ReduceOp;
 use super::reduce::{even_slots, reduce_run, Reduce};
@@ -51,8 +53,8 @@ const CALL: &str = "allreduce";
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
 /// `Auto` picks by [`Allreduce::select`], a pure function of the rank count `p` and the bytes
-/// `n` of each rank's vector (every algorithm keeps rank order, so commutativity does not
-/// matter):
+/// `n` of each rank's vector (every algorithm gets the rank-ordered result for a
+/// non-commutative operator, so commutativity does not change the choice):
 ///
 /// | ranks share memory (in-process) | p | n | choice |
 /// |---|---|---|---|

@@ -38,7 +38,7 @@ const CALL: &str = "reduce";
 ///
 /// `Auto` picks by [`Reduce::select`]: a pure function of the rank count `p` and the bytes `n`
 /// of each rank's input (the operator's commutativity does not change the choice: every
-/// algorithm keeps rank order):
+/// algorithm gets the rank-ordered result for a non-commutative operator):
 ///
 /// | ranks share memory (in-process) | p | n | choice |
 /// |---|---|---|---|
