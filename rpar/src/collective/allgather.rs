@@ -40,6 +40,10 @@ const CALL: &str = "allgather";
 
 /// The allgather algorithm (for [`Comm::allgather_with`] and the other allgather forms).
 ///
+/// An MPI library picks among such algorithms inside MPI_Allgather and MPI_Allgatherv; MPICH lets
+/// the user fix the choice with `MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM`, as the `_with` forms do
+/// here.
+///
 /// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///

@@ -49,6 +49,9 @@ const CALL: &str = "allreduce";
 
 /// Allreduce algorithms, for [`Comm::allreduce_with`] and [`Comm::allreduce_in_place_with`].
 ///
+/// An MPI library picks among such algorithms inside MPI_Allreduce; MPICH lets the user fix the
+/// choice with `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///

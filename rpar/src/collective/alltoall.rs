@@ -38,6 +38,9 @@ const CALL: &str = "alltoall";
 
 /// The alltoall algorithm (for [`Comm::alltoall_with`] and [`Comm::alltoallv_with`]).
 ///
+/// An MPI library picks among such algorithms inside MPI_Alltoall and MPI_Alltoallv; MPICH lets the
+/// user fix the choice with `MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `m` the bytes of one block (one rank to one rank):
 /// alpha per message, beta per byte, gamma per byte combined.
 ///

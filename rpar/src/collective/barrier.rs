@@ -21,6 +21,9 @@ const TAG_TREE_DOWN: i32 = 303;
 
 /// The barrier algorithm (for [`Comm::barrier_with`]).
 ///
+/// An MPI library picks among such algorithms inside MPI_Barrier; MPICH lets the user fix the
+/// choice with `MPIR_CVAR_BARRIER_INTRA_ALGORITHM`, as [`Comm::barrier_with`] does here.
+///
 /// Each variant's cost is for `p` ranks, alpha per message.
 ///
 /// `Auto` ([`Barrier::choose`], tuned on the 2-core machine with

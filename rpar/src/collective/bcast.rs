@@ -38,6 +38,9 @@ const CALL: &str = "bcast";
 
 /// The broadcast algorithm (for [`Comm::bcast_with`]).
 ///
+/// An MPI library picks among such algorithms inside MPI_Bcast; MPICH lets the user fix the choice
+/// with `MPIR_CVAR_BCAST_INTRA_ALGORITHM`, as [`Comm::bcast_with`] does here.
+///
 /// Each variant's cost is for `p` ranks and `m` the bytes of the message:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///

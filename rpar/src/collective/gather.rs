@@ -22,6 +22,9 @@ const TAG_BINOMIAL: i32 = 211;
 
 /// The gather algorithm (for [`Comm::gather_with`] and the other gather forms).
 ///
+/// An MPI library picks among such algorithms inside MPI_Gather and MPI_Gatherv; MPICH lets the
+/// user fix the choice with `MPIR_CVAR_GATHER_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///

@@ -33,6 +33,9 @@ const CALL: &str = "reduce";
 
 /// Reduce algorithms, for [`Comm::reduce_with`].
 ///
+/// An MPI library picks among such algorithms inside MPI_Reduce; MPICH lets the user fix the choice
+/// with `MPIR_CVAR_REDUCE_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///

@@ -40,6 +40,10 @@ const TAG_RING: i32 = 134;
 /// Reduce-scatter algorithms, for [`Comm::reduce_scatter_with`] and
 /// [`Comm::reduce_scatter_block_with`].
 ///
+/// An MPI library picks among such algorithms inside MPI_Reduce_scatter and
+/// MPI_Reduce_scatter_block; MPICH lets the user fix the choice with
+/// `MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `n` the bytes of the whole vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
@@ -227,7 +231,8 @@ impl Comm {
     /// });
     /// let got = rpar::run(3, |world| {
     ///     let d = [world.rank() as u64 + 1, 10];
-    ///     world.reduce_scatter_block_with(&[d, d, d][..], &append, ReduceScatter::RecursiveHalving)
+    ///     let halving = ReduceScatter::RecursiveHalving;
+    ///     world.reduce_scatter_block_with(&[d, d, d][..], &append, halving)
     /// })?;
     /// assert!(got.iter().all(|b| *b == [[123, 1000]])); // rank order, with 3 ranks folded
     /// # Ok::<(), rpar::Error>(())

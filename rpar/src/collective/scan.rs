@@ -25,6 +25,9 @@ const TAG_DOUBLING: i32 = 121;
 
 /// Scan and exscan algorithms, for [`Comm::scan_with`] and [`Comm::exscan_with`].
 ///
+/// An MPI library picks among such algorithms inside MPI_Scan and MPI_Exscan; MPICH lets the user
+/// fix the choice with `MPIR_CVAR_SCAN_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///

@@ -25,6 +25,9 @@ const TAG_COUNTS: i32 = 222;
 
 /// The scatter algorithm (for [`Comm::scatter_with`] and the other scatter forms).
 ///
+/// An MPI library picks among such algorithms inside MPI_Scatter and MPI_Scatterv; MPICH lets the
+/// user fix the choice with `MPIR_CVAR_SCATTER_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///

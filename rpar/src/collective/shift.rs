@@ -25,6 +25,9 @@ const TAG_GRAY: i32 = 251;
 
 /// The circular-shift algorithm (for [`Comm::shift_circular_with`]).
 ///
+/// MPI has no circular-shift collective: its idiom is MPI_Cart_shift on a periodic 1-D grid,
+/// then MPI_Sendrecv, which is `Direct`.
+///
 /// Each variant's cost is for `p` ranks and `m` the bytes each rank sends:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
@@ -105,7 +108,8 @@ impl Comm {
         self.shift_circular_with(data, q, Shift::Auto)
     }
 
-    /// [`Comm::shift_circular_owned`] with a chosen algorithm.
+    /// [`Comm::shift_circular_owned`] with a chosen algorithm (MPI_Cart_shift and MPI_Sendrecv,
+    /// or the hypercube's routing by hand).
     ///
     /// Errors: those of [`Comm::shift_circular`], and
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) on every rank for `GrayCode`
