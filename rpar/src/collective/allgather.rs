@@ -53,7 +53,7 @@ const CALL: &str = "allgather";
 /// | ranks share memory (in-process) | ranks `p` | result `p * m` | algorithm |
 /// |---|---|---|---|
 /// | yes (equal blocks) | any | any | `SharedMemory` |
-/// | no (recordings, allgatherv; on MPI, `Auto` runs `MPI_Allgather`) | any | `< 64 KiB` | `Ring` |
+/// | no (recordings, allgatherv; on MPI, `Auto` runs `MPI_Allgather` except in place) | any | `< 64 KiB` | `Ring` |
 /// | no | power of two | `>= 64 KiB` | `RecursiveDoubling` |
 /// | no | other | `>= 64 KiB` | `Torus` |
 ///

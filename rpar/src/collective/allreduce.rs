@@ -62,7 +62,7 @@ const CALL: &str = "allreduce";
 /// | ranks share memory (in-process) | p | n | choice |
 /// |---|---|---|---|
 /// | yes | any | any | `SharedMemory` |
-/// | no (recordings; on MPI, `Auto` runs `MPI_Allreduce`) | any | < 4 KiB | `RecursiveDoubling` |
+/// | no (recordings; on MPI, `Auto` runs `MPI_Allreduce` for a predefined operator) | any | < 4 KiB | `RecursiveDoubling` |
 /// | no | any | ≥ 4 KiB | `ReduceBcast` |
 ///
 /// Tuned on the 2-core development machine. Shared memory against the message-passing rule,

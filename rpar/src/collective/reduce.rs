@@ -46,7 +46,7 @@ const CALL: &str = "reduce";
 /// | ranks share memory (in-process) | p | n | choice |
 /// |---|---|---|---|
 /// | yes | any | any | `SharedMemory` |
-/// | no (recordings; on MPI, `Auto` runs `MPI_Reduce`) | ≤ 8 | any | `Linear` |
+/// | no (recordings; on MPI, `Auto` runs `MPI_Reduce` for a predefined operator) | ≤ 8 | any | `Linear` |
 /// | no | > 8 | < 8 KiB | `Linear` |
 /// | no | > 8 | ≥ 8 KiB | `Binomial` |
 ///
