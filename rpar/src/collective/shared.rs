@@ -201,6 +201,7 @@ impl<'a> Shm<'a> {
 pub(crate) fn barrier(comm: &Comm) -> Result<()> {
     let shm = Shm::of(comm)?;
     let step = shm.post::<u8>(None)?;
+    step.await_all()?;
     (0..shm.p).try_for_each(|r| shm.read::<u8, _>(&step, r, 0, |_| ()))
 }
 
@@ -233,6 +234,7 @@ pub(crate) fn reduce<T: Datatype, O: ReduceOp<T>>(
         return shm.give(acc);
     }
     let step = shm.post::<T>(None)?;
+    step.await_all()?;
     let n = acc.len();
     if root > 0 {
         let mut lower = Scratch::new(acc, n);
@@ -258,6 +260,7 @@ pub(crate) fn allreduce<T: Datatype, O: ReduceOp<T>>(
         return in_blocks(&shm, acc, op, true);
     }
     let step = shm.post(Some(&acc[..]))?;
+    step.await_all()?;
     shm.combine(&step, acc, op, 0..shm.p, (n, 0..n))
 }
 
@@ -275,12 +278,14 @@ fn in_blocks<T: Datatype, O: ReduceOp<T>>(
     let mine = blocks[shm.me]..blocks[shm.me + 1];
     let mut part = Scratch::new(acc, mine.len());
     shm.lend(acc, |step| {
+        step.await_all()?;
         shm.combine(step, &mut part, op, 0..shm.p, (n, mine.clone()))
     })?;
     shm.lend(&part, |step| {
         if !collects {
             return Ok(());
         }
+        step.await_all()?;
         for r in 0..shm.p {
             let block = blocks[r]..blocks[r + 1];
             let into = &mut acc[block.clone()];
@@ -299,6 +304,7 @@ pub(crate) fn allgather<T: Datatype>(comm: &Comm, send: &[T], recv: &mut [T]) ->
     let shm = Shm::of(comm)?;
     let n = send.len();
     shm.share(send, |step| {
+        step.await_all()?;
         for (r, into) in recv.chunks_exact_mut(n.max(1)).enumerate().take(shm.p) {
             if r == shm.me {
                 into.copy_from_slice(send);
@@ -317,6 +323,7 @@ pub(crate) fn alltoall<T: Datatype>(comm: &Comm, send: &[T], recv: &mut [T]) -> 
     let n = send.len() / shm.p;
     let me = shm.me;
     shm.share(send, |step| {
+        step.await_all()?;
         for (r, into) in recv.chunks_exact_mut(n.max(1)).enumerate().take(shm.p) {
             if r == me {
                 into.copy_from_slice(&send[me * n..(me + 1) * n]);
