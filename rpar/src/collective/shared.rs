@@ -10,7 +10,10 @@
 //! large (it returns once every rank has read it) — and then reads what it needs straight from
 //! the others' posts into its own buffer. Every read checks that the other rank is in the same
 //! collective call ([`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) otherwise)
-//! with the same type signature. Reductions combine the contributions in rank order,
+//! with the same type signature. (A rank that only gives — a broadcast's root, a contributor
+//! to a reduce — reads nothing, so a rank that alone names a different root is not caught by
+//! this call; the message-passing algorithms cannot catch it either, the stray messages being
+//! never received.) Reductions combine the contributions in rank order,
 //! `x0 ∘ x1 ∘ … ∘ x(p-1)`, so non-commutative operators get MPI's result, and every rank of an
 //! allreduce gets bitwise the same.
 //!
@@ -37,7 +40,7 @@ use std::mem::MaybeUninit;
 
 /// Posts up to this many bytes are copied into the arena, so that their rank need not wait for
 /// its readers; larger ones are lent in place (one copy in all, by each reader).
-pub(crate) const EAGER_BYTES: usize = 16 * 1024;
+const EAGER_BYTES: usize = 16 * 1024;
 
 /// A reduction to one root of vectors larger than this shares the combining among all ranks
 /// (two steps); smaller ones are combined by the root alone, straight from the posts (one step:

@@ -5,9 +5,8 @@
 //! once — data copied into its own slot (small data), data lent in place from its buffer (large
 //! data), or nothing — and then reads the posts it needs. Each member owns `depth` slots (see
 //! [`depth`]), used in turn (step `s` uses slot `s % depth`), each with a *stamp*: `s + 1` once
-//! the post of step
-//! `s` is in it. Each member also counts the steps it is *done* with (it reads no post of them
-//! any more). Only the owner writes its slots, stamps and count.
+//! the post of step `s` is in it. Each member also counts the steps it is *done* with (it reads
+//! no post of them any more). Only the owner writes its slots, stamps and count.
 //!
 //! Why nobody reads memory while it is written, or after it is gone:
 //!
@@ -26,7 +25,13 @@
 //! adds itself to the waiter list of the member it waits for and parks on its mailbox. A member
 //! that stores a stamp or its count then looks at its own list and sends each waiter a `Wake`.
 //! The store and the list check are separated by a `SeqCst` fence, and so are the waiter's
-//! registration and its last look, so that a wake-up is never lost.
+//! registration and its last look, so that a wake-up is never lost. With many members, a wait
+//! for all of them waits on a per-slot count of posts (or of members done) instead, woken once
+//! by the member that completes it ([`Totals`]).
+//!
+//! Every post carries a key of the member's collective call; a reader compares it with its own
+//! and, if they differ, the whole calls, so that ranks in different calls get
+//! `Error::CollectiveMismatch` instead of each other's data.
 //!
 //! Only the in-process transport has an arena: on the MPI transport the ranks share no memory.
 
@@ -44,8 +49,7 @@ use std::sync::Mutex;
 /// the slowest reader. Deep for few ranks (a small broadcast's root runs ahead and its readers
 /// catch up in batches: on 2 cores, 8 B from 8 ranks' root took 1.18 us a call with 16 slots,
 /// 0.46 with 64, 0.37 with 256), shallower for many (each slot is a few cache lines: 256 slots
-/// take 64 KiB a member).
-/// A power of two, so that a step's slot is a mask away.
+/// take 96 KiB a member). A power of two, so that a step's slot is a mask away.
 fn depth(p: usize) -> usize {
     let d = (4096 / p.max(1)).clamp(16, 256);
     1 << d.ilog2()
