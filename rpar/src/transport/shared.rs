@@ -546,6 +546,36 @@ impl Step<'_> {
         self.arena.parts[self.me].slot(self.s)
     }
 
+    /// The number of this step among the member's steps on the communicator (0, 1, …).
+    pub(crate) fn number(&self) -> u64 {
+        self.s
+    }
+
+    /// Looks, without waiting, at the post of the next member (`me + 1`, around) if it is
+    /// there, and fails as [`Step::read`] does if that member is in another collective call.
+    /// For the ranks of a rooted collective that read no post or only the root's: where ranks
+    /// disagree about the root, some rank then sees a neighbour that disagrees (one that
+    /// disagrees with nobody's neighbour agrees with everybody), unless that neighbour has not
+    /// posted yet.
+    pub(crate) fn check_next(&self) -> Result<()> {
+        let r = (self.me + 1) % self.arena.parts.len();
+        let slot = self.arena.parts[r].slot(self.s);
+        if r == self.me || slot.stamp.load(Ordering::Acquire) <= self.s {
+            return Ok(());
+        }
+        // SAFETY: as in `read`: the stamp says the post of this step is there, and its owner
+        // cannot write the slot again while this member is not done with the step.
+        let post = unsafe { *slot.post.get() };
+        if post.key != self.key {
+            // SAFETY: as above.
+            let theirs = unsafe { *slot.call.get() };
+            if theirs != self.call {
+                return Err(self.mismatch(r, theirs));
+            }
+        }
+        Ok(())
+    }
+
     /// Waits until every member has posted this step (one wait, where many single ones would
     /// each park and be woken): for algorithms that read every post.
     pub(crate) fn await_all(&self) -> Result<()> {
