@@ -2,7 +2,7 @@
 //! its entries (adjacent entries of one basic type merged into one block), resized to the map's
 //! lb and extent, so MPI's size, extent, true extent and packed bytes are rpar's.
 
-use crate::datatype::{BasicType, Datatype, TypeMap};
+use crate::datatype::{Access, BasicType, CommittedType, Datatype, TypeMap};
 use crate::{Error, Result};
 use ::mpi::ffi;
 use ::mpi::ffi::MPI_Datatype;
@@ -121,6 +121,9 @@ pub struct MpiDatatype {
     raw: MPI_Datatype,
     /// Whether the handle is ours to free (not one of MPI's predefined types).
     owned: bool,
+    /// The type map, compiled, of a datatype made from one ([`MpiDatatype::new`]): what
+    /// [`MpiDatatype::pack`] checks a buffer against before MPI reads it.
+    committed: Option<CommittedType>,
 }
 
 impl MpiDatatype {
@@ -146,6 +149,7 @@ impl MpiDatatype {
         Ok(MpiDatatype {
             raw: build(map)?,
             owned: true,
+            committed: Some(map.commit()),
         })
     }
 
@@ -163,6 +167,7 @@ impl MpiDatatype {
             return Ok(MpiDatatype {
                 raw: build(&map)?,
                 owned: true,
+                committed: None,
             });
         };
         let n = map.size() / b.size();
@@ -170,6 +175,7 @@ impl MpiDatatype {
             return Ok(MpiDatatype {
                 raw: t,
                 owned: false,
+                committed: None,
             });
         }
         let n = i32::try_from(n).map_err(|_| {
@@ -186,7 +192,11 @@ impl MpiDatatype {
             ffi::MPI_Type_commit(&mut raw);
             raw
         };
-        Ok(MpiDatatype { raw, owned: true })
+        Ok(MpiDatatype {
+            raw,
+            owned: true,
+            committed: None,
+        })
     }
 
     /// The raw handle (an `MPI_Datatype`), for MPI calls of your own through rsmpi. It stays
@@ -261,9 +271,10 @@ impl MpiDatatype {
     /// there): MPI's packed bytes, for comparing with
     /// [`CommittedType::pack_to_vec_at`](crate::CommittedType::pack_to_vec_at).
     ///
-    /// Errors: [`Error::InvalidArgument`] if the elements do not lie within `buf`, or if `count`
-    /// or the packed size exceeds what an MPI `int` counts. Unlike rpar's own pack, it does not
-    /// check that the type's entries land on values of their basic type in `T`'s layout.
+    /// Errors: [`Error::InvalidArgument`] if the elements do not lie within `buf`, if an entry
+    /// of the type would land on padding or on a value of another basic type in `T`'s layout
+    /// (checked as rpar's own pack checks, so that MPI never reads padding), or if `count` or
+    /// the packed size exceeds what an MPI `int` counts.
     ///
     /// Cost: one copy of `count` elements' data, by MPI.
     ///
@@ -278,6 +289,10 @@ impl MpiDatatype {
     /// assert_eq!(packed, column.commit().pack_to_vec_at(&m, 1, 1)?);
     /// // a second column starts one extent (9 f64) on: its last value would be past the end
     /// assert!(matches!(t.pack(&m, 1, 2), Err(Error::InvalidArgument { .. })));
+    /// // a u32 at byte 12 of a Loc<f64, u32> is padding: refused before MPI reads it
+    /// let pad = rpar::mpi::MpiDatatype::new(&TypeMap::hindexed(&[(1, 12)], &u32::type_map())?)?;
+    /// let locs = [rpar::Loc { value: 1.0f64, index: 7u32 }];
+    /// assert!(matches!(pad.pack(&locs, 0, 1), Err(Error::InvalidArgument { .. })));
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn pack<T: Datatype>(&self, buf: &[T], origin: usize, count: usize) -> Result<Vec<u8>> {
@@ -299,6 +314,12 @@ impl MpiDatatype {
                 return Err(bad());
             }
         }
+        if let Some(committed) = &self.committed {
+            let call = "MpiDatatype::pack";
+            committed
+                .inner
+                .check_buffer::<T>(call, origin, bytes, count, Access::Read)?;
+        }
         let n = i32::try_from(count).map_err(|_| bad())?;
         let out_len = self.size() * count;
         let out_len_mpi = i32::try_from(out_len).map_err(|_| bad())?;
@@ -306,7 +327,9 @@ impl MpiDatatype {
         let mut position = 0;
         let world = super::setup::world();
         // SAFETY: every byte the datatype names for `count` elements from `origin` lies in `buf`
-        // (checked above); `out` has room for the packed bytes.
+        // and, for a datatype made from a type map, is a data byte of `T`, never padding
+        // (checked above; the internal datatypes of `of` describe `T` itself, so they name
+        // exactly its data bytes); `out` has room for the packed bytes.
         unsafe {
             ffi::MPI_Pack(
                 buf.as_ptr().cast::<u8>().add(origin).cast(),
