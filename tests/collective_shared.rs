@@ -228,3 +228,26 @@ fn communicators_come_and_go() -> Result<()> {
     })?;
     Ok(())
 }
+
+/// Ranks naming different roots of one broadcast: a root reads nobody's post, so the ranks
+/// look at their neighbour's call as well. Rank 2 comes late and names itself root: its
+/// neighbour, rank 0, posted long before as the root it names.
+#[test]
+fn different_roots_are_caught_by_a_neighbour() {
+    let err = rpar::run(3, |w| {
+        let root = if w.rank() == 2 {
+            std::thread::sleep(Duration::from_millis(50));
+            2
+        } else {
+            0
+        };
+        let mut v = [w.rank() as u8; 4];
+        w.bcast_with(&mut v[..], root, Bcast::SharedMemory)
+    })
+    .unwrap_err();
+    let Error::CollectiveMismatch { calls, .. } = err else {
+        panic!("expected a collective mismatch, got {err:?}");
+    };
+    let text = format!("{calls:?}");
+    assert!(text.contains("root 0") && text.contains("root 2"), "{text}");
+}

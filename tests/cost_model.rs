@@ -201,3 +201,33 @@ fn calibration_measures_this_transport() {
     let err = rpar::run(1, |world| calibrate(&world)).unwrap_err();
     assert!(err.to_string().contains("at least 2 ranks"), "{err}");
 }
+
+/// A network of no nodes is an error for every closed form, never a panic (a division by zero
+/// once lurked in the circular shift).
+#[test]
+fn empty_networks_are_refused() {
+    let params = Params::new(1e-6, 1e-7, 1e-9, 1e-10);
+    for net in [
+        Network::ring(0),
+        Network::torus(0, 0),
+        Network::mesh(0, 3),
+        Network::fully_connected(0),
+    ] {
+        for sw in [Switching::StoreAndForward, Switching::CutThrough] {
+            let results = [
+                lecture::one_to_all_broadcast(&params, &net, sw, 8),
+                lecture::single_node_accumulation(&params, &net, sw, 8),
+                lecture::all_to_all_broadcast(&params, &net, sw, 8),
+                lecture::all_reduce(&params, &net, 8),
+                lecture::prefix_sums(&params, &net, 8),
+                lecture::scatter(&params, &net, 8),
+                lecture::all_to_all_personalized(&params, &net, sw, 8),
+                lecture::circular_shift(&params, &net, sw, 8, 3),
+            ];
+            assert!(
+                results.iter().all(Result::is_err),
+                "{net:?} {sw:?}: {results:?}"
+            );
+        }
+    }
+}

@@ -40,6 +40,10 @@ const CALL: &str = "allgather";
 
 /// The allgather algorithm (for [`Comm::allgather_with`] and the other allgather forms).
 ///
+/// An MPI library picks among such algorithms inside MPI_Allgather and MPI_Allgatherv; MPICH lets
+/// the user fix the choice with `MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM`, as the `_with` forms do
+/// here.
+///
 /// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
@@ -49,7 +53,7 @@ const CALL: &str = "allgather";
 /// | ranks share memory (in-process) | ranks `p` | result `p * m` | algorithm |
 /// |---|---|---|---|
 /// | yes (equal blocks) | any | any | `SharedMemory` |
-/// | no (recordings, allgatherv; on MPI, `Auto` runs `MPI_Allgather`) | any | `< 64 KiB` | `Ring` |
+/// | no (recordings, allgatherv; on MPI, `Auto` runs `MPI_Allgather` except in place) | any | `< 64 KiB` | `Ring` |
 /// | no | power of two | `>= 64 KiB` | `RecursiveDoubling` |
 /// | no | other | `>= 64 KiB` | `Torus` |
 ///
@@ -95,7 +99,16 @@ pub enum Allgather {
 }
 
 impl Allgather {
-    /// The algorithm `Auto` runs for `p` ranks and a result of `total_bytes` (the table above).
+    /// The algorithm `Auto` runs for `p` ranks and a result of `total_bytes` (the table above):
+    /// `SharedMemory`, which where ranks share no memory runs the table's message-passing rule.
+    /// No MPI routine: an MPI library makes this choice inside MPI_Allgather (in MPICH, what
+    /// `MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=auto` leaves to its tuning).
+    ///
+    /// ```
+    /// use rpar::Allgather;
+    /// assert_eq!(Allgather::choose(2, 16), Allgather::SharedMemory);
+    /// assert_eq!(Allgather::choose(64, 64 << 20), Allgather::SharedMemory);
+    /// ```
     pub fn choose(p: usize, total_bytes: usize) -> Allgather {
         let _ = (p, total_bytes); // shared memory won at every size measured
         Allgather::SharedMemory
@@ -127,6 +140,14 @@ impl Comm {
     /// Gathers every rank's `send` (all of the same length) on every rank, in rank order
     /// (MPI_Allgather).
     ///
+    /// Errors: none of its own; as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
+    /// blocks of different lengths) and [`Error::Aborted`] if another rank fails during the
+    /// call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
+    /// [`Comm::allgather_with`]).
+    ///
     /// ```
     /// let got = rpar::run(3, |world| world.allgather(&[world.rank() as u8; 2][..]))?;
     /// assert!(got.iter().all(|g| *g == [0, 0, 1, 1, 2, 2]));
@@ -136,7 +157,15 @@ impl Comm {
         self.allgather_with(send, Allgather::Auto)
     }
 
-    /// [`Comm::allgather`] with a chosen algorithm.
+    /// [`Comm::allgather`] with a chosen algorithm (MPI_Allgather, with the algorithm fixed as
+    /// MPICH's `MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM` fixes it).
+    ///
+    /// Errors: those of [`Comm::allgather`].
+    ///
+    /// Cost, for `m` the bytes of one block: `Ring` and `Pairwise` `(p - 1)(alpha + beta m)`,
+    /// `RecursiveDoubling` `log2 p alpha + (p - 1) beta m`, `Bruck`
+    /// `ceil(log2 p) alpha + (p - 1) beta m`, `Torus` `(q1 + q2 - 2) alpha + (p - 1) beta m`
+    /// on a `q1 x q2` grid, `SharedMemory` `c + (p - 1) beta m` with `c` one synchronisation.
     ///
     /// ```
     /// use rpar::Allgather;
@@ -163,6 +192,15 @@ impl Comm {
 
     /// Gathers every rank's `send` into `recv` (`p` times as long), MPI_Allgather's own form.
     ///
+    /// Errors: [`Error::InvalidArgument`] if `recv` is not `p` times as long as `send`; and, as
+    /// for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
+    /// blocks of different lengths) and [`Error::Aborted`] if another rank fails during the
+    /// call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
+    /// [`Comm::allgather_with`]).
+    ///
     /// ```
     /// rpar::run(2, |world| {
     ///     let mut all = [0i64; 4];
@@ -176,7 +214,24 @@ impl Comm {
         self.allgather_into_with(send, recv, Allgather::Auto)
     }
 
-    /// [`Comm::allgather_into`] with a chosen algorithm.
+    /// [`Comm::allgather_into`] with a chosen algorithm (MPI_Allgather).
+    ///
+    /// Errors: those of [`Comm::allgather_into`]. Cost: as [`Comm::allgather_with`].
+    ///
+    /// ```
+    /// use rpar::Allgather;
+    /// rpar::run(6, |world| {
+    ///     let mine = [world.rank() as u16; 2];
+    ///     let mut torus = [0u16; 12];
+    ///     world.allgather_into_with(&mine[..], &mut torus, Allgather::Torus)?; // a 2 x 3 grid
+    ///     let mut auto = [0u16; 12];
+    ///     world.allgather_into(&mine[..], &mut auto)?;
+    ///     assert_eq!(torus, auto);
+    ///     assert_eq!(torus, [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn allgather_into_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
@@ -209,6 +264,15 @@ impl Comm {
     /// Allgather in place (MPI_Allgather with MPI_IN_PLACE): `buf` holds `p` equal blocks, this
     /// rank's own at block `rank()`; on return it holds every rank's.
     ///
+    /// Errors: [`Error::InvalidArgument`] if the length of `buf` is not a multiple of `p`; and,
+    /// as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
+    /// blocks of different lengths) and [`Error::Aborted`] if another rank fails during the
+    /// call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
+    /// [`Comm::allgather_with`]).
+    ///
     /// ```
     /// let got = rpar::run(4, |world| {
     ///     let mut buf = [0u32; 4];
@@ -223,7 +287,21 @@ impl Comm {
         self.allgather_in_place_with(buf, Allgather::Auto)
     }
 
-    /// [`Comm::allgather_in_place`] with a chosen algorithm.
+    /// [`Comm::allgather_in_place`] with a chosen algorithm (MPI_Allgather with MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::allgather_in_place`]. Cost: as [`Comm::allgather_with`].
+    ///
+    /// ```
+    /// use rpar::Allgather;
+    /// let got = rpar::run(4, |world| {
+    ///     let mut buf = [0u8; 4];
+    ///     buf[world.rank()] = 1 << world.rank();
+    ///     world.allgather_in_place_with(&mut buf, Allgather::RecursiveDoubling)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert!(got.iter().all(|b| *b == [1, 2, 4, 8]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn allgather_in_place_with<T: Datatype>(
         &self,
         buf: &mut [T],
@@ -249,6 +327,17 @@ impl Comm {
     /// (MPI_Allgatherv, blocks placed one after another). `counts` must be the same on all ranks
     /// and `counts[rank()]` must be `send`'s length.
     ///
+    /// Errors: [`Error::InvalidArgument`] if `counts` has not one entry per rank or
+    /// `counts[rank()]` is not the length of `send`, and [`Error::InvalidArgument`] or
+    /// [`Error::Truncated`] if a block that arrives is not as long as `counts` says (the ranks'
+    /// `counts` disagree); and, as for every collective, [`Error::CollectiveMismatch`] if the
+    /// ranks call different collectives and [`Error::Aborted`] if another rank fails during the
+    /// call.
+    ///
+    /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
+    /// (blocks of different lengths have no shared-memory algorithm), see
+    /// [`Comm::allgatherv_with`].
+    ///
     /// ```
     /// let got = rpar::run(3, |world| {
     ///     let r = world.rank();
@@ -265,7 +354,23 @@ impl Comm {
         self.allgatherv_with(send, counts, Allgather::Auto)
     }
 
-    /// [`Comm::allgatherv`] with a chosen algorithm.
+    /// [`Comm::allgatherv`] with a chosen algorithm (MPI_Allgatherv). `SharedMemory`, like
+    /// `Auto`, runs the message-passing rule of [`Allgather`]'s table.
+    ///
+    /// Errors: those of [`Comm::allgatherv`].
+    ///
+    /// Cost: as [`Comm::allgather_with`], with `m` the mean bytes of a block.
+    ///
+    /// ```
+    /// use rpar::Allgather;
+    /// let got = rpar::run(4, |world| {
+    ///     let r = world.rank();
+    ///     let counts = [1, 0, 2, 1];
+    ///     world.allgatherv_with(&vec![r as u8; counts[r]], &counts, Allgather::Bruck)
+    /// })?;
+    /// assert!(got.iter().all(|g| *g == [0, 2, 2, 3]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn allgatherv_with<B: Buffer + ?Sized>(
         &self,
         send: &B,

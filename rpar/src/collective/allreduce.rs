@@ -15,14 +15,16 @@
 //! - **Rabenseifner** (reduce-scatter by recursive halving, allgather by recursive doubling;
 //!   R. Rabenseifner, ICCS 2004): `2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`, plus
 //!   the fold for a non-power of two.
-//! - **reduce + broadcast** (reduce to rank 0 with the algorithm [`Reduce::select`] picks, then
-//!   a binomial broadcast): with the binomial reduce
+//! - **reduce + broadcast** (reduce to rank 0 by the message-passing rule of [`Reduce`]'s
+//!   table, then a binomial broadcast): with the binomial reduce
 //!   `2 ceil(log2 p)(alpha + n beta) + ceil(log2 p) n gamma`, with the linear one
 //!   `(p - 1 + ceil(log2 p))(alpha + n beta) + (p-1) n gamma`. Moves `2 (p-1) n` bytes in all,
 //!   like the ring, in fewer messages.
 //!
-//! Every algorithm combines adjacent rank groups only, lower on the left, so non-commutative
-//! operators get the rank-ordered result, and all ranks get bitwise the same result.
+//! For a non-commutative operator every algorithm combines adjacent rank groups only, lower on
+//! the left, so it gets the rank-ordered result (the ring does so by switching to the pairwise
+//! reduce-scatter; with a commutative one its partial results wrap around); all ranks get
+//! bitwise the same result.
 
 use super::op::ReduceOp;
 use super::reduce::{even_slots, reduce_run, Reduce};
@@ -47,17 +49,20 @@ const CALL: &str = "allreduce";
 
 /// Allreduce algorithms, for [`Comm::allreduce_with`] and [`Comm::allreduce_in_place_with`].
 ///
+/// An MPI library picks among such algorithms inside MPI_Allreduce; MPICH lets the user fix the
+/// choice with `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
 /// `Auto` picks by [`Allreduce::select`], a pure function of the rank count `p` and the bytes
-/// `n` of each rank's vector (every algorithm keeps rank order, so commutativity does not
-/// matter):
+/// `n` of each rank's vector (every algorithm gets the rank-ordered result for a
+/// non-commutative operator, so commutativity does not change the choice):
 ///
 /// | ranks share memory (in-process) | p | n | choice |
 /// |---|---|---|---|
 /// | yes | any | any | `SharedMemory` |
-/// | no (recordings; on MPI, `Auto` runs `MPI_Allreduce`) | any | < 4 KiB | `RecursiveDoubling` |
+/// | no (recordings; on MPI, `Auto` runs `MPI_Allreduce` for a predefined operator) | any | < 4 KiB | `RecursiveDoubling` |
 /// | no | any | ≥ 4 KiB | `ReduceBcast` |
 ///
 /// Tuned on the 2-core development machine. Shared memory against the message-passing rule,
@@ -95,7 +100,8 @@ pub enum Allreduce {
     /// Cost: `2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`, plus the fold when p is
     /// not a power of two.
     Rabenseifner,
-    /// Reduce to rank 0 (by [`Reduce::select`]), then binomial broadcast.
+    /// Reduce to rank 0 (by the message-passing rule of [`Reduce`]'s table), then binomial
+    /// broadcast.
     /// Cost, with the binomial reduce: `2 ceil(log2 p)(alpha + n beta) + ceil(log2 p) n gamma`.
     ReduceBcast,
     /// Through shared memory (in-process ranks only; elsewhere the message-passing default):
@@ -108,7 +114,10 @@ pub enum Allreduce {
 
 impl Allreduce {
     /// The algorithm `Auto` runs for `ranks` ranks, `bytes` bytes per rank, and an operator that
-    /// is `commutative` or not (the table above).
+    /// is `commutative` or not (the table above): `SharedMemory`, which where ranks share no
+    /// memory runs the table's message-passing rule. No MPI routine: an MPI library makes this
+    /// choice inside MPI_Allreduce (in MPICH, what `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=auto`
+    /// leaves to its tuning).
     ///
     /// ```
     /// use rpar::Allreduce;
@@ -135,6 +144,14 @@ impl Comm {
     /// Combines every rank's `data` elementwise with `op` and gives every rank the result, of
     /// the same shape (MPI_Allreduce). All ranks pass the same length.
     ///
+    /// Errors: none of its own; as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives (or this one with different operators or vector lengths) and
+    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`Allreduce`] and
+    /// [`Comm::allreduce_with`]).
+    ///
     /// ```
     /// use rpar::Sum;
     /// let sums = rpar::run(4, |world| world.allreduce(&(world.rank() as u64), Sum))?;
@@ -149,7 +166,32 @@ impl Comm {
         self.allreduce_with(data, op, Allreduce::Auto)
     }
 
-    /// [`Comm::allreduce`] with an explicit algorithm.
+    /// [`Comm::allreduce`] with an explicit algorithm (MPI_Allreduce, with the algorithm fixed
+    /// as MPICH's `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM` fixes it).
+    ///
+    /// Errors: those of [`Comm::allreduce`].
+    ///
+    /// Cost, for `n` the bytes of each rank's vector: `RecursiveDoubling`
+    /// `log2(p)(alpha + n beta + n gamma)`, plus `2 alpha + 2 n beta + n gamma` when `p` is not
+    /// a power of two; `Ring` `2 (p-1) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`;
+    /// `Rabenseifner` `2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`, plus the fold
+    /// when `p` is not a power of two; `ReduceBcast`
+    /// `2 ceil(log2 p)(alpha + n beta) + ceil(log2 p) n gamma` with the binomial reduce,
+    /// `(p - 1 + ceil(log2 p))(alpha + n beta) + (p-1) n gamma` with the linear one;
+    /// `SharedMemory` (with `c` one synchronisation) `c + p n (beta + gamma)` for small vectors,
+    /// `2c + 2 n beta + n gamma` per rank for large ones.
+    ///
+    /// ```
+    /// use rpar::{Allreduce, Sum};
+    /// let got = rpar::run(6, |world| {
+    ///     let v = [world.rank() as u64, 1, 2];
+    ///     let ring = world.allreduce_with(&v[..], Sum, Allreduce::Ring)?;
+    ///     assert_eq!(ring, world.allreduce(&v[..], Sum)?); // the same as Auto's choice
+    ///     Ok(ring)
+    /// })?;
+    /// assert_eq!(got, vec![vec![15, 6, 12]; 6]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn allreduce_with<B, O>(&self, data: &B, op: O, algorithm: Allreduce) -> Result<B::Owned>
     where
         B: Buffer + ?Sized,
@@ -162,6 +204,9 @@ impl Comm {
 
     /// [`Comm::allreduce`] in place (MPI_Allreduce with MPI_IN_PLACE): `buf` is replaced by the
     /// result on every rank.
+    ///
+    /// Errors: those of [`Comm::allreduce`]. Cost: that of the algorithm `Auto` picks (see
+    /// [`Comm::allreduce_with`]).
     ///
     /// ```
     /// use rpar::Min;
@@ -181,7 +226,25 @@ impl Comm {
         self.allreduce_in_place_with(buf, op, Allreduce::Auto)
     }
 
-    /// [`Comm::allreduce_in_place`] with an explicit algorithm.
+    /// [`Comm::allreduce_in_place`] with an explicit algorithm (MPI_Allreduce with
+    /// MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::allreduce`]. Cost: as [`Comm::allreduce_with`].
+    ///
+    /// ```
+    /// use rpar::{Allreduce, UserOp};
+    /// // appending decimal digits, as (value, 10^digits): associative, not commutative
+    /// let append = UserOp::non_commutative(|a: [u64; 2], b: [u64; 2]| {
+    ///     [a[0] * b[1] + b[0], a[1] * b[1]]
+    /// });
+    /// let got = rpar::run(3, |world| {
+    ///     let mut x = [world.rank() as u64 + 1, 10];
+    ///     world.allreduce_in_place_with(&mut x, &append, Allreduce::Rabenseifner)?;
+    ///     Ok(x)
+    /// })?;
+    /// assert_eq!(got, vec![[123, 1000]; 3]); // in rank order on every rank
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn allreduce_in_place_with<B, O>(
         &self,
         buf: &mut B,

@@ -38,11 +38,15 @@ const CALL: &str = "alltoall";
 
 /// The alltoall algorithm (for [`Comm::alltoall_with`] and [`Comm::alltoallv_with`]).
 ///
+/// An MPI library picks among such algorithms inside MPI_Alltoall and MPI_Alltoallv; MPICH lets the
+/// user fix the choice with `MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `m` the bytes of one block (one rank to one rank):
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` ([`Alltoall::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`) picks by the ranks `p` and the bytes `m`
-/// of one block (alltoallv, whose block sizes differ, takes `Pairwise`):
+/// `Auto` ([`Alltoall::choose`], tuned on the 2-core machine with
+/// `cargo bench --bench collective_move`) picks by the ranks `p` and the bytes `m` of one block
+/// (alltoallv, whose block sizes differ, takes `Pairwise`):
 ///
 /// | ranks share memory (in-process) | ranks `p` | block `m` | algorithm |
 /// |---|---|---|---|
@@ -91,7 +95,16 @@ pub enum Alltoall {
 }
 
 impl Alltoall {
-    /// The algorithm `Auto` runs for `p` ranks and blocks of `bytes` bytes (the table above).
+    /// The algorithm `Auto` runs for `p` ranks and blocks of `bytes` bytes (the table above):
+    /// `SharedMemory`, which where ranks share no memory runs the table's message-passing rule.
+    /// No MPI routine: an MPI library makes this choice inside MPI_Alltoall (in MPICH, what
+    /// `MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=auto` leaves to its tuning).
+    ///
+    /// ```
+    /// use rpar::Alltoall;
+    /// assert_eq!(Alltoall::choose(2, 8), Alltoall::SharedMemory);
+    /// assert_eq!(Alltoall::choose(64, 1 << 20), Alltoall::SharedMemory);
+    /// ```
     pub fn choose(p: usize, bytes: usize) -> Alltoall {
         let _ = (p, bytes); // shared memory won at every size measured
         Alltoall::SharedMemory
@@ -126,6 +139,14 @@ impl Comm {
     /// Sends block `j` of `send` (`p` equal blocks) to rank `j` and returns the blocks received,
     /// block `i` from rank `i` (MPI_Alltoall).
     ///
+    /// Errors: [`Error::InvalidArgument`] if the length of `send` is not a multiple of `p`; and,
+    /// as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
+    /// buffers of different lengths) and [`Error::Aborted`] if another rank fails during the
+    /// call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::alltoall_with`]).
+    ///
     /// ```
     /// let got = rpar::run(3, |world| {
     ///     let r = world.rank() as u32;
@@ -138,7 +159,34 @@ impl Comm {
         self.alltoall_with(send, Alltoall::Auto)
     }
 
-    /// [`Comm::alltoall`] with a chosen algorithm.
+    /// [`Comm::alltoall`] with a chosen algorithm (MPI_Alltoall, with the algorithm fixed as
+    /// MPICH's `MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM` fixes it).
+    ///
+    /// Errors: those of [`Comm::alltoall`], and [`Error::InvalidArgument`] for `Hypercube` on a
+    /// number of ranks that is not a power of two.
+    ///
+    /// Cost, for `m` the bytes of one block: `Linear` and `Pairwise` `(p - 1)(alpha + beta m)`,
+    /// `Bruck` `ceil(log2 p)(alpha + beta m p / 2)`, `Hypercube` `log2 p (alpha + beta m p / 2)`,
+    /// `SharedMemory` `c + (p - 1) beta m` with `c` one synchronisation.
+    ///
+    /// ```
+    /// use rpar::Alltoall;
+    /// let got = rpar::run(4, |world| {
+    ///     let r = world.rank() as u8;
+    ///     let send: Vec<u8> = (0..4).map(|j| 10 * r + j).collect();
+    ///     let cube = world.alltoall_with(&send, Alltoall::Hypercube)?;
+    ///     assert_eq!(cube, world.alltoall(&send)?); // the same as Auto's choice
+    ///     Ok(cube)
+    /// })?;
+    /// assert_eq!(got[2], [2, 12, 22, 32]);
+    ///
+    /// rpar::run(3, |world| {
+    ///     let three = world.alltoall_with(&[1u8, 2, 3][..], Alltoall::Hypercube);
+    ///     assert!(matches!(three, Err(rpar::Error::InvalidArgument { .. }))); // not 2^k ranks
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn alltoall_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
@@ -158,6 +206,14 @@ impl Comm {
 
     /// Alltoall into `recv` (as long as `send`), MPI_Alltoall's own form.
     ///
+    /// Errors: [`Error::InvalidArgument`] if the length of `send` is not a multiple of `p` or
+    /// `recv` is not as long as `send`; and, as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
+    /// buffers of different lengths) and [`Error::Aborted`] if another rank fails during the
+    /// call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::alltoall_with`]).
+    ///
     /// ```
     /// rpar::run(2, |world| {
     ///     let mut got = [0u8; 2];
@@ -172,7 +228,23 @@ impl Comm {
         self.alltoall_into_with(send, recv, Alltoall::Auto)
     }
 
-    /// [`Comm::alltoall_into`] with a chosen algorithm.
+    /// [`Comm::alltoall_into`] with a chosen algorithm (MPI_Alltoall).
+    ///
+    /// Errors: those of [`Comm::alltoall_into`], and [`Error::InvalidArgument`] for `Hypercube`
+    /// on a number of ranks that is not a power of two. Cost: as [`Comm::alltoall_with`].
+    ///
+    /// ```
+    /// use rpar::Alltoall;
+    /// rpar::run(5, |world| {
+    ///     let r = world.rank() as u32;
+    ///     let send: Vec<u32> = (0..5).map(|j| 100 * r + j).collect();
+    ///     let mut got = [0u32; 5];
+    ///     world.alltoall_into_with(&send, &mut got, Alltoall::Bruck)?;
+    ///     assert_eq!(got, [r, 100 + r, 200 + r, 300 + r, 400 + r]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn alltoall_into_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
@@ -211,6 +283,14 @@ impl Comm {
     /// Alltoall in place (MPI_Alltoall with MPI_IN_PLACE): `buf`'s blocks are sent and replaced
     /// by the blocks received.
     ///
+    /// Errors: [`Error::InvalidArgument`] if the length of `buf` is not a multiple of `p`; and,
+    /// as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
+    /// buffers of different lengths) and [`Error::Aborted`] if another rank fails during the
+    /// call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::alltoall_with`]).
+    ///
     /// ```
     /// let got = rpar::run(2, |world| {
     ///     let mut buf = [world.rank() as u8 * 2, world.rank() as u8 * 2 + 1];
@@ -224,7 +304,23 @@ impl Comm {
         self.alltoall_in_place_with(buf, Alltoall::Auto)
     }
 
-    /// [`Comm::alltoall_in_place`] with a chosen algorithm.
+    /// [`Comm::alltoall_in_place`] with a chosen algorithm (MPI_Alltoall with MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::alltoall_in_place`], and [`Error::InvalidArgument`] for
+    /// `Hypercube` on a number of ranks that is not a power of two. Cost: as
+    /// [`Comm::alltoall_with`].
+    ///
+    /// ```
+    /// use rpar::Alltoall;
+    /// let got = rpar::run(3, |world| {
+    ///     let r = world.rank() as u8;
+    ///     let mut buf = [3 * r, 3 * r + 1, 3 * r + 2];
+    ///     world.alltoall_in_place_with(&mut buf, Alltoall::Pairwise)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert_eq!(got, vec![[0, 3, 6], [1, 4, 7], [2, 5, 8]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn alltoall_in_place_with<T: Datatype>(
         &self,
         buf: &mut [T],
@@ -243,6 +339,16 @@ impl Comm {
     /// Alltoall with blocks of different lengths (MPI_Alltoallv): `send_counts[j]` elements at
     /// `send_displs[j]` go to rank `j`; `recv_counts[i]` elements come from rank `i` and are
     /// returned one after another in rank order.
+    ///
+    /// Errors: [`Error::InvalidArgument`] if a count or displacement argument has not one entry
+    /// per rank, a block does not fit in `send`, or `send_counts[rank()]` differs from
+    /// `recv_counts[rank()]`; [`Error::InvalidArgument`] or [`Error::Truncated`] if a block
+    /// that arrives is not as long as `recv_counts` says; and, as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and
+    /// [`Error::Aborted`] if another rank fails during the call.
+    ///
+    /// Cost: that of `Pairwise`, which `Auto` always takes here (see
+    /// [`Comm::alltoallv_with`]).
     ///
     /// ```
     /// let got = rpar::run(2, |world| {
@@ -268,7 +374,27 @@ impl Comm {
         self.alltoallv_with(send, send_counts, send_displs, recv_counts, Alltoall::Auto)
     }
 
-    /// [`Comm::alltoallv`] with a chosen algorithm.
+    /// [`Comm::alltoallv`] with a chosen algorithm (MPI_Alltoallv). `SharedMemory`, like
+    /// `Auto`, runs `Pairwise`.
+    ///
+    /// Errors: those of [`Comm::alltoallv`], and [`Error::InvalidArgument`] for `Hypercube` on
+    /// a number of ranks that is not a power of two.
+    ///
+    /// Cost: as [`Comm::alltoall_with`], with `m` the mean bytes of a block; `Bruck` and
+    /// `Hypercube` send each message's block lengths ahead of it (twice the `alpha` terms).
+    ///
+    /// ```
+    /// use rpar::Alltoall;
+    /// let got = rpar::run(3, |world| {
+    ///     let r = world.rank();
+    ///     // rank r sends r + 1 copies of its number to every rank
+    ///     let send = vec![r as u8; 3 * (r + 1)];
+    ///     let (counts, displs) = ([r + 1; 3], [0, r + 1, 2 * (r + 1)]);
+    ///     world.alltoallv_with(&send, &counts, &displs, &[1, 2, 3], Alltoall::Bruck)
+    /// })?;
+    /// assert!(got.iter().all(|g| *g == [0, 1, 1, 2, 2, 2]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn alltoallv_with<B: Buffer + ?Sized>(
         &self,
         send: &B,

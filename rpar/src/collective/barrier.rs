@@ -21,9 +21,13 @@ const TAG_TREE_DOWN: i32 = 303;
 
 /// The barrier algorithm (for [`Comm::barrier_with`]).
 ///
+/// An MPI library picks among such algorithms inside MPI_Barrier; MPICH lets the user fix the
+/// choice with `MPIR_CVAR_BARRIER_INTRA_ALGORITHM`, as [`Comm::barrier_with`] does here.
+///
 /// Each variant's cost is for `p` ranks, alpha per message.
 ///
-/// `Auto` ([`Barrier::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`) is a function of the ranks `p`:
+/// `Auto` ([`Barrier::choose`], tuned on the 2-core machine with
+/// `cargo bench --bench collective_move`) is a function of the ranks `p`:
 ///
 /// | ranks share memory (in-process) | ranks `p` | algorithm |
 /// |---|---|---|
@@ -62,7 +66,16 @@ pub enum Barrier {
 }
 
 impl Barrier {
-    /// The algorithm `Auto` runs for `p` ranks (the table above).
+    /// The algorithm `Auto` runs for `p` ranks (the table above): `SharedMemory`, which where
+    /// ranks share no memory runs the table's message-passing rule. No MPI routine: an MPI
+    /// library makes this choice inside MPI_Barrier (in MPICH, what
+    /// `MPIR_CVAR_BARRIER_INTRA_ALGORITHM=auto` leaves to its tuning).
+    ///
+    /// ```
+    /// use rpar::Barrier;
+    /// assert_eq!(Barrier::choose(2), Barrier::SharedMemory);
+    /// assert_eq!(Barrier::choose(64), Barrier::SharedMemory);
+    /// ```
     pub fn choose(p: usize) -> Barrier {
         let _ = p; // shared memory won at every rank count measured
         Barrier::SharedMemory
@@ -81,6 +94,13 @@ fn message_passing(p: usize) -> Barrier {
 impl Comm {
     /// Blocks until every rank of the communicator has called it (MPI_Barrier).
     ///
+    /// Errors: none of its own; as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails
+    /// during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`Barrier`] and [`Comm::barrier_with`]).
+    ///
     /// ```
     /// rpar::run(4, |world| world.barrier())?;
     /// # Ok::<(), rpar::Error>(())
@@ -89,7 +109,14 @@ impl Comm {
         self.barrier_with(Barrier::Auto)
     }
 
-    /// [`Comm::barrier`] with a chosen algorithm.
+    /// [`Comm::barrier`] with a chosen algorithm (MPI_Barrier, with the algorithm fixed as
+    /// MPICH's `MPIR_CVAR_BARRIER_INTRA_ALGORITHM` fixes it).
+    ///
+    /// Errors: those of [`Comm::barrier`].
+    ///
+    /// Cost: `Central` `2 (p - 1) alpha` on rank 0's links, `Dissemination`
+    /// `ceil(log2 p) alpha`, `Tree` `2 ceil(log2 p) alpha`, `SharedMemory` `c`, one
+    /// synchronisation.
     ///
     /// ```
     /// use rpar::Barrier;

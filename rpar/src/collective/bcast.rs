@@ -38,6 +38,9 @@ const CALL: &str = "bcast";
 
 /// The broadcast algorithm (for [`Comm::bcast_with`]).
 ///
+/// An MPI library picks among such algorithms inside MPI_Bcast; MPICH lets the user fix the choice
+/// with `MPIR_CVAR_BCAST_INTRA_ALGORITHM`, as [`Comm::bcast_with`] does here.
+///
 /// Each variant's cost is for `p` ranks and `m` the bytes of the message:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
@@ -93,7 +96,16 @@ pub enum Bcast {
 }
 
 impl Bcast {
-    /// The algorithm `Auto` runs for `p` ranks and a message of `bytes` bytes (the table above).
+    /// The algorithm `Auto` runs for `p` ranks and a message of `bytes` bytes (the table above):
+    /// `SharedMemory`, which where ranks share no memory runs the table's message-passing rule.
+    /// No MPI routine: an MPI library makes this choice inside MPI_Bcast (in MPICH, what
+    /// `MPIR_CVAR_BCAST_INTRA_ALGORITHM=auto` leaves to its tuning).
+    ///
+    /// ```
+    /// use rpar::Bcast;
+    /// assert_eq!(Bcast::choose(2, 8), Bcast::SharedMemory);
+    /// assert_eq!(Bcast::choose(64, 64 << 20), Bcast::SharedMemory);
+    /// ```
     pub fn choose(p: usize, bytes: usize) -> Bcast {
         let _ = (p, bytes); // shared memory won at every size measured
         Bcast::SharedMemory
@@ -113,6 +125,14 @@ impl Comm {
     /// Broadcasts `buf` from `root` to every rank, in place (MPI_Bcast): on return every rank's
     /// `buf` holds the root's. All ranks must pass buffers of the same length.
     ///
+    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
+    /// is not a rank of the communicator; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives (or this one with buffers of different lengths) and
+    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`Bcast`] and [`Comm::bcast_with`]).
+    ///
     /// ```
     /// let got = rpar::run(5, |world| {
     ///     let mut v = if world.rank() == 3 { [7u64, 8] } else { [0, 0] };
@@ -126,7 +146,17 @@ impl Comm {
         self.bcast_with(buf, root, Bcast::Auto)
     }
 
-    /// [`Comm::bcast`] with a chosen algorithm.
+    /// [`Comm::bcast`] with a chosen algorithm (MPI_Bcast, with the algorithm fixed as MPICH's
+    /// `MPIR_CVAR_BCAST_INTRA_ALGORITHM` fixes it).
+    ///
+    /// Errors: those of [`Comm::bcast`].
+    ///
+    /// Cost, for `m` the bytes of the message: `Linear` `(p - 1)(alpha + beta m)`, `Binomial`
+    /// `ceil(log2 p)(alpha + beta m)`, `Pipeline` `(p - 2 + m / s)(alpha + beta s)` for
+    /// segments of `s` bytes, `ScatterAllgather`
+    /// `log2 p alpha + (p - 1) alpha + 2 beta m (p - 1) / p`, `Torus`
+    /// `(log2 q1 + log2 q2)(alpha + beta m)` on a `q1 x q2` grid, `SharedMemory` `c + beta m`
+    /// per reader with `c` one synchronisation.
     ///
     /// ```
     /// use rpar::Bcast;

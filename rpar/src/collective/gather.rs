@@ -22,11 +22,15 @@ const TAG_BINOMIAL: i32 = 211;
 
 /// The gather algorithm (for [`Comm::gather_with`] and the other gather forms).
 ///
+/// An MPI library picks among such algorithms inside MPI_Gather and MPI_Gatherv; MPICH lets the
+/// user fix the choice with `MPIR_CVAR_GATHER_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` ([`Gather::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`) picks by ranks `p` and the bytes `m` of one
-/// rank's block:
+/// `Auto` ([`Gather::choose`], tuned on the 2-core machine with
+/// `cargo bench --bench collective_move`) picks by ranks `p` and the bytes `m` of one rank's
+/// block:
 ///
 /// | ranks `p` | block `m` | algorithm |
 /// |-----------|-----------|-----------|
@@ -56,6 +60,15 @@ pub enum Gather {
 
 impl Gather {
     /// The algorithm `Auto` runs for `p` ranks and blocks of `bytes` bytes (the table above).
+    /// No MPI routine: an MPI library makes this choice inside MPI_Gather (in MPICH, what
+    /// `MPIR_CVAR_GATHER_INTRA_ALGORITHM=auto` leaves to its tuning).
+    ///
+    /// ```
+    /// use rpar::Gather;
+    /// // Linear at every size measured: 2 to 32 ranks, 8 B to 64 KiB
+    /// assert_eq!(Gather::choose(2, 8), Gather::Linear);
+    /// assert_eq!(Gather::choose(32, 64 * 1024), Gather::Linear);
+    /// ```
     pub fn choose(_p: usize, _bytes: usize) -> Gather {
         Gather::Linear
     }
@@ -84,6 +97,14 @@ impl Comm {
     /// Gathers every rank's `send` (all of the same length) at `root`, in rank order
     /// (MPI_Gather): `Some(all blocks)` at the root, `None` elsewhere.
     ///
+    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
+    /// is not a rank of the communicator; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives (or this one with blocks of different lengths) and
+    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
+    ///
     /// ```
     /// let got = rpar::run(4, |world| world.gather(&(world.rank() as u16 * 3), 2))?;
     /// assert_eq!(got[2], Some(vec![0, 3, 6, 9]));
@@ -98,7 +119,28 @@ impl Comm {
         self.gather_with(send, root, Gather::Auto)
     }
 
-    /// [`Comm::gather`] with a chosen algorithm.
+    /// [`Comm::gather`] with a chosen algorithm (MPI_Gather, with the algorithm fixed as MPICH's
+    /// `MPIR_CVAR_GATHER_INTRA_ALGORITHM` fixes it).
+    ///
+    /// Errors: those of [`Comm::gather`].
+    ///
+    /// Cost, for `m` the bytes of one block: `Linear` `(p - 1)(alpha + beta m)`, `Binomial`
+    /// `ceil(log2 p) alpha + (p - 1) beta m`.
+    ///
+    /// ```
+    /// use rpar::Gather;
+    /// let got = rpar::run(5, |world| {
+    ///     let mine = [world.rank() as u32; 2];
+    ///     let tree = world.gather_with(&mine[..], 1, Gather::Binomial)?;
+    ///     assert_eq!(tree, world.gather(&mine[..], 1)?); // the same as Auto's choice
+    ///     let bad = world.gather_with(&mine[..], 5, Gather::Binomial);
+    ///     assert!(matches!(bad, Err(rpar::Error::RankOutOfRange { rank: 5, size: 5 })));
+    ///     Ok(tree)
+    /// })?;
+    /// assert_eq!(got[1], Some(vec![0, 0, 1, 1, 2, 2, 3, 3, 4, 4]));
+    /// assert_eq!(got[0], None);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn gather_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
@@ -133,6 +175,12 @@ impl Comm {
     /// Gathers every rank's `send` into the root's `recv` (`p` times as long; ignored at
     /// other ranks), MPI_Gather's own form.
     ///
+    /// Errors: those of [`Comm::gather`], and at the root
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `recv` is not `p` times as
+    /// long as `send`.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
+    ///
     /// ```
     /// rpar::run(3, |world| {
     ///     let mut all = [0i8; 3];
@@ -153,7 +201,23 @@ impl Comm {
         self.gather_into_with(send, recv, root, Gather::Auto)
     }
 
-    /// [`Comm::gather_into`] with a chosen algorithm.
+    /// [`Comm::gather_into`] with a chosen algorithm (MPI_Gather).
+    ///
+    /// Errors: those of [`Comm::gather_into`]. Cost: as [`Comm::gather_with`].
+    ///
+    /// ```
+    /// use rpar::Gather;
+    /// rpar::run(4, |world| {
+    ///     let mut all = [0u8; 8];
+    ///     let mine = [world.rank() as u8, 9];
+    ///     world.gather_into_with(&mine[..], &mut all, 3, Gather::Binomial)?;
+    ///     if world.rank() == 3 {
+    ///         assert_eq!(all, [0, 9, 1, 9, 2, 9, 3, 9]);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn gather_into_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
@@ -173,6 +237,17 @@ impl Comm {
     /// Gather with the root's block already in place (MPI_Gather with MPI_IN_PLACE): at the
     /// root `buf` holds `p` blocks, its own at block `root`; elsewhere `buf` is what is sent.
     ///
+    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
+    /// `root`; at the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `buf`'s
+    /// length is not a multiple of `p` or a rank sends fewer than `buf.len() / p` elements, and
+    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument`
+    /// (`Binomial`) if it sends more; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
+    /// fails during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
+    ///
     /// ```
     /// rpar::run(3, |world| {
     ///     let mut buf = if world.rank() == 1 { vec![0, 10, 0] } else { vec![world.rank()] };
@@ -188,7 +263,23 @@ impl Comm {
         self.gather_in_place_with(buf, root, Gather::Auto)
     }
 
-    /// [`Comm::gather_in_place`] with a chosen algorithm.
+    /// [`Comm::gather_in_place`] with a chosen algorithm (MPI_Gather with MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::gather_in_place`]. Cost: as [`Comm::gather_with`].
+    ///
+    /// ```
+    /// use rpar::Gather;
+    /// rpar::run(4, |world| {
+    ///     let r = world.rank() as u16;
+    ///     let mut buf = if r == 0 { vec![7, 0, 0, 0] } else { vec![10 * r] };
+    ///     world.gather_in_place_with(&mut buf, 0, Gather::Binomial)?;
+    ///     if r == 0 {
+    ///         assert_eq!(buf, [7, 10, 20, 30]);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn gather_in_place_with<T: Datatype>(
         &self,
         buf: &mut [T],
@@ -214,6 +305,18 @@ impl Comm {
     /// Gathers blocks of different lengths at `root` (MPI_Gatherv, blocks placed one after
     /// another): rank `i` sends `counts[i]` elements; `counts` is read at the root only.
     ///
+    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
+    /// `root`; at the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if
+    /// `counts` has not one entry per rank, if its own `send` is not `counts[root]` long or if
+    /// another rank sends fewer than `counts[i]` elements, and
+    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument`
+    /// (`Binomial`) if it sends more; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
+    /// fails during the call.
+    ///
+    /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
+    ///
     /// ```
     /// let got = rpar::run(3, |world| {
     ///     let r = world.rank();
@@ -231,7 +334,22 @@ impl Comm {
         self.gatherv_with(send, counts, root, Gather::Auto)
     }
 
-    /// [`Comm::gatherv`] with a chosen algorithm.
+    /// [`Comm::gatherv`] with a chosen algorithm (MPI_Gatherv).
+    ///
+    /// Errors: those of [`Comm::gatherv`].
+    ///
+    /// Cost, for `n` the bytes of the other ranks' blocks together: `Linear`
+    /// `(p - 1) alpha + n beta`, `Binomial` `ceil(log2 p) alpha + n beta` at the root.
+    ///
+    /// ```
+    /// use rpar::Gather;
+    /// let got = rpar::run(4, |world| {
+    ///     let r = world.rank();
+    ///     world.gatherv_with(&vec![r as u8; r], &[0, 1, 2, 3], 2, Gather::Binomial)
+    /// })?;
+    /// assert_eq!(got[2], Some(vec![1, 2, 2, 3, 3, 3]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn gatherv_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
@@ -270,6 +388,19 @@ impl Comm {
     /// elements at `displs[i]` (MPI_Gatherv's own form; `recv`, `counts` and `displs` are read
     /// at the root only).
     ///
+    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
+    /// `root`; at the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if
+    /// `counts` or `displs` has not one entry per rank, if a block does not fit in `recv`, if
+    /// its own `send` is not `counts[root]` long or if another rank sends fewer than
+    /// `counts[i]` elements, and
+    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument`
+    /// (`Binomial`) if it sends more; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
+    /// fails during the call.
+    ///
+    /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
+    ///
     /// ```
     /// rpar::run(2, |world| {
     ///     let mut recv = [0u8; 5];
@@ -293,7 +424,24 @@ impl Comm {
         self.gatherv_into_with(send, recv, counts, displs, root, Gather::Auto)
     }
 
-    /// [`Comm::gatherv_into`] with a chosen algorithm.
+    /// [`Comm::gatherv_into`] with a chosen algorithm (MPI_Gatherv).
+    ///
+    /// Errors: those of [`Comm::gatherv_into`]. Cost: as [`Comm::gatherv_with`].
+    ///
+    /// ```
+    /// use rpar::Gather;
+    /// rpar::run(3, |world| {
+    ///     let mut recv = [0i32; 6];
+    ///     let send = vec![world.rank() as i32 + 1; world.rank() + 1];
+    ///     // rank 2's three elements first, then rank 1's two, then rank 0's one
+    ///     world.gatherv_into_with(&send, &mut recv, &[1, 2, 3], &[5, 3, 0], 0, Gather::Binomial)?;
+    ///     if world.rank() == 0 {
+    ///         assert_eq!(recv, [3, 3, 3, 2, 2, 1]);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn gatherv_into_with<B: Buffer + ?Sized>(
         &self,
         send: &B,

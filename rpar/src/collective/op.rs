@@ -93,7 +93,18 @@ impl<T: Copy, O: ReduceOp<T> + ?Sized> ReduceOp<T> for &O {
     }
 }
 
-/// MPI's predefined reduction operators (the ones rpar has as types: [`Sum`], [`Prod`], …).
+/// MPI's predefined reduction operators (MPI_SUM, MPI_PROD, …) that rpar's operator types
+/// stand for, as [`ReduceOp::predefined`] reports them: on the MPI transport, a reduction with
+/// one of them runs as MPI's own. [`MinLoc`] and [`MaxLoc`] (MPI_MINLOC, MPI_MAXLOC) and
+/// [`UserOp`]s have none and run rpar's algorithms on every transport.
+///
+/// ```
+/// use rpar::{BXor, Loc, MinLoc, Predefined, ReduceOp, Sum, UserOp};
+/// assert_eq!(ReduceOp::<u8>::predefined(&BXor), Some(Predefined::BXor));
+/// assert_eq!(ReduceOp::<[f64; 3]>::predefined(&Sum), Some(Predefined::Sum)); // elementwise
+/// assert_eq!(ReduceOp::<Loc<f64>>::predefined(&MinLoc), None);
+/// assert_eq!(ReduceOp::<i32>::predefined(&UserOp::commutative(|a: i32, b| a + b)), None);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Predefined {
@@ -429,7 +440,25 @@ pub struct UserOp<F> {
 }
 
 impl<F> UserOp<F> {
-    /// An operator that is associative and commutative (`commute = true`).
+    /// An operator that is associative and commutative: MPI_Op_create with `commute = 1`. The
+    /// algorithms may then combine contributions out of rank order (the rings of
+    /// [`ReduceScatter::Ring`](crate::ReduceScatter::Ring) and
+    /// [`Allreduce::Ring`](crate::Allreduce::Ring) do).
+    ///
+    /// ```
+    /// use rpar::{ReduceOp, UserOp};
+    /// // greatest common divisor: associative and commutative
+    /// let gcd = UserOp::commutative(|mut a: u64, mut b: u64| {
+    ///     while b != 0 {
+    ///         (a, b) = (b, a % b);
+    ///     }
+    ///     a
+    /// });
+    /// assert!(ReduceOp::<u64>::is_commutative(&gcd));
+    /// let got = rpar::run(3, |world| world.allreduce(&[12u64, 18, 30][world.rank()], &gcd))?;
+    /// assert_eq!(got, vec![6; 3]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn commutative(f: F) -> Self {
         UserOp {
             f,
@@ -437,7 +466,21 @@ impl<F> UserOp<F> {
         }
     }
 
-    /// An operator that is associative but not commutative: results are combined in rank order.
+    /// An operator that is associative but not commutative: results are combined in rank order
+    /// (MPI_Op_create with `commute = 0`).
+    ///
+    /// ```
+    /// use rpar::{ReduceOp, UserOp};
+    /// // appending decimal digits, as (value, 10^digits)
+    /// let append = UserOp::non_commutative(|a: [u64; 2], b: [u64; 2]| {
+    ///     [a[0] * b[1] + b[0], a[1] * b[1]]
+    /// });
+    /// assert!(!ReduceOp::<[u64; 2]>::is_commutative(&append));
+    /// let got = rpar::run(4, |world| world.scan(&[world.rank() as u64 + 1, 10], &append))?;
+    /// assert_eq!(got[1], [12, 100]);
+    /// assert_eq!(got[3], [1234, 10_000]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn non_commutative(f: F) -> Self {
         UserOp {
             f,
@@ -446,6 +489,15 @@ impl<F> UserOp<F> {
     }
 
     /// An operator with an explicit commutativity flag (MPI_Op_create's `commute`).
+    ///
+    /// ```
+    /// use rpar::{ReduceOp, UserOp};
+    /// let max_abs = UserOp::new(|a: i32, b: i32| a.abs().max(b.abs()), true);
+    /// assert!(ReduceOp::<i32>::is_commutative(&max_abs));
+    /// let got = rpar::run(3, |world| world.allreduce(&[-7, 2, 5][world.rank()], &max_abs))?;
+    /// assert_eq!(got, vec![7; 3]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn new(f: F, commutative: bool) -> Self {
         UserOp { f, commutative }
     }

@@ -33,17 +33,20 @@ const CALL: &str = "reduce";
 
 /// Reduce algorithms, for [`Comm::reduce_with`].
 ///
+/// An MPI library picks among such algorithms inside MPI_Reduce; MPICH lets the user fix the choice
+/// with `MPIR_CVAR_REDUCE_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
 /// `Auto` picks by [`Reduce::select`]: a pure function of the rank count `p` and the bytes `n`
 /// of each rank's input (the operator's commutativity does not change the choice: every
-/// algorithm keeps rank order):
+/// algorithm gets the rank-ordered result for a non-commutative operator):
 ///
 /// | ranks share memory (in-process) | p | n | choice |
 /// |---|---|---|---|
 /// | yes | any | any | `SharedMemory` |
-/// | no (recordings; on MPI, `Auto` runs `MPI_Reduce`) | ≤ 8 | any | `Linear` |
+/// | no (recordings; on MPI, `Auto` runs `MPI_Reduce` for a predefined operator) | ≤ 8 | any | `Linear` |
 /// | no | > 8 | < 8 KiB | `Linear` |
 /// | no | > 8 | ≥ 8 KiB | `Binomial` |
 ///
@@ -91,7 +94,10 @@ pub enum Reduce {
 
 impl Reduce {
     /// The algorithm `Auto` runs for `ranks` ranks, `bytes` bytes of input per rank and an
-    /// operator that is `commutative` or not (the table above).
+    /// operator that is `commutative` or not (the table above): `SharedMemory`, which where
+    /// ranks share no memory runs the table's message-passing rule. No MPI routine: an MPI
+    /// library makes this choice inside MPI_Reduce (in MPICH, what
+    /// `MPIR_CVAR_REDUCE_INTRA_ALGORITHM=auto` leaves to its tuning).
     ///
     /// ```
     /// use rpar::Reduce;
@@ -117,6 +123,14 @@ impl Comm {
     /// Combines every rank's `data` elementwise with `op`; the result, of the same shape, is
     /// `Some` at `root` and `None` elsewhere (MPI_Reduce). All ranks pass the same length.
     ///
+    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
+    /// is not a rank of the communicator; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives (or this one with different operators or vector lengths) and
+    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`Reduce`] and [`Comm::reduce_with`]).
+    ///
     /// ```
     /// use rpar::Sum;
     /// let r = rpar::run(4, |world| world.reduce(&(world.rank() + 1), Sum, 3))?;
@@ -131,7 +145,31 @@ impl Comm {
         self.reduce_with(data, op, root, Reduce::Auto)
     }
 
-    /// [`Comm::reduce`] with an explicit algorithm.
+    /// [`Comm::reduce`] with an explicit algorithm (MPI_Reduce, with the algorithm fixed as
+    /// MPICH's `MPIR_CVAR_REDUCE_INTRA_ALGORITHM` fixes it).
+    ///
+    /// Errors: those of [`Comm::reduce`].
+    ///
+    /// Cost, for `n` the bytes of each rank's vector: `Linear`
+    /// `(p-1)(alpha + n beta + n gamma)`; `Binomial` `ceil(log2 p)(alpha + n beta + n gamma)`,
+    /// plus `alpha + n beta` for a non-commutative operator and a root other than 0;
+    /// `Rabenseifner` `2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma` for `p` a power of
+    /// two, plus `alpha + n beta + n gamma` otherwise; `SharedMemory` (with `c` one
+    /// synchronisation) `c + (p - 1) n (beta + gamma)` at the root for small vectors,
+    /// `2c + 2 n beta + n gamma` for large ones.
+    ///
+    /// ```
+    /// use rpar::{Reduce, Sum};
+    /// let got = rpar::run(6, |world| {
+    ///     let v = [world.rank() as i32, -1];
+    ///     let r = world.reduce_with(&v[..], Sum, 4, Reduce::Rabenseifner)?;
+    ///     assert_eq!(r, world.reduce(&v[..], Sum, 4)?); // the same as Auto's choice
+    ///     Ok(r)
+    /// })?;
+    /// assert_eq!(got[4], Some(vec![15, -6]));
+    /// assert_eq!(got[0], None);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn reduce_with<B, O>(
         &self,
         data: &B,
@@ -151,6 +189,9 @@ impl Comm {
     /// [`Comm::reduce`] in place (MPI_Reduce with MPI_IN_PLACE at the root): the root's `buf`
     /// is replaced by the result; at the other ranks `buf` is only read.
     ///
+    /// Errors: those of [`Comm::reduce`]. Cost: that of the algorithm `Auto` picks (see
+    /// [`Comm::reduce_with`]).
+    ///
     /// ```
     /// use rpar::Max;
     /// let r = rpar::run(3, |world| {
@@ -169,7 +210,21 @@ impl Comm {
         self.reduce_in_place_with(buf, op, root, Reduce::Auto)
     }
 
-    /// [`Comm::reduce_in_place`] with an explicit algorithm.
+    /// [`Comm::reduce_in_place`] with an explicit algorithm (MPI_Reduce with MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::reduce`]. Cost: as [`Comm::reduce_with`].
+    ///
+    /// ```
+    /// use rpar::{Max, Reduce};
+    /// let got = rpar::run(4, |world| {
+    ///     let mut v = [[0u32, 3, 2, 1][world.rank()], 1];
+    ///     world.reduce_in_place_with(&mut v[..], Max, 2, Reduce::Linear)?;
+    ///     Ok(v)
+    /// })?;
+    /// assert_eq!(got[2], [3, 1]); // the root's buffer holds the result
+    /// assert_eq!(got[0], [0, 1]); // elsewhere it is only read
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn reduce_in_place_with<B, O>(
         &self,
         buf: &mut B,

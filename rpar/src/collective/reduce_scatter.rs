@@ -40,6 +40,10 @@ const TAG_RING: i32 = 134;
 /// Reduce-scatter algorithms, for [`Comm::reduce_scatter_with`] and
 /// [`Comm::reduce_scatter_block_with`].
 ///
+/// An MPI library picks among such algorithms inside MPI_Reduce_scatter and
+/// MPI_Reduce_scatter_block; MPICH lets the user fix the choice with
+/// `MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `n` the bytes of the whole vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
@@ -86,7 +90,9 @@ pub enum ReduceScatter {
 
 impl ReduceScatter {
     /// The algorithm `Auto` runs for `ranks` ranks, `bytes` bytes of input per rank and an
-    /// operator that is `commutative` or not (the table above).
+    /// operator that is `commutative` or not (the table above), for both forms. No MPI
+    /// routine: an MPI library makes this choice inside MPI_Reduce_scatter (in MPICH, what
+    /// `MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM=auto` leaves to its tuning).
     ///
     /// ```
     /// use rpar::ReduceScatter;
@@ -108,6 +114,16 @@ impl Comm {
     /// `counts[i]` elements, at rank `i` (MPI_Reduce_scatter). `counts` must be the same on all
     /// ranks, have one entry per rank and add up to the length of `data`.
     ///
+    /// Errors: [`Error::InvalidArgument`] if `counts` has not one entry per rank or does not add
+    /// up to the length of `data`; [`Error::Truncated`] or [`Error::InvalidArgument`] if the
+    /// ranks' `counts` disagree; and, as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
+    /// different operators or input lengths) and [`Error::Aborted`] if another rank fails
+    /// during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
+    /// [`Comm::reduce_scatter_with`]).
+    ///
     /// ```
     /// use rpar::Max;
     /// let mine = rpar::run(2, |world| {
@@ -125,7 +141,30 @@ impl Comm {
         self.reduce_scatter_with(data, counts, op, ReduceScatter::Auto)
     }
 
-    /// [`Comm::reduce_scatter`] with an explicit algorithm.
+    /// [`Comm::reduce_scatter`] with an explicit algorithm (MPI_Reduce_scatter, with the
+    /// algorithm fixed as MPICH's `MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM` fixes it).
+    ///
+    /// Errors: those of [`Comm::reduce_scatter`].
+    ///
+    /// Cost, for `n` the bytes of the whole vector: `RecursiveHalving`
+    /// `log2(p) alpha + (p-1)/p n (beta + gamma)` for `p` a power of two, plus
+    /// `2 alpha + n beta + n gamma` otherwise; `Pairwise`
+    /// `(p-1) alpha + (p-1)/p n beta + n gamma` (`p > 2`); `Ring`
+    /// `(p-1) alpha + (p-1)/p n (beta + gamma)` (`Pairwise` for a non-commutative operator).
+    ///
+    /// ```
+    /// use rpar::{ReduceScatter, Sum};
+    /// let got = rpar::run(4, |world| {
+    ///     let data: Vec<u32> = (0..6).map(|i| i * (world.rank() as u32 + 1)).collect();
+    ///     let counts = [3, 0, 1, 2];
+    ///     let ring = world.reduce_scatter_with(&data, &counts, Sum, ReduceScatter::Ring)?;
+    ///     assert_eq!(ring, world.reduce_scatter(&data, &counts, Sum)?); // as Auto's choice
+    ///     Ok(ring)
+    /// })?;
+    /// // (1 + 2 + 3 + 4) i for i in 0..6, in blocks of 3, 0, 1 and 2
+    /// assert_eq!(got, vec![vec![0, 10, 20], vec![], vec![30], vec![40, 50]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn reduce_scatter_with<B, O>(
         &self,
         data: &B,
@@ -154,6 +193,15 @@ impl Comm {
     /// blocks at rank `i` (MPI_Reduce_scatter_block). The length of `data` must be a multiple of
     /// the number of ranks.
     ///
+    /// Errors: [`Error::InvalidArgument`] if the length of `data` is not a multiple of `p`; and,
+    /// as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
+    /// different operators or input lengths) and [`Error::Aborted`] if another rank fails
+    /// during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
+    /// [`Comm::reduce_scatter_with`]).
+    ///
     /// ```
     /// use rpar::Sum;
     /// let mine = rpar::run(2, |world| world.reduce_scatter_block(&[1u8, 2, 3, 4][..], Sum))?;
@@ -168,7 +216,27 @@ impl Comm {
         self.reduce_scatter_block_with(data, op, ReduceScatter::Auto)
     }
 
-    /// [`Comm::reduce_scatter_block`] with an explicit algorithm.
+    /// [`Comm::reduce_scatter_block`] with an explicit algorithm (MPI_Reduce_scatter_block,
+    /// with the algorithm fixed as MPICH's `MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM`
+    /// fixes it).
+    ///
+    /// Errors: those of [`Comm::reduce_scatter_block`]. Cost: as
+    /// [`Comm::reduce_scatter_with`].
+    ///
+    /// ```
+    /// use rpar::{ReduceScatter, UserOp};
+    /// // appending decimal digits, as (value, 10^digits): associative, not commutative
+    /// let append = UserOp::non_commutative(|a: [u64; 2], b: [u64; 2]| {
+    ///     [a[0] * b[1] + b[0], a[1] * b[1]]
+    /// });
+    /// let got = rpar::run(3, |world| {
+    ///     let d = [world.rank() as u64 + 1, 10];
+    ///     let halving = ReduceScatter::RecursiveHalving;
+    ///     world.reduce_scatter_block_with(&[d, d, d][..], &append, halving)
+    /// })?;
+    /// assert!(got.iter().all(|b| *b == [[123, 1000]])); // rank order, with 3 ranks folded
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn reduce_scatter_block_with<B, O>(
         &self,
         data: &B,

@@ -25,6 +25,9 @@ const TAG_DOUBLING: i32 = 121;
 
 /// Scan and exscan algorithms, for [`Comm::scan_with`] and [`Comm::exscan_with`].
 ///
+/// An MPI library picks among such algorithms inside MPI_Scan and MPI_Exscan; MPICH lets the user
+/// fix the choice with `MPIR_CVAR_SCAN_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
@@ -63,7 +66,10 @@ pub enum Scan {
 
 impl Scan {
     /// The algorithm `Auto` runs for `ranks` ranks, `bytes` bytes per rank and an operator that
-    /// is `commutative` or not (the table above).
+    /// is `commutative` or not (the table above), for scan and exscan. No MPI routine: an MPI
+    /// library makes this choice inside MPI_Scan and MPI_Exscan (in MPICH, what
+    /// `MPIR_CVAR_SCAN_INTRA_ALGORITHM=auto` and `MPIR_CVAR_EXSCAN_INTRA_ALGORITHM=auto` leave
+    /// to its tuning).
     ///
     /// ```
     /// use rpar::Scan;
@@ -85,6 +91,13 @@ impl Comm {
     /// Inclusive prefix reduction: rank `i` gets `data` of ranks `0..=i` combined with `op` in
     /// rank order (MPI_Scan).
     ///
+    /// Errors: none of its own; as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives (or this one with different operators or vector lengths) and
+    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`Scan`] and [`Comm::scan_with`]).
+    ///
     /// ```
     /// use rpar::Sum;
     /// let r = rpar::run(4, |world| world.scan(&[world.rank() as i32, 1][..], Sum))?;
@@ -99,7 +112,25 @@ impl Comm {
         self.scan_with(data, op, Scan::Auto)
     }
 
-    /// [`Comm::scan`] with an explicit algorithm.
+    /// [`Comm::scan`] with an explicit algorithm (MPI_Scan, with the algorithm fixed as MPICH's
+    /// `MPIR_CVAR_SCAN_INTRA_ALGORITHM` fixes it).
+    ///
+    /// Errors: those of [`Comm::scan`].
+    ///
+    /// Cost, for `n` the bytes of each rank's vector: `Linear` `(p-1)(alpha + n beta + n gamma)`
+    /// from first to last rank, `RecursiveDoubling` `ceil(log2 p)(alpha + n beta + 2 n gamma)`.
+    ///
+    /// ```
+    /// use rpar::{Scan, Sum};
+    /// let got = rpar::run(5, |world| {
+    ///     let x = world.rank() as u32 + 1;
+    ///     let s = world.scan_with(&x, Sum, Scan::RecursiveDoubling)?;
+    ///     assert_eq!(s, world.scan(&x, Sum)?); // the same as Auto's choice
+    ///     Ok(s)
+    /// })?;
+    /// assert_eq!(got, vec![1, 3, 6, 10, 15]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn scan_with<B, O>(&self, data: &B, op: O, algorithm: Scan) -> Result<B::Owned>
     where
         B: Buffer + ?Sized,
@@ -111,6 +142,9 @@ impl Comm {
     }
 
     /// [`Comm::scan`] in place (MPI_Scan with MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::scan`]. Cost: that of the algorithm `Auto` picks (see
+    /// [`Comm::scan_with`]).
     ///
     /// ```
     /// use rpar::Prod;
@@ -130,7 +164,24 @@ impl Comm {
         self.scan_in_place_with(buf, op, Scan::Auto)
     }
 
-    /// [`Comm::scan_in_place`] with an explicit algorithm.
+    /// [`Comm::scan_in_place`] with an explicit algorithm (MPI_Scan with MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::scan`]. Cost: as [`Comm::scan_with`].
+    ///
+    /// ```
+    /// use rpar::{Scan, UserOp};
+    /// // appending decimal digits, as (value, 10^digits): associative, not commutative
+    /// let append = UserOp::non_commutative(|a: [u64; 2], b: [u64; 2]| {
+    ///     [a[0] * b[1] + b[0], a[1] * b[1]]
+    /// });
+    /// let got = rpar::run(4, |world| {
+    ///     let mut x = [world.rank() as u64 + 1, 10];
+    ///     world.scan_in_place_with(&mut x, &append, Scan::RecursiveDoubling)?;
+    ///     Ok(x[0])
+    /// })?;
+    /// assert_eq!(got, vec![1, 12, 123, 1234]); // in rank order
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn scan_in_place_with<B, O>(&self, buf: &mut B, op: O, algorithm: Scan) -> Result<()>
     where
         B: BufferMut + ?Sized,
@@ -142,6 +193,9 @@ impl Comm {
 
     /// Exclusive prefix reduction: rank `i > 0` gets `data` of ranks `0..i` combined with `op`
     /// in rank order; rank 0 gets `None` (MPI_Exscan, whose result is undefined at rank 0).
+    ///
+    /// Errors: those of [`Comm::scan`]. Cost: that of the algorithm `Auto` picks (see
+    /// [`Comm::exscan_with`]).
     ///
     /// ```
     /// use rpar::Sum;
@@ -157,7 +211,21 @@ impl Comm {
         self.exscan_with(data, op, Scan::Auto)
     }
 
-    /// [`Comm::exscan`] with an explicit algorithm.
+    /// [`Comm::exscan`] with an explicit algorithm (MPI_Exscan, with the algorithm fixed as
+    /// MPICH's `MPIR_CVAR_EXSCAN_INTRA_ALGORITHM` fixes it).
+    ///
+    /// Errors: those of [`Comm::scan`]. Cost: as [`Comm::scan_with`].
+    ///
+    /// ```
+    /// use rpar::{Scan, Sum};
+    /// // where each rank's part starts in a global array: the exclusive prefix of the lengths
+    /// let got = rpar::run(4, |world| {
+    ///     let len = [3usize, 1, 4, 1][world.rank()];
+    ///     Ok(world.exscan_with(&len, Sum, Scan::RecursiveDoubling)?.unwrap_or(0))
+    /// })?;
+    /// assert_eq!(got, vec![0, 3, 4, 8]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn exscan_with<B, O>(&self, data: &B, op: O, algorithm: Scan) -> Result<Option<B::Owned>>
     where
         B: Buffer + ?Sized,
@@ -170,6 +238,9 @@ impl Comm {
 
     /// [`Comm::exscan`] in place (MPI_Exscan with MPI_IN_PLACE): `buf` is replaced by the
     /// exclusive prefix at ranks above 0 and left unchanged at rank 0.
+    ///
+    /// Errors: those of [`Comm::scan`]. Cost: that of the algorithm `Auto` picks (see
+    /// [`Comm::exscan_with`]).
     ///
     /// ```
     /// use rpar::BOr;
@@ -189,7 +260,20 @@ impl Comm {
         self.exscan_in_place_with(buf, op, Scan::Auto)
     }
 
-    /// [`Comm::exscan_in_place`] with an explicit algorithm.
+    /// [`Comm::exscan_in_place`] with an explicit algorithm (MPI_Exscan with MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::scan`]. Cost: as [`Comm::scan_with`].
+    ///
+    /// ```
+    /// use rpar::{Max, Scan};
+    /// let got = rpar::run(4, |world| {
+    ///     let mut x = [5i16, -2, 9, 1][world.rank()];
+    ///     world.exscan_in_place_with(&mut x, Max, Scan::Linear)?;
+    ///     Ok(x)
+    /// })?;
+    /// assert_eq!(got, vec![5, 5, 5, 9]); // rank 0 keeps its own value
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn exscan_in_place_with<B, O>(&self, buf: &mut B, op: O, algorithm: Scan) -> Result<()>
     where
         B: BufferMut + ?Sized,

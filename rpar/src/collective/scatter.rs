@@ -25,6 +25,9 @@ const TAG_COUNTS: i32 = 222;
 
 /// The scatter algorithm (for [`Comm::scatter_with`] and the other scatter forms).
 ///
+/// An MPI library picks among such algorithms inside MPI_Scatter and MPI_Scatterv; MPICH lets the
+/// user fix the choice with `MPIR_CVAR_SCATTER_INTRA_ALGORITHM`, as the `_with` forms do here.
+///
 /// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
@@ -36,8 +39,9 @@ const TAG_COUNTS: i32 = 222;
 /// | `<= 8`    | `Linear`   |
 /// | `> 8`     | `Binomial` |
 ///
-/// (tuned on the 2-core machine with `cargo bench --bench collective_move`; 8 B on 8 ranks: linear 51 us, binomial 72 us; on 16 and 32 ranks the
-/// binomial tree's shorter chain at the root wins.)
+/// (tuned on the 2-core machine with `cargo bench --bench collective_move`; 8 B on 8 ranks:
+/// linear 51 us, binomial 72 us; on 16 and 32 ranks the binomial tree's shorter chain at the
+/// root wins.)
 ///
 /// ```
 /// use rpar::Scatter;
@@ -58,7 +62,15 @@ pub enum Scatter {
 }
 
 impl Scatter {
-    /// The algorithm `Auto` runs for `p` ranks (the table above).
+    /// The algorithm `Auto` runs for `p` ranks (the table above), for every scatter form. No
+    /// MPI routine: an MPI library makes this choice inside MPI_Scatter (in MPICH, what
+    /// `MPIR_CVAR_SCATTER_INTRA_ALGORITHM=auto` leaves to its tuning).
+    ///
+    /// ```
+    /// use rpar::Scatter;
+    /// assert_eq!(Scatter::choose(8), Scatter::Linear);
+    /// assert_eq!(Scatter::choose(9), Scatter::Binomial);
+    /// ```
     pub fn choose(p: usize) -> Scatter {
         if p <= 8 {
             Scatter::Linear
@@ -104,6 +116,15 @@ impl Comm {
     /// Scatters the root's `send` (`p` equal blocks; ignored elsewhere) — block `i` to rank `i`
     /// (MPI_Scatter); returns this rank's block.
     ///
+    /// Errors: [`Error::RankOutOfRange`] on every rank if `root` is not a rank of the
+    /// communicator; [`Error::InvalidArgument`] at the root if the length of `send` is not a
+    /// multiple of `p`;
+    /// and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call different
+    /// collectives and [`Error::Aborted`] if another rank fails during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::choose`]), see
+    /// [`Comm::scatter_with`].
+    ///
     /// ```
     /// let got = rpar::run(3, |world| {
     ///     let all: Vec<u8> = if world.rank() == 1 { vec![1, 2, 3, 4, 5, 6] } else { vec![] };
@@ -116,7 +137,25 @@ impl Comm {
         self.scatter_with(send, root, Scatter::Auto)
     }
 
-    /// [`Comm::scatter`] with a chosen algorithm.
+    /// [`Comm::scatter`] with a chosen algorithm (MPI_Scatter, with the algorithm fixed as
+    /// MPICH's `MPIR_CVAR_SCATTER_INTRA_ALGORITHM` fixes it).
+    ///
+    /// Errors: those of [`Comm::scatter`].
+    ///
+    /// Cost, for `m` the bytes of one block: `Linear` `(p - 1)(alpha + beta m)`, `Binomial`
+    /// `ceil(log2 p) alpha + (p - 1) beta m`.
+    ///
+    /// ```
+    /// use rpar::Scatter;
+    /// let got = rpar::run(5, |world| {
+    ///     let all: Vec<u16> = if world.rank() == 0 { (0..10).collect() } else { Vec::new() };
+    ///     let mine = world.scatter_with(&all, 0, Scatter::Binomial)?;
+    ///     assert_eq!(mine, world.scatter(&all, 0)?); // Auto (Linear on 5 ranks) agrees
+    ///     Ok(mine)
+    /// })?;
+    /// assert_eq!(got[3], [6, 7]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn scatter_with<T: Datatype>(
         &self,
         send: &[T],
@@ -129,7 +168,12 @@ impl Comm {
     }
 
     /// [`Comm::scatter`] from an owned `Vec` at the root: the root's own block is cut out of
-    /// it rather than copied (no copy at all when the root is rank 0).
+    /// it rather than copied (no copy at all when the root is rank 0). MPI_Scatter.
+    ///
+    /// Errors: those of [`Comm::scatter`].
+    ///
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::choose`]), see
+    /// [`Comm::scatter_with`].
     ///
     /// ```
     /// let got = rpar::run(2, |world| {
@@ -143,7 +187,19 @@ impl Comm {
         self.scatter_owned_with(send, root, Scatter::Auto)
     }
 
-    /// [`Comm::scatter_owned`] with a chosen algorithm.
+    /// [`Comm::scatter_owned`] with a chosen algorithm (MPI_Scatter).
+    ///
+    /// Errors: those of [`Comm::scatter`]. Cost: as [`Comm::scatter_with`].
+    ///
+    /// ```
+    /// use rpar::Scatter;
+    /// let got = rpar::run(3, |world| {
+    ///     let all = if world.rank() == 2 { vec![1.5f64, 2.5, 3.5] } else { Vec::new() };
+    ///     world.scatter_owned_with(all, 2, Scatter::Binomial)
+    /// })?;
+    /// assert_eq!(got, vec![vec![1.5], vec![2.5], vec![3.5]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn scatter_owned_with<T: Datatype>(
         &self,
         mut send: Vec<T>,
@@ -173,6 +229,15 @@ impl Comm {
     /// Scatters the root's `send` into every rank's `recv` (`p` times shorter than `send`;
     /// `send` is ignored elsewhere), MPI_Scatter's own form.
     ///
+    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
+    /// [`Error::InvalidArgument`] at the root if `send` is not `p` times as long as `recv`, and
+    /// at another rank if the block it receives is not as long as its `recv`;
+    /// and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call different
+    /// collectives and [`Error::Aborted`] if another rank fails during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::choose`]), see
+    /// [`Comm::scatter_with`].
+    ///
     /// ```
     /// rpar::run(2, |world| {
     ///     let mut mine = [0u64; 2];
@@ -186,7 +251,22 @@ impl Comm {
         self.scatter_into_with(send, recv, root, Scatter::Auto)
     }
 
-    /// [`Comm::scatter_into`] with a chosen algorithm.
+    /// [`Comm::scatter_into`] with a chosen algorithm (MPI_Scatter).
+    ///
+    /// Errors: those of [`Comm::scatter_into`]. Cost: as [`Comm::scatter_with`].
+    ///
+    /// ```
+    /// use rpar::Scatter;
+    /// rpar::run(4, |world| {
+    ///     let all: Vec<i32> = (0..8).map(|i| -i).collect(); // read at the root only
+    ///     let mut mine = [0i32; 2];
+    ///     world.scatter_into_with(&all, &mut mine, 1, Scatter::Binomial)?;
+    ///     let r = world.rank() as i32;
+    ///     assert_eq!(mine, [-2 * r, -2 * r - 1]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn scatter_into_with<T: Datatype>(
         &self,
         send: &[T],
@@ -214,6 +294,15 @@ impl Comm {
     /// Scatter with the root's block left in place (MPI_Scatter with MPI_IN_PLACE): at the
     /// root `buf` is the whole send buffer, elsewhere the receive buffer.
     ///
+    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
+    /// [`Error::InvalidArgument`] at the root if the length of `buf` is not a multiple of `p`,
+    /// and at another rank if the block it receives is not as long as its `buf`;
+    /// and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call different
+    /// collectives and [`Error::Aborted`] if another rank fails during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::choose`]), see
+    /// [`Comm::scatter_with`].
+    ///
     /// ```
     /// rpar::run(3, |world| {
     ///     let mut buf = if world.rank() == 0 { vec![5u8, 6, 7] } else { vec![0] };
@@ -231,7 +320,22 @@ impl Comm {
         self.scatter_in_place_with(buf, root, Scatter::Auto)
     }
 
-    /// [`Comm::scatter_in_place`] with a chosen algorithm.
+    /// [`Comm::scatter_in_place`] with a chosen algorithm (MPI_Scatter with MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::scatter_in_place`]. Cost: as [`Comm::scatter_with`].
+    ///
+    /// ```
+    /// use rpar::Scatter;
+    /// let got = rpar::run(4, |world| {
+    ///     let mut buf = if world.rank() == 3 { (1u8..=8).collect() } else { vec![0; 2] };
+    ///     world.scatter_in_place_with(&mut buf, 3, Scatter::Binomial)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert_eq!(got[0], [1, 2]);
+    /// assert_eq!(got[2], [5, 6]);
+    /// assert_eq!(got[3], [1, 2, 3, 4, 5, 6, 7, 8]); // the root's buffer is left as it was
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn scatter_in_place_with<T: Datatype>(
         &self,
         buf: &mut [T],
@@ -261,6 +365,15 @@ impl Comm {
     /// Scatters blocks of different lengths (MPI_Scatterv): rank `i` gets the root's
     /// `send[displs[i]..][..counts[i]]`; `send`, `counts` and `displs` are read at the root only.
     ///
+    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
+    /// [`Error::InvalidArgument`] at the root if `counts` or `displs` has not one entry per
+    /// rank or a block does not fit in `send`;
+    /// and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call different
+    /// collectives and [`Error::Aborted`] if another rank fails during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::choose`]), see
+    /// [`Comm::scatterv_with`].
+    ///
     /// ```
     /// let got = rpar::run(3, |world| {
     ///     world.scatterv(&[9, 8, 7, 6], &[1, 0, 3], &[0, 0, 1], 0)
@@ -278,7 +391,24 @@ impl Comm {
         self.scatterv_with(send, counts, displs, root, Scatter::Auto)
     }
 
-    /// [`Comm::scatterv`] with a chosen algorithm.
+    /// [`Comm::scatterv`] with a chosen algorithm (MPI_Scatterv).
+    ///
+    /// Errors: those of [`Comm::scatterv`].
+    ///
+    /// Cost, for `n` the bytes of the other ranks' blocks together: `Linear`
+    /// `(p - 1) alpha + n beta`, `Binomial` `2 ceil(log2 p) alpha + n beta` at the root (each
+    /// message preceded by its subtree's counts).
+    ///
+    /// ```
+    /// use rpar::Scatter;
+    /// let got = rpar::run(4, |world| {
+    ///     let send = [1u8, 2, 3, 4, 5, 6];
+    ///     // rank i gets i elements, the last block first in `send`
+    ///     world.scatterv_with(&send, &[0, 1, 2, 3], &[0, 5, 3, 0], 0, Scatter::Binomial)
+    /// })?;
+    /// assert_eq!(got, vec![vec![], vec![6], vec![4, 5], vec![1, 2, 3]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn scatterv_with<T: Datatype>(
         &self,
         send: &[T],

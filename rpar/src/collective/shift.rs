@@ -25,6 +25,9 @@ const TAG_GRAY: i32 = 251;
 
 /// The circular-shift algorithm (for [`Comm::shift_circular_with`]).
 ///
+/// MPI has no circular-shift collective: its idiom is MPI_Cart_shift on a periodic 1-D grid,
+/// then MPI_Sendrecv, which is `Direct`.
+///
 /// Each variant's cost is for `p` ranks and `m` the bytes each rank sends:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
@@ -53,7 +56,15 @@ pub enum Shift {
 }
 
 impl Shift {
-    /// The algorithm `Auto` runs for `p` ranks and `bytes` per rank (the table above).
+    /// The algorithm `Auto` runs for `p` ranks and `bytes` per rank (the table above). No MPI
+    /// routine: MPI has no circular-shift collective (its idiom is MPI_Cart_shift on a periodic
+    /// ring, then MPI_Sendrecv).
+    ///
+    /// ```
+    /// use rpar::Shift;
+    /// assert_eq!(Shift::choose(16, 8), Shift::Direct); // even where GrayCode could run
+    /// assert_eq!(Shift::choose(6, 1 << 20), Shift::Direct);
+    /// ```
     pub fn choose(_p: usize, _bytes: usize) -> Shift {
         Shift::Direct
     }
@@ -61,7 +72,15 @@ impl Shift {
 
 impl Comm {
     /// Circular q-shift: sends `data` to rank `(rank + q) mod p` and returns what rank
-    /// `(rank - q) mod p` sent (`q` may be negative; sizes may differ between ranks).
+    /// `(rank - q) mod p` sent (`q` may be negative; sizes may differ between ranks). In MPI:
+    /// MPI_Cart_shift on a periodic 1-D grid, then MPI_Sendrecv.
+    ///
+    /// Errors: none of its own; as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails
+    /// during the call.
+    ///
+    /// Cost: `alpha + beta m` for `m` the bytes sent (`Direct`, which `Auto` picks).
     ///
     /// ```
     /// let got = rpar::run(4, |world| world.shift_circular(&[world.rank() as u8][..], 1))?;
@@ -72,12 +91,32 @@ impl Comm {
         self.shift_circular_with(data.as_elems().to_vec(), q, Shift::Auto)
     }
 
-    /// [`Comm::shift_circular`] of an owned `Vec`, which moves to its destination uncopied.
+    /// [`Comm::shift_circular`] of an owned `Vec`, which moves to its destination uncopied
+    /// (MPI_Cart_shift and MPI_Sendrecv).
+    ///
+    /// Errors: those of [`Comm::shift_circular`]. Cost: `alpha + beta m`, as there.
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let mine = vec![world.rank() as u8; world.rank() + 1]; // lengths differ by rank
+    ///     world.shift_circular_owned(mine, -1) // receive from rank + 1
+    /// })?;
+    /// assert_eq!(got, vec![vec![1, 1], vec![2, 2, 2], vec![0]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn shift_circular_owned<T: Datatype>(&self, data: Vec<T>, q: isize) -> Result<Vec<T>> {
         self.shift_circular_with(data, q, Shift::Auto)
     }
 
-    /// [`Comm::shift_circular_owned`] with a chosen algorithm.
+    /// [`Comm::shift_circular_owned`] with a chosen algorithm (MPI_Cart_shift and MPI_Sendrecv,
+    /// or the hypercube's routing by hand).
+    ///
+    /// Errors: those of [`Comm::shift_circular`], and
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) on every rank for `GrayCode`
+    /// on a number of ranks that is not a power of two.
+    ///
+    /// Cost, for `m` the bytes each rank sends: `Direct` `alpha + beta m`, `GrayCode` at most
+    /// `2 log2 p (alpha + beta m)`.
     ///
     /// ```
     /// use rpar::Shift;

@@ -2,7 +2,8 @@
 
 use crate::datatype::Datatype;
 
-/// Something whose elements can be sent: a single `T: Datatype`, a `[T]`, or a `Vec<T>`.
+/// Something whose elements can be sent: a single `T: Datatype`, a `[T]`, or a `Vec<T>` (MPI's
+/// `buf, count, datatype` triple in one argument: the count is the length, the datatype `T`'s).
 ///
 /// ```
 /// rpar::run(2, |world| {
@@ -30,7 +31,28 @@ pub trait Buffer {
     fn to_owned_shape(elems: Vec<Self::Elem>) -> Self::Owned;
 }
 
-/// Something whose elements can be received into (a value, a slice, a `Vec` of fixed length).
+/// Something whose elements can be received into (a value, a slice, a `Vec` of fixed length):
+/// MPI's receive `buf, count, datatype`, with the count the length. A `Vec` does not grow: to
+/// receive however many elements come, use [`Comm::recv`](crate::Comm::recv). An array `[T; N]`
+/// is one element of type `[T; N]`; pass `&mut a[..]` for `N` elements of `T`.
+///
+/// ```
+/// rpar::run(2, |world| {
+///     if world.rank() == 0 {
+///         world.send(&[1u16, 2, 3][..], 1, 0)?;
+///         world.send(&9u16, 1, 1)?;
+///         return Ok(());
+///     }
+///     let mut v = vec![0u16; 4]; // room for 4: the message may be shorter
+///     let st = world.recv_into(&mut v, 0, 0)?;
+///     assert_eq!((st.count, &v[..]), (3, &[1, 2, 3, 0][..]));
+///     let mut x = 0u16; // a single value
+///     world.recv_into(&mut x, 0, 1)?;
+///     assert_eq!(x, 9);
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub trait BufferMut: Buffer {
     /// The elements, as a mutable slice.
     fn as_elems_mut(&mut self) -> &mut [Self::Elem];

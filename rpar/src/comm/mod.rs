@@ -23,14 +23,90 @@ use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
 
-/// Receive from any source (MPI_ANY_SOURCE).
+/// Receive from any source (MPI_ANY_SOURCE): the `source` of a receive or probe that takes a
+/// message from whichever rank sent it; its [`Status`] says which. A send to it is
+/// [`Error::RankOutOfRange`].
+///
+/// ```
+/// let got = rpar::run(3, |world| {
+///     if world.rank() > 0 {
+///         world.send(&(10 * world.rank()), 0, 0)?;
+///         return Ok(vec![]);
+///     }
+///     let mut from = Vec::new();
+///     for _ in 1..world.size() {
+///         let (v, st) = world.recv::<usize>(rpar::ANY_SOURCE, 0)?;
+///         assert_eq!(v, [10 * st.source]);
+///         from.push(st.source);
+///     }
+///     assert!(matches!(
+///         world.send(&1u8, rpar::ANY_SOURCE, 0),
+///         Err(rpar::Error::RankOutOfRange { size: 3, .. })
+///     ));
+///     from.sort();
+///     Ok(from)
+/// })?;
+/// assert_eq!(got[0], [1, 2]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub const ANY_SOURCE: usize = usize::MAX;
-/// Receive with any tag (MPI_ANY_TAG).
+/// Receive with any tag (MPI_ANY_TAG): the `tag` of a receive or probe that takes a message
+/// whatever its tag; its [`Status`] says which. A send with it is [`Error::InvalidTag`].
+///
+/// ```
+/// rpar::run(2, |world| {
+///     if world.rank() == 0 {
+///         world.send(&1u8, 1, 7)?;
+///         assert_eq!(
+///             world.send(&1u8, 1, rpar::ANY_TAG),
+///             Err(rpar::Error::InvalidTag { tag: -1, max: rpar::TAG_UB })
+///         );
+///     } else {
+///         let (_, st) = world.recv::<u8>(0, rpar::ANY_TAG)?;
+///         assert_eq!(st.tag, 7);
+///     }
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub const ANY_TAG: i32 = -1;
-/// The largest tag a user may send with (MPI_TAG_UB).
+/// The largest tag a user may send with (MPI_TAG_UB, here a constant rather than an attribute of
+/// the communicator): sends take tags `0..=TAG_UB`, and a negative one is [`Error::InvalidTag`].
+/// Collectives use a message space of their own, so every tag is free for the program.
+///
+/// ```
+/// rpar::run(2, |world| {
+///     if world.rank() == 0 {
+///         world.send(&1u8, 1, rpar::TAG_UB)?;
+///         let err = world.send(&1u8, 1, -5).unwrap_err();
+///         assert_eq!(err, rpar::Error::InvalidTag { tag: -5, max: rpar::TAG_UB });
+///     } else {
+///         assert_eq!(world.recv::<u8>(0, rpar::TAG_UB)?.1.tag, i32::MAX);
+///     }
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub const TAG_UB: i32 = i32::MAX;
 
-/// What a completed receive (or a probe) tells about its message (MPI_Status).
+/// What a completed receive (or a probe) tells about its message (MPI_Status; `count` is what
+/// MPI_Get_count would say). MPI's `MPI_ERROR` field has no counterpart: errors are returned.
+///
+/// The status of a completed send request says this rank, the send's tag and its count.
+///
+/// ```
+/// rpar::run(2, |world| {
+///     if world.rank() == 0 {
+///         world.send(&[1u32, 2, 3][..], 1, 4)?;
+///     } else {
+///         let mut buf = [0u32; 8];
+///         let st = world.recv_into(&mut buf[..], rpar::ANY_SOURCE, rpar::ANY_TAG)?;
+///         assert_eq!(st, rpar::Status { source: 0, tag: 4, count: 3 });
+///     }
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Status {
     /// The sender's rank in the communicator (MPI_SOURCE).
@@ -42,7 +118,24 @@ pub struct Status {
     pub count: usize,
 }
 
-/// A probed message: its status and its size in bytes (MPI_Probe + MPI_Get_count on MPI_BYTE).
+/// A probed message: its status and its size in bytes (MPI_Probe + MPI_Get_count on MPI_BYTE),
+/// returned by [`Comm::probe`] and [`Comm::iprobe`]. The message stays queued.
+///
+/// ```
+/// rpar::run(2, |world| {
+///     if world.rank() == 0 {
+///         world.send(&[[1.0f32, 2.0]; 3][..], 1, 0)?;
+///     } else {
+///         let p = world.probe(0, 0)?;
+///         // three elements of the sender's type, [f32; 2]: 24 bytes
+///         assert_eq!((p.status.count, p.bytes), (3, 24));
+///         let (v, st) = world.recv::<f32>(0, 0)?; // received as f32: 6 elements
+///         assert_eq!((v.len(), st.count), (6, 6));
+///     }
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Probed {
     /// Source, tag, and count in the sender's elements.
@@ -162,19 +255,54 @@ impl Comm {
         self.native.as_deref()
     }
 
-    /// This rank's number in the communicator, `0..size()` (MPI_Comm_rank).
+    /// This rank's number in the communicator, `0..size()` (MPI_Comm_rank). Ranks are numbered
+    /// per communicator: after a [`Comm::split`] a rank usually has another number.
+    ///
+    /// ```
+    /// let ranks = rpar::run(4, |world| {
+    ///     let pair = world.split(Some((world.rank() / 2) as u32), 0)?.unwrap();
+    ///     Ok((world.rank(), pair.rank()))
+    /// })?;
+    /// assert_eq!(ranks, [(0, 0), (1, 1), (2, 0), (3, 1)]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     #[inline]
     pub fn rank(&self) -> usize {
         self.rank
     }
 
     /// Number of ranks in the communicator (MPI_Comm_size).
+    ///
+    /// ```
+    /// let sizes = rpar::run(5, |world| {
+    ///     let half = world.split(Some((world.rank() % 2) as u32), 0)?.unwrap();
+    ///     Ok((world.size(), half.size()))
+    /// })?;
+    /// assert_eq!(sizes, [(5, 3), (5, 2), (5, 3), (5, 2), (5, 3)]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     #[inline]
     pub fn size(&self) -> usize {
         self.group.len()
     }
 
-    /// The world rank of rank `rank` of this communicator (MPI_Group_translate_ranks).
+    /// The world rank of rank `rank` of this communicator (MPI_Group_translate_ranks from this
+    /// communicator's group to the world's).
+    ///
+    /// Errors: [`Error::RankOutOfRange`] if `rank` is not a rank of this communicator.
+    ///
+    /// ```
+    /// rpar::run(4, |world| {
+    ///     let odd = world.split(Some((world.rank() % 2) as u32), 0)?.unwrap();
+    ///     if world.rank() % 2 == 1 {
+    ///         assert_eq!((odd.world_rank_of(0)?, odd.world_rank_of(1)?), (1, 3));
+    ///     }
+    ///     let err = odd.world_rank_of(2).unwrap_err();
+    ///     assert_eq!(err, rpar::Error::RankOutOfRange { rank: 2, size: 2 });
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn world_rank_of(&self, rank: usize) -> Result<usize> {
         self.check_rank(rank)?;
         Ok(self.group[rank])

@@ -27,8 +27,11 @@ impl Comm {
     /// Small messages are copied and the call returns at once; large ones (over 32 KiB) are
     /// copied once, straight into the receiver's buffer, when the receiver takes them.
     ///
-    /// Errors: `dest` out of range, a negative tag, or (large messages) the receiver finished
-    /// without receiving.
+    /// Errors: [`Error::RankOutOfRange`] for a `dest` that is not a rank of the communicator,
+    /// [`Error::InvalidTag`] for a negative tag, [`Error::Aborted`] if the run was aborted, and
+    /// for large messages [`Error::PeerFinished`] if the receiver finished without receiving it
+    /// or [`Error::Deadlock`] if every rank is blocked. A small message to a rank that has
+    /// finished is no error: the run reports it as a [`Warning::Unreceived`].
     ///
     /// ```
     /// let got = rpar::run(2, |world| {
@@ -54,7 +57,13 @@ impl Comm {
     }
 
     /// Sends a `Vec` by moving it: the receiver of a `recv` gets this very allocation, with no
-    /// copy at all.
+    /// copy at all (MPI_Send; MPI has no move). Returns at once.
+    ///
+    /// Errors: [`Error::RankOutOfRange`] for a `dest` that is not a rank of the communicator,
+    /// [`Error::InvalidTag`] for a negative tag, [`Error::Aborted`] if the run was aborted.
+    ///
+    /// Cost: no copy in-process when received with [`Comm::recv`] of `T` (a
+    /// [`Comm::recv_into`] copies once); one copy on the MPI transport.
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -81,7 +90,29 @@ impl Comm {
     /// Receives a message from `source` (or [`ANY_SOURCE`]) with `tag` (or [`ANY_TAG`]) as a
     /// new `Vec` of however many elements it has (MPI_Probe + MPI_Recv).
     ///
-    /// Errors: `source` out of range, a tag below `ANY_TAG`, a type mismatch with the sender.
+    /// Errors: [`Error::RankOutOfRange`] for a `source` that is neither a rank nor
+    /// [`ANY_SOURCE`], [`Error::InvalidTag`] for a negative tag other than [`ANY_TAG`],
+    /// [`Error::TypeMismatch`] if the message's type signature differs from `T`'s (it then stays
+    /// queued), [`Error::Aborted`] if another rank failed, [`Error::Deadlock`] if every rank is
+    /// blocked.
+    ///
+    /// Cost: matching searches this rank's queue of unreceived messages in arrival order. The
+    /// data is copied at most once: an owned `Vec<T>` the sender already made (with
+    /// [`Comm::send_owned`], or for a message of 33 bytes to 32 KiB) is taken over as it is.
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         return world.send(&[0.5f64, 1.5][..], 1, 4);
+    ///     }
+    ///     let err = world.recv::<i64>(0, 4).unwrap_err(); // same size, other type
+    ///     assert!(matches!(err, rpar::Error::TypeMismatch { source_rank: 0, .. }));
+    ///     let (v, st) = world.recv::<f64>(rpar::ANY_SOURCE, rpar::ANY_TAG)?; // still there
+    ///     assert_eq!((v, st.source, st.tag, st.count), (vec![0.5, 1.5], 0, 4, 2));
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn recv<T: Datatype>(&self, source: usize, tag: i32) -> Result<(Vec<T>, Status)> {
         let span = self.span("recv", None, Some(tag), 0);
         let got = self.recv_in(self.p2p_context(), source, tag)?;
@@ -126,6 +157,9 @@ impl Comm {
     /// Sends `send` to `dest` and receives into `recv` from `source` in one call
     /// (MPI_Sendrecv): safe against the deadlock of two ranks that both send first.
     ///
+    /// Errors: those of [`Comm::send`] and [`Comm::recv_into`]; a bad `source` or `recv_tag`
+    /// is refused before anything is sent.
+    ///
     /// ```
     /// let got = rpar::run(4, |world| {
     ///     let (r, p) = (world.rank(), world.size());
@@ -166,6 +200,24 @@ impl Comm {
 
     /// Sends the contents of `buf` to `dest`, then receives into `buf` from `source`
     /// (MPI_Sendrecv_replace).
+    ///
+    /// Errors: those of [`Comm::sendrecv`]. On [`Error::Truncated`] or [`Error::TypeMismatch`]
+    /// the send has been made and `buf` is unchanged.
+    ///
+    /// Cost: one copy of `buf` before it is overwritten (MPI too uses a temporary buffer), and
+    /// the receive's copy into it.
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let (r, p) = (world.rank(), world.size());
+    ///     let mut v = [r as u32; 16];
+    ///     let st = world.sendrecv_replace(&mut v[..], (r + 1) % p, 0, (r + p - 1) % p, 0)?;
+    ///     assert_eq!((st.source, st.count), ((r + p - 1) % p, 16));
+    ///     Ok(v[15])
+    /// })?;
+    /// assert_eq!(got, [2, 0, 1]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn sendrecv_replace<B: BufferMut + ?Sized>(
         &self,
         buf: &mut B,
@@ -194,6 +246,11 @@ impl Comm {
     /// Waits for a matching message and returns its status and size without receiving it
     /// (MPI_Probe).
     ///
+    /// Errors: [`Error::RankOutOfRange`] and [`Error::InvalidTag`] as for [`Comm::recv`];
+    /// [`Error::Aborted`] if another rank failed, [`Error::Deadlock`] if every rank is blocked.
+    ///
+    /// Cost: a search of this rank's queue of unreceived messages, as for a receive.
+    ///
     /// ```
     /// rpar::run(2, |world| {
     ///     if world.rank() == 0 {
@@ -217,6 +274,29 @@ impl Comm {
 
     /// Like [`Comm::probe`], but returns `None` at once if no matching message is there
     /// (MPI_Iprobe).
+    ///
+    /// Errors: [`Error::RankOutOfRange`] and [`Error::InvalidTag`] as for [`Comm::recv`];
+    /// [`Error::Aborted`] if the run was aborted.
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     if world.rank() == 1 {
+    ///         world.recv::<u8>(0, 1)?; // until rank 0 says go
+    ///         return world.send(&[5i16; 3][..], 0, 2);
+    ///     }
+    ///     assert_eq!(world.iprobe(1, rpar::ANY_TAG)?, None); // nothing sent yet
+    ///     world.send(&0u8, 1, 1)?;
+    ///     let p = loop {
+    ///         if let Some(p) = world.iprobe(1, rpar::ANY_TAG)? {
+    ///             break p;
+    ///         }
+    ///     };
+    ///     assert_eq!((p.status.tag, p.status.count, p.bytes), (2, 3, 6));
+    ///     assert_eq!(world.recv::<i16>(1, 2)?.0, [5, 5, 5]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn iprobe(&self, source: usize, tag: i32) -> Result<Option<Probed>> {
         let pattern = self.pattern(self.p2p_context(), source, tag)?;
         Ok(self.endpoint().probe(&pattern, false)?.map(probed))

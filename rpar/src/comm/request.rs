@@ -18,7 +18,30 @@ use std::rc::Rc;
 
 /// A pending non-blocking operation (MPI_Request). Complete it with [`Request::wait`] or
 /// [`Request::test`], or several with [`wait_all`], [`wait_any`], [`test_all`]. Dropping an
-/// incomplete receive request cancels it (its message, if it had one, stays receivable).
+/// incomplete receive request cancels it (MPI_Cancel + MPI_Request_free; its message, if it had
+/// one, stays receivable). A receive request borrows its buffer until it is dropped, so the
+/// buffer is read after the request is gone; a request from [`Comm::isend`] is complete at once.
+///
+/// ```
+/// rpar::run(2, |world| {
+///     if world.rank() == 1 {
+///         return world.send(&42u64, 0, 0);
+///     }
+///     let mut x = 0u64;
+///     let status = {
+///         let mut req = world.irecv_into(&mut x, 1, 0)?;
+///         loop {
+///             if let Some(status) = req.test()? {
+///                 break status;
+///             }
+///             // … compute while the message is on its way …
+///         }
+///     }; // the request is dropped here: `x` is free again
+///     assert_eq!((x, status.source), (42, 1));
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub struct Request<'a> {
     ep: Rc<Endpoint>,
     state: State,
@@ -53,7 +76,33 @@ impl std::fmt::Debug for Request<'_> {
 
 impl Comm {
     /// Starts a send and returns at once (MPI_Isend). The data is copied now, so `buf` is free
-    /// again immediately; for large messages without that copy use [`Comm::scope`].
+    /// again immediately and the request is already complete; for large messages without that
+    /// copy use [`Comm::scope`].
+    ///
+    /// Errors: [`Error::InvalidTag`] for a negative tag, [`Error::RankOutOfRange`] for a `dest`
+    /// that is not a rank of the communicator, [`Error::Aborted`] if the run was aborted.
+    ///
+    /// Cost: one copy of `buf` now and one into the receiver's buffer, except that a
+    /// [`Comm::recv`] of the same element type takes over the copy of a message of more than
+    /// 32 bytes.
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let me = world.rank() as u32;
+    ///     let mut reqs = Vec::new();
+    ///     for dest in (0..world.size()).filter(|&d| d != world.rank()) {
+    ///         reqs.push(world.isend(&[me; 3][..], dest, 0)?);
+    ///     }
+    ///     rpar::wait_all(reqs)?; // complete already: the data was copied
+    ///     let mut sum = 0;
+    ///     for _ in 1..world.size() {
+    ///         sum += world.recv::<u32>(rpar::ANY_SOURCE, 0)?.0.iter().sum::<u32>();
+    ///     }
+    ///     Ok(sum)
+    /// })?;
+    /// assert_eq!(got, [9, 6, 3]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn isend<B: Buffer + ?Sized>(
         &self,
         buf: &B,
@@ -73,7 +122,29 @@ impl Comm {
         self.posted_send(message, dest, tag)
     }
 
-    /// Starts a send of an owned `Vec`, which moves to the receiver without a copy.
+    /// Starts a send of an owned `Vec`, which moves to the receiver without a copy (MPI_Isend;
+    /// MPI has no move). The request is complete at once; its status says this rank, `tag`
+    /// and the number of elements.
+    ///
+    /// Errors: those of [`Comm::isend`].
+    ///
+    /// Cost: no copy in-process (a [`Comm::recv`] of `T` gets this very allocation); one on
+    /// the MPI transport, where the data is packed into an MPI message.
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         let data: Vec<u32> = (0..1000).collect();
+    ///         let st = world.isend_owned(data, 1, 5)?.wait()?;
+    ///         assert_eq!((st.source, st.tag, st.count), (0, 5, 1000));
+    ///     } else {
+    ///         let (v, _) = world.recv::<u32>(0, 5)?;
+    ///         assert_eq!(v.iter().sum::<u32>(), 499_500);
+    ///     }
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn isend_owned<T: Datatype>(
         &self,
         data: Vec<T>,
@@ -101,7 +172,13 @@ impl Comm {
         Ok(Request::done(self.endpoint().clone(), status))
     }
 
-    /// Starts a receive into `buf` (MPI_Irecv). The request borrows `buf` until it completes.
+    /// Starts a receive into `buf` (MPI_Irecv). The request borrows `buf` until it is dropped;
+    /// the message is written into `buf` by the `wait` or `test` that completes it.
+    ///
+    /// Errors: [`Error::RankOutOfRange`] for a `source` that is neither a rank nor
+    /// [`ANY_SOURCE`](crate::ANY_SOURCE), [`Error::InvalidTag`] for a negative tag other than
+    /// [`ANY_TAG`](crate::ANY_TAG), [`Error::Aborted`] if the run was aborted; completing it, those
+    /// of [`Request::wait`].
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -161,7 +238,30 @@ impl<'a> Request<'a> {
         }
     }
 
-    /// Blocks until the operation completes (MPI_Wait).
+    /// Blocks until the operation completes (MPI_Wait), and returns its status.
+    ///
+    /// Errors, for a receive: [`Error::Truncated`] if the message does not fit the buffer and
+    /// [`Error::TypeMismatch`] if its type signature differs — the message then stays queued
+    /// for another receive; for a large send started in a [`Comm::scope`],
+    /// [`Error::PeerFinished`] if the receiver finished without receiving it; for both,
+    /// [`Error::Aborted`] if another rank failed and [`Error::Deadlock`] if every rank is
+    /// blocked; [`Error::InvalidArgument`] if an earlier [`Request::test`] of it failed.
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         return world.send(&[1u8, 2, 3][..], 1, 0);
+    ///     }
+    ///     let mut two = [0u8; 2];
+    ///     let err = world.irecv_into(&mut two[..], 0, 0)?.wait().unwrap_err();
+    ///     assert!(matches!(err, rpar::Error::Truncated { needed: 3, capacity: 2, .. }));
+    ///     let mut three = [0u8; 3];
+    ///     let st = world.irecv_into(&mut three[..], 0, 0)?.wait()?; // the message was kept
+    ///     assert_eq!((st.count, three), (3, [1, 2, 3]));
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn wait(mut self) -> Result<Status> {
         loop {
             if let Some(status) = self.poll(true)? {
@@ -170,7 +270,34 @@ impl<'a> Request<'a> {
         }
     }
 
-    /// Completes the operation if it can without blocking (MPI_Test): `Some(status)` once done.
+    /// Completes the operation if it can without blocking (MPI_Test): `Some(status)` once done,
+    /// and the same status again on every later call (where MPI would have freed the request).
+    ///
+    /// Errors: those of [`Request::wait`], except [`Error::Deadlock`]. After an error the
+    /// request is spent: testing or waiting for it again is [`Error::InvalidArgument`].
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     if world.rank() == 1 {
+    ///         world.recv::<u8>(0, 1)?; // until rank 0 says go
+    ///         return world.send(&7i32, 0, 0);
+    ///     }
+    ///     let mut x = 0i32;
+    ///     let mut req = world.irecv_into(&mut x, 1, 0)?;
+    ///     assert_eq!(req.test()?, None); // rank 1 has not sent yet
+    ///     world.send(&0u8, 1, 1)?;
+    ///     let status = loop {
+    ///         if let Some(status) = req.test()? {
+    ///             break status;
+    ///         }
+    ///     };
+    ///     assert_eq!(req.test()?, Some(status));
+    ///     drop(req);
+    ///     assert_eq!(x, 7);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn test(&mut self) -> Result<Option<Status>> {
         self.ep.check_live()?;
         self.poll(false)
@@ -236,6 +363,9 @@ impl Drop for Request<'_> {
 
 /// Waits for all requests (MPI_Waitall); the statuses in the same order.
 ///
+/// Errors: the first error of a request, in list order (see [`Request::wait`]); the requests
+/// after it are dropped, which cancels their receives.
+///
 /// ```
 /// rpar::run(3, |world| {
 ///     if world.rank() == 0 {
@@ -256,7 +386,41 @@ pub fn wait_all(requests: Vec<Request<'_>>) -> Result<Vec<Status>> {
 }
 
 /// Waits until one of the requests completes (MPI_Waitany), removes it from the list and returns
-/// its index and status.
+/// its index and status. Unlike MPI, which leaves `MPI_REQUEST_NULL` in its place, the requests
+/// after it move down by one. When several are complete, the first in the list is taken.
+///
+/// Errors: [`Error::InvalidArgument`] for an empty list (MPI would return `MPI_UNDEFINED`);
+/// the errors of [`Request::wait`] for the request that failed (it stays in the list, spent).
+///
+/// Cost: once at the start and each time a message arrives, the requests are tested in order
+/// until one is complete; a test searches this rank's `r` posted receives: O(n r) a round.
+///
+/// ```
+/// rpar::run(3, |world| {
+///     match world.rank() {
+///         0 => {
+///             let (mut a, mut b) = (0u32, 0u32);
+///             let mut reqs = vec![world.irecv_into(&mut a, 1, 0)?, world.irecv_into(&mut b, 2, 0)?];
+///             let (i, st) = rpar::wait_any(&mut reqs)?;
+///             assert_eq!((i, st.source), (1, 2)); // rank 1 waits for rank 0's go
+///             world.send(&0u8, 1, 1)?;
+///             let (i, st) = rpar::wait_any(&mut reqs)?;
+///             assert_eq!((i, st.source, reqs.len()), (0, 1, 0));
+///             let err = rpar::wait_any(&mut reqs).unwrap_err();
+///             assert!(matches!(err, rpar::Error::InvalidArgument { .. }));
+///             drop(reqs);
+///             assert_eq!((a, b), (10, 20));
+///         }
+///         1 => {
+///             world.recv::<u8>(0, 1)?;
+///             world.send(&10u32, 0, 0)?;
+///         }
+///         _ => world.send(&20u32, 0, 0)?,
+///     }
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub fn wait_any(requests: &mut Vec<Request<'_>>) -> Result<(usize, Status)> {
     let Some(first) = requests.first() else {
         return Err(Error::invalid(
@@ -277,7 +441,37 @@ pub fn wait_any(requests: &mut Vec<Request<'_>>) -> Result<(usize, Status)> {
     }
 }
 
-/// Completes what it can without blocking (MPI_Testall): `Some(statuses)` once all are done.
+/// Completes what it can without blocking (MPI_Testall): `Some(statuses)` once all are done,
+/// in list order. Requests are tested in order and the call stops at the first that is not
+/// complete; those completed stay so, and later calls return their statuses again.
+///
+/// Errors: those of [`Request::test`], for the first request that fails.
+///
+/// Cost: at most one test per request, each a search of this rank's `r` posted receives:
+/// O(n r).
+///
+/// ```
+/// rpar::run(2, |world| {
+///     let other = 1 - world.rank();
+///     let mut got = [0i64; 2];
+///     let (first, second) = got.split_at_mut(1);
+///     let mut reqs = vec![
+///         world.irecv_into(first, other, 0)?,
+///         world.irecv_into(second, other, 1)?,
+///     ];
+///     world.send(&-1i64, other, 1)?;
+///     world.send(&1i64, other, 0)?;
+///     let statuses = loop {
+///         if let Some(statuses) = rpar::test_all(&mut reqs)? {
+///             break statuses;
+///         }
+///     };
+///     drop(reqs);
+///     assert_eq!((statuses[1].tag, got), (1, [1, -1]));
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub fn test_all(requests: &mut [Request<'_>]) -> Result<Option<Vec<Status>>> {
     let mut statuses = Vec::with_capacity(requests.len());
     for r in requests.iter_mut() {

@@ -9,7 +9,30 @@ use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 
-/// A scope for zero-copy non-blocking operations; see [`Comm::scope`].
+/// A scope for zero-copy non-blocking operations; see [`Comm::scope`]. What MPI asks of the
+/// programmer — not to touch the buffer of an `MPI_Isend` before its `MPI_Wait` — the borrow
+/// checker enforces here: the buffers stay borrowed until the scope ends, and the scope does not
+/// end before every send started in it is complete.
+///
+/// ```
+/// let got = rpar::run(4, |world| {
+///     let (r, p) = (world.rank(), world.size());
+///     let blocks: Vec<Vec<u64>> = (0..p).map(|d| vec![(10 * r + d) as u64; 8192]).collect();
+///     let mut sum = 0;
+///     world.scope(|s| {
+///         for d in (0..p).filter(|&d| d != r) {
+///             s.isend(&blocks[d][..], d, 0)?; // 64 KiB each, not copied by the sender
+///         }
+///         for _ in 1..p {
+///             sum += world.recv::<u64>(rpar::ANY_SOURCE, 0)?.0[0];
+///         }
+///         Ok(())
+///     })?; // every send is complete here: `blocks` may be dropped or changed
+///     Ok(sum)
+/// })?;
+/// assert_eq!(got, [60, 53, 46, 39]); // rank d gets 10 r + d from every other rank r
+/// # Ok::<(), rpar::Error>(())
+/// ```
 pub struct Scope<'scope, 'env: 'scope> {
     comm: &'env Comm,
     pending: RefCell<Vec<(PendingSend, SendTarget)>>,
@@ -28,7 +51,14 @@ impl std::fmt::Debug for Scope<'_, '_> {
 impl Comm {
     /// Runs `f` with a [`Scope`] in which `isend` does not copy its buffer: large messages are
     /// copied once, straight from it into the receiver's buffer. All sends started in the scope
-    /// are complete when `scope` returns, so the borrowed buffers are free again.
+    /// are complete when `scope` returns, so the borrowed buffers are free again. The MPI
+    /// equivalent is MPI_Isend … MPI_Waitall, with the wait made impossible to forget.
+    ///
+    /// Errors: [`Error::PeerFinished`](crate::Error::PeerFinished) if the receiver of a large
+    /// send started in the scope finished without receiving it, or
+    /// [`Error::Aborted`](crate::Error::Aborted) if another rank failed while the scope waited
+    /// for its sends; else the error `f` returned (the scope waits for its sends either way).
+    /// A panic in `f` withdraws the pending sends and is resumed.
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -84,7 +114,33 @@ impl Comm {
 }
 
 impl<'scope> Scope<'scope, '_> {
-    /// Starts a send of `buf`, which stays borrowed until the scope ends (MPI_Isend).
+    /// Starts a send of `buf`, which stays borrowed until the scope ends (MPI_Isend). The request
+    /// need not be waited for: the scope waits for every send at its end.
+    ///
+    /// Errors: [`Error::InvalidTag`](crate::Error::InvalidTag) for a negative tag,
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) for a `dest` that is not a rank,
+    /// [`Error::Aborted`](crate::Error::Aborted) if the run was aborted; waiting for it, those of
+    /// [`Request::wait`].
+    ///
+    /// Cost: up to 32 KiB, `buf` is copied now and the request is complete at once; above, it
+    /// is copied once, by the receiver, straight into its own buffer (in-process; on the MPI
+    /// transport MPI sends it).
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     let big = vec![world.rank() as u8; 1 << 20];
+    ///     let mut inc = vec![0u8; 1 << 20];
+    ///     world.scope(|s| {
+    ///         let sent = s.isend(&big[..], 1 - world.rank(), 0)?;
+    ///         world.recv_into(&mut inc[..], 1 - world.rank(), 0)?;
+    ///         assert_eq!(sent.wait()?.count, 1 << 20);
+    ///         Ok(())
+    ///     })?;
+    ///     assert!(inc.iter().all(|&b| b == 1 - world.rank() as u8));
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn isend<B: Buffer + ?Sized>(
         &'scope self,
         buf: &'scope B,
@@ -112,7 +168,27 @@ impl<'scope> Scope<'scope, '_> {
         })
     }
 
-    /// Starts a receive into `buf` (MPI_Irecv), as [`Comm::irecv_into`].
+    /// Starts a receive into `buf` (MPI_Irecv), as [`Comm::irecv_into`], but with `buf` borrowed
+    /// for the whole scope, so that the scope's own sends can be started after it. Wait for it
+    /// inside the scope: dropping it unfinished cancels it.
+    ///
+    /// Errors: those of [`Comm::irecv_into`].
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let (r, p) = (world.rank(), world.size());
+    ///     let out = [r as f64; 4];
+    ///     let mut from_left = [0.0f64; 4];
+    ///     let status = world.scope(|s| {
+    ///         let recv = s.irecv_into(&mut from_left[..], rpar::ANY_SOURCE, 0)?;
+    ///         s.isend(&out[..], (r + 1) % p, 0)?;
+    ///         recv.wait()
+    ///     })?;
+    ///     Ok((status.source, from_left[3]))
+    /// })?;
+    /// assert_eq!(got, [(2, 2.0), (0, 0.0), (1, 1.0)]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn irecv_into<B: BufferMut + ?Sized>(
         &'scope self,
         buf: &'scope mut B,
@@ -122,7 +198,28 @@ impl<'scope> Scope<'scope, '_> {
         self.comm.irecv_into(buf, source, tag)
     }
 
-    /// The communicator of the scope.
+    /// The communicator of the scope, for code that is handed only the scope.
+    ///
+    /// ```
+    /// use rpar::Scope;
+    /// /// Starts sending `halo` to both neighbours on a ring.
+    /// fn send_halo<'s>(s: &'s Scope<'s, '_>, halo: &'s [f64]) -> rpar::Result<()> {
+    ///     let (r, p) = (s.comm().rank(), s.comm().size());
+    ///     s.isend(halo, (r + 1) % p, 0)?;
+    ///     s.isend(halo, (r + p - 1) % p, 1)?;
+    ///     Ok(())
+    /// }
+    /// let got = rpar::run(3, |world| {
+    ///     let (r, p) = (world.rank(), world.size());
+    ///     let halo = vec![r as f64; 16];
+    ///     world.scope(|s| send_halo(s, &halo))?;
+    ///     let (left, _) = world.recv::<f64>((r + p - 1) % p, 0)?;
+    ///     let (right, _) = world.recv::<f64>((r + 1) % p, 1)?;
+    ///     Ok((left[0], right[0]))
+    /// })?;
+    /// assert_eq!(got, [(2.0, 1.0), (0.0, 2.0), (1.0, 0.0)]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn comm(&self) -> &Comm {
         self.comm
     }

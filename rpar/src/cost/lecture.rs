@@ -6,6 +6,7 @@
 //! (it writes (t_n + m t_c) where a one-hop message costs t_n + t_s + m t_c); with `t_s = 0`
 //! each is the lecture's formula exactly. `m` is the message of one node (for broadcast the
 //! broadcast message, for all-to-all and scatter the block one node has for one other node).
+//! Every function refuses a network of no nodes with `Error::InvalidArgument`.
 //!
 //! # Agreement with the simulator
 //!
@@ -50,6 +51,18 @@ fn unsupported(call: &'static str, net: &Network, what: &str) -> Error {
         call,
         format!("no closed form for {net:?}: expected {what} (simulate it with rpar::sim)"),
     )
+}
+
+/// The node count of `net`, refused if it has none (every formula divides by it or counts
+/// from it).
+fn nodes(call: &'static str, net: &Network) -> Result<usize> {
+    match net.nodes() {
+        0 => Err(crate::Error::invalid(
+            call,
+            format!("expected a network of at least one node, got {net:?}"),
+        )),
+        p => Ok(p),
+    }
 }
 
 fn log2_exact(call: &'static str, net: &Network, p: usize) -> Result<f64> {
@@ -103,7 +116,7 @@ pub fn one_to_all_broadcast(
 ) -> Result<f64> {
     const CALL: &str = "lecture::one_to_all_broadcast";
     let Params { t_n, t_s, t_c, .. } = *params;
-    let (p, mtc) = (net.nodes(), m as f64 * t_c);
+    let (p, mtc) = (nodes(CALL, net)?, m as f64 * t_c);
     match (*net, switching) {
         (Network::Hypercube { dim }, _) => Ok((t_n + t_s + mtc) * f64::from(dim)),
         (Network::FullyConnected { .. }, _) => Ok((t_n + t_s + mtc) * ceil_log2(p)),
@@ -193,7 +206,7 @@ pub fn all_to_all_broadcast(
 ) -> Result<f64> {
     const CALL: &str = "lecture::all_to_all_broadcast";
     let Params { t_n, t_s, t_c, .. } = *params;
-    let (p, mtc) = (net.nodes() as f64, m as f64 * t_c);
+    let (p, mtc) = (nodes(CALL, net)? as f64, m as f64 * t_c);
     match *net {
         Network::Ring { .. } => Ok((t_n + t_s + mtc) * (p - 1.0)),
         Network::Torus { .. } => {
@@ -201,7 +214,7 @@ pub fn all_to_all_broadcast(
             Ok(2.0 * (t_n + t_s) * (q - 1.0) + mtc * (p - 1.0))
         }
         Network::Hypercube { .. } | Network::FullyConnected { .. } => {
-            Ok((t_n + t_s) * log2_exact(CALL, net, net.nodes())? + mtc * (p - 1.0))
+            Ok((t_n + t_s) * log2_exact(CALL, net, nodes(CALL, net)?)? + mtc * (p - 1.0))
         }
         Network::Mesh { .. } => Err(unsupported(CALL, net, "a ring, torus or hypercube")),
     }
@@ -231,7 +244,7 @@ pub fn all_reduce(params: &Params, net: &Network, m: usize) -> Result<f64> {
         gamma,
     } = *params;
     let m = m as f64;
-    Ok((t_n + t_s + m * t_c + m * gamma) * log2_exact(CALL, net, net.nodes())?)
+    Ok((t_n + t_s + m * t_c + m * gamma) * log2_exact(CALL, net, nodes(CALL, net)?)?)
 }
 
 /// Prefix sums (MPI_Scan) on the hypercube: the all-reduce exchange pattern; in each step a
@@ -261,7 +274,7 @@ pub fn prefix_sums(params: &Params, net: &Network, m: usize) -> Result<f64> {
         gamma,
     } = *params;
     let m = m as f64;
-    Ok((t_n + t_s + m * t_c + 2.0 * m * gamma) * log2_exact(CALL, net, net.nodes())?)
+    Ok((t_n + t_s + m * t_c + 2.0 * m * gamma) * log2_exact(CALL, net, nodes(CALL, net)?)?)
 }
 
 /// Scatter (MPI_Scatter) and its dual gather (MPI_Gather) on the hypercube (or fully
@@ -283,7 +296,7 @@ pub fn scatter(params: &Params, net: &Network, m: usize) -> Result<f64> {
     const CALL: &str = "lecture::scatter";
     hypercube_like(CALL, net)?;
     let Params { t_n, t_s, t_c, .. } = *params;
-    let p = net.nodes();
+    let p = nodes(CALL, net)?;
     Ok((t_n + t_s) * log2_exact(CALL, net, p)? + m as f64 * t_c * (p as f64 - 1.0))
 }
 
@@ -332,7 +345,7 @@ pub fn all_to_all_personalized(
 ) -> Result<f64> {
     const CALL: &str = "lecture::all_to_all_personalized";
     let Params { t_n, t_s, t_c, .. } = *params;
-    let (p, mtc) = (net.nodes() as f64, m as f64 * t_c);
+    let (p, mtc) = (nodes(CALL, net)? as f64, m as f64 * t_c);
     match (*net, switching) {
         (Network::Ring { .. }, _) => Ok((t_n + t_s + mtc * p / 2.0) * (p - 1.0)),
         (Network::Torus { .. }, _) => {
@@ -390,7 +403,7 @@ pub fn circular_shift(
 ) -> Result<f64> {
     const CALL: &str = "lecture::circular_shift";
     let Params { t_n, t_s, t_c, .. } = *params;
-    let p = net.nodes();
+    let p = nodes(CALL, net)?;
     let step = t_n + t_s + m as f64 * t_c;
     let q = q % p;
     match (*net, switching) {

@@ -127,6 +127,35 @@ impl From<&CollectiveCall> for CallKey {
 
 /// One rank's view of the collective call it is in: compared between ranks on every message of
 /// the call, so that ranks that disagree learn it from the first message, at no extra cost.
+///
+/// MPI leaves a mismatch undefined (correctness tools such as MUST catch it); rpar ends the run
+/// with [`Error::CollectiveMismatch`], whose `calls` are the ranks' calls written as this type
+/// displays them. Two views are equal when all but the caller's `rank` agree. No rpar call takes
+/// or returns one; the error carries their text.
+///
+/// ```
+/// use rpar::CollectiveCall;
+/// let mine = CollectiveCall {
+///     rank: 0,
+///     seq: 0,
+///     operation: "bcast",
+///     root: Some(0),
+///     reduction: None,
+///     bytes: Some(8),
+/// };
+/// assert_eq!(mine, CollectiveCall { rank: 1, ..mine }); // the caller's rank is not compared
+/// assert_ne!(mine, CollectiveCall { bytes: Some(16), ..mine });
+/// assert_eq!(mine.to_string(), "bcast(root 0, 8 bytes) as collective call #0");
+///
+/// let err = rpar::run(2, |world| {
+///     let mut x = vec![0u64; world.rank() + 1]; // rank 1 broadcasts 16 bytes, rank 0 8
+///     world.bcast(&mut x[..], 0)
+/// })
+/// .unwrap_err();
+/// let rpar::Error::CollectiveMismatch { calls, .. } = err else { panic!("{err}") };
+/// assert!(calls.contains(&(0, mine.to_string())));
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, Eq)]
 pub struct CollectiveCall {
     /// The caller's rank in the communicator (not compared).

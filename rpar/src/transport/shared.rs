@@ -5,9 +5,8 @@
 //! once — data copied into its own slot (small data), data lent in place from its buffer (large
 //! data), or nothing — and then reads the posts it needs. Each member owns `depth` slots (see
 //! [`depth`]), used in turn (step `s` uses slot `s % depth`), each with a *stamp*: `s + 1` once
-//! the post of step
-//! `s` is in it. Each member also counts the steps it is *done* with (it reads no post of them
-//! any more). Only the owner writes its slots, stamps and count.
+//! the post of step `s` is in it. Each member also counts the steps it is *done* with (it reads
+//! no post of them any more). Only the owner writes its slots, stamps and count.
 //!
 //! Why nobody reads memory while it is written, or after it is gone:
 //!
@@ -26,7 +25,13 @@
 //! adds itself to the waiter list of the member it waits for and parks on its mailbox. A member
 //! that stores a stamp or its count then looks at its own list and sends each waiter a `Wake`.
 //! The store and the list check are separated by a `SeqCst` fence, and so are the waiter's
-//! registration and its last look, so that a wake-up is never lost.
+//! registration and its last look, so that a wake-up is never lost. With many members, a wait
+//! for all of them waits on a per-slot count of posts (or of members done) instead, woken once
+//! by the member that completes it ([`Totals`]).
+//!
+//! Every post carries a key of the member's collective call; a reader compares it with its own
+//! and, if they differ, the whole calls, so that ranks in different calls get
+//! `Error::CollectiveMismatch` instead of each other's data.
 //!
 //! Only the in-process transport has an arena: on the MPI transport the ranks share no memory.
 
@@ -44,8 +49,7 @@ use std::sync::Mutex;
 /// the slowest reader. Deep for few ranks (a small broadcast's root runs ahead and its readers
 /// catch up in batches: on 2 cores, 8 B from 8 ranks' root took 1.18 us a call with 16 slots,
 /// 0.46 with 64, 0.37 with 256), shallower for many (each slot is a few cache lines: 256 slots
-/// take 64 KiB a member).
-/// A power of two, so that a step's slot is a mask away.
+/// take 96 KiB a member). A power of two, so that a step's slot is a mask away.
 fn depth(p: usize) -> usize {
     let d = (4096 / p.max(1)).clamp(16, 256);
     1 << d.ilog2()
@@ -136,14 +140,67 @@ struct Slot {
     storage: UnsafeCell<Vec<Line>>,
 }
 
+/// Members parked until something happens, to be woken through their mailboxes.
+struct Waiters {
+    list: Mutex<Vec<usize>>,
+    any: AtomicBool,
+}
+
+impl Waiters {
+    fn new() -> Self {
+        Waiters {
+            list: Mutex::new(Vec::new()),
+            any: AtomicBool::new(false),
+        }
+    }
+
+    /// Adds member `me`; the fence after it pairs with the one in [`Waiters::wake`]: either the
+    /// waiter's next look sees what it waits for, or the notifier sees the waiter.
+    fn register(&self, me: usize) {
+        let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
+        list.push(me);
+        self.any.store(true, Ordering::Relaxed);
+        drop(list);
+        fence(Ordering::SeqCst);
+    }
+
+    /// Wakes every waiter (call after the store they may wait for), through its mailbox.
+    fn wake(&self, fabric: &Fabric, world: &[usize]) {
+        fence(Ordering::SeqCst);
+        if !self.any.load(Ordering::Relaxed) {
+            return;
+        }
+        let waiters = {
+            let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
+            self.any.store(false, Ordering::Relaxed);
+            std::mem::take(&mut *list)
+        };
+        for w in waiters {
+            let _ = fabric.mailbox(world[w]).send(Envelope::Wake);
+        }
+    }
+}
+
+/// How many members have posted, and are done with, the steps of one slot index: a wait for
+/// every member at once waits for one count and is woken once, by the member that completes
+/// it, instead of once per member it finds missing (only kept for many ranks, see
+/// [`TOTALS_FROM`]: the count is a write to one shared line per member and step).
+struct Totals {
+    posted: AtomicU64,
+    done: AtomicU64,
+    waiters: Waiters,
+}
+
+/// From this many ranks on, waits for every member use [`Totals`].
+const TOTALS_FROM: usize = 16;
+
 /// What a member's step counters and wake-up list are (one cache line of their own, apart
 /// from the slots that readers poll).
 struct Member {
     /// Steps finished: it no longer reads others' posts of them (written by the owner).
     done: AtomicU64,
     /// Members parked until this one bumps a stamp or `done`.
-    waiters: Mutex<Vec<usize>>,
-    has_waiters: AtomicBool,
+    waiters: Waiters,
     /// Readers inside this member's lent post right now.
     reading: AtomicUsize,
     /// `s + 1` once this member withdrew its lent post of step `s` (the run is aborting).
@@ -168,8 +225,7 @@ impl Part {
         Part {
             member: CachePadded::new(Member {
                 done: AtomicU64::new(0),
-                waiters: Mutex::new(Vec::new()),
-                has_waiters: AtomicBool::new(false),
+                waiters: Waiters::new(),
                 reading: AtomicUsize::new(0),
                 withdrawn: AtomicU64::new(0),
             }),
@@ -208,6 +264,8 @@ pub(crate) struct Arena {
     /// The world rank of each member (to wake it through its mailbox).
     world: Box<[usize]>,
     parts: Box<[Part]>,
+    /// Per slot index, for many ranks (see [`Totals`]).
+    totals: Option<Box<[CachePadded<Totals>]>>,
 }
 
 impl std::fmt::Debug for Arena {
@@ -239,13 +297,23 @@ impl Arena {
     /// The arena of a communicator whose collective context is `context`, with the members
     /// `world` (their world ranks, in communicator order).
     pub(crate) fn new(context: u32, world: &[usize]) -> Self {
+        let depth = depth(world.len());
+        let totals = (world.len() >= TOTALS_FROM).then(|| {
+            (0..depth)
+                .map(|_| {
+                    CachePadded::new(Totals {
+                        posted: AtomicU64::new(0),
+                        done: AtomicU64::new(0),
+                        waiters: Waiters::new(),
+                    })
+                })
+                .collect()
+        });
         Arena {
             context,
             world: world.into(),
-            parts: world
-                .iter()
-                .map(|_| Part::new(depth(world.len())))
-                .collect(),
+            parts: world.iter().map(|_| Part::new(depth)).collect(),
+            totals,
         }
     }
 
@@ -317,7 +385,7 @@ impl Arena {
         let result = f(&step);
         let s = step.s;
         drop(step); // this member is done reading
-        let released = (0..self.parts.len()).try_for_each(|r| self.wait(ep, me, r, s, Until::Done));
+        let released = self.wait_all(ep, me, s, Until::Done);
         if released.is_err() {
             // aborting: make sure no reader is in `data`, or will enter it, when we return
             let mine = &self.parts[me].member;
@@ -339,11 +407,11 @@ impl Arena {
         if let Some(last_use) = s.checked_sub(depth) {
             // `done` counters only grow: a minimum seen before still holds
             if own.min_done_seen.load(Ordering::Relaxed) <= last_use {
-                let mut min = u64::MAX;
-                for r in 0..self.parts.len() {
-                    self.wait(ep, me, r, last_use, Until::Done)?;
-                    min = min.min(self.parts[r].member.done.load(Ordering::Acquire));
-                }
+                self.wait_all(ep, me, last_use, Until::Done)?;
+                let min = (0..self.parts.len())
+                    .map(|r| self.parts[r].member.done.load(Ordering::Acquire))
+                    .min()
+                    .unwrap_or(u64::MAX);
                 own.min_done_seen.store(min, Ordering::Relaxed);
             }
         }
@@ -371,49 +439,84 @@ impl Arena {
             *slot.call.get() = step.call;
         }
         slot.stamp.store(step.s + 1, Ordering::Release);
-        self.wake_waiters(step.ep.fabric(), step.me);
+        self.count(step.ep.fabric(), step.s, Until::Posted);
+        self.parts[step.me]
+            .member
+            .waiters
+            .wake(step.ep.fabric(), &self.world);
     }
 
-    /// Wakes every member parked until `me` posted or finished a step (call after the store).
-    fn wake_waiters(&self, fabric: &Fabric, me: usize) {
-        fence(Ordering::SeqCst);
-        let mine = &self.parts[me].member;
-        if !mine.has_waiters.load(Ordering::Relaxed) {
+    /// Counts one more member that posted (or is done with) step `s`, for [`Totals`]; the one
+    /// that completes the count wakes those who wait for it.
+    fn count(&self, fabric: &Fabric, s: u64, what: Until) {
+        let Some(totals) = &self.totals else {
             return;
-        }
-        let waiters = {
-            let mut list = mine.waiters.lock().unwrap_or_else(|e| e.into_inner());
-            mine.has_waiters.store(false, Ordering::Relaxed);
-            std::mem::take(&mut *list)
         };
-        for w in waiters {
-            let _ = fabric.mailbox(self.world[w]).send(Envelope::Wake);
+        let t = &totals[s as usize % totals.len()];
+        let counter = match what {
+            Until::Posted => &t.posted,
+            Until::Done => &t.done,
+        };
+        if counter.fetch_add(1, Ordering::AcqRel) + 1 == self.complete(s, totals.len()) {
+            t.waiters.wake(fabric, &self.world);
+        }
+    }
+
+    /// The count of a slot index's [`Totals`] once every member has posted (or is done with)
+    /// step `s`: each generation of the index adds one per member.
+    fn complete(&self, s: u64, depth: usize) -> u64 {
+        (s / depth as u64 + 1) * self.parts.len() as u64
+    }
+
+    /// Waits until every member has posted step `s` (or is done with it): on one count when
+    /// there are [`Totals`], else member by member.
+    fn wait_all(&self, ep: &Endpoint, me: usize, s: u64, until: Until) -> Result<()> {
+        let Some(totals) = &self.totals else {
+            return (0..self.parts.len()).try_for_each(|r| self.wait(ep, me, r, s, until));
+        };
+        let t = &totals[s as usize % totals.len()];
+        let complete = self.complete(s, totals.len());
+        let ready = || {
+            let counter = match until {
+                Until::Posted => &t.posted,
+                Until::Done => &t.done,
+            };
+            counter.load(Ordering::Acquire) >= complete
+        };
+        if ready() {
+            return Ok(());
+        }
+        // described as waiting for the first member that has not got there
+        let missing = (0..self.parts.len())
+            .find(|&r| !self.reached(r, s, until))
+            .unwrap_or(me);
+        let waiting = Waiting::Shared {
+            context: self.context,
+            member: missing,
+        };
+        ep.wait_until(waiting, ready, || t.waiters.register(me))
+    }
+
+    /// Whether member `r` has posted step `s` (or is done with it).
+    fn reached(&self, r: usize, s: u64, until: Until) -> bool {
+        let part = &self.parts[r];
+        match until {
+            Until::Posted => part.slot(s).stamp.load(Ordering::Acquire) > s,
+            Until::Done => part.member.done.load(Ordering::Acquire) > s,
         }
     }
 
     /// Waits until member `r` has posted step `s` (its slot's stamp) or is done with it.
     fn wait(&self, ep: &Endpoint, me: usize, r: usize, s: u64, until: Until) -> Result<()> {
-        let part = &self.parts[r];
-        let ready = || match until {
-            Until::Posted => part.slot(s).stamp.load(Ordering::Acquire) > s,
-            Until::Done => part.member.done.load(Ordering::Acquire) > s,
-        };
+        let ready = || self.reached(r, s, until);
         if ready() {
             return Ok(());
         }
-        let member = &part.member;
-        let register = || {
-            let mut list = member.waiters.lock().unwrap_or_else(|e| e.into_inner());
-            list.push(me);
-            member.has_waiters.store(true, Ordering::Relaxed);
-            drop(list);
-            fence(Ordering::SeqCst);
-        };
         let waiting = Waiting::Shared {
             context: self.context,
             member: r,
         };
-        ep.wait_until(waiting, ready, register)
+        ep.wait_until(waiting, ready, || self.parts[r].member.waiters.register(me))
     }
 }
 
@@ -441,6 +544,45 @@ impl std::fmt::Debug for Step<'_> {
 impl Step<'_> {
     fn own_slot(&self) -> &Slot {
         self.arena.parts[self.me].slot(self.s)
+    }
+
+    /// The number of this step among the member's steps on the communicator (0, 1, …).
+    pub(crate) fn number(&self) -> u64 {
+        self.s
+    }
+
+    /// Looks, without waiting, at the post of the next member (`me + 1`, around) if it is
+    /// there, and fails as [`Step::read`] does if that member is in another collective call.
+    /// For the ranks of a rooted collective that read no post or only the root's: where ranks
+    /// disagree about the root, some rank then sees a neighbour that disagrees (one that
+    /// disagrees with nobody's neighbour agrees with everybody), unless that neighbour has not
+    /// posted yet.
+    pub(crate) fn check_next(&self) -> Result<()> {
+        let r = (self.me + 1) % self.arena.parts.len();
+        let slot = self.arena.parts[r].slot(self.s);
+        if r == self.me || slot.stamp.load(Ordering::Acquire) <= self.s {
+            return Ok(());
+        }
+        // SAFETY: as in `read`: the stamp says the post of this step is there, and its owner
+        // cannot write the slot again while this member is not done with the step.
+        let post = unsafe { *slot.post.get() };
+        if post.key != self.key {
+            // SAFETY: as above.
+            let theirs = unsafe { *slot.call.get() };
+            if theirs != self.call {
+                return Err(self.mismatch(r, theirs));
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits until every member has posted this step (one wait, where many single ones would
+    /// each park and be woken): for algorithms that read every post.
+    pub(crate) fn await_all(&self) -> Result<()> {
+        if self.arena.totals.is_none() {
+            return Ok(()); // few members: `read` waits for each, which costs no more
+        }
+        self.arena.wait_all(self.ep, self.me, self.s, Until::Posted)
     }
 
     /// Waits for member `r`'s post of this step, checks that `r` is in the same collective call
@@ -495,11 +637,17 @@ impl Step<'_> {
 
 impl Drop for Step<'_> {
     fn drop(&mut self) {
-        self.arena.parts[self.me]
+        let arena = self.arena;
+        let fabric = self.ep.fabric();
+        arena.parts[self.me]
             .member
             .done
             .store(self.s + 1, Ordering::Release);
-        self.arena.wake_waiters(self.ep.fabric(), self.me);
+        arena.count(fabric, self.s, Until::Done);
+        arena.parts[self.me]
+            .member
+            .waiters
+            .wake(fabric, &arena.world);
     }
 }
 

@@ -2,7 +2,7 @@
 //! its entries (adjacent entries of one basic type merged into one block), resized to the map's
 //! lb and extent, so MPI's size, extent, true extent and packed bytes are rpar's.
 
-use crate::datatype::{BasicType, Datatype, TypeMap};
+use crate::datatype::{Access, BasicType, CommittedType, Datatype, TypeMap};
 use crate::{Error, Result};
 use ::mpi::ffi;
 use ::mpi::ffi::MPI_Datatype;
@@ -105,10 +105,14 @@ pub(crate) fn build(map: &TypeMap) -> Result<MPI_Datatype> {
 /// handing rpar's types to MPI code of your own (through [`MpiDatatype::as_raw`] and rsmpi), and
 /// for checking that MPI sees rpar's type maps as rpar does.
 ///
-/// ```no_run
+/// Only with the `mpi` cargo feature, like the examples here, which run as doc tests with it:
+/// making one initialises MPI if it is not yet (a singleton process when no launcher started
+/// the program), and MPI is finalised when the process exits.
+///
+/// ```
 /// use rpar::{BasicType, TypeMap};
 /// let column = TypeMap::vector(3, 1, 4, &TypeMap::basic(BasicType::F64))?;
-/// let t = rpar::mpi::MpiDatatype::new(&column)?; // needs MPI initialised
+/// let t = rpar::mpi::MpiDatatype::new(&column)?;
 /// assert_eq!((t.size(), t.extent()), (24, (0, 72)));
 /// # Ok::<(), rpar::Error>(())
 /// ```
@@ -117,15 +121,35 @@ pub struct MpiDatatype {
     raw: MPI_Datatype,
     /// Whether the handle is ours to free (not one of MPI's predefined types).
     owned: bool,
+    /// The type map, compiled, of a datatype made from one ([`MpiDatatype::new`]): what
+    /// [`MpiDatatype::pack`] checks a buffer against before MPI reads it.
+    committed: Option<CommittedType>,
 }
 
 impl MpiDatatype {
-    /// The MPI datatype of `map` (MPI must be initialised: call it inside a run on MPI).
+    /// The MPI datatype of `map` (MPI_Type_create_struct, MPI_Type_create_resized,
+    /// MPI_Type_commit), initialising MPI first if it is not yet.
+    ///
+    /// Errors: [`Error::InvalidArgument`] if MPI could not be initialised, or if the map has more
+    /// blocks of adjacent entries than an MPI `int` counts.
+    ///
+    /// Cost: O(entries) to merge adjacent entries of one basic type into blocks, then MPI's
+    /// commit.
+    ///
+    /// ```
+    /// use rpar::{BasicType::*, TypeMap};
+    /// // a u8 and an f64 with 7 bytes of padding between: 9 bytes of data in 16
+    /// let map = TypeMap::from_parts(vec![(U8, 0), (F64, 8)], 0, 16);
+    /// let t = rpar::mpi::MpiDatatype::new(&map)?;
+    /// assert_eq!((t.size(), t.extent()), (map.size(), (map.lb(), map.extent())));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn new(map: &TypeMap) -> Result<MpiDatatype> {
         super::setup::ensure_initialized()?;
         Ok(MpiDatatype {
             raw: build(map)?,
             owned: true,
+            committed: Some(map.commit()),
         })
     }
 
@@ -143,6 +167,7 @@ impl MpiDatatype {
             return Ok(MpiDatatype {
                 raw: build(&map)?,
                 owned: true,
+                committed: None,
             });
         };
         let n = map.size() / b.size();
@@ -150,6 +175,7 @@ impl MpiDatatype {
             return Ok(MpiDatatype {
                 raw: t,
                 owned: false,
+                committed: None,
             });
         }
         let n = i32::try_from(n).map_err(|_| {
@@ -166,15 +192,40 @@ impl MpiDatatype {
             ffi::MPI_Type_commit(&mut raw);
             raw
         };
-        Ok(MpiDatatype { raw, owned: true })
+        Ok(MpiDatatype {
+            raw,
+            owned: true,
+            committed: None,
+        })
     }
 
-    /// The raw handle, for MPI calls of your own.
+    /// The raw handle (an `MPI_Datatype`), for MPI calls of your own through rsmpi. It stays
+    /// owned by `self`: valid while `self` lives, and not to be freed.
+    ///
+    /// ```
+    /// use rpar::mpi::{rsmpi::ffi, MpiDatatype};
+    /// use rpar::{Datatype, TypeMap};
+    /// let t = MpiDatatype::new(&TypeMap::vector(2, 2, 3, &i32::type_map())?)?;
+    /// let mut size = 0;
+    /// // SAFETY: `t` is a live committed datatype; MPI writes its size into `size`.
+    /// unsafe { ffi::MPI_Type_size(t.as_raw(), &mut size) };
+    /// assert_eq!((size, t.size()), (16, 16));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn as_raw(&self) -> MPI_Datatype {
         self.raw
     }
 
-    /// MPI_Type_size.
+    /// The bytes of data in one element, padding and gaps not counted (MPI_Type_size): what
+    /// [`TypeMap::size`] says.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let every_other = TypeMap::vector(4, 1, 2, &f32::type_map())?;
+    /// let t = rpar::mpi::MpiDatatype::new(&every_other)?;
+    /// assert_eq!((t.size(), every_other.size()), (16, 16));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn size(&self) -> usize {
         let mut size = 0;
         // SAFETY: `raw` is a live committed datatype; MPI writes the size.
@@ -182,7 +233,15 @@ impl MpiDatatype {
         size as usize
     }
 
-    /// MPI_Type_get_extent: `(lb, extent)`.
+    /// MPI_Type_get_extent: `(lb, extent)`, what [`TypeMap::lb`] and [`TypeMap::extent`] say.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let shifted = f64::type_map().resized(-8, 24)?;
+    /// let t = rpar::mpi::MpiDatatype::new(&shifted)?;
+    /// assert_eq!(t.extent(), (-8, 24));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn extent(&self) -> (isize, isize) {
         let (mut lb, mut extent) = (0, 0);
         // SAFETY: as in `size`.
@@ -190,7 +249,17 @@ impl MpiDatatype {
         (lb as isize, extent as isize)
     }
 
-    /// MPI_Type_get_true_extent: `(true lb, true extent)`.
+    /// MPI_Type_get_true_extent: `(true lb, true extent)`, the bytes the data spans whatever
+    /// the type was resized to; what [`TypeMap::true_lb`] and [`TypeMap::true_extent`] say.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let shifted = f64::type_map().resized(-8, 24)?;
+    /// let t = rpar::mpi::MpiDatatype::new(&shifted)?;
+    /// assert_eq!(t.true_extent(), (0, 8));
+    /// assert_eq!(t.true_extent(), (shifted.true_lb(), shifted.true_extent()));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn true_extent(&self) -> (isize, isize) {
         let (mut lb, mut extent) = (0, 0);
         // SAFETY: as in `size`.
@@ -199,7 +268,33 @@ impl MpiDatatype {
     }
 
     /// MPI_Pack of `count` elements laid out from element `origin` of `buf` (displacement 0
-    /// there): MPI's packed bytes. Fails if the elements do not lie within `buf`.
+    /// there): MPI's packed bytes, for comparing with
+    /// [`CommittedType::pack_to_vec_at`](crate::CommittedType::pack_to_vec_at).
+    ///
+    /// Errors: [`Error::InvalidArgument`] if the elements do not lie within `buf`, if an entry
+    /// of the type would land on padding or on a value of another basic type in `T`'s layout
+    /// (checked as rpar's own pack checks, so that MPI never reads padding), or if `count` or
+    /// the packed size exceeds what an MPI `int` counts.
+    ///
+    /// Cost: one copy of `count` elements' data, by MPI.
+    ///
+    /// ```
+    /// use rpar::{Datatype, Error, TypeMap};
+    /// let column = TypeMap::vector(3, 1, 4, &f64::type_map())?; // of a 3 x 4 matrix
+    /// let t = rpar::mpi::MpiDatatype::new(&column)?;
+    /// let m: Vec<f64> = (0..12).map(f64::from).collect();
+    /// let packed = t.pack(&m, 1, 1)?; // column 1
+    /// let expected: Vec<u8> = [1.0f64, 5.0, 9.0].iter().flat_map(|x| x.to_ne_bytes()).collect();
+    /// assert_eq!(packed, expected);
+    /// assert_eq!(packed, column.commit().pack_to_vec_at(&m, 1, 1)?);
+    /// // a second column starts one extent (9 f64) on: its last value would be past the end
+    /// assert!(matches!(t.pack(&m, 1, 2), Err(Error::InvalidArgument { .. })));
+    /// // a u32 at byte 12 of a Loc<f64, u32> is padding: refused before MPI reads it
+    /// let pad = rpar::mpi::MpiDatatype::new(&TypeMap::hindexed(&[(1, 12)], &u32::type_map())?)?;
+    /// let locs = [rpar::Loc { value: 1.0f64, index: 7u32 }];
+    /// assert!(matches!(pad.pack(&locs, 0, 1), Err(Error::InvalidArgument { .. })));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
     pub fn pack<T: Datatype>(&self, buf: &[T], origin: usize, count: usize) -> Result<Vec<u8>> {
         let origin = origin * std::mem::size_of::<T>();
         let bytes = std::mem::size_of_val(buf);
@@ -219,6 +314,12 @@ impl MpiDatatype {
                 return Err(bad());
             }
         }
+        if let Some(committed) = &self.committed {
+            let call = "MpiDatatype::pack";
+            committed
+                .inner
+                .check_buffer::<T>(call, origin, bytes, count, Access::Read)?;
+        }
         let n = i32::try_from(count).map_err(|_| bad())?;
         let out_len = self.size() * count;
         let out_len_mpi = i32::try_from(out_len).map_err(|_| bad())?;
@@ -226,7 +327,9 @@ impl MpiDatatype {
         let mut position = 0;
         let world = super::setup::world();
         // SAFETY: every byte the datatype names for `count` elements from `origin` lies in `buf`
-        // (checked above); `out` has room for the packed bytes.
+        // and, for a datatype made from a type map, is a data byte of `T`, never padding
+        // (checked above; the internal datatypes of `of` describe `T` itself, so they name
+        // exactly its data bytes); `out` has room for the packed bytes.
         unsafe {
             ffi::MPI_Pack(
                 buf.as_ptr().cast::<u8>().add(origin).cast(),

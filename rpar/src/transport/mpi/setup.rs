@@ -74,7 +74,18 @@ pub(crate) fn world_rank_and_size() -> (usize, usize) {
 
 /// Ends the whole job (MPI_Abort on `MPI_COMM_WORLD`) after printing why: one rank's failure
 /// aborts every process, as one rank's failure aborts every thread in-process.
+///
+/// The line is written in one piece and given a moment to travel: the launcher forwards each
+/// process's output asynchronously, and `MPI_Abort` kills the job, its forwarding included (a
+/// line written piece by piece, as `eprintln!` writes an unbuffered stderr, lost its tail in
+/// one CI run out of several).
 pub(crate) fn abort_job(rank: usize, error: &Error) -> ! {
-    eprintln!("rpar: rank {rank} failed, aborting the MPI job: {error}");
+    use std::io::Write;
+    let line = format!("rpar: rank {rank} failed, aborting the MPI job: {error}\n");
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(line.as_bytes());
+    let _ = stderr.flush();
+    drop(stderr);
+    std::thread::sleep(std::time::Duration::from_millis(200));
     world().abort(1)
 }
