@@ -195,7 +195,9 @@ impl ManagerWorker {
         let mut results: Vec<Option<R>> = Vec::new();
         // (first task, count) of the chunk each rank is working on.
         let mut handed = vec![(0usize, 0usize); farm.size()];
-        let mut stopped = Vec::with_capacity(farm.size() - 1);
+        // Workers that asked when no tasks were left: they wait for their reply until every
+        // chunk is back, so that a failure in a chunk still out reaches them too.
+        let mut idle = Vec::with_capacity(farm.size() - 1);
         let mut failure: Option<TaskFailure> = None;
         let mut active = farm.size() - 1;
         let mut stats = ManagerStats::default();
@@ -231,13 +233,10 @@ impl ManagerWorker {
                     Some(_) => Vec::new(),
                 };
                 if let Some(f) = &failure {
-                    let reply = [ABORT, f.rank as u64, f.task as u64];
-                    farm.send(&reply[..], worker, REPLY)?;
-                    farm.send(f.message.as_bytes(), worker, FAILURE)?;
+                    tell_failure(farm, f, worker)?;
                     active -= 1;
                 } else if chunk.is_empty() {
-                    farm.send(&[STOP, 0, 0][..], worker, REPLY)?;
-                    stopped.push(worker);
+                    idle.push(worker);
                     active -= 1;
                 } else {
                     let first = results.len();
@@ -249,12 +248,18 @@ impl ManagerWorker {
             }
             stats.busy += serve.elapsed();
         }
+        idle.sort_unstable();
         if let Some(f) = failure {
+            for &worker in &idle {
+                tell_failure(farm, &f, worker)?;
+            }
             return Err(f.into());
         }
-        stopped.sort_unstable();
-        let mut workers = Vec::with_capacity(stopped.len());
-        for rank in stopped {
+        for &worker in &idle {
+            farm.send(&[STOP, 0, 0][..], worker, REPLY)?;
+        }
+        let mut workers = Vec::with_capacity(idle.len());
+        for rank in idle {
             let mut encoded = [0u64; 4];
             farm.recv_into(&mut encoded[..], rank, STATS)?;
             workers.push(WorkerStats::decode(rank, encoded));
@@ -272,6 +277,12 @@ impl ManagerWorker {
             }),
         })
     }
+}
+
+/// The manager's reply to `worker` once a task has failed: stop, and why.
+fn tell_failure(farm: &Comm, f: &TaskFailure, worker: usize) -> Result<()> {
+    farm.send(&[ABORT, f.rank as u64, f.task as u64][..], worker, REPLY)?;
+    farm.send(f.message.as_bytes(), worker, FAILURE)
 }
 
 /// One rank: the manager computes every task itself, in order.
