@@ -7,7 +7,7 @@
 //! lanes it sends on and those it receives from).
 
 use super::fabric::{unreceived, Fabric, Failure};
-use super::lane::{Consumer, Pack, Producer};
+use super::lane::{Consumer, Notice, Pack, Producer};
 use super::message::{Data, Message, SmallMessage};
 use super::Wire;
 use crate::error::{BlockedCall, Warning};
@@ -491,9 +491,10 @@ impl Endpoint {
             }
         }
         if let Some(env) = self.pop_lane() {
-            self.lanes.streak.set(streak.wrapping_add(1));
+            self.lanes.streak.set(self.lanes.streak.get() + 1);
             return Some(env);
         }
+        self.lanes.streak.set(0);
         self.rx.try_recv().ok()
     }
 
@@ -539,41 +540,55 @@ impl Endpoint {
             fabric.note_warnings(vec![unreceived(to, &header, &message)]);
             return;
         }
-        // on the MPI transport the blocking loop polls only the mailbox (and MPI)
-        if self.wire.is_none() {
-            let mut out = self.lanes.out.borrow_mut();
-            if out.is_empty() {
-                out.resize_with(fabric.size(), || Route::Mailbox { sent: 0 });
-            }
-            let route = &mut out[to];
-            if let Route::Mailbox { sent } = route {
-                *sent += 1;
-                if *sent > PROMOTE_AFTER {
-                    *route = self.open_lane(to);
-                }
-            }
-            if let Route::Lane(lane) = route {
-                let rendezvous = message.data.rendezvous();
-                lane.push(Envelope::Msg(header, message));
-                let notice = inbox.after_push();
+        let rendezvous = message.data.rendezvous();
+        let closed = match self.push_to_lane(to, Envelope::Msg(header, message)) {
+            Ok(notice) => {
                 if notice.wake {
                     let _ = fabric.mailbox(to).send(Envelope::Wake);
                 }
-                if notice.closed {
-                    // the receiver finished: its last drain took the message (and dropped the
-                    // ticket), or the sweep at the end of the run will; either way nobody
-                    // will read the buffer, so do not wait for that
-                    if let Some(pending) = rendezvous {
-                        pending.cancel();
-                    }
-                }
-                return;
+                notice.closed
+            }
+            Err(envelope) => {
+                // cannot fail: the fabric keeps a receiving end of every mailbox
+                let _ = fabric.mailbox(to).send(envelope);
+                rendezvous.is_some() && inbox.closed_after_send()
+            }
+        };
+        if closed {
+            // the receiver finished: its last drain took the message (and dropped the ticket),
+            // or the sweep at the end of the run will; either way nobody will read the
+            // buffer, so do not wait for that
+            if let Some(pending) = rendezvous {
+                pending.cancel();
             }
         }
-        if let Err(back) = fabric.mailbox(to).send(Envelope::Msg(header, message)) {
-            if let Envelope::Msg(h, m) = back.into_inner() {
-                fabric.note_warnings(vec![unreceived(to, &h, &m)]);
+    }
+
+    /// Pushes `envelope` into this rank's lane to world rank `to`, opening the lane if the pair
+    /// has earned one; gives it back if the pair keeps to the mailbox.
+    #[inline]
+    fn push_to_lane(&self, to: usize, envelope: Envelope) -> std::result::Result<Notice, Envelope> {
+        // on the MPI transport the blocking loop polls only the mailbox (and MPI)
+        if self.wire.is_some() {
+            return Err(envelope);
+        }
+        let mut out = self.lanes.out.borrow_mut();
+        if out.is_empty() {
+            out.resize_with(self.fabric.size(), || Route::Mailbox { sent: 0 });
+        }
+        let route = &mut out[to];
+        if let Route::Mailbox { sent } = route {
+            *sent += 1;
+            if *sent > PROMOTE_AFTER {
+                *route = self.open_lane(to);
             }
+        }
+        match route {
+            Route::Lane(lane) => {
+                lane.push(envelope);
+                Ok(self.fabric.inbox(to).after_push())
+            }
+            Route::Mailbox { .. } | Route::MailboxOnly => Err(envelope),
         }
     }
 
@@ -1068,7 +1083,7 @@ impl Endpoint {
     ///
     /// It first marks the rank finished (`Inbox::close`), so that a lane producer either pushes
     /// before the drain below looks (and the drain finds the message) or sees the mark; what is
-    /// pushed after the drain stays in the lane until `Fabric::sweep_lanes` counts it.
+    /// pushed after the drain stays in the lane until `Fabric::sweep_unreceived` counts it.
     pub(crate) fn finish(&self) -> Vec<Warning> {
         self.fabric.inbox(self.world_rank).close();
         let unreceived = |h: &Header, m: &Message| unreceived(self.world_rank, h, m);

@@ -85,10 +85,14 @@ fn spin_rounds(n: usize) -> u32 {
 #[derive(Debug)]
 pub(crate) struct Fabric {
     mailboxes: Vec<Sender<Envelope>>,
+    /// A receiving end of every mailbox besides its rank's: what is sent to a rank after its
+    /// last look stays here (rather than vanishing with the rank's own end) until
+    /// [`Fabric::sweep_unreceived`] counts it.
+    kept: Vec<Receiver<Envelope>>,
     /// Per rank: whether it is parked or finished, and how many lanes lead to it.
     inboxes: Vec<CachePadded<Inbox>>,
     /// Every lane made in the run, with the world rank it leads to: what is left in them when
-    /// the run ends was never received ([`Fabric::sweep_lanes`]).
+    /// the run ends was never received ([`Fabric::sweep_unreceived`]).
     lanes: Mutex<Vec<(usize, Kept<Envelope>)>>,
     aborted: AtomicBool,
     failure: OnceLock<(usize, Failure)>,
@@ -108,9 +112,11 @@ pub(crate) struct Fabric {
 impl Fabric {
     /// A fabric of `n` mailboxes, with the receiving end of each.
     pub(crate) fn new(n: usize, poll_budget: Duration) -> (Fabric, Vec<Receiver<Envelope>>) {
-        let (txs, rxs) = (0..n).map(|_| crossbeam::channel::unbounded()).unzip();
+        let (txs, rxs): (_, Vec<Receiver<Envelope>>) =
+            (0..n).map(|_| crossbeam::channel::unbounded()).unzip();
         let fabric = Fabric {
             mailboxes: txs,
+            kept: rxs.clone(),
             inboxes: (0..n).map(|_| CachePadded::default()).collect(),
             lanes: Mutex::new(Vec::new()),
             aborted: AtomicBool::new(false),
@@ -142,7 +148,7 @@ impl Fabric {
         &self.inboxes[rank]
     }
 
-    /// A new lane to world rank `to`, kept here too for [`Fabric::sweep_lanes`].
+    /// A new lane to world rank `to`, kept here too for [`Fabric::sweep_unreceived`].
     pub(crate) fn new_lane(&self, to: usize) -> (Producer<Envelope>, Consumer<Envelope>) {
         let (producer, consumer, lane) = lane();
         self.lanes
@@ -152,10 +158,27 @@ impl Fabric {
         (producer, consumer)
     }
 
-    /// At the end of a run, once every rank's thread has ended: the messages left in lanes
-    /// (sent to a rank after its last look at them, in `Endpoint::finish`) were never received.
-    pub(crate) fn sweep_lanes(&self) {
+    /// At the end of a run, once every rank's thread has ended: the messages left in mailboxes
+    /// and lanes (sent to a rank after its last look at them, in `Endpoint::finish`) were never
+    /// received. Each is counted here or by that last look, never by both.
+    pub(crate) fn sweep_unreceived(&self) {
         let mut left = Vec::new();
+        for (to, mailbox) in self.kept.iter().enumerate() {
+            while let Ok(envelope) = mailbox.try_recv() {
+                match envelope {
+                    Envelope::Msg(h, m) => left.push(unreceived(to, &h, &m)),
+                    // a lane opened after the last look: what went through it, then drop it
+                    Envelope::Lane(mut lane) => {
+                        while let Some(envelope) = lane.pop() {
+                            if let Envelope::Msg(h, m) = &envelope {
+                                left.push(unreceived(to, h, m));
+                            }
+                        }
+                    }
+                    Envelope::Wake | Envelope::Abort => {}
+                }
+            }
+        }
         for (to, lane) in self
             .lanes
             .lock()

@@ -302,14 +302,16 @@ impl<T: Pack> Producer<T> {
             }
             // SAFETY: `tail.block` is live (as above) and `tail.index < BLOCK_SLOTS`.
             let slot = unsafe { &(*tail.block).slots[tail.index] };
-            // SAFETY (both writes): the slot at `tail` is `EMPTY`, so the consumer does not read
-            // it; the producer writes it once (invariant 2), before it publishes it just below.
+            // the slot at `tail` is `EMPTY`, so the consumer does not read it; the producer
+            // writes it once (invariant 2), before it publishes it just below
             let state = match value.pack() {
                 Ok(small) => {
+                    // SAFETY: see above: the small value is written once, unread until published.
                     slot.head.small.with_mut(|v| unsafe { (*v).write(small) });
                     SMALL
                 }
                 Err(value) => {
+                    // SAFETY: see above: the value in full is written once, unread until published.
                     slot.full.with_mut(|v| unsafe { (*v).write(value) });
                     FULL
                 }
@@ -414,6 +416,15 @@ impl Inbox {
         }
     }
 
+    /// Producer, after a send through the receiver's mailbox: whether the receiver has
+    /// finished (then its last drain may have missed the message, which stays in the mailbox
+    /// for the sweep). The same pairing of fences as [`Inbox::after_push`].
+    #[inline]
+    pub(crate) fn closed_after_send(&self) -> bool {
+        fence(Ordering::SeqCst);
+        self.state.load(Ordering::Relaxed) & CLOSED != 0
+    }
+
     /// Receiver: about to park. It must look at its lanes once more after this, and park only
     /// if they are empty (a push that this look misses sees `PARKED`).
     pub(crate) fn park(&self) {
@@ -470,7 +481,7 @@ mod cell {
 impl Pack for u32 {
     type Small = u32;
     fn pack(self) -> Result<u32, u32> {
-        if self % 2 == 0 {
+        if self.is_multiple_of(2) {
             Ok(self)
         } else {
             Err(self)
@@ -500,7 +511,7 @@ mod tests {
     impl Pack for Vec<u8> {
         type Small = Vec<u8>;
         fn pack(self) -> Result<Self, Self> {
-            if self.len() % 2 == 0 {
+            if self.len().is_multiple_of(2) {
                 Ok(self)
             } else {
                 Err(self)
@@ -735,7 +746,7 @@ mod loom_model {
             }
             drop(c);
             let (counted, warned) = t.join().unwrap();
-            // the sweep after the run (`Fabric::sweep_lanes`): what neither took
+            // the sweep after the run (`Fabric::sweep_unreceived`): what neither took
             let lane = lane.alone().expect("both ends are gone");
             let left: Vec<u32> = std::iter::from_fn(|| lane.take_left()).collect();
             // every value is counted exactly once

@@ -158,7 +158,11 @@ impl Waiters {
     /// waiter's next look sees what it waits for, or the notifier sees the waiter.
     fn register(&self, me: usize) {
         let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
-        list.push(me);
+        // once: a member may register again after a `Wake` that was not this list's (a lane
+        // producer's), while it is still on it
+        if !list.contains(&me) {
+            list.push(me);
+        }
         self.any.store(true, Ordering::Relaxed);
         drop(list);
         fence(Ordering::SeqCst);

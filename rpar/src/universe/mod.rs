@@ -442,7 +442,7 @@ impl Universe {
             return Err(failure.clone().into_error(*rank));
         }
         trace_written.transpose()?;
-        fabric.sweep_lanes();
+        fabric.sweep_unreceived();
         let warnings = fabric.take_warnings();
         if self.strict && !warnings.is_empty() {
             return Err(Error::Leaks { warnings });
@@ -536,7 +536,6 @@ where
 {
     let ep = world.endpoint().clone();
     let outcome = catch_unwind(AssertUnwindSafe(|| program(world)));
-    fabric.watch().finished(rank);
     let result = match outcome {
         Ok(Ok(r)) => {
             fabric.note_warnings(ep.finish());
@@ -551,6 +550,9 @@ where
             None
         }
     };
+    // only now: until `finish` has dropped the rendezvous tickets sent to this rank, their
+    // senders are parked on it, and the deadlock watch must not count this rank out
+    fabric.watch().finished(rank);
     RankOutcome {
         result,
         trace: ep.trace().map(|t| t.take()),
