@@ -1060,8 +1060,14 @@ impl Endpoint {
         self.release_all_borrowed();
         while !done() {
             self.check_live()?;
-            if let Some(m) = self.pump(waiting, None, true)? {
-                self.put_back(m);
+            if let Some((header, message)) = self.next_envelope(waiting)? {
+                // a rendezvous offer that comes while this send waits is copied out, so that
+                // two ranks sending to each other do not wait for each other; but once this
+                // send is done (the offer of a reply, through a lane, can overtake the `Wake`
+                // that says so) the receive that this rank is about to post copies it once
+                let release_borrowed = !done();
+                let unwanted = self.file(header, message, None, release_borrowed);
+                debug_assert!(unwanted.is_none(), "no message is wanted here");
             }
         }
         Ok(())
