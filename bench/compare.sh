@@ -3,9 +3,12 @@
 # examples/pack_bench) in one go
 # on this machine, and prints one table: figure, MPICH, Open MPI, rpar, and rpar against the
 # better peer (>1 means rpar is better: for times that is peer/rpar, for rates rpar/peer).
+# The peers' figures move by 30-50% from one run to the next on a small machine, so it runs
+# all of them ROUNDS times (default 3), peers and rpar in turn, and the table gives each
+# figure's median over the rounds; the raw lines stay in the output folder.
 # With MPICH's mpiexec and libclang present it also builds osu with the `mpi` feature and runs
 # it under mpiexec.mpich -n 2, 4 and 8: the "rpar on MPI" column (set RPAR_NO_MPI=1 to skip).
-# Usage: bench/compare.sh [out-dir]   (default: target/bench); takes a few minutes.
+# Usage: [ROUNDS=n] bench/compare.sh [out-dir]   (default: target/bench); takes a few minutes.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/target/bench}
@@ -13,10 +16,16 @@ mkdir -p "$out"
 peers=$top/../shared/peers/run.sh
 [[ -x $peers ]] || peers=$top/shared/peers/run.sh
 echo "peers: $peers" >&2
-bash "$peers" > "$out/peers.jsonl"
-(cd "$top" && cargo run -q --release --example osu -- --json) > "$out/rpar.jsonl"
-# pack throughput of the peers' two vector types (and a memcpy of the same bytes, same round)
-(cd "$top" && cargo run -q --release --example pack_bench) | grep '^{' >> "$out/rpar.jsonl"
+(cd "$top" && cargo build -q --release --example osu --example pack_bench)
+: > "$out/peers.jsonl"
+: > "$out/rpar.jsonl"
+for ((round = 1; round <= ${ROUNDS:-3}; round++)); do
+  echo "round $round" >&2
+  bash "$peers" >> "$out/peers.jsonl"
+  "$top/target/release/examples/osu" --json >> "$out/rpar.jsonl"
+  # pack throughput of the peers' two vector types (and a memcpy of the same bytes, same round)
+  "$top/target/release/examples/pack_bench" | grep '^{' >> "$out/rpar.jsonl"
+done
 files=("$out/peers.jsonl" "$out/rpar.jsonl")
 if [[ -z ${RPAR_NO_MPI:-} ]] && command -v mpiexec.mpich >/dev/null; then
   (cd "$top" && MPICC=mpicc.mpich CARGO_TARGET_DIR=target/mpi \

@@ -1,9 +1,11 @@
 """Joins the JSON lines of the MPI peers and of rpar by (figure, ranks, bytes) and prints a
-Markdown table with rpar's ratio against the better peer (>1: rpar is better)."""
+Markdown table with rpar's ratio against the better peer (>1: rpar is better). A figure given
+several times (several rounds of bench/compare.sh) counts with its median."""
 import json
+import statistics
 import sys
 
-rows = {}
+values = {}
 for path in sys.argv[1:]:
     for line in open(path):
         line = line.strip()
@@ -11,7 +13,11 @@ for path in sys.argv[1:]:
             continue
         r = json.loads(line)
         key = (r["figure"], r.get("ranks", 2), r["bytes"])
-        rows.setdefault(key, {})[r["peer"]] = r["value"]
+        values.setdefault(key, {}).setdefault(r["peer"], []).append(r["value"])
+rows = {
+    key: {peer: statistics.median(v) for peer, v in by_peer.items()}
+    for key, by_peer in values.items()
+}
 
 
 def better_is_higher(figure):

@@ -10,9 +10,10 @@ use std::path::Path;
 
 type Series = BTreeMap<String, Vec<(f64, f64)>>;
 
-/// (peer, figure, ranks, bytes, value) from every JSON line of the files in `dir`.
+/// (peer, figure, ranks, bytes, value) from the JSON lines of the files in `dir`; a figure
+/// given several times (several rounds of `bench/compare.sh`) with its median.
 fn load(dir: &Path) -> Vec<(String, String, u64, u64, f64)> {
-    let mut rows = Vec::new();
+    let mut values: BTreeMap<(String, String, u64, u64), Vec<f64>> = BTreeMap::new();
     for name in ["peers.jsonl", "rpar.jsonl"] {
         let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
             continue;
@@ -22,16 +23,25 @@ fn load(dir: &Path) -> Vec<(String, String, u64, u64, f64)> {
                 Ok(v) => v,
                 Err(_) => continue,
             };
-            rows.push((
+            let key = (
                 v["peer"].as_str().unwrap_or("?").to_string(),
                 v["figure"].as_str().unwrap_or("?").to_string(),
                 v["ranks"].as_u64().unwrap_or(2),
                 v["bytes"].as_u64().unwrap_or(0),
-                v["value"].as_f64().unwrap_or(0.0),
-            ));
+            );
+            values
+                .entry(key)
+                .or_default()
+                .push(v["value"].as_f64().unwrap_or(0.0));
         }
     }
-    rows
+    values
+        .into_iter()
+        .map(|((peer, figure, ranks, bytes), mut v)| {
+            v.sort_by(f64::total_cmp);
+            (peer, figure, ranks, bytes, v[v.len() / 2])
+        })
+        .collect()
 }
 
 fn chart(
