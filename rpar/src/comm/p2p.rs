@@ -31,7 +31,7 @@ impl Comm {
     /// [`Error::InvalidTag`] for a negative tag, [`Error::Aborted`] if the run was aborted, and
     /// for large messages [`Error::PeerFinished`] if the receiver finished without receiving it
     /// or [`Error::Deadlock`] if every rank is blocked. A small message to a rank that has
-    /// finished is no error: the run reports it as a [`Warning::Unreceived`].
+    /// finished is no error: the run reports it as a [`Warning::Unreceived`](crate::Warning::Unreceived).
     ///
     /// ```
     /// let got = rpar::run(2, |world| {
