@@ -60,6 +60,7 @@ mod scratch;
 mod select;
 mod shared;
 mod shift;
+mod typed;
 
 pub use allgather::Allgather;
 pub use allreduce::Allreduce;
