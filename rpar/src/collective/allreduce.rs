@@ -23,8 +23,9 @@
 //!
 //! For a non-commutative operator every algorithm but the ring combines adjacent rank groups
 //! only, lower on the left, so it gets the rank-ordered result; all ranks get bitwise the same
-//! result. The ring refuses such an operator ([`Error::InvalidArgument`](crate::Error::InvalidArgument)) rather
-//! than run another algorithm than the one chosen.
+//! result. The ring refuses such an operator
+//! ([`Error::InvalidArgument`](crate::Error::InvalidArgument)) rather than run another algorithm
+//! than the one chosen.
 
 use super::op::ReduceOp;
 use super::reduce::{even_slots, reduce_run, Reduce};
@@ -56,12 +57,12 @@ const CALL: &str = "allreduce";
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by the rank count `p` and the bytes `n` of each rank's vector (the table of
-/// `rpar::collective`'s defaults): in-process, where the ranks share memory, `SharedMemory`;
-/// elsewhere (recordings; on MPI, `Auto` runs `MPI_Allreduce` for a predefined operator)
-/// [`Allreduce::select`]. Commutativity does not change the choice: `Ring`, the one algorithm
-/// that would reorder a non-commutative operator's operands (and refuses it), is never the
-/// default.
+/// `Auto` picks by the rank count `p` and the bytes `n` of each rank's vector (the table of every
+/// operation's defaults in `rpar/src/collective/mod.rs`): in-process, where the ranks share memory,
+/// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Allreduce` for a predefined
+/// operator) [`Allreduce::select`]. Commutativity does not change the choice: `Ring`, the one
+/// algorithm that would reorder a non-commutative operator's operands (and refuses it), is never
+/// the default.
 ///
 /// | p | n | choice |
 /// |---|---|---|

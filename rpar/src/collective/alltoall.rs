@@ -47,12 +47,12 @@ const CALL_V: &str = "alltoallv";
 /// Each variant's cost is for `p` ranks and `m` the bytes of one block (one rank to one rank):
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by the ranks `p` and the bytes `m` of one block (the table of
-/// `rpar::collective`'s defaults; tuned on the 2-core machine with
-/// `cargo bench --bench collective_move`): in-process, where the ranks share memory and the
-/// blocks are equal, `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Alltoall`)
-/// [`Alltoall::select`]. Alltoallv, whose block sizes differ, takes `Pairwise`, and
-/// [`Comm::alltoall_owned`], whose blocks move rather than being copied, `Linear`.
+/// `Auto` picks by the ranks `p` and the bytes `m` of one block (the table of every operation's
+/// defaults in `rpar/src/collective/mod.rs`; tuned on the 2-core machine with `cargo bench --bench
+/// collective_move`): in-process, where the ranks share memory and the blocks are equal,
+/// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Alltoall`) [`Alltoall::select`].
+/// Alltoallv, whose block sizes differ, takes `Pairwise`, and [`Comm::alltoall_owned`], whose
+/// blocks move rather than being copied, `Linear`.
 ///
 /// | ranks `p` | block `m` | algorithm |
 /// |---|---|---|
@@ -512,7 +512,8 @@ impl Comm {
     ///     // rank r exchanges r + j + 1 elements with rank j
     ///     let counts: Vec<usize> = (0..3).map(|j| r + j + 1).collect();
     ///     let displs = [0, counts[0], counts[0] + counts[1]];
-    ///     let mut buf: Vec<u8> = (0..3).flat_map(|j| vec![(10 * r + j) as u8; counts[j]]).collect();
+    ///     let block = |j: usize| vec![(10 * r + j) as u8; counts[j]];
+    ///     let mut buf: Vec<u8> = (0..3).flat_map(block).collect();
     ///     world.alltoallv_in_place(&mut buf, &counts, &displs)?;
     ///     Ok(buf)
     /// })?;

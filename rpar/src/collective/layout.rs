@@ -273,7 +273,9 @@ pub(crate) fn check_recv_blocks(
             Err(Error::invalid(
                 call,
                 format!(
-                    "the blocks of rank {a} ({ca} elements at displacement {da}) and rank {b}                      ({cb} elements at displacement {db}) overlap in the receive buffer: every                      element may be received once only"
+                    "the blocks of rank {a} ({ca} elements at displacement {da}) and rank {b} \
+                     ({cb} elements at displacement {db}) overlap in the receive buffer: every \
+                     element may be received once only"
                 ),
             ))
         }

@@ -40,10 +40,10 @@ const CALL: &str = "reduce";
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by the rank count `p` and the bytes `n` of each rank's input (the table of
-/// `rpar::collective`'s defaults): in-process, where the ranks share memory, `SharedMemory`;
-/// elsewhere (recordings; on MPI, `Auto` runs `MPI_Reduce` for a predefined operator)
-/// [`Reduce::select`] (the operator's commutativity does not change the choice: every
+/// `Auto` picks by the rank count `p` and the bytes `n` of each rank's input (the table of every
+/// operation's defaults in `rpar/src/collective/mod.rs`): in-process, where the ranks share memory,
+/// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Reduce` for a predefined
+/// operator) [`Reduce::select`] (the operator's commutativity does not change the choice: every
 /// algorithm gets the rank-ordered result for a non-commutative operator):
 ///
 /// | p | n | choice |
