@@ -109,7 +109,21 @@ fn check<T: PartialEq + Debug>(
     )))
 }
 
-/// Runs every algorithm of every operation on one rank and checks it.
+/// Checks that a ring algorithm refused a non-commutative operator (it would reorder the
+/// operands) with `InvalidArgument`.
+fn refused<R>(got: rpar::Result<R>, what: impl FnOnce() -> String) -> rpar::Result<()> {
+    match got {
+        Err(Error::InvalidArgument { message, .. }) if message.contains("commutative") => Ok(()),
+        Err(other) => Err(other),
+        Ok(_) => Err(Error::user(format!(
+            "{}: a non-commutative operator was not refused",
+            what()
+        ))),
+    }
+}
+
+/// Runs every algorithm of every operation on one rank and checks it (`Ring` with a
+/// non-commutative operator must refuse).
 fn every_algorithm<T, O>(
     world: &Comm,
     refs: &[Reference<T>],
@@ -146,8 +160,12 @@ where
             if skip(algorithm == Allreduce::Auto) {
                 continue;
             }
-            let got = world.allreduce_with(mine, op, algorithm)?;
-            check(&got, re.total(), || {
+            let got = world.allreduce_with(mine, op, algorithm);
+            if algorithm == Allreduce::Ring && !op.is_commutative() {
+                refused(got, || format!("allreduce Ring p={p} n={n}"))?;
+                continue;
+            }
+            check(&got?, re.total(), || {
                 format!("allreduce {algorithm:?} p={p} n={n} rank={r}")
             })?;
         }
@@ -177,6 +195,16 @@ where
         let block = n / p;
         for algorithm in REDUCE_SCATTERS {
             if skip(algorithm == ReduceScatter::Auto) {
+                continue;
+            }
+            if algorithm == ReduceScatter::Ring && !op.is_commutative() {
+                let what = || format!("reduce_scatter Ring p={p} n={n}");
+                refused(
+                    world.reduce_scatter_with(mine, &re.counts, op, algorithm),
+                    what,
+                )?;
+                let got = world.reduce_scatter_block_with(&mine[..block * p], op, algorithm);
+                refused(got, what)?;
                 continue;
             }
             let got = world.reduce_scatter_with(mine, &re.counts, op, algorithm)?;

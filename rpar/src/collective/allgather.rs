@@ -20,9 +20,10 @@
 
 use super::layout::Named;
 use super::layout::{
-    check_per_rank, exchange, grid_shape, is_pow2, offsets_of_counts, offsets_uniform, span,
-    zeroed_vec, View,
+    blocks_total, check_per_rank, check_recv_blocks, consecutive, exchange, grid_shape, is_pow2,
+    offsets_of_counts, offsets_uniform, span, zeroed_vec, View,
 };
+use super::select::{message_passing, resolve};
 use super::shared;
 use crate::comm::Buffer;
 use crate::comm::Call;
@@ -37,6 +38,7 @@ const TAG_ROW: i32 = 234;
 const TAG_COLUMN: i32 = 235;
 
 const CALL: &str = "allgather";
+const CALL_V: &str = "allgatherv";
 
 /// The allgather algorithm (for [`Comm::allgather_with`] and the other allgather forms).
 ///
@@ -47,15 +49,17 @@ const CALL: &str = "allgather";
 /// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by the number of ranks `p` and the total result size `p * m` in bytes
-/// ([`Allgather::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`):
+/// `Auto` picks by the number of ranks `p` and the total result size `p * m` in bytes (the table of
+/// every operation's defaults in `rpar/src/collective/mod.rs`; tuned on the 2-core machine with
+/// `cargo bench --bench collective_move`): in-process, where the ranks share memory and the blocks
+/// are equal, `SharedMemory`; elsewhere (recordings, allgatherv; on MPI, `Auto` runs
+/// `MPI_Allgather` except in place) [`Allgather::select`]:
 ///
-/// | ranks share memory (in-process) | ranks `p` | result `p * m` | algorithm |
-/// |---|---|---|---|
-/// | yes (equal blocks) | any | any | `SharedMemory` |
-/// | no (recordings, allgatherv; on MPI, `Auto` runs `MPI_Allgather` except in place) | any | `< 64 KiB` | `Ring` |
-/// | no | power of two | `>= 64 KiB` | `RecursiveDoubling` |
-/// | no | other | `>= 64 KiB` | `Torus` |
+/// | ranks `p` | result `p * m` | algorithm |
+/// |---|---|---|
+/// | any | `< 64 KiB` | `Ring` |
+/// | power of two | `>= 64 KiB` | `RecursiveDoubling` |
+/// | other | `>= 64 KiB` | `Torus` |
 ///
 /// Shared memory against the message-passing rule on the 2-core machine, medians of 7 runs
 /// with nothing else running (microseconds, blocks of `m` bytes; 4 and 8 ranks oversubscribe
@@ -68,12 +72,12 @@ const CALL: &str = "allgather";
 ///
 /// ```
 /// use rpar::Allgather;
-/// assert_eq!(Allgather::choose(8, 64), Allgather::SharedMemory);
-/// assert_eq!(Allgather::choose(6, 1 << 20), Allgather::SharedMemory);
+/// assert_eq!(Allgather::select(8, 64, true), Allgather::Ring);
+/// assert_eq!(Allgather::select(6, 1 << 20, true), Allgather::Torus);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Allgather {
-    /// [`Allgather::choose`] decides.
+    /// The default: `SharedMemory` in-process for equal blocks, else [`Allgather::select`].
     #[default]
     Auto,
     /// Ring: `p - 1` neighbour steps.
@@ -99,39 +103,25 @@ pub enum Allgather {
 }
 
 impl Allgather {
-    /// The algorithm `Auto` runs for `p` ranks and a result of `total_bytes` (the table above):
-    /// `SharedMemory`, which where ranks share no memory runs the table's message-passing rule.
-    /// No MPI routine: an MPI library makes this choice inside MPI_Allgather (in MPICH, what
+    /// The message-passing algorithm `Auto` runs for `ranks` ranks and blocks of `bytes` bytes
+    /// (the mean block for allgatherv) where the ranks share no memory (the table above, by the
+    /// result `ranks * bytes`; `commutative` is ignored: an allgather combines nothing). No MPI
+    /// routine: an MPI library makes this choice inside MPI_Allgather (in MPICH, what
     /// `MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM=auto` leaves to its tuning).
     ///
     /// ```
     /// use rpar::Allgather;
-    /// assert_eq!(Allgather::choose(2, 16), Allgather::SharedMemory);
-    /// assert_eq!(Allgather::choose(64, 64 << 20), Allgather::SharedMemory);
+    /// assert_eq!(Allgather::select(2, 16, true), Allgather::Ring);
+    /// assert_eq!(Allgather::select(64, 1 << 20, true), Allgather::RecursiveDoubling);
     /// ```
-    pub fn choose(p: usize, total_bytes: usize) -> Allgather {
-        let _ = (p, total_bytes); // shared memory won at every size measured
-        Allgather::SharedMemory
-    }
-}
-
-/// The message-passing algorithm `Auto` runs where ranks share no memory (the table above).
-fn message_passing(p: usize, total_bytes: usize) -> Allgather {
-    if total_bytes < 64 * 1024 {
-        Allgather::Ring
-    } else if is_pow2(p) {
-        Allgather::RecursiveDoubling
-    } else {
-        Allgather::Torus
-    }
-}
-
-impl Allgather {
-    /// `self`, or for `Auto` the choice for `p` ranks and a result of `total_bytes`.
-    fn resolve(self, p: usize, total_bytes: usize) -> Allgather {
-        match self {
-            Allgather::Auto => Allgather::choose(p, total_bytes),
-            chosen => chosen,
+    pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Allgather {
+        let _ = commutative;
+        if ranks.saturating_mul(bytes) < 64 * 1024 {
+            Allgather::Ring
+        } else if is_pow2(ranks) {
+            Allgather::RecursiveDoubling
+        } else {
+            Allgather::Torus
         }
     }
 }
@@ -183,7 +173,7 @@ impl Comm {
             &algorithm,
             || {
                 let send = send.as_elems();
-                let mut recv = zeroed_vec(send.len() * self.size());
+                let mut recv = zeroed_vec(blocks_total(send.len(), self.size(), CALL)?, CALL)?;
                 self.allgather_into_with(send, &mut recv, algorithm)?;
                 Ok(recv)
             },
@@ -250,13 +240,14 @@ impl Comm {
                         return Ok(());
                     }
                 }
-                let chosen = algorithm.resolve(p, std::mem::size_of_val(recv));
-                if chosen == Allgather::SharedMemory && shared::available::<B::Elem>(self) {
+                let shm = shared::available::<B::Elem>(self);
+                let chosen = resolve(algorithm, shm, p, std::mem::size_of_val(send), true);
+                if chosen == Allgather::SharedMemory {
                     return shared::allgather(self, send, recv);
                 }
                 let off = offsets_uniform(n, p);
                 recv[span(&off, r..r + 1)].copy_from_slice(send);
-                allgather(self, recv, &off, algorithm)
+                allgather(self, recv, &off, chosen)
             },
         )
     }
@@ -313,8 +304,9 @@ impl Comm {
             || {
                 let (p, r) = (self.size(), self.rank());
                 let n = super::layout::block_len(buf.len(), p, "allgather", CALL)?;
-                let chosen = algorithm.resolve(p, std::mem::size_of_val(buf));
-                if chosen == Allgather::SharedMemory && shared::available::<T>(self) {
+                let block = std::mem::size_of_val(&buf[..n]);
+                let chosen = resolve(algorithm, shared::available::<T>(self), p, block, true);
+                if chosen == Allgather::SharedMemory {
                     let own = buf[r * n..(r + 1) * n].to_vec();
                     return shared::allgather(self, &own, buf);
                 }
@@ -377,13 +369,167 @@ impl Comm {
         counts: &[usize],
         algorithm: Allgather,
     ) -> Result<Vec<B::Elem>> {
-        self.collective(Call::new("allgatherv"), &algorithm, || {
-            let send = send.as_elems();
-            let (p, r) = (self.size(), self.rank());
-            check_per_rank(counts.len(), p, "counts", "allgatherv")?;
+        self.collective(Call::new(CALL_V), &algorithm, || {
+            check_per_rank(counts.len(), self.size(), "counts", CALL_V)?;
+            let off = offsets_of_counts(counts, CALL_V)?;
+            let mut recv = zeroed_vec(off[self.size()], CALL_V)?;
+            let blocks = (counts, &off[..self.size()]);
+            self.allgatherv_blocks(Some(send.as_elems()), &mut recv, blocks, algorithm)?;
+            Ok(recv)
+        })
+    }
+
+    /// Gathers every rank's `send` into `recv` on every rank, rank `i`'s `counts[i]` elements
+    /// at `displs[i]` (MPI_Allgatherv's own form). `counts` and `displs` must be the same on
+    /// all ranks and `counts[rank()]` must be `send`'s length; elements of `recv` outside the
+    /// blocks are left as they were.
+    ///
+    /// Errors: [`Error::InvalidArgument`] if `counts` or `displs` has not one entry per rank,
+    /// `counts[rank()]` is not the length of `send`, a block does not fit in `recv` or two
+    /// blocks overlap (MPI calls such a call erroneous), and [`Error::InvalidArgument`] or
+    /// [`Error::Truncated`] if a block that arrives is not as long as `counts` says (the ranks'
+    /// `counts` disagree); and, as for every collective, [`Error::CollectiveMismatch`] if the
+    /// ranks call different collectives and [`Error::Aborted`] if another rank fails during the
+    /// call.
+    ///
+    /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
+    /// (see [`Comm::allgatherv_into_with`]).
+    ///
+    /// ```
+    /// rpar::run(3, |world| {
+    ///     let r = world.rank();
+    ///     let mut recv = [0u8; 7];
+    ///     // rank 2's block first, a gap at element 3, then rank 0's, then rank 1's
+    ///     world.allgatherv_into(&vec![r as u8 + 1; r + 1], &mut recv, &[1, 2, 3], &[4, 5, 0])?;
+    ///     assert_eq!(recv, [3, 3, 3, 0, 1, 2, 2]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn allgatherv_into<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        recv: &mut [B::Elem],
+        counts: &[usize],
+        displs: &[usize],
+    ) -> Result<()> {
+        self.allgatherv_into_with(send, recv, counts, displs, Allgather::Auto)
+    }
+
+    /// [`Comm::allgatherv_into`] with a chosen algorithm (MPI_Allgatherv). `SharedMemory`, like
+    /// `Auto`, runs the message-passing rule of [`Allgather`]'s table.
+    ///
+    /// Errors: those of [`Comm::allgatherv_into`].
+    ///
+    /// Cost: as [`Comm::allgather_with`], with `m` the mean bytes of a block; when the blocks
+    /// do not lie back to back in rank order from element 0, the algorithm runs on a packed
+    /// copy and each rank copies the result into place (`n beta` more, `n` the bytes of all
+    /// blocks).
+    ///
+    /// ```
+    /// use rpar::Allgather;
+    /// rpar::run(4, |world| {
+    ///     let r = world.rank();
+    ///     let mut recv = [0u16; 4];
+    ///     // in reverse rank order
+    ///     world.allgatherv_into_with(&[r as u16][..], &mut recv, &[1; 4], &[3, 2, 1, 0],
+    ///                                Allgather::RecursiveDoubling)?;
+    ///     assert_eq!(recv, [3, 2, 1, 0]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn allgatherv_into_with<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        recv: &mut [B::Elem],
+        counts: &[usize],
+        displs: &[usize],
+        algorithm: Allgather,
+    ) -> Result<()> {
+        self.collective(Call::new(CALL_V), &algorithm, || {
+            self.allgatherv_blocks(Some(send.as_elems()), recv, (counts, displs), algorithm)
+        })
+    }
+
+    /// Allgatherv in place (MPI_Allgatherv with MPI_IN_PLACE): `buf` holds this rank's
+    /// `counts[rank()]` elements at `displs[rank()]`; on return it holds every rank's block `i`
+    /// at `displs[i]`.
+    ///
+    /// Errors: those of [`Comm::allgatherv_into`] (but for the length of `send`, which there
+    /// is none of).
+    ///
+    /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
+    /// (see [`Comm::allgatherv_into_with`]).
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let mut buf = [0u32; 6];
+    ///     let (counts, displs) = ([1, 2, 3], [0, 1, 3]);
+    ///     let r = world.rank();
+    ///     buf[displs[r]..displs[r] + counts[r]].fill(10 * r as u32);
+    ///     world.allgatherv_in_place(&mut buf, &counts, &displs)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert!(got.iter().all(|b| *b == [0, 10, 10, 20, 20, 20]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn allgatherv_in_place<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        counts: &[usize],
+        displs: &[usize],
+    ) -> Result<()> {
+        self.allgatherv_in_place_with(buf, counts, displs, Allgather::Auto)
+    }
+
+    /// [`Comm::allgatherv_in_place`] with a chosen algorithm (MPI_Allgatherv with
+    /// MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::allgatherv_in_place`]. Cost: as
+    /// [`Comm::allgatherv_into_with`].
+    ///
+    /// ```
+    /// use rpar::Allgather;
+    /// let got = rpar::run(5, |world| {
+    ///     let r = world.rank();
+    ///     let mut buf = vec![0u8; 10];
+    ///     buf[2 * r] = r as u8 + 1; // blocks of one element, one apart
+    ///     world.allgatherv_in_place_with(&mut buf, &[1; 5], &[0, 2, 4, 6, 8], Allgather::Torus)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert!(got.iter().all(|b| *b == [1, 0, 2, 0, 3, 0, 4, 0, 5, 0]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn allgatherv_in_place_with<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        counts: &[usize],
+        displs: &[usize],
+        algorithm: Allgather,
+    ) -> Result<()> {
+        self.collective(Call::new(CALL_V), &algorithm, || {
+            self.allgatherv_blocks(None, buf, (counts, displs), algorithm)
+        })
+    }
+
+    /// What every allgatherv form runs: checks, then the algorithm on `recv` itself when the
+    /// blocks lie back to back in rank order from 0, else on a packed copy whose blocks are
+    /// then copied into place. `own`: this rank's block, or `None` when it is in place.
+    fn allgatherv_blocks<T: Datatype>(
+        &self,
+        own: Option<&[T]>,
+        recv: &mut [T],
+        (counts, displs): (&[usize], &[usize]),
+        algorithm: Allgather,
+    ) -> Result<()> {
+        let (p, r) = (self.size(), self.rank());
+        check_per_rank(counts.len(), p, "counts", CALL_V)?;
+        check_per_rank(displs.len(), p, "displs", CALL_V)?;
+        if let Some(send) = own {
             if counts[r] != send.len() {
                 return Err(Error::invalid(
-                    "allgatherv",
+                    CALL_V,
                     format!(
                         "counts[{r}] is {} but this rank sends {} elements",
                         counts[r],
@@ -391,12 +537,26 @@ impl Comm {
                     ),
                 ));
             }
-            let off = offsets_of_counts(counts);
-            let mut buf = zeroed_vec(off[p]);
-            buf[span(&off, r..r + 1)].copy_from_slice(send);
-            allgather(self, &mut buf, &off, algorithm)?;
-            Ok(buf)
-        })
+        }
+        check_recv_blocks(counts, displs, recv.len(), CALL_V)?;
+        let off = offsets_of_counts(counts, CALL_V)?;
+        let total = off[p];
+        let mean_block = std::mem::size_of::<T>().saturating_mul(total) / p;
+        let chosen = message_passing(algorithm, p, mean_block, true);
+        let mine = displs[r]..displs[r] + counts[r];
+        if consecutive(counts, displs) {
+            if let Some(send) = own {
+                recv[mine].copy_from_slice(send);
+            }
+            return allgather(self, &mut recv[..total], &off, chosen);
+        }
+        let mut packed = zeroed_vec(total, CALL_V)?;
+        packed[span(&off, r..r + 1)].copy_from_slice(own.unwrap_or(&recv[mine]));
+        allgather(self, &mut packed, &off, chosen)?;
+        for (i, &d) in displs.iter().enumerate() {
+            recv[d..d + counts[i]].copy_from_slice(&packed[span(&off, i..i + 1)]);
+        }
+        Ok(())
     }
 }
 
@@ -412,12 +572,10 @@ pub(crate) fn allgather<C: Named, T: Datatype>(
     if p == 1 {
         return Ok(());
     }
-    match algorithm {
-        Allgather::Auto | Allgather::SharedMemory => {
-            let bytes = std::mem::size_of_val(buf);
-            allgather(ch, buf, off, message_passing(p, bytes))
-        }
-        Allgather::Ring => ring(ch, buf, off, TAG_RING),
+    // `Auto` and `SharedMemory` resolve to a message-passing algorithm here
+    let mean_block = std::mem::size_of_val(buf) / p;
+    match message_passing(algorithm, p, mean_block, true) {
+        Allgather::Ring | Allgather::Auto | Allgather::SharedMemory => ring(ch, buf, off, TAG_RING),
         Allgather::RecursiveDoubling => recursive_doubling(ch, buf, off),
         Allgather::Pairwise => pairwise(ch, buf, off),
         Allgather::Bruck => bruck(ch, buf, off),
@@ -531,7 +689,7 @@ fn bruck<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<
     let lens: Vec<usize> = (0..p)
         .map(|j| off[(r + j) % p + 1] - off[(r + j) % p])
         .collect();
-    let roff = offsets_of_counts(&lens);
+    let roff = offsets_of_counts(&lens, CALL)?;
     let mut d = 1;
     while d < p {
         let count = d.min(p - d);

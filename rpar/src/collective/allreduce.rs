@@ -10,8 +10,8 @@
 //!   ranks into their neighbours and unfolds at the end (`+ 2 alpha + 2 n beta + n gamma`).
 //! - **ring** (reduce-scatter along the ring, then allgather along it; Patarasuk and Yuan,
 //!   "Bandwidth optimal all-reduce algorithms for clusters of workstations", JPDC 69(2), 2009):
-//!   `2 (p-1) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`. A non-commutative operator uses the
-//!   pairwise-exchange reduce-scatter (same cost, rank order kept) before the ring allgather.
+//!   `2 (p-1) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`. Commutative operators only: its
+//!   partial results wrap around the ring, so a non-commutative operator is refused.
 //! - **Rabenseifner** (reduce-scatter by recursive halving, allgather by recursive doubling;
 //!   R. Rabenseifner, ICCS 2004): `2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`, plus
 //!   the fold for a non-power of two.
@@ -21,17 +21,19 @@
 //!   `(p - 1 + ceil(log2 p))(alpha + n beta) + (p-1) n gamma`. Moves `2 (p-1) n` bytes in all,
 //!   like the ring, in fewer messages.
 //!
-//! For a non-commutative operator every algorithm combines adjacent rank groups only, lower on
-//! the left, so it gets the rank-ordered result (the ring does so by switching to the pairwise
-//! reduce-scatter; with a commutative one its partial results wrap around); all ranks get
-//! bitwise the same result.
+//! For a non-commutative operator every algorithm but the ring combines adjacent rank groups
+//! only, lower on the left, so it gets the rank-ordered result; all ranks get bitwise the same
+//! result. The ring refuses such an operator
+//! ([`Error::InvalidArgument`](crate::Error::InvalidArgument)) rather than run another algorithm
+//! than the one chosen.
 
 use super::op::ReduceOp;
 use super::reduce::{even_slots, reduce_run, Reduce};
 use super::reduce_scatter::{
-    block, double, exchange, halve, pairwise, recv_exact, ring, split_pair, Fold,
+    block, double, exchange, halve, recv_exact, require_commutative, ring, split_pair, Fold,
 };
 use super::scratch::Scratch;
+use super::select::{message_passing, resolve};
 use super::shared;
 use super::Channel;
 use crate::comm::Call;
@@ -55,15 +57,17 @@ const CALL: &str = "allreduce";
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by [`Allreduce::select`], a pure function of the rank count `p` and the bytes
-/// `n` of each rank's vector (every algorithm gets the rank-ordered result for a
-/// non-commutative operator, so commutativity does not change the choice):
+/// `Auto` picks by the rank count `p` and the bytes `n` of each rank's vector (the table of every
+/// operation's defaults in `rpar/src/collective/mod.rs`): in-process, where the ranks share memory,
+/// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Allreduce` for a predefined
+/// operator) [`Allreduce::select`]. Commutativity does not change the choice: `Ring`, the one
+/// algorithm that would reorder a non-commutative operator's operands (and refuses it), is never
+/// the default.
 ///
-/// | ranks share memory (in-process) | p | n | choice |
-/// |---|---|---|---|
-/// | yes | any | any | `SharedMemory` |
-/// | no (recordings; on MPI, `Auto` runs `MPI_Allreduce` for a predefined operator) | any | < 4 KiB | `RecursiveDoubling` |
-/// | no | any | ≥ 4 KiB | `ReduceBcast` |
+/// | p | n | choice |
+/// |---|---|---|
+/// | any | < 4 KiB | `RecursiveDoubling` |
+/// | any | ≥ 4 KiB | `ReduceBcast` |
 ///
 /// Tuned on the 2-core development machine. Shared memory against the message-passing rule,
 /// medians of 7 runs with nothing else running (microseconds; 4 and 8 ranks oversubscribe the
@@ -86,14 +90,16 @@ const CALL: &str = "allreduce";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive] // room for more algorithms (e.g. shared-memory ones)
 pub enum Allreduce {
-    /// The default: chosen by [`Allreduce::select`].
+    /// The default: `SharedMemory` in-process, else [`Allreduce::select`].
     #[default]
     Auto,
     /// Recursive doubling (hypercube all-reduce), with the fold for non-powers of two.
     /// Cost: `log2(p)(alpha + n beta + n gamma)`, plus `2 alpha + 2 n beta + n gamma` for the
     /// fold when p is not a power of two.
     RecursiveDoubling,
-    /// Reduce-scatter and allgather around the ring.
+    /// Reduce-scatter and allgather around the ring. Commutative operators only: its partial
+    /// results wrap around the ring, so it refuses a non-commutative operator with
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument).
     /// Cost: `2 (p-1) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`.
     Ring,
     /// Reduce-scatter by recursive halving, allgather by recursive doubling.
@@ -113,30 +119,24 @@ pub enum Allreduce {
 }
 
 impl Allreduce {
-    /// The algorithm `Auto` runs for `ranks` ranks, `bytes` bytes per rank, and an operator that
-    /// is `commutative` or not (the table above): `SharedMemory`, which where ranks share no
-    /// memory runs the table's message-passing rule. No MPI routine: an MPI library makes this
-    /// choice inside MPI_Allreduce (in MPICH, what `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=auto`
-    /// leaves to its tuning).
+    /// The message-passing algorithm `Auto` runs for `ranks` ranks, `bytes` bytes per rank, and
+    /// an operator that is `commutative` or not, where the ranks share no memory (the table
+    /// above). No MPI routine: an MPI library makes this choice inside MPI_Allreduce (in MPICH,
+    /// what `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=auto` leaves to its tuning).
     ///
     /// ```
     /// use rpar::Allreduce;
-    /// assert_eq!(Allreduce::select(4, 8, true), Allreduce::SharedMemory);
-    /// assert_eq!(Allreduce::select(64, 1 << 20, false), Allreduce::SharedMemory);
+    /// assert_eq!(Allreduce::select(4, 8, true), Allreduce::RecursiveDoubling);
+    /// assert_eq!(Allreduce::select(64, 1 << 20, false), Allreduce::ReduceBcast);
     /// ```
     pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Allreduce {
-        let _ = (ranks, bytes, commutative); // shared memory won at every size measured
-        Allreduce::SharedMemory
-    }
-}
-
-/// The message-passing algorithm `Auto` runs where ranks share no memory (the table above).
-fn message_passing(ranks: usize, bytes: usize) -> Allreduce {
-    let _ = ranks; // the crossover did not move with p
-    if bytes < 4 * 1024 {
-        Allreduce::RecursiveDoubling
-    } else {
-        Allreduce::ReduceBcast
+        // the crossover did not move with p; neither choice reorders operands
+        let _ = (ranks, commutative);
+        if bytes < 4 * 1024 {
+            Allreduce::RecursiveDoubling
+        } else {
+            Allreduce::ReduceBcast
+        }
     }
 }
 
@@ -279,12 +279,9 @@ impl Comm {
                     return Ok(());
                 }
             }
-            let bytes = std::mem::size_of_val(acc);
-            let chosen = match algorithm {
-                Allreduce::Auto => Allreduce::select(self.size(), bytes, op.is_commutative()),
-                chosen => chosen,
-            };
-            if chosen == Allreduce::SharedMemory && shared::available::<T>(self) {
+            let (shm, bytes) = (shared::available::<T>(self), std::mem::size_of_val(acc));
+            let chosen = resolve(algorithm, shm, self.size(), bytes, op.is_commutative());
+            if chosen == Allreduce::SharedMemory {
                 return shared::allreduce(self, acc, op);
             }
             allreduce_run(self, acc, op, chosen)
@@ -298,13 +295,8 @@ pub(crate) fn allreduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
     op: &O,
     algorithm: Allreduce,
 ) -> Result<()> {
-    let algorithm = match algorithm {
-        Allreduce::Auto | Allreduce::SharedMemory => {
-            message_passing(ch.size(), std::mem::size_of_val(acc))
-        }
-        chosen => chosen,
-    };
-    match algorithm {
+    let bytes = std::mem::size_of_val(acc);
+    match message_passing(algorithm, ch.size(), bytes, op.is_commutative()) {
         Allreduce::Auto | Allreduce::SharedMemory | Allreduce::RecursiveDoubling => {
             recursive_doubling(ch, acc, op)
         }
@@ -344,20 +336,16 @@ fn recursive_doubling<C: Channel, T: Datatype, O: ReduceOp<T>>(
     fold.unfold_out(ch, acc, TAG_UNFOLD, CALL)
 }
 
-/// Reduce-scatter (ring, or pairwise for a non-commutative operator), then the ring allgather.
+/// The ring reduce-scatter, then the ring allgather (commutative operators only).
 fn ring_allreduce<C: Channel, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,
 ) -> Result<()> {
     let (p, r) = (ch.size(), ch.rank());
+    require_commutative(op, CALL, "RecursiveDoubling, Rabenseifner or ReduceBcast")?;
     let displs = even_slots(acc.len(), p);
-    if op.is_commutative() {
-        ring(ch, acc, &displs, op)?;
-    } else {
-        let mine = pairwise(ch, acc, &displs, op)?;
-        acc[block(&displs, r)].copy_from_slice(&mine);
-    }
+    ring(ch, acc, &displs, op)?;
     let (right, left) = ((r + 1) % p, (r + p - 1) % p);
     for k in 0..p - 1 {
         let send = block(&displs, (r + p - k) % p);

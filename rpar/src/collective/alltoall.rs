@@ -14,13 +14,15 @@
 //!   other half; `log2 p (alpha + beta m p / 2)`.
 //!
 //! Bruck and Hypercube forward other ranks' blocks; for alltoallv each of their messages is
-//! preceded by the lengths of the blocks it carries.
+//! preceded by the lengths of the blocks it carries. [`Comm::alltoall_owned`] runs the same
+//! schedules with every block an owned `Vec` of its own, moved from rank to rank uncopied.
 
 use super::layout::Named;
 use super::layout::{
-    block_len, check_blocks_fit, check_count, check_len, check_per_rank, is_pow2,
-    offsets_of_counts, offsets_uniform, recv_exact, require_pow2, zeroed_vec,
+    block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_recv_blocks,
+    is_pow2, offsets_of_counts, offsets_uniform, recv_exact, require_pow2, zeroed_vec,
 };
+use super::select::{message_passing, resolve};
 use super::shared;
 use crate::comm::Buffer;
 use crate::comm::Call;
@@ -35,6 +37,7 @@ const TAG_HYPERCUBE: i32 = 243;
 const TAG_LENGTHS: i32 = 244;
 
 const CALL: &str = "alltoall";
+const CALL_V: &str = "alltoallv";
 
 /// The alltoall algorithm (for [`Comm::alltoall_with`] and [`Comm::alltoallv_with`]).
 ///
@@ -44,16 +47,18 @@ const CALL: &str = "alltoall";
 /// Each variant's cost is for `p` ranks and `m` the bytes of one block (one rank to one rank):
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` ([`Alltoall::choose`], tuned on the 2-core machine with
-/// `cargo bench --bench collective_move`) picks by the ranks `p` and the bytes `m` of one block
-/// (alltoallv, whose block sizes differ, takes `Pairwise`):
+/// `Auto` picks by the ranks `p` and the bytes `m` of one block (the table of every operation's
+/// defaults in `rpar/src/collective/mod.rs`; tuned on the 2-core machine with `cargo bench --bench
+/// collective_move`): in-process, where the ranks share memory and the blocks are equal,
+/// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Alltoall`) [`Alltoall::select`].
+/// Alltoallv, whose block sizes differ, takes `Pairwise`, and [`Comm::alltoall_owned`], whose
+/// blocks move rather than being copied, `Linear`.
 ///
-/// | ranks share memory (in-process) | ranks `p` | block `m` | algorithm |
-/// |---|---|---|---|
-/// | yes (equal blocks) | any | any | `SharedMemory` |
-/// | no (recordings; on MPI, `Auto` runs `MPI_Alltoall`) | `>= 16` | `<= 256 B` | `Bruck` |
-/// | no | any | `<= 32 KiB` (eager) | `Linear` |
-/// | no | any | `> 32 KiB` | `Pairwise` |
+/// | ranks `p` | block `m` | algorithm |
+/// |---|---|---|
+/// | `>= 16` | `<= 256 B` | `Bruck` |
+/// | any | `<= 32 KiB` (eager) | `Linear` |
+/// | any | `> 32 KiB` | `Pairwise` |
 ///
 /// Shared memory against the message-passing rule on the 2-core machine, medians of 7 runs
 /// with nothing else running (microseconds; 4 and 8 ranks oversubscribe the cores): 8 B
@@ -67,12 +72,12 @@ const CALL: &str = "alltoall";
 ///
 /// ```
 /// use rpar::Alltoall;
-/// assert_eq!(Alltoall::choose(8, 8), Alltoall::SharedMemory);
-/// assert_eq!(Alltoall::choose(8, 65536), Alltoall::SharedMemory);
+/// assert_eq!(Alltoall::select(8, 8, true), Alltoall::Linear);
+/// assert_eq!(Alltoall::select(8, 65536, true), Alltoall::Pairwise);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Alltoall {
-    /// [`Alltoall::choose`] decides.
+    /// The default: `SharedMemory` in-process for equal blocks, else [`Alltoall::select`].
     #[default]
     Auto,
     /// All sends posted at once, then all receives.
@@ -95,30 +100,26 @@ pub enum Alltoall {
 }
 
 impl Alltoall {
-    /// The algorithm `Auto` runs for `p` ranks and blocks of `bytes` bytes (the table above):
-    /// `SharedMemory`, which where ranks share no memory runs the table's message-passing rule.
-    /// No MPI routine: an MPI library makes this choice inside MPI_Alltoall (in MPICH, what
-    /// `MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=auto` leaves to its tuning).
+    /// The message-passing algorithm `Auto` runs for `ranks` ranks and blocks of `bytes` bytes
+    /// where the ranks share no memory (the table above; `commutative` is ignored: an alltoall
+    /// combines nothing). No MPI routine: an MPI library makes this choice inside MPI_Alltoall
+    /// (in MPICH, what `MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM=auto` leaves to its tuning).
     ///
     /// ```
     /// use rpar::Alltoall;
-    /// assert_eq!(Alltoall::choose(2, 8), Alltoall::SharedMemory);
-    /// assert_eq!(Alltoall::choose(64, 1 << 20), Alltoall::SharedMemory);
+    /// assert_eq!(Alltoall::select(2, 8, true), Alltoall::Linear);
+    /// assert_eq!(Alltoall::select(64, 8, true), Alltoall::Bruck);
+    /// assert_eq!(Alltoall::select(64, 1 << 20, true), Alltoall::Pairwise);
     /// ```
-    pub fn choose(p: usize, bytes: usize) -> Alltoall {
-        let _ = (p, bytes); // shared memory won at every size measured
-        Alltoall::SharedMemory
-    }
-}
-
-/// The message-passing algorithm `Auto` runs where ranks share no memory (the table above).
-fn message_passing(p: usize, bytes: usize) -> Alltoall {
-    if p >= 16 && bytes <= 256 {
-        Alltoall::Bruck
-    } else if bytes <= RENDEZVOUS_BYTES {
-        Alltoall::Linear
-    } else {
-        Alltoall::Pairwise
+    pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Alltoall {
+        let _ = commutative;
+        if ranks >= 16 && bytes <= 256 {
+            Alltoall::Bruck
+        } else if bytes <= RENDEZVOUS_BYTES {
+            Alltoall::Linear
+        } else {
+            Alltoall::Pairwise
+        }
     }
 }
 
@@ -197,7 +198,7 @@ impl Comm {
             &algorithm,
             || {
                 let send = send.as_elems();
-                let mut recv = zeroed_vec(send.len());
+                let mut recv = zeroed_vec(send.len(), CALL)?;
                 self.alltoall_into_with(send, &mut recv, algorithm)?;
                 Ok(recv)
             },
@@ -268,11 +269,9 @@ impl Comm {
                 }
                 let n = block_len(send.len(), p, "send", CALL)?;
                 check_len(recv.len(), send.len(), "receive buffer", CALL)?;
-                let chosen = match algorithm {
-                    Alltoall::Auto => Alltoall::choose(p, std::mem::size_of_val(&send[..n])),
-                    chosen => chosen,
-                };
-                if chosen == Alltoall::SharedMemory && shared::available::<B::Elem>(self) {
+                let (shm, block) = (shared::available::<B::Elem>(self), size_of_val(&send[..n]));
+                let chosen = resolve(algorithm, shm, p, block, true);
+                if chosen == Alltoall::SharedMemory {
                     return shared::alltoall(self, send, recv);
                 }
                 alltoall_uniform(self, send, recv, chosen)
@@ -403,30 +402,253 @@ impl Comm {
         recv_counts: &[usize],
         algorithm: Alltoall,
     ) -> Result<Vec<B::Elem>> {
-        self.collective(Call::new("alltoallv"), &algorithm, || {
-            let send = send.as_elems();
-            let p = self.size();
-            check_per_rank(send_counts.len(), p, "send_counts", "alltoallv")?;
-            check_per_rank(send_displs.len(), p, "send_displs", "alltoallv")?;
-            check_per_rank(recv_counts.len(), p, "recv_counts", "alltoallv")?;
-            check_blocks_fit(send_counts, send_displs, send.len(), "send", "alltoallv")?;
-            let roff = offsets_of_counts(recv_counts);
-            let mut recv = zeroed_vec(roff[p]);
-            let algorithm = match algorithm {
-                Alltoall::Auto | Alltoall::SharedMemory => Alltoall::Pairwise,
-                chosen => chosen,
-            };
-            let sblocks = Blocks {
-                counts: send_counts,
-                displs: send_displs,
-            };
-            let rblocks = Blocks {
-                counts: recv_counts,
-                displs: &roff[..p],
-            };
-            alltoall(self, send, sblocks, &mut recv, rblocks, false, algorithm)?;
+        self.collective(Call::new(CALL_V), &algorithm, || {
+            check_per_rank(recv_counts.len(), self.size(), "recv_counts", CALL_V)?;
+            let roff = offsets_of_counts(recv_counts, CALL_V)?;
+            let mut recv = zeroed_vec(roff[self.size()], CALL_V)?;
+            let sb = (send_counts, send_displs);
+            let rb = (recv_counts, &roff[..self.size()]);
+            self.alltoallv_blocks(send.as_elems(), sb, &mut recv, rb, algorithm)?;
             Ok(recv)
         })
+    }
+
+    /// Alltoall with blocks of different lengths into `recv` (MPI_Alltoallv's own form):
+    /// `send_counts[j]` elements at `send_displs[j]` go to rank `j`; `recv_counts[i]` elements
+    /// come from rank `i` into `recv` at `recv_displs[i]`. Elements of `recv` outside the
+    /// blocks are left as they were.
+    ///
+    /// Errors: [`Error::InvalidArgument`] if a count or displacement argument has not one entry
+    /// per rank, a block does not fit in its buffer, two receive blocks overlap (MPI calls such
+    /// a call erroneous; send blocks may overlap), or `send_counts[rank()]` differs from
+    /// `recv_counts[rank()]`; [`Error::InvalidArgument`] or [`Error::Truncated`] if a block that
+    /// arrives is not as long as `recv_counts` says; and, as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and
+    /// [`Error::Aborted`] if another rank fails during the call.
+    ///
+    /// Cost: that of `Pairwise`, which `Auto` always takes here (see
+    /// [`Comm::alltoallv_with`]).
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     let r = world.rank();
+    ///     // each rank sends [10 r + 1] to rank 0 and [10 r + 2, 10 r + 3] to rank 1
+    ///     let x = 10 * r as u8;
+    ///     let send = [x + 1, x + 2, x + 3];
+    ///     let (sc, sd) = ([1, 2], [0, 1]);
+    ///     let rc = if r == 0 { [1, 1] } else { [2, 2] };
+    ///     let mut recv = [0u8; 5];
+    ///     // the block from rank 1 first, then the one from rank 0, one element apart
+    ///     let rd = if r == 0 { [2, 0] } else { [3, 0] };
+    ///     world.alltoallv_into(&send[..], &sc, &sd, &mut recv, &rc, &rd)?;
+    ///     let want = if r == 0 { [11, 0, 1, 0, 0] } else { [12, 13, 0, 2, 3] };
+    ///     assert_eq!(recv, want);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn alltoallv_into<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        send_counts: &[usize],
+        send_displs: &[usize],
+        recv: &mut [B::Elem],
+        recv_counts: &[usize],
+        recv_displs: &[usize],
+    ) -> Result<()> {
+        let sb = (send_counts, send_displs);
+        self.alltoallv_into_with(send, sb, recv, (recv_counts, recv_displs), Alltoall::Auto)
+    }
+
+    /// [`Comm::alltoallv_into`] with a chosen algorithm (MPI_Alltoallv); the send and the
+    /// receive blocks are each given as `(counts, displs)`. `SharedMemory`, like `Auto`, runs
+    /// `Pairwise`.
+    ///
+    /// Errors: those of [`Comm::alltoallv_into`], and [`Error::InvalidArgument`] for
+    /// `Hypercube` on a number of ranks that is not a power of two. Cost: as
+    /// [`Comm::alltoallv_with`].
+    ///
+    /// ```
+    /// use rpar::Alltoall;
+    /// rpar::run(4, |world| {
+    ///     let r = world.rank();
+    ///     let send = [r as u16; 4]; // one element to every rank
+    ///     let mut recv = [0u16; 4];
+    ///     let ones = [1; 4];
+    ///     // received in reverse rank order
+    ///     let sb = (&ones[..], &[0, 1, 2, 3][..]);
+    ///     let rb = (&ones[..], &[3, 2, 1, 0][..]);
+    ///     world.alltoallv_into_with(&send[..], sb, &mut recv, rb, Alltoall::Hypercube)?;
+    ///     assert_eq!(recv, [3, 2, 1, 0]);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn alltoallv_into_with<B: Buffer + ?Sized>(
+        &self,
+        send: &B,
+        send_blocks: (&[usize], &[usize]),
+        recv: &mut [B::Elem],
+        recv_blocks: (&[usize], &[usize]),
+        algorithm: Alltoall,
+    ) -> Result<()> {
+        self.collective(Call::new(CALL_V), &algorithm, || {
+            self.alltoallv_blocks(send.as_elems(), send_blocks, recv, recv_blocks, algorithm)
+        })
+    }
+
+    /// Alltoallv in place (MPI_Alltoallv with MPI_IN_PLACE): block `j` of `buf`, `counts[j]`
+    /// elements at `displs[j]`, is sent to rank `j` and replaced by the block rank `j` sends
+    /// (which must be as long: what rank `i` sends rank `j` is `counts[j]` at rank `i` and
+    /// `counts[i]` at rank `j`).
+    ///
+    /// Errors: those of [`Comm::alltoallv_into`] for the blocks of `buf`.
+    ///
+    /// Cost: that of `Pairwise`, which `Auto` always takes here, and one copy of `buf`.
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let r = world.rank();
+    ///     // rank r exchanges r + j + 1 elements with rank j
+    ///     let counts: Vec<usize> = (0..3).map(|j| r + j + 1).collect();
+    ///     let displs = [0, counts[0], counts[0] + counts[1]];
+    ///     let block = |j: usize| vec![(10 * r + j) as u8; counts[j]];
+    ///     let mut buf: Vec<u8> = (0..3).flat_map(block).collect();
+    ///     world.alltoallv_in_place(&mut buf, &counts, &displs)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert_eq!(got[1], [1, 1, 11, 11, 11, 21, 21, 21, 21]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn alltoallv_in_place<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        counts: &[usize],
+        displs: &[usize],
+    ) -> Result<()> {
+        self.alltoallv_in_place_with(buf, counts, displs, Alltoall::Auto)
+    }
+
+    /// [`Comm::alltoallv_in_place`] with a chosen algorithm (MPI_Alltoallv with MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::alltoallv_in_place`], and [`Error::InvalidArgument`] for
+    /// `Hypercube` on a number of ranks that is not a power of two. Cost: as
+    /// [`Comm::alltoallv_with`], and one copy of `buf`.
+    ///
+    /// ```
+    /// use rpar::Alltoall;
+    /// let got = rpar::run(2, |world| {
+    ///     let r = world.rank() as i32;
+    ///     let mut buf = [r, -1, r]; // a gap between the two blocks
+    ///     world.alltoallv_in_place_with(&mut buf, &[1, 1], &[0, 2], Alltoall::Bruck)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert_eq!(got, vec![[0, -1, 1], [0, -1, 1]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn alltoallv_in_place_with<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        counts: &[usize],
+        displs: &[usize],
+        algorithm: Alltoall,
+    ) -> Result<()> {
+        self.collective(Call::new(CALL_V), &algorithm, || {
+            let send = buf.to_vec();
+            self.alltoallv_blocks(&send, (counts, displs), buf, (counts, displs), algorithm)
+        })
+    }
+
+    /// Alltoall of owned `Vec`s: `send[j]` moves to rank `j`, uncopied in-process, and the
+    /// result's entry `i` is the `Vec` rank `i` sent (MPI_Alltoallv, with the counts carried by
+    /// the `Vec`s: lengths may differ, and nobody needs to know them in advance). `send` must
+    /// hold one `Vec` per rank.
+    ///
+    /// Errors: [`Error::InvalidArgument`] if `send` has not one entry per rank; and, as for every
+    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives and
+    /// [`Error::Aborted`] if another rank fails during the call.
+    ///
+    /// Cost: that of `Linear`, which `Auto` takes here: `(p - 1) alpha` per rank, all at once,
+    /// and no copy (on MPI, each move is a copy: `(p - 1)(alpha + beta m)`).
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let r = world.rank();
+    ///     // rank r sends rank j a Vec of j + 1 copies of r
+    ///     let send: Vec<Vec<usize>> = (0..3).map(|j| vec![r; j + 1]).collect();
+    ///     world.alltoall_owned(send)
+    /// })?;
+    /// assert_eq!(got[1], vec![vec![0, 0], vec![1, 1], vec![2, 2]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn alltoall_owned<T: Datatype>(&self, send: Vec<Vec<T>>) -> Result<Vec<Vec<T>>> {
+        self.alltoall_owned_with(send, Alltoall::Auto)
+    }
+
+    /// [`Comm::alltoall_owned`] with a chosen algorithm (MPI_Alltoallv). `Auto` and
+    /// `SharedMemory` run `Linear`; `Bruck` and `Hypercube` forward other ranks' `Vec`s, each
+    /// as a message of its own, moved at every hop.
+    ///
+    /// Errors: those of [`Comm::alltoall_owned`], and [`Error::InvalidArgument`] for
+    /// `Hypercube` on a number of ranks that is not a power of two.
+    ///
+    /// Cost: `Linear` and `Pairwise` `(p - 1) alpha`; `Bruck` about `ceil(log2 p) p / 2` and
+    /// `Hypercube` `log2 p p / 2` messages of one block each per rank; no copy in-process.
+    ///
+    /// ```
+    /// use rpar::Alltoall;
+    /// let got = rpar::run(4, |world| {
+    ///     let r = world.rank() as u8;
+    ///     let send: Vec<Vec<u8>> = (0..4).map(|j| vec![10 * r + j]).collect();
+    ///     world.alltoall_owned_with(send, Alltoall::Hypercube)
+    /// })?;
+    /// assert_eq!(got[2], vec![vec![2], vec![12], vec![22], vec![32]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn alltoall_owned_with<T: Datatype>(
+        &self,
+        send: Vec<Vec<T>>,
+        algorithm: Alltoall,
+    ) -> Result<Vec<Vec<T>>> {
+        self.collective(Call::new("alltoall_owned"), &algorithm, || {
+            check_per_rank(send.len(), self.size(), "send", "alltoall_owned")?;
+            let algorithm = match algorithm {
+                Alltoall::Auto | Alltoall::SharedMemory => Alltoall::Linear,
+                chosen => chosen,
+            };
+            alltoall_owned(self, send, algorithm)
+        })
+    }
+
+    /// What every alltoallv form runs: the checks, then the algorithm (`Pairwise` for `Auto`).
+    fn alltoallv_blocks<T: Datatype>(
+        &self,
+        send: &[T],
+        (send_counts, send_displs): (&[usize], &[usize]),
+        recv: &mut [T],
+        (recv_counts, recv_displs): (&[usize], &[usize]),
+        algorithm: Alltoall,
+    ) -> Result<()> {
+        let p = self.size();
+        check_per_rank(send_counts.len(), p, "send_counts", CALL_V)?;
+        check_per_rank(send_displs.len(), p, "send_displs", CALL_V)?;
+        check_per_rank(recv_counts.len(), p, "recv_counts", CALL_V)?;
+        check_per_rank(recv_displs.len(), p, "recv_displs", CALL_V)?;
+        check_blocks_fit(send_counts, send_displs, send.len(), "send", CALL_V)?;
+        check_recv_blocks(recv_counts, recv_displs, recv.len(), CALL_V)?;
+        let algorithm = match algorithm {
+            Alltoall::Auto | Alltoall::SharedMemory => Alltoall::Pairwise,
+            chosen => chosen,
+        };
+        let sb = Blocks {
+            counts: send_counts,
+            displs: send_displs,
+        };
+        let rb = Blocks {
+            counts: recv_counts,
+            displs: recv_displs,
+        };
+        alltoall(self, send, sb, recv, rb, false, algorithm)
     }
 }
 
@@ -445,10 +667,7 @@ pub(crate) fn alltoall_uniform<C: Named, T: Datatype>(
         counts: &vec![n; p],
         displs: &off[..p],
     };
-    let algorithm = match algorithm {
-        Alltoall::Auto | Alltoall::SharedMemory => message_passing(p, n * std::mem::size_of::<T>()),
-        chosen => chosen,
-    };
+    let algorithm = message_passing(algorithm, p, n * std::mem::size_of::<T>(), true);
     alltoall(ch, send, blocks, recv, blocks, true, algorithm)
 }
 
@@ -477,6 +696,7 @@ fn alltoall<C: Named, T: Datatype>(
     if algorithm == Alltoall::Hypercube {
         require_pow2(p, "hypercube", CALL)?;
     }
+    let moves = Moves::Packed(uniform.then(|| sb.counts[0]));
     // `Auto` has been resolved by the callers, the same on every rank
     match algorithm {
         Alltoall::Linear => {
@@ -487,8 +707,8 @@ fn alltoall<C: Named, T: Datatype>(
             recv[rb.range(r)].copy_from_slice(&send[sb.range(r)]);
             pairwise(ch, send, sb, recv, rb)
         }
-        Alltoall::Bruck => bruck(ch, send, sb, recv, rb, uniform),
-        Alltoall::Hypercube => hypercube(ch, send, sb, recv, rb, uniform),
+        Alltoall::Bruck => place(bruck_blocks(ch, blocks_of(send, sb), moves)?, recv, rb),
+        Alltoall::Hypercube => place(hypercube_blocks(ch, blocks_of(send, sb), moves)?, recv, rb),
     }
 }
 
@@ -545,10 +765,19 @@ fn pairwise<C: Named, T: Datatype>(
     Ok(())
 }
 
-/// Sends the blocks `store[i]` for `i` in `out` (one message, preceded by their lengths unless
-/// every block has `uniform` elements) to `dest`, and receives the blocks for `inc` from
-/// `source` the same way. The sent blocks are left empty.
-#[allow(clippy::too_many_arguments)] // two block lists, two peers, the tag and the length rule
+/// How the Bruck and hypercube steps move blocks that are held as `Vec`s.
+#[derive(Clone, Copy)]
+enum Moves {
+    /// All blocks of a step packed into one message, preceded by their lengths unless every
+    /// block has this many elements.
+    Packed(Option<usize>),
+    /// Every block as an owned message of its own (moved, not copied).
+    Owned,
+}
+
+/// Sends the blocks `store[i]` for `i` in `out` to `dest` and receives the blocks for `inc`
+/// from `source`, as `moves` says. The sent blocks are left empty.
+#[allow(clippy::too_many_arguments)] // two block lists, two peers, the tag and the way
 fn swap_blocks<C: Named, T: Datatype>(
     ch: &C,
     store: &mut [Vec<T>],
@@ -556,9 +785,21 @@ fn swap_blocks<C: Named, T: Datatype>(
     dest: usize,
     inc: &[usize],
     source: usize,
-    uniform: Option<usize>,
+    moves: Moves,
     tag: i32,
 ) -> Result<()> {
+    let uniform = match moves {
+        Moves::Packed(uniform) => uniform,
+        Moves::Owned => {
+            for &i in out {
+                ch.send_owned(std::mem::take(&mut store[i]), dest, tag)?;
+            }
+            for &i in inc {
+                store[i] = ch.recv_vec(source, tag)?;
+            }
+            return Ok(());
+        }
+    };
     let out_lens: Vec<usize> = out.iter().map(|&i| store[i].len()).collect();
     let mut packed = Vec::with_capacity(out_lens.iter().sum());
     for &i in out {
@@ -573,8 +814,8 @@ fn swap_blocks<C: Named, T: Datatype>(
             lens
         }
     };
-    let off = offsets_of_counts(&in_lens);
-    let mut incoming = zeroed_vec(off[inc.len()]);
+    let off = offsets_of_counts(&in_lens, CALL)?;
+    let mut incoming = zeroed_vec(off[inc.len()], CALL)?;
     let got = ch.sendrecv(&packed, dest, tag, &mut incoming, source, tag)?;
     check_count(got, incoming.len(), source, CALL)?;
     for (k, &i) in inc.iter().enumerate() {
@@ -583,57 +824,45 @@ fn swap_blocks<C: Named, T: Datatype>(
     Ok(())
 }
 
-fn bruck<C: Named, T: Datatype>(
+/// Bruck's schedule on `mine`, this rank's blocks by destination; returns the blocks received,
+/// by source.
+fn bruck_blocks<C: Named, T: Datatype>(
     ch: &C,
-    send: &[T],
-    sb: Blocks<'_>,
-    recv: &mut [T],
-    rb: Blocks<'_>,
-    uniform: bool,
-) -> Result<()> {
+    mut mine: Vec<Vec<T>>,
+    moves: Moves,
+) -> Result<Vec<Vec<T>>> {
     let (r, p) = (ch.rank(), ch.size());
-    let n = uniform.then(|| sb.counts[0]);
     // block j: bound for rank r + j; after the steps, the one from rank r - j
-    let mut store: Vec<Vec<T>> = (0..p)
-        .map(|j| send[sb.range((r + j) % p)].to_vec())
-        .collect();
+    mine.rotate_left(r);
+    let mut store = mine;
     let mut d = 1;
     while d < p {
         let moving: Vec<usize> = (0..p).filter(|j| j & d != 0).collect();
+        let (dest, source) = ((r + d) % p, (r + p - d) % p);
         swap_blocks(
-            ch,
-            &mut store,
-            &moving,
-            (r + d) % p,
-            &moving,
-            (r + p - d) % p,
-            n,
-            TAG_BRUCK,
+            ch, &mut store, &moving, dest, &moving, source, moves, TAG_BRUCK,
         )?;
         d *= 2;
     }
-    for (j, block) in store.iter().enumerate() {
-        let source = (r + p - j) % p;
-        check_count(block.len(), rb.counts[source], source, CALL)?;
-        recv[rb.range(source)].copy_from_slice(block);
-    }
-    Ok(())
+    // block j is from rank r - j: reversed, then rotated, block s is from rank s
+    store.reverse();
+    store.rotate_right(r + 1);
+    Ok(store)
 }
 
-fn hypercube<C: Named, T: Datatype>(
+/// The hypercube's dimension exchange on `mine`, this rank's blocks by destination; returns the
+/// blocks received, by source.
+fn hypercube_blocks<C: Named, T: Datatype>(
     ch: &C,
-    send: &[T],
-    sb: Blocks<'_>,
-    recv: &mut [T],
-    rb: Blocks<'_>,
-    uniform: bool,
-) -> Result<()> {
+    mine: Vec<Vec<T>>,
+    moves: Moves,
+) -> Result<Vec<Vec<T>>> {
     let (r, p) = (ch.rank(), ch.size());
-    let n = uniform.then(|| sb.counts[0]);
+    require_pow2(p, "hypercube", CALL)?;
     // store[s * p + t]: the block from rank s to rank t, while this rank holds it
     let mut store: Vec<Vec<T>> = vec![Vec::new(); p * p];
-    for t in 0..p {
-        store[r * p + t] = send[sb.range(t)].to_vec();
+    for (t, block) in mine.into_iter().enumerate() {
+        store[r * p + t] = block;
     }
     // before step k rank x holds the blocks (s, t) with s >> k == x >> k and t % 2^k == x % 2^k
     let held = |x: usize, k: u32| {
@@ -653,15 +882,69 @@ fn hypercube<C: Named, T: Datatype>(
             partner,
             &inc,
             partner,
-            n,
+            moves,
             TAG_HYPERCUBE,
         )?;
         k += 1;
     }
-    for s in 0..p {
-        let block = &store[s * p + r];
+    Ok((0..p)
+        .map(|s| std::mem::take(&mut store[s * p + r]))
+        .collect())
+}
+
+/// Copies the blocks received, by source, into their places in `recv`.
+fn place<T: Datatype>(blocks: Vec<Vec<T>>, recv: &mut [T], rb: Blocks<'_>) -> Result<()> {
+    for (s, block) in blocks.iter().enumerate() {
         check_count(block.len(), rb.counts[s], s, CALL)?;
         recv[rb.range(s)].copy_from_slice(block);
     }
     Ok(())
+}
+
+/// This rank's blocks of `send`, by destination, as `Vec`s (for Bruck and the hypercube).
+fn blocks_of<T: Datatype>(send: &[T], sb: Blocks<'_>) -> Vec<Vec<T>> {
+    (0..sb.counts.len())
+        .map(|t| send[sb.range(t)].to_vec())
+        .collect()
+}
+
+/// Alltoall of owned blocks on any channel: `send[j]` moves to rank `j`; the result's entry `i`
+/// came from rank `i`. `Auto` has been resolved by the caller.
+fn alltoall_owned<C: Named, T: Datatype>(
+    ch: &C,
+    mut send: Vec<Vec<T>>,
+    algorithm: Alltoall,
+) -> Result<Vec<Vec<T>>> {
+    let (r, p) = (ch.rank(), ch.size());
+    match algorithm {
+        Alltoall::Bruck => return bruck_blocks(ch, send, Moves::Owned),
+        Alltoall::Hypercube => return hypercube_blocks(ch, send, Moves::Owned),
+        Alltoall::Linear | Alltoall::Pairwise | Alltoall::Auto | Alltoall::SharedMemory => {}
+    }
+    let mut recv: Vec<Vec<T>> = vec![Vec::new(); p];
+    recv[r] = std::mem::take(&mut send[r]);
+    let partners = |s: usize| {
+        if algorithm == Alltoall::Pairwise && is_pow2(p) {
+            (r ^ s, r ^ s)
+        } else {
+            ((r + s) % p, (r + p - s) % p)
+        }
+    };
+    if algorithm == Alltoall::Pairwise {
+        for s in 1..p {
+            let (dest, source) = partners(s);
+            ch.send_owned(std::mem::take(&mut send[dest]), dest, TAG_PAIRWISE)?;
+            recv[source] = ch.recv_vec(source, TAG_PAIRWISE)?;
+        }
+        return Ok(recv);
+    }
+    for s in 1..p {
+        let dest = partners(s).0;
+        ch.send_owned(std::mem::take(&mut send[dest]), dest, TAG_LINEAR)?;
+    }
+    for s in 1..p {
+        let source = partners(s).1;
+        recv[source] = ch.recv_vec(source, TAG_LINEAR)?;
+    }
+    Ok(recv)
 }

@@ -9,6 +9,7 @@
 //!   broadcast back; `2 ceil(log2 p) alpha`.
 
 use super::layout::binomial;
+use super::select::{message_passing, resolve};
 use super::shared;
 use super::Channel;
 use crate::comm::Call;
@@ -26,15 +27,16 @@ const TAG_TREE_DOWN: i32 = 303;
 ///
 /// Each variant's cost is for `p` ranks, alpha per message.
 ///
-/// `Auto` ([`Barrier::choose`], tuned on the 2-core machine with
-/// `cargo bench --bench collective_move`) is a function of the ranks `p`:
+/// `Auto` is a function of the ranks `p` (the table of every operation's defaults in
+/// `rpar/src/collective/mod.rs`; tuned on the 2-core machine with
+/// `cargo bench --bench collective_move`): in-process, where the ranks share memory,
+/// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Barrier`) [`Barrier::select`]:
 ///
-/// | ranks share memory (in-process) | ranks `p` | algorithm |
-/// |---|---|---|
-/// | yes | any | `SharedMemory` |
-/// | no (recordings; on MPI, `Auto` runs `MPI_Barrier`) | `<= 2` | `Central` |
-/// | no | `3..=15` | `Dissemination` |
-/// | no | `>= 16` | `Central` |
+/// | ranks `p` | algorithm |
+/// |---|---|
+/// | `<= 2` | `Central` |
+/// | `3..=15` | `Dissemination` |
+/// | `>= 16` | `Central` |
 ///
 /// One barrier after another on the 2-core machine, nothing else running: shared memory 0.19,
 /// 4.1, 16 and 201 us at 2, 4, 8 and 64 ranks against 0.88, 20, 65 and 491 us by the
@@ -43,11 +45,11 @@ const TAG_TREE_DOWN: i32 = 303;
 /// rank's one wake-up per rank beats `log2 p` rounds of everyone waking everyone.)
 ///
 /// ```
-/// assert_eq!(rpar::Barrier::choose(4), rpar::Barrier::SharedMemory);
+/// assert_eq!(rpar::Barrier::select(4, 0, true), rpar::Barrier::Dissemination);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Barrier {
-    /// [`Barrier::choose`] decides.
+    /// The default: `SharedMemory` in-process, else [`Barrier::select`].
     #[default]
     Auto,
     /// Gather at rank 0, then release.
@@ -66,28 +68,24 @@ pub enum Barrier {
 }
 
 impl Barrier {
-    /// The algorithm `Auto` runs for `p` ranks (the table above): `SharedMemory`, which where
-    /// ranks share no memory runs the table's message-passing rule. No MPI routine: an MPI
-    /// library makes this choice inside MPI_Barrier (in MPICH, what
+    /// The message-passing algorithm `Auto` runs for `ranks` ranks where they share no memory
+    /// (the table above; `bytes` and `commutative` are ignored: a barrier has neither). No MPI
+    /// routine: an MPI library makes this choice inside MPI_Barrier (in MPICH, what
     /// `MPIR_CVAR_BARRIER_INTRA_ALGORITHM=auto` leaves to its tuning).
     ///
     /// ```
     /// use rpar::Barrier;
-    /// assert_eq!(Barrier::choose(2), Barrier::SharedMemory);
-    /// assert_eq!(Barrier::choose(64), Barrier::SharedMemory);
+    /// assert_eq!(Barrier::select(2, 0, true), Barrier::Central);
+    /// assert_eq!(Barrier::select(8, 0, true), Barrier::Dissemination);
+    /// assert_eq!(Barrier::select(64, 0, true), Barrier::Central);
     /// ```
-    pub fn choose(p: usize) -> Barrier {
-        let _ = p; // shared memory won at every rank count measured
-        Barrier::SharedMemory
-    }
-}
-
-/// The message-passing algorithm `Auto` runs where ranks share no memory (the table above).
-fn message_passing(p: usize) -> Barrier {
-    if p <= 2 || p >= 16 {
-        Barrier::Central
-    } else {
-        Barrier::Dissemination
+    pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Barrier {
+        let _ = (bytes, commutative);
+        if ranks <= 2 || ranks >= 16 {
+            Barrier::Central
+        } else {
+            Barrier::Dissemination
+        }
     }
 }
 
@@ -129,14 +127,11 @@ impl Comm {
                 native.barrier();
                 return Ok(());
             }
-            let chosen = match algorithm {
-                Barrier::Auto => Barrier::choose(self.size()),
-                chosen => chosen,
-            };
-            if chosen == Barrier::SharedMemory && shared::available::<u8>(self) {
+            let shm = shared::available::<u8>(self);
+            if resolve(algorithm, shm, self.size(), 0, true) == Barrier::SharedMemory {
                 return shared::barrier(self);
             }
-            barrier(self, chosen)
+            barrier(self, algorithm)
         })
     }
 }
@@ -152,13 +147,13 @@ fn wait_for<C: Channel>(ch: &C, from: usize, tag: i32) -> Result<()> {
 /// Barrier on any channel (what `Comm::barrier_with` runs).
 pub(crate) fn barrier<C: Channel>(ch: &C, algorithm: Barrier) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
-    match algorithm {
-        Barrier::Auto | Barrier::SharedMemory => barrier(ch, message_passing(p)),
-        Barrier::Central if r == 0 => {
+    // `Auto` and `SharedMemory` resolve to a message-passing algorithm here
+    match message_passing(algorithm, p, 0, true) {
+        Barrier::Central | Barrier::Auto | Barrier::SharedMemory if r == 0 => {
             (1..p).try_for_each(|i| wait_for(ch, i, TAG_CENTRAL))?;
             (1..p).try_for_each(|i| signal(ch, i, TAG_CENTRAL))
         }
-        Barrier::Central => {
+        Barrier::Central | Barrier::Auto | Barrier::SharedMemory => {
             signal(ch, 0, TAG_CENTRAL)?;
             wait_for(ch, 0, TAG_CENTRAL)
         }

@@ -16,6 +16,7 @@
 use super::allgather;
 use super::layout::Named;
 use super::layout::{binomial, grid_shape, offsets_even, recv_exact, span, View};
+use super::select::{message_passing, resolve};
 use super::shared;
 use crate::comm::BufferMut;
 use crate::comm::Call;
@@ -44,14 +45,15 @@ const CALL: &str = "bcast";
 /// Each variant's cost is for `p` ranks and `m` the bytes of the message:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by the number of ranks `p` and the message size `m` in bytes (a pure function,
-/// [`Bcast::choose`], tuned on the 2-core machine with `cargo bench --bench collective_move`):
+/// `Auto` picks by the number of ranks `p` and the message size `m` in bytes (the table of every
+/// operation's defaults in `rpar/src/collective/mod.rs`; tuned on the 2-core machine with
+/// `cargo bench --bench collective_move`): in-process, where the ranks share memory,
+/// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Bcast`) [`Bcast::select`]:
 ///
-/// | ranks share memory (in-process) | ranks `p` | message `m` | algorithm |
-/// |---|---|---|---|
-/// | yes | any | any | `SharedMemory` |
-/// | no (recordings; on MPI, `Auto` runs `MPI_Bcast`) | 1 or 2 | any | `Linear` |
-/// | no | `> 2` | any | `Binomial` |
+/// | ranks `p` | message `m` | algorithm |
+/// |---|---|---|
+/// | 1 or 2 | any | `Linear` |
+/// | `> 2` | any | `Binomial` |
 ///
 /// Shared memory against the message-passing rule on the 2-core machine, medians of 7 runs
 /// with nothing else running (microseconds; 4 and 8 ranks oversubscribe the cores): 8 B
@@ -63,14 +65,18 @@ const CALL: &str = "bcast";
 /// de Geijn's scatter + allgather copies it twice and the pipeline's eager segments twice per
 /// hop; at 1 MiB on 8 ranks the binomial tree was the fastest of the message-passing five.
 ///
+/// There is no owned form (one that would hand the root's `Vec` to a receiver): every receiver
+/// needs a copy of its own, and the root keeps its data (MPI_Bcast leaves the root's buffer as
+/// it was), so a move would save one copy in `p - 1` only by taking the data from the root.
+///
 /// ```
 /// use rpar::Bcast;
-/// assert_eq!(Bcast::choose(8, 8), Bcast::SharedMemory);
-/// assert_eq!(Bcast::choose(2, 1 << 20), Bcast::SharedMemory);
+/// assert_eq!(Bcast::select(8, 8, true), Bcast::Binomial);
+/// assert_eq!(Bcast::select(2, 1 << 20, true), Bcast::Linear);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Bcast {
-    /// [`Bcast::choose`] decides.
+    /// The default: `SharedMemory` in-process, else [`Bcast::select`].
     #[default]
     Auto,
     /// The root sends to each rank in turn.
@@ -96,28 +102,23 @@ pub enum Bcast {
 }
 
 impl Bcast {
-    /// The algorithm `Auto` runs for `p` ranks and a message of `bytes` bytes (the table above):
-    /// `SharedMemory`, which where ranks share no memory runs the table's message-passing rule.
-    /// No MPI routine: an MPI library makes this choice inside MPI_Bcast (in MPICH, what
-    /// `MPIR_CVAR_BCAST_INTRA_ALGORITHM=auto` leaves to its tuning).
+    /// The message-passing algorithm `Auto` runs for `ranks` ranks and a message of `bytes`
+    /// bytes where the ranks share no memory (the table above; `commutative` is ignored: a
+    /// broadcast combines nothing). No MPI routine: an MPI library makes this choice inside
+    /// MPI_Bcast (in MPICH, what `MPIR_CVAR_BCAST_INTRA_ALGORITHM=auto` leaves to its tuning).
     ///
     /// ```
     /// use rpar::Bcast;
-    /// assert_eq!(Bcast::choose(2, 8), Bcast::SharedMemory);
-    /// assert_eq!(Bcast::choose(64, 64 << 20), Bcast::SharedMemory);
+    /// assert_eq!(Bcast::select(2, 8, true), Bcast::Linear);
+    /// assert_eq!(Bcast::select(64, 64 << 20, true), Bcast::Binomial);
     /// ```
-    pub fn choose(p: usize, bytes: usize) -> Bcast {
-        let _ = (p, bytes); // shared memory won at every size measured
-        Bcast::SharedMemory
-    }
-}
-
-/// The message-passing algorithm `Auto` runs where ranks share no memory (the table above).
-fn message_passing(p: usize, _bytes: usize) -> Bcast {
-    if p <= 2 {
-        Bcast::Linear
-    } else {
-        Bcast::Binomial
+    pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Bcast {
+        let _ = (bytes, commutative); // the binomial tree won at every size measured
+        if ranks <= 2 {
+            Bcast::Linear
+        } else {
+            Bcast::Binomial
+        }
     }
 }
 
@@ -187,11 +188,9 @@ impl Comm {
                         return Ok(());
                     }
                 }
-                let chosen = match algorithm {
-                    Bcast::Auto => Bcast::choose(self.size(), std::mem::size_of_val(buf)),
-                    chosen => chosen,
-                };
-                if chosen == Bcast::SharedMemory && shared::available::<B::Elem>(self) {
+                let (shm, bytes) = (shared::available::<B::Elem>(self), size_of_val(buf));
+                let chosen = resolve(algorithm, shm, self.size(), bytes, true);
+                if chosen == Bcast::SharedMemory {
                     super::layout::check_root(self, root)?;
                     return shared::bcast(self, buf, root);
                 }
@@ -214,12 +213,9 @@ pub(crate) fn bcast<C: Named, T: Datatype>(
         return Ok(());
     }
     let view = View::rotated(ch, root);
-    match algorithm {
-        Bcast::Auto | Bcast::SharedMemory => {
-            let chosen = message_passing(p, std::mem::size_of_val(buf));
-            bcast(ch, buf, root, chosen)
-        }
-        Bcast::Linear => linear(&view, buf),
+    // `Auto` and `SharedMemory` resolve to a message-passing algorithm here
+    match message_passing(algorithm, p, size_of_val(buf), true) {
+        Bcast::Linear | Bcast::Auto | Bcast::SharedMemory => linear(&view, buf),
         Bcast::Binomial => binomial_tree(&view, buf, TAG_BINOMIAL),
         Bcast::Pipeline => pipeline(&view, buf),
         Bcast::ScatterAllgather => scatter_allgather(&view, buf),

@@ -9,9 +9,10 @@
 
 use super::layout::Named;
 use super::layout::{
-    binomial, block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_root,
-    offsets_of_counts, offsets_uniform, recv_exact, zeroed_vec, View,
+    binomial, block_len, blocks_total, check_count, check_len, check_per_rank, check_recv_blocks,
+    check_root, offsets_of_counts, offsets_uniform, recv_exact, zeroed_vec, View,
 };
+use super::select::message_passing;
 use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
@@ -19,6 +20,9 @@ use crate::{Comm, Result};
 
 const TAG_LINEAR: i32 = 210;
 const TAG_BINOMIAL: i32 = 211;
+const TAG_OWNED: i32 = 212;
+
+const CALL_V: &str = "gatherv";
 
 /// The gather algorithm (for [`Comm::gather_with`] and the other gather forms).
 ///
@@ -28,9 +32,9 @@ const TAG_BINOMIAL: i32 = 211;
 /// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` ([`Gather::choose`], tuned on the 2-core machine with
-/// `cargo bench --bench collective_move`) picks by ranks `p` and the bytes `m` of one rank's
-/// block:
+/// `Auto` ([`Gather::select`], tuned on the 2-core machine with
+/// `cargo bench --bench collective_move`; gather has no shared-memory algorithm) picks by ranks
+/// `p` and the bytes `m` of one rank's block:
 ///
 /// | ranks `p` | block `m` | algorithm |
 /// |-----------|-----------|-----------|
@@ -43,11 +47,11 @@ const TAG_BINOMIAL: i32 = 211;
 ///
 /// ```
 /// use rpar::Gather;
-/// assert_eq!(Gather::choose(8, 8), Gather::Linear);
+/// assert_eq!(Gather::select(8, 8, true), Gather::Linear);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Gather {
-    /// [`Gather::choose`] decides.
+    /// [`Gather::select`] decides.
     #[default]
     Auto,
     /// The root receives from each rank in turn.
@@ -59,17 +63,19 @@ pub enum Gather {
 }
 
 impl Gather {
-    /// The algorithm `Auto` runs for `p` ranks and blocks of `bytes` bytes (the table above).
-    /// No MPI routine: an MPI library makes this choice inside MPI_Gather (in MPICH, what
+    /// The algorithm `Auto` runs for `ranks` ranks and blocks of `bytes` bytes (the table
+    /// above; `commutative` is ignored: a gather combines nothing). No MPI routine: an MPI
+    /// library makes this choice inside MPI_Gather (in MPICH, what
     /// `MPIR_CVAR_GATHER_INTRA_ALGORITHM=auto` leaves to its tuning).
     ///
     /// ```
     /// use rpar::Gather;
     /// // Linear at every size measured: 2 to 32 ranks, 8 B to 64 KiB
-    /// assert_eq!(Gather::choose(2, 8), Gather::Linear);
-    /// assert_eq!(Gather::choose(32, 64 * 1024), Gather::Linear);
+    /// assert_eq!(Gather::select(2, 8, true), Gather::Linear);
+    /// assert_eq!(Gather::select(32, 64 * 1024, true), Gather::Linear);
     /// ```
-    pub fn choose(_p: usize, _bytes: usize) -> Gather {
+    pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Gather {
+        let _ = (ranks, bytes, commutative);
         Gather::Linear
     }
 
@@ -77,9 +83,8 @@ impl Gather {
     /// between ranks, as in gatherv, and only the root knows them: `Linear`).
     fn resolve(self, p: usize, bytes: Option<usize>) -> Gather {
         match (self, bytes) {
-            (Gather::Auto, Some(bytes)) => Gather::choose(p, bytes),
             (Gather::Auto, None) => Gather::Linear,
-            (chosen, _) => chosen,
+            (chosen, bytes) => message_passing(chosen, p, bytes.unwrap_or(0), true),
         }
     }
 }
@@ -165,7 +170,8 @@ impl Comm {
                     )?;
                     return Ok(None);
                 }
-                let mut recv = zeroed_vec(send.len() * self.size());
+                let len = blocks_total(send.len(), self.size(), "gather")?;
+                let mut recv = zeroed_vec(len, "gather")?;
                 self.gather_into_with(send, &mut recv, root, algorithm)?;
                 Ok(Some(recv))
             },
@@ -357,29 +363,18 @@ impl Comm {
         root: usize,
         algorithm: Gather,
     ) -> Result<Option<Vec<B::Elem>>> {
-        self.collective(Call::new("gatherv").root(root), &algorithm, || {
+        self.collective(Call::new(CALL_V).root(root), &algorithm, || {
+            let send = send.as_elems();
             check_root(self, root)?;
             if self.rank() != root {
-                gather(
-                    self,
-                    send.as_elems(),
-                    None,
-                    root,
-                    algorithm.resolve(self.size(), None),
-                )?;
+                self.gatherv_blocks(send, &mut [], (counts, &[]), true, root, algorithm)?;
                 return Ok(None);
             }
-            check_per_rank(counts.len(), self.size(), "counts", "gatherv")?;
-            let off = offsets_of_counts(counts);
-            let mut recv = zeroed_vec(off[self.size()]);
-            self.gatherv_into_with(
-                send,
-                &mut recv,
-                counts,
-                &off[..counts.len()],
-                root,
-                algorithm,
-            )?;
+            check_per_rank(counts.len(), self.size(), "counts", CALL_V)?;
+            let off = offsets_of_counts(counts, CALL_V)?;
+            let mut recv = zeroed_vec(off[self.size()], CALL_V)?;
+            let blocks = (counts, &off[..self.size()]);
+            self.gatherv_blocks(send, &mut recv, blocks, true, root, algorithm)?;
             Ok(Some(recv))
         })
     }
@@ -451,30 +446,182 @@ impl Comm {
         root: usize,
         algorithm: Gather,
     ) -> Result<()> {
-        self.collective(Call::new("gatherv").root(root), &algorithm, || {
-            check_root(self, root)?;
-            let send = send.as_elems();
-            if self.rank() != root {
-                return gather(self, send, None, root, algorithm.resolve(self.size(), None));
+        self.collective(Call::new(CALL_V).root(root), &algorithm, || {
+            let blocks = (counts, displs);
+            self.gatherv_blocks(send.as_elems(), recv, blocks, true, root, algorithm)
+        })
+    }
+
+    /// Gatherv with the root's block already in place (MPI_Gatherv with MPI_IN_PLACE): at the
+    /// root `buf` is the receive buffer, rank `i`'s `counts[i]` elements going to `displs[i]`,
+    /// its own block already there; elsewhere `buf` is what is sent (and `counts` and `displs`
+    /// are not read).
+    ///
+    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
+    /// `root`; at the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if
+    /// `counts` or `displs` has not one entry per rank, a block does not fit in `buf`, two
+    /// blocks overlap (MPI calls such a call erroneous) or another rank sends fewer than
+    /// `counts[i]` elements, and [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or
+    /// `InvalidArgument` (`Binomial`) if it sends more; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
+    /// fails during the call.
+    ///
+    /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let r = world.rank();
+    ///     // rank r sends r + 1 elements; the root, 1, holds its own two at displacement 0
+    ///     let mut buf = if r == 1 { vec![7, 7, 0, 0, 0, 0] } else { vec![r as u8; r + 1] };
+    ///     world.gatherv_in_place(&mut buf, &[1, 2, 3], &[2, 0, 3], 1)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert_eq!(got[1], [7, 7, 0, 2, 2, 2]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn gatherv_in_place<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        counts: &[usize],
+        displs: &[usize],
+        root: usize,
+    ) -> Result<()> {
+        self.gatherv_in_place_with(buf, counts, displs, root, Gather::Auto)
+    }
+
+    /// [`Comm::gatherv_in_place`] with a chosen algorithm (MPI_Gatherv with MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::gatherv_in_place`]. Cost: as [`Comm::gatherv_with`].
+    ///
+    /// ```
+    /// use rpar::Gather;
+    /// let got = rpar::run(4, |world| {
+    ///     let r = world.rank() as u16;
+    ///     let mut buf = if r == 0 { vec![1, 0, 0, 0] } else { vec![10 * r] };
+    ///     // the other ranks' blocks in reverse order behind the root's
+    ///     world.gatherv_in_place_with(&mut buf, &[1; 4], &[0, 3, 2, 1], 0, Gather::Binomial)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert_eq!(got[0], [1, 30, 20, 10]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn gatherv_in_place_with<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        counts: &[usize],
+        displs: &[usize],
+        root: usize,
+        algorithm: Gather,
+    ) -> Result<()> {
+        self.collective(Call::new(CALL_V).root(root), &algorithm, || {
+            let blocks = (counts, displs);
+            if self.rank() == root {
+                self.gatherv_blocks(&[], buf, blocks, false, root, algorithm)
+            } else {
+                self.gatherv_blocks(buf, &mut [], blocks, true, root, algorithm)
             }
-            let p = self.size();
-            check_per_rank(counts.len(), p, "counts", "gatherv")?;
-            check_per_rank(displs.len(), p, "displs", "gatherv")?;
-            check_blocks_fit(counts, displs, recv.len(), "receive", "gatherv")?;
+        })
+    }
+
+    /// Gathers every rank's `Vec` at `root`, moved there uncopied in-process: `Some` of all of
+    /// them, in rank order, at the root, `None` elsewhere (MPI_Gatherv, with the counts carried
+    /// by the `Vec`s: lengths may differ, and the root need not know them).
+    ///
+    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
+    /// is not a rank of the communicator; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails
+    /// during the call.
+    ///
+    /// Cost: that of `Linear`, which `Auto` takes: `(p - 1) alpha` at the root and no copy (on
+    /// MPI, each move is a copy: `(p - 1)(alpha + beta m)`).
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let r = world.rank();
+    ///     world.gather_owned(vec![r as u32; r], 2)
+    /// })?;
+    /// assert_eq!(got[2], Some(vec![vec![], vec![1], vec![2, 2]]));
+    /// assert_eq!(got[0], None);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn gather_owned<T: Datatype>(
+        &self,
+        send: Vec<T>,
+        root: usize,
+    ) -> Result<Option<Vec<Vec<T>>>> {
+        self.gather_owned_with(send, root, Gather::Auto)
+    }
+
+    /// [`Comm::gather_owned`] with a chosen algorithm (MPI_Gatherv). `Binomial` forwards every
+    /// `Vec` of a subtree as a message of its own, moved at every hop.
+    ///
+    /// Errors: those of [`Comm::gather_owned`].
+    ///
+    /// Cost: `Linear` `(p - 1) alpha` at the root; `Binomial` `ceil(log2 p) alpha` of latency
+    /// but `p - 1` messages into the root all the same; no copy in-process.
+    ///
+    /// ```
+    /// use rpar::Gather;
+    /// let got = rpar::run(5, |world| {
+    ///     let r = world.rank();
+    ///     world.gather_owned_with(vec![r; 2], 3, Gather::Binomial)
+    /// })?;
+    /// assert_eq!(got[3], Some((0..5).map(|r| vec![r; 2]).collect()));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn gather_owned_with<T: Datatype>(
+        &self,
+        send: Vec<T>,
+        root: usize,
+        algorithm: Gather,
+    ) -> Result<Option<Vec<Vec<T>>>> {
+        self.collective(Call::new("gather_owned").root(root), &algorithm, || {
+            check_root(self, root)?;
+            match algorithm.resolve(self.size(), None) {
+                Gather::Binomial => binomial_owned(&View::rotated(self, root), send, root),
+                Gather::Linear | Gather::Auto => linear_owned(self, send, root),
+            }
+        })
+    }
+
+    /// What every gatherv form runs. At the root: the checks of `counts`, `displs` and (with
+    /// `own`, which says whether `send` is the root's block or the root's block is in place)
+    /// `send`, then the gather into `recv`; elsewhere `send` is sent and the rest is not read.
+    fn gatherv_blocks<T: Datatype>(
+        &self,
+        send: &[T],
+        recv: &mut [T],
+        (counts, displs): (&[usize], &[usize]),
+        own: bool,
+        root: usize,
+        algorithm: Gather,
+    ) -> Result<()> {
+        check_root(self, root)?;
+        let algorithm = algorithm.resolve(self.size(), None);
+        if self.rank() != root {
+            return gather(self, send, None, root, algorithm);
+        }
+        let p = self.size();
+        check_per_rank(counts.len(), p, "counts", CALL_V)?;
+        check_per_rank(displs.len(), p, "displs", CALL_V)?;
+        check_recv_blocks(counts, displs, recv.len(), CALL_V)?;
+        if own {
             check_len(
                 send.len(),
                 counts[root],
                 "root's send buffer (counts[root])",
-                "gatherv",
+                CALL_V,
             )?;
-            let target = Target {
-                recv,
-                counts,
-                displs,
-                own: Some(send),
-            };
-            gather(self, send, Some(target), root, algorithm.resolve(p, None))
-        })
+        }
+        let target = Target {
+            recv,
+            counts,
+            displs,
+            own: own.then_some(send),
+        };
+        gather(self, send, Some(target), root, algorithm)
     }
 }
 
@@ -591,4 +738,50 @@ fn binomial_gather<C: Named, T: Datatype>(
         }
     }
     Ok(())
+}
+
+/// The root receives every rank's `Vec`, moved, in rank order.
+fn linear_owned<C: Named, T: Datatype>(
+    ch: &C,
+    send: Vec<T>,
+    root: usize,
+) -> Result<Option<Vec<Vec<T>>>> {
+    if ch.rank() != root {
+        ch.send_owned(send, root, TAG_OWNED)?;
+        return Ok(None);
+    }
+    let mut all: Vec<Vec<T>> = vec![Vec::new(); ch.size()];
+    for (i, slot) in all.iter_mut().enumerate().filter(|&(i, _)| i != root) {
+        *slot = ch.recv_vec(i, TAG_OWNED)?;
+    }
+    all[root] = send;
+    Ok(Some(all))
+}
+
+/// Binomial gather of owned `Vec`s on a view rotated so that the root is member 0 (`root`: its
+/// real rank): each member passes its subtree's `Vec`s up, one message each, in member order.
+fn binomial_owned<C: Named, T: Datatype>(
+    ch: &C,
+    send: Vec<T>,
+    root: usize,
+) -> Result<Option<Vec<Vec<T>>>> {
+    let (r, p) = (ch.rank(), ch.size());
+    let mut subtree = Vec::with_capacity(binomial::subtree_end(r, p) - r);
+    subtree.push(send);
+    // the children nearest first: their subtrees follow this rank's in member order
+    for c in binomial::children(r, p) {
+        for _ in c..binomial::subtree_end(c, p) {
+            subtree.push(ch.recv_vec(c, TAG_OWNED)?);
+        }
+    }
+    if r != 0 {
+        let parent = binomial::parent(r);
+        return subtree
+            .into_iter()
+            .try_for_each(|v| ch.send_owned(v, parent, TAG_OWNED))
+            .map(|()| None);
+    }
+    // member m is rank (m + root) mod p
+    subtree.rotate_right(root);
+    Ok(Some(subtree))
 }

@@ -15,31 +15,54 @@ use std::ops::Range;
 
 /// A `Vec` of `len` values whose bytes are all zero: a receive buffer to be overwritten,
 /// allocated zeroed (untouched pages of a large one cost nothing until written).
-pub(crate) fn zeroed_vec<T: Datatype>(len: usize) -> Vec<T> {
+///
+/// Errors: [`Error::InvalidArgument`] (naming `call`) if `len` values of `T` exceed the largest
+/// possible allocation (`isize::MAX` bytes) or the allocator cannot provide them: `len` comes
+/// from users' counts.
+pub(crate) fn zeroed_vec<T: Datatype>(len: usize, call: &'static str) -> Result<Vec<T>> {
     debug_assert!(T::type_map()
         .entries()
         .iter()
         .all(|&(b, _)| zero_is_valid(b)));
-    let layout = std::alloc::Layout::array::<T>(len).expect("receive buffer size overflows");
+    let too_large = || {
+        Error::invalid(
+            call,
+            format!(
+                "a receive buffer of {len} elements of {} bytes cannot be allocated",
+                std::mem::size_of::<T>()
+            ),
+        )
+    };
+    let layout = std::alloc::Layout::array::<T>(len).map_err(|_| too_large())?;
     if layout.size() == 0 {
         // no bytes at all: `len` is 0 or `T` is zero-sized
         // SAFETY: a zero-sized `T` has no bytes, so no bit pattern to be invalid (and if `len`
         // is 0 the closure never runs).
-        return (0..len)
+        return Ok((0..len)
             .map(|_| unsafe { std::mem::zeroed::<T>() })
-            .collect();
+            .collect());
     }
     // SAFETY: `layout` has non-zero size (checked above).
     let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
     if ptr.is_null() {
-        std::alloc::handle_alloc_error(layout);
+        return Err(too_large());
     }
     // SAFETY: `ptr` was allocated by the global allocator with the layout of `len` values of
     // `T`, as `Vec<T>` with capacity `len` does. The `Datatype` contract says every byte of a
     // `T` is either padding or part of a value of one of the basic types of its type map, and
     // `zero_is_valid` holds for every basic type (an exhaustive match: a new basic type must
     // decide), so the all-zero bytes are `len` initialised, valid values of `T`.
-    unsafe { Vec::from_raw_parts(ptr, len, len) }
+    Ok(unsafe { Vec::from_raw_parts(ptr, len, len) })
+}
+
+/// `parts` blocks of `each` elements: their total, or an error naming `call` if it overflows.
+pub(crate) fn blocks_total(each: usize, parts: usize, call: &'static str) -> Result<usize> {
+    each.checked_mul(parts).ok_or_else(|| {
+        Error::invalid(
+            call,
+            format!("{parts} blocks of {each} elements overflow usize"),
+        )
+    })
 }
 
 /// Whether the all-zero bit pattern is a value of `b` (for [`zeroed_vec`]).
@@ -65,15 +88,37 @@ pub(crate) fn offsets_even(n: usize, parts: usize) -> Vec<usize> {
 }
 
 /// Block offsets of consecutive blocks of the given lengths (prefix sums).
-pub(crate) fn offsets_of_counts(counts: &[usize]) -> Vec<usize> {
+///
+/// Errors: [`Error::InvalidArgument`] (naming `call`) if the lengths add up to more than
+/// `usize::MAX`.
+pub(crate) fn offsets_of_counts(counts: &[usize], call: &'static str) -> Result<Vec<usize>> {
     let mut off = Vec::with_capacity(counts.len() + 1);
-    let mut at = 0;
+    let mut at = 0usize;
     off.push(0);
-    for &c in counts {
-        at += c;
+    for (i, &c) in counts.iter().enumerate() {
+        at = at.checked_add(c).ok_or_else(|| {
+            Error::invalid(
+                call,
+                format!(
+                    "the counts of ranks 0..={i} add up to more than usize::MAX ({}) elements",
+                    usize::MAX
+                ),
+            )
+        })?;
         off.push(at);
     }
-    off
+    Ok(off)
+}
+
+/// Whether blocks `displs[i]..displs[i] + counts[i]` lie back to back in rank order from 0 (as
+/// [`offsets_of_counts`] lays them out; an empty block may be anywhere).
+pub(crate) fn consecutive(counts: &[usize], displs: &[usize]) -> bool {
+    let mut at = 0usize;
+    counts.iter().zip(displs).all(|(&c, &d)| {
+        let here = c == 0 || d == at;
+        at = at.saturating_add(c);
+        here
+    })
 }
 
 /// The range of blocks `a..b` of a layout.
@@ -204,6 +249,37 @@ pub(crate) fn check_blocks_fit(
         }
     }
     Ok(())
+}
+
+/// Checks the blocks of a receive buffer: each must fit in its `len` elements
+/// ([`check_blocks_fit`]) and no two may overlap (MPI calls a receive that writes an element
+/// twice erroneous; empty blocks overlap nothing).
+pub(crate) fn check_recv_blocks(
+    counts: &[usize],
+    displs: &[usize],
+    len: usize,
+    call: &'static str,
+) -> Result<()> {
+    check_blocks_fit(counts, displs, len, "receive", call)?;
+    let mut blocks: Vec<(usize, usize, usize)> = (0..counts.len())
+        .filter(|&i| counts[i] > 0)
+        .map(|i| (displs[i], counts[i], i))
+        .collect();
+    blocks.sort_unstable();
+    match blocks.windows(2).find(|w| w[0].0 + w[0].1 > w[1].0) {
+        None => Ok(()),
+        Some(w) => {
+            let ((da, ca, a), (db, cb, b)) = (w[0], w[1]);
+            Err(Error::invalid(
+                call,
+                format!(
+                    "the blocks of rank {a} ({ca} elements at displacement {da}) and rank {b} \
+                     ({cb} elements at displacement {db}) overlap in the receive buffer: every \
+                     element may be received once only"
+                ),
+            ))
+        }
+    }
 }
 
 /// Checks that a buffer of `len` elements splits into `p` equal blocks.
@@ -431,12 +507,41 @@ mod tests {
     fn even_offsets_split_exactly() {
         assert_eq!(offsets_even(7, 3), vec![0, 3, 5, 7]);
         assert_eq!(offsets_even(2, 4), vec![0, 1, 2, 2, 2]);
-        assert_eq!(offsets_of_counts(&[2, 0, 3]), vec![0, 2, 2, 5]);
+        assert_eq!(
+            offsets_of_counts(&[2, 0, 3], "t").unwrap(),
+            vec![0, 2, 2, 5]
+        );
+        assert!(consecutive(&[2, 0, 3], &[0, 2, 2]));
+        assert!(consecutive(&[2, 0, 3], &[0, 7, 2])); // an empty block may be anywhere
+        assert!(!consecutive(&[2, 0, 3], &[0, 2, 3]));
     }
 
     #[test]
     fn zeroed_vec_is_zero() {
-        assert_eq!(zeroed_vec::<f64>(3), vec![0.0; 3]);
-        assert_eq!(zeroed_vec::<char>(2), vec!['\0'; 2]);
+        assert_eq!(zeroed_vec::<f64>(3, "t").unwrap(), vec![0.0; 3]);
+        assert_eq!(zeroed_vec::<char>(2, "t").unwrap(), vec!['\0'; 2]);
+    }
+
+    #[test]
+    fn sizes_that_overflow_are_errors() {
+        let err = offsets_of_counts(&[1, usize::MAX], "gatherv").unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidArgument { call: "gatherv", message }
+                if message.contains("ranks 0..=1")),
+            "{err}"
+        );
+        assert!(zeroed_vec::<u64>(usize::MAX / 4, "allgatherv").is_err());
+        assert!(zeroed_vec::<u8>(isize::MAX as usize, "t").is_err()); // no such allocation
+        assert!(blocks_total(usize::MAX / 2, 3, "t").is_err());
+        assert_eq!(blocks_total(4, 3, "t").unwrap(), 12);
+    }
+
+    #[test]
+    fn receive_blocks_must_fit_and_not_overlap() {
+        assert!(check_recv_blocks(&[2, 0, 3], &[3, 1, 0], 5, "t").is_ok());
+        assert!(check_recv_blocks(&[2, 3], &[0, 1], 5, "t").is_err()); // 0..2 and 1..4
+        assert!(check_recv_blocks(&[2, 2], &[0, 2], 3, "t").is_err()); // 2..4 > 3
+        assert!(check_recv_blocks(&[1, 1], &[usize::MAX, 0], 3, "t").is_err());
+        assert!(check_recv_blocks(&[0, 0], &[0, 0], 0, "t").is_ok());
     }
 }

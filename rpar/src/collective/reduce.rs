@@ -16,6 +16,7 @@
 use super::op::ReduceOp;
 use super::reduce_scatter::{gather_slots, halve, recv_exact, Fold};
 use super::scratch::Scratch;
+use super::select::{message_passing, resolve};
 use super::shared;
 use super::Channel;
 use crate::comm::Call;
@@ -39,16 +40,17 @@ const CALL: &str = "reduce";
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by [`Reduce::select`]: a pure function of the rank count `p` and the bytes `n`
-/// of each rank's input (the operator's commutativity does not change the choice: every
+/// `Auto` picks by the rank count `p` and the bytes `n` of each rank's input (the table of every
+/// operation's defaults in `rpar/src/collective/mod.rs`): in-process, where the ranks share memory,
+/// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Reduce` for a predefined
+/// operator) [`Reduce::select`] (the operator's commutativity does not change the choice: every
 /// algorithm gets the rank-ordered result for a non-commutative operator):
 ///
-/// | ranks share memory (in-process) | p | n | choice |
-/// |---|---|---|---|
-/// | yes | any | any | `SharedMemory` |
-/// | no (recordings; on MPI, `Auto` runs `MPI_Reduce` for a predefined operator) | ≤ 8 | any | `Linear` |
-/// | no | > 8 | < 8 KiB | `Linear` |
-/// | no | > 8 | ≥ 8 KiB | `Binomial` |
+/// | p | n | choice |
+/// |---|---|---|
+/// | ≤ 8 | any | `Linear` |
+/// | > 8 | < 8 KiB | `Linear` |
+/// | > 8 | ≥ 8 KiB | `Binomial` |
 ///
 /// Tuned on the 2-core development machine. Shared memory against the message-passing rule,
 /// medians of 7 runs with nothing else running (microseconds; 4 and 8 ranks oversubscribe the
@@ -70,7 +72,7 @@ const CALL: &str = "reduce";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive] // room for more algorithms (e.g. shared-memory ones)
 pub enum Reduce {
-    /// The default: chosen by [`Reduce::select`].
+    /// The default: `SharedMemory` in-process, else [`Reduce::select`].
     #[default]
     Auto,
     /// The root receives from every other rank.
@@ -93,29 +95,24 @@ pub enum Reduce {
 }
 
 impl Reduce {
-    /// The algorithm `Auto` runs for `ranks` ranks, `bytes` bytes of input per rank and an
-    /// operator that is `commutative` or not (the table above): `SharedMemory`, which where
-    /// ranks share no memory runs the table's message-passing rule. No MPI routine: an MPI
-    /// library makes this choice inside MPI_Reduce (in MPICH, what
-    /// `MPIR_CVAR_REDUCE_INTRA_ALGORITHM=auto` leaves to its tuning).
+    /// The message-passing algorithm `Auto` runs for `ranks` ranks, `bytes` bytes of input per
+    /// rank and an operator that is `commutative` or not, where the ranks share no memory (the
+    /// table above). No MPI routine: an MPI library makes this choice inside MPI_Reduce (in
+    /// MPICH, what `MPIR_CVAR_REDUCE_INTRA_ALGORITHM=auto` leaves to its tuning).
     ///
     /// ```
     /// use rpar::Reduce;
-    /// assert_eq!(Reduce::select(8, 1 << 20, true), Reduce::SharedMemory);
-    /// assert_eq!(Reduce::select(16, 8, false), Reduce::SharedMemory);
+    /// assert_eq!(Reduce::select(8, 1 << 20, true), Reduce::Linear);
+    /// assert_eq!(Reduce::select(16, 8, false), Reduce::Linear);
+    /// assert_eq!(Reduce::select(16, 1 << 20, false), Reduce::Binomial);
     /// ```
     pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Reduce {
-        let _ = (ranks, bytes, commutative); // shared memory won at every size measured
-        Reduce::SharedMemory
-    }
-}
-
-/// The message-passing algorithm `Auto` runs where ranks share no memory (the table above).
-fn message_passing(ranks: usize, bytes: usize) -> Reduce {
-    if ranks <= 8 || bytes < 8 * 1024 {
-        Reduce::Linear
-    } else {
-        Reduce::Binomial
+        let _ = commutative; // every algorithm keeps rank order
+        if ranks <= 8 || bytes < 8 * 1024 {
+            Reduce::Linear
+        } else {
+            Reduce::Binomial
+        }
     }
 }
 
@@ -270,12 +267,9 @@ impl Comm {
                     return Ok(());
                 }
             }
-            let bytes = std::mem::size_of_val(acc);
-            let chosen = match algorithm {
-                Reduce::Auto => Reduce::select(self.size(), bytes, op.is_commutative()),
-                chosen => chosen,
-            };
-            if chosen == Reduce::SharedMemory && shared::available::<T>(self) {
+            let (shm, bytes) = (shared::available::<T>(self), std::mem::size_of_val(acc));
+            let chosen = resolve(algorithm, shm, self.size(), bytes, op.is_commutative());
+            if chosen == Reduce::SharedMemory {
                 super::layout::check_root(self, root)?;
                 return shared::reduce(self, acc, op, root);
             }
@@ -300,11 +294,7 @@ pub(crate) fn reduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
         });
     }
     let bytes = std::mem::size_of_val(acc);
-    let algorithm = match algorithm {
-        Reduce::Auto | Reduce::SharedMemory => message_passing(p, bytes),
-        chosen => chosen,
-    };
-    match algorithm {
+    match message_passing(algorithm, p, bytes, op.is_commutative()) {
         Reduce::Linear => linear(ch, acc, op, root),
         Reduce::Auto | Reduce::SharedMemory | Reduce::Binomial => binomial(ch, acc, op, root),
         Reduce::Rabenseifner => rabenseifner(ch, acc, op, root),

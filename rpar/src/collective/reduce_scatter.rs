@@ -19,11 +19,13 @@
 //!   operator; their final combine puts one more block's reduction on the critical path than
 //!   each rank does (`cost::Algorithm::PairwiseReduceScatter`, checked against the simulator).
 //! - **ring**: `p-1` rounds between neighbours, a block's partial result travels `i+1 → … → i`:
-//!   `(p-1) alpha + (p-1)/p n (beta + gamma)`. Its partial results wrap around the ring, so for a
-//!   non-commutative operator it falls back to the pairwise exchange (same cost).
+//!   `(p-1) alpha + (p-1)/p n (beta + gamma)`. Its partial results wrap around the ring, so it
+//!   takes commutative operators only: a non-commutative one is refused
+//!   ([`Error::InvalidArgument`]), never run by another algorithm than the one chosen.
 
 use super::op::ReduceOp;
 use super::scratch::Scratch;
+use super::select::message_passing;
 use super::Channel;
 use crate::comm::Buffer;
 use crate::comm::Call;
@@ -47,8 +49,11 @@ const TAG_RING: i32 = 134;
 /// Each variant's cost is for `p` ranks and `n` the bytes of the whole vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by [`ReduceScatter::select`]: a pure function of the rank count `p`, the total
-/// bytes `n` of each rank's input, and the operator's commutativity:
+/// `Auto` picks by [`ReduceScatter::select`] (the table of every operation's defaults in
+/// `rpar/src/collective/mod.rs`; reduce-scatter has no shared-memory algorithm): a pure function of
+/// the rank count `p`, the total bytes `n` of each rank's input, and the operator's commutativity
+/// (which changes no choice: `Ring`, the one algorithm that would reorder a non-commutative
+/// operator's operands, is never the default):
 ///
 /// | p | n | commutative | choice |
 /// |---|---|---|---|
@@ -83,7 +88,9 @@ pub enum ReduceScatter {
     /// Pairwise exchange, `p-1` rounds.
     /// Cost: `(p-1) alpha + (p-1)/p n beta + n gamma` for p > 2 (n the bytes in all).
     Pairwise,
-    /// Ring between neighbours, `p-1` rounds (pairwise for non-commutative operators).
+    /// Ring between neighbours, `p-1` rounds. Commutative operators only: its partial results
+    /// wrap around the ring, so it refuses a non-commutative operator with
+    /// [`Error::InvalidArgument`].
     /// Cost: `(p-1) alpha + (p-1)/p n (beta + gamma)` (n the bytes in all).
     Ring,
 }
@@ -144,13 +151,14 @@ impl Comm {
     /// [`Comm::reduce_scatter`] with an explicit algorithm (MPI_Reduce_scatter, with the
     /// algorithm fixed as MPICH's `MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::reduce_scatter`].
+    /// Errors: those of [`Comm::reduce_scatter`], and [`Error::InvalidArgument`] on every rank
+    /// for `Ring` with a non-commutative operator.
     ///
     /// Cost, for `n` the bytes of the whole vector: `RecursiveHalving`
     /// `log2(p) alpha + (p-1)/p n (beta + gamma)` for `p` a power of two, plus
     /// `2 alpha + n beta + n gamma` otherwise; `Pairwise`
     /// `(p-1) alpha + (p-1)/p n beta + n gamma` (`p > 2`); `Ring`
-    /// `(p-1) alpha + (p-1)/p n (beta + gamma)` (`Pairwise` for a non-commutative operator).
+    /// `(p-1) alpha + (p-1)/p n (beta + gamma)` (commutative operators only).
     ///
     /// ```
     /// use rpar::{ReduceScatter, Sum};
@@ -176,17 +184,72 @@ impl Comm {
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.collective(
-            Call::new("reduce_scatter")
-                .reduction::<O>()
-                .bytes(std::mem::size_of_val(data.as_elems())),
-            &algorithm,
-            || {
-                let data = data.as_elems();
-                let displs = displacements("reduce_scatter", counts, self.size(), data.len())?;
-                reduce_scatter_run(self, data, &displs, &op, algorithm)
-            },
-        )
+        self.reduce_scatter_call(data.as_elems(), Some(counts), &op, algorithm)
+    }
+
+    /// [`Comm::reduce_scatter`] in place (MPI_Reduce_scatter with MPI_IN_PLACE): `buf` holds
+    /// this rank's input, the whole vector; on return its first `counts[rank()]` elements are
+    /// this rank's block of the result (the rest is left as it was).
+    ///
+    /// Errors: those of [`Comm::reduce_scatter`] (with `buf` as the input).
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
+    /// [`Comm::reduce_scatter_with`]), and one copy of the block into `buf`.
+    ///
+    /// ```
+    /// use rpar::Sum;
+    /// let got = rpar::run(2, |world| {
+    ///     let mut buf = [1u16, 2, 3];
+    ///     world.reduce_scatter_in_place(&mut buf, &[1, 2], Sum)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert_eq!(got[0], [2, 2, 3]); // the block [2], then the input left as it was
+    /// assert_eq!(got[1], [4, 6, 3]); // the block [4, 6]
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn reduce_scatter_in_place<T, O>(
+        &self,
+        buf: &mut [T],
+        counts: &[usize],
+        op: O,
+    ) -> Result<()>
+    where
+        T: Datatype,
+        O: ReduceOp<T>,
+    {
+        self.reduce_scatter_in_place_with(buf, counts, op, ReduceScatter::Auto)
+    }
+
+    /// [`Comm::reduce_scatter_in_place`] with an explicit algorithm (MPI_Reduce_scatter with
+    /// MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::reduce_scatter_with`]. Cost: as there, and one copy of the
+    /// block into `buf`.
+    ///
+    /// ```
+    /// use rpar::{Max, ReduceScatter};
+    /// let got = rpar::run(3, |world| {
+    ///     let r = world.rank() as i8;
+    ///     let mut buf = [r, -r, 2 * r, 0];
+    ///     world.reduce_scatter_in_place_with(&mut buf, &[2, 0, 2], Max, ReduceScatter::Ring)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert_eq!(got[0][..2], [2, 0]);
+    /// assert_eq!(got[2][..2], [4, 0]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn reduce_scatter_in_place_with<T, O>(
+        &self,
+        buf: &mut [T],
+        counts: &[usize],
+        op: O,
+        algorithm: ReduceScatter,
+    ) -> Result<()>
+    where
+        T: Datatype,
+        O: ReduceOp<T>,
+    {
+        self.reduce_scatter_to_front(buf, Some(counts), &op, algorithm)
     }
 
     /// Reduces every rank's `data` elementwise with `op` and leaves the `i`-th of `size()` equal
@@ -220,8 +283,8 @@ impl Comm {
     /// with the algorithm fixed as MPICH's `MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM`
     /// fixes it).
     ///
-    /// Errors: those of [`Comm::reduce_scatter_block`]. Cost: as
-    /// [`Comm::reduce_scatter_with`].
+    /// Errors: those of [`Comm::reduce_scatter_block`], and [`Error::InvalidArgument`] on every
+    /// rank for `Ring` with a non-commutative operator. Cost: as [`Comm::reduce_scatter_with`].
     ///
     /// ```
     /// use rpar::{ReduceScatter, UserOp};
@@ -247,27 +310,121 @@ impl Comm {
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.collective(
-            Call::new("reduce_scatter_block")
-                .reduction::<O>()
-                .bytes(std::mem::size_of_val(data.as_elems())),
-            &algorithm,
-            || {
-                let data = data.as_elems();
-                let p = self.size();
-                if !data.len().is_multiple_of(p) {
+        self.reduce_scatter_call(data.as_elems(), None, &op, algorithm)
+    }
+
+    /// [`Comm::reduce_scatter_block`] in place (MPI_Reduce_scatter_block with MPI_IN_PLACE):
+    /// `buf` holds this rank's input, `size()` equal blocks; on return its first block is this
+    /// rank's block of the result (the rest is left as it was).
+    ///
+    /// Errors: those of [`Comm::reduce_scatter_block`] (with `buf` as the input).
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
+    /// [`Comm::reduce_scatter_with`]), and one copy of the block into `buf`.
+    ///
+    /// ```
+    /// use rpar::Sum;
+    /// let got = rpar::run(2, |world| {
+    ///     let mut buf = [1u8, 2, 3, 4];
+    ///     world.reduce_scatter_block_in_place(&mut buf, Sum)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert_eq!(got[0][..2], [2, 4]);
+    /// assert_eq!(got[1][..2], [6, 8]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn reduce_scatter_block_in_place<T, O>(&self, buf: &mut [T], op: O) -> Result<()>
+    where
+        T: Datatype,
+        O: ReduceOp<T>,
+    {
+        self.reduce_scatter_block_in_place_with(buf, op, ReduceScatter::Auto)
+    }
+
+    /// [`Comm::reduce_scatter_block_in_place`] with an explicit algorithm
+    /// (MPI_Reduce_scatter_block with MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::reduce_scatter_block_with`]. Cost: as
+    /// [`Comm::reduce_scatter_with`], and one copy of the block into `buf`.
+    ///
+    /// ```
+    /// use rpar::{ReduceScatter, UserOp};
+    /// // appending decimal digits, as (value, 10^digits): associative, not commutative
+    /// let append = UserOp::non_commutative(|a: [u64; 2], b: [u64; 2]| {
+    ///     [a[0] * b[1] + b[0], a[1] * b[1]]
+    /// });
+    /// let got = rpar::run(3, |world| {
+    ///     let d = [world.rank() as u64 + 1, 10];
+    ///     let mut buf = [d, d, d];
+    ///     world.reduce_scatter_block_in_place_with(&mut buf, &append, ReduceScatter::Pairwise)?;
+    ///     Ok(buf[0])
+    /// })?;
+    /// assert_eq!(got, vec![[123, 1000]; 3]); // in rank order
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn reduce_scatter_block_in_place_with<T, O>(
+        &self,
+        buf: &mut [T],
+        op: O,
+        algorithm: ReduceScatter,
+    ) -> Result<()>
+    where
+        T: Datatype,
+        O: ReduceOp<T>,
+    {
+        self.reduce_scatter_to_front(buf, None, &op, algorithm)
+    }
+
+    /// The in-place forms: the reduce-scatter of `buf`, this rank's block then copied to its
+    /// front.
+    fn reduce_scatter_to_front<T: Datatype, O: ReduceOp<T>>(
+        &self,
+        buf: &mut [T],
+        counts: Option<&[usize]>,
+        op: &O,
+        algorithm: ReduceScatter,
+    ) -> Result<()> {
+        let mine = self.reduce_scatter_call(buf, counts, op, algorithm)?;
+        buf[..mine.len()].copy_from_slice(&mine);
+        Ok(())
+    }
+
+    /// One reduce-scatter call on `data` as a collective call of its own (traced, checked
+    /// against the other ranks'): blocks of `counts`, or for `None` `size()` equal blocks
+    /// (reduce_scatter_block). Returns this rank's block.
+    fn reduce_scatter_call<T: Datatype, O: ReduceOp<T>>(
+        &self,
+        data: &[T],
+        counts: Option<&[usize]>,
+        op: &O,
+        algorithm: ReduceScatter,
+    ) -> Result<Vec<T>> {
+        let name = match counts {
+            Some(_) => "reduce_scatter",
+            None => "reduce_scatter_block",
+        };
+        let call = Call::new(name)
+            .reduction::<O>()
+            .bytes(std::mem::size_of_val(data));
+        self.collective(call, &algorithm, || {
+            let p = self.size();
+            let displs = match counts {
+                Some(counts) => displacements(name, counts, p, data.len())?,
+                None if data.len().is_multiple_of(p) => {
+                    (0..=p).map(|i| i * (data.len() / p)).collect()
+                }
+                None => {
                     return Err(Error::invalid(
-                        "reduce_scatter_block",
+                        name,
                         format!(
                             "the input has {} elements, which is not a multiple of the {p} ranks",
                             data.len()
                         ),
-                    ));
+                    ))
                 }
-                let displs: Vec<usize> = (0..=p).map(|i| i * (data.len() / p)).collect();
-                reduce_scatter_run(self, data, &displs, &op, algorithm)
-            },
-        )
+            };
+            reduce_scatter_run(self, data, &displs, op, algorithm)
+        })
     }
 }
 
@@ -308,14 +465,10 @@ pub(crate) fn reduce_scatter_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
     algorithm: ReduceScatter,
 ) -> Result<Vec<T>> {
     let bytes = std::mem::size_of_val(data);
-    let algorithm = match algorithm {
-        ReduceScatter::Auto => ReduceScatter::select(ch.size(), bytes, op.is_commutative()),
-        chosen => chosen,
-    };
-    match algorithm {
+    match message_passing(algorithm, ch.size(), bytes, op.is_commutative()) {
         ReduceScatter::Pairwise => pairwise(ch, data, displs, op),
-        ReduceScatter::Ring if !op.is_commutative() => pairwise(ch, data, displs, op),
         ReduceScatter::Ring => {
+            require_commutative(op, "reduce_scatter", "RecursiveHalving or Pairwise")?;
             let mut acc = Scratch::new(data, data.len());
             acc.copy_from_slice(data);
             ring(ch, &mut acc, displs, op)?;
@@ -324,6 +477,28 @@ pub(crate) fn reduce_scatter_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
         ReduceScatter::Auto | ReduceScatter::RecursiveHalving => {
             recursive_halving(ch, data, displs, op)
         }
+    }
+}
+
+/// Refuses a non-commutative operator for the ring algorithms, whose partial results wrap
+/// around the ring (so the operands would be combined out of rank order), naming the algorithms
+/// of `call` that keep rank order.
+pub(super) fn require_commutative<T: Copy, O: ReduceOp<T>>(
+    op: &O,
+    call: &'static str,
+    ordered: &str,
+) -> Result<()> {
+    if op.is_commutative() {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            call,
+            format!(
+                "the Ring algorithm combines partial results in ring order, not rank order, so it \
+                 needs a commutative operator; for a non-commutative one use {ordered} (or \
+                 Auto), which keep rank order"
+            ),
+        ))
     }
 }
 
@@ -654,7 +829,7 @@ fn recursive_halving<C: Channel, T: Datatype, O: ReduceOp<T>>(
 }
 
 /// Pairwise-exchange reduce-scatter: returns this rank's block, in rank order for any operator.
-pub(super) fn pairwise<C: Channel, T: Datatype, O: ReduceOp<T>>(
+fn pairwise<C: Channel, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     data: &[T],
     displs: &[usize],

@@ -14,6 +14,7 @@ use super::layout::{
     binomial, block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_root,
     offsets_of_counts, offsets_uniform, View,
 };
+use super::select::message_passing;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Error, Result};
@@ -23,6 +24,8 @@ const TAG_LINEAR: i32 = 220;
 const TAG_BINOMIAL: i32 = 221;
 const TAG_COUNTS: i32 = 222;
 
+const CALL_V: &str = "scatterv";
+
 /// The scatter algorithm (for [`Comm::scatter_with`] and the other scatter forms).
 ///
 /// An MPI library picks among such algorithms inside MPI_Scatter and MPI_Scatterv; MPICH lets the
@@ -31,8 +34,9 @@ const TAG_COUNTS: i32 = 222;
 /// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` ([`Scatter::choose`]) depends on the ranks `p` only, since the non-root ranks of
-/// [`Comm::scatter`] do not know the size of what they will receive:
+/// `Auto` ([`Scatter::select`]; scatter has no shared-memory algorithm) depends on the ranks
+/// `p` only, since the non-root ranks of [`Comm::scatter`] do not know the size of what they
+/// will receive:
 ///
 /// | ranks `p` | algorithm  |
 /// |-----------|------------|
@@ -45,12 +49,12 @@ const TAG_COUNTS: i32 = 222;
 ///
 /// ```
 /// use rpar::Scatter;
-/// assert_eq!(Scatter::choose(2), Scatter::Linear);
-/// assert_eq!(Scatter::choose(16), Scatter::Binomial);
+/// assert_eq!(Scatter::select(2, 8, true), Scatter::Linear);
+/// assert_eq!(Scatter::select(16, 8, true), Scatter::Binomial);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Scatter {
-    /// [`Scatter::choose`] decides.
+    /// [`Scatter::select`] decides.
     #[default]
     Auto,
     /// The root sends to each rank in turn.
@@ -62,17 +66,19 @@ pub enum Scatter {
 }
 
 impl Scatter {
-    /// The algorithm `Auto` runs for `p` ranks (the table above), for every scatter form. No
-    /// MPI routine: an MPI library makes this choice inside MPI_Scatter (in MPICH, what
-    /// `MPIR_CVAR_SCATTER_INTRA_ALGORITHM=auto` leaves to its tuning).
+    /// The algorithm `Auto` runs for `ranks` ranks (the table above), for every scatter form;
+    /// `bytes` and `commutative` are ignored (the non-roots do not know the size, and a scatter
+    /// combines nothing). No MPI routine: an MPI library makes this choice inside MPI_Scatter
+    /// (in MPICH, what `MPIR_CVAR_SCATTER_INTRA_ALGORITHM=auto` leaves to its tuning).
     ///
     /// ```
     /// use rpar::Scatter;
-    /// assert_eq!(Scatter::choose(8), Scatter::Linear);
-    /// assert_eq!(Scatter::choose(9), Scatter::Binomial);
+    /// assert_eq!(Scatter::select(8, 1 << 20, true), Scatter::Linear);
+    /// assert_eq!(Scatter::select(9, 8, true), Scatter::Binomial);
     /// ```
-    pub fn choose(p: usize) -> Scatter {
-        if p <= 8 {
+    pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Scatter {
+        let _ = (bytes, commutative);
+        if ranks <= 8 {
             Scatter::Linear
         } else {
             Scatter::Binomial
@@ -122,7 +128,7 @@ impl Comm {
     /// and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call different
     /// collectives and [`Error::Aborted`] if another rank fails during the call.
     ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::choose`]), see
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
     /// [`Comm::scatter_with`].
     ///
     /// ```
@@ -172,7 +178,7 @@ impl Comm {
     ///
     /// Errors: those of [`Comm::scatter`].
     ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::choose`]), see
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
     /// [`Comm::scatter_with`].
     ///
     /// ```
@@ -235,7 +241,7 @@ impl Comm {
     /// and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call different
     /// collectives and [`Error::Aborted`] if another rank fails during the call.
     ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::choose`]), see
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
     /// [`Comm::scatter_with`].
     ///
     /// ```
@@ -300,7 +306,7 @@ impl Comm {
     /// and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call different
     /// collectives and [`Error::Aborted`] if another rank fails during the call.
     ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::choose`]), see
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
     /// [`Comm::scatter_with`].
     ///
     /// ```
@@ -371,7 +377,7 @@ impl Comm {
     /// and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call different
     /// collectives and [`Error::Aborted`] if another rank fails during the call.
     ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::choose`]), see
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
     /// [`Comm::scatterv_with`].
     ///
     /// ```
@@ -417,24 +423,111 @@ impl Comm {
         root: usize,
         algorithm: Scatter,
     ) -> Result<Vec<T>> {
-        self.collective(Call::new("scatterv").root(root), &algorithm, || {
-            check_root(self, root)?;
-            let p = self.size();
-            if self.rank() != root {
-                return scatter(self, None, false, root, algorithm)
-                    .map(|mine| mine.unwrap_or_default());
+        self.collective(Call::new(CALL_V).root(root), &algorithm, || {
+            match self.scatterv_blocks(send, (counts, displs), root, algorithm)? {
+                Some(mine) => Ok(mine),
+                // the root's own block: `scatterv_blocks` checked that it lies in `send`
+                None => Ok(send[displs[root]..displs[root] + counts[root]].to_vec()),
             }
-            check_per_rank(counts.len(), p, "counts", "scatterv")?;
-            check_per_rank(displs.len(), p, "displs", "scatterv")?;
-            check_blocks_fit(counts, displs, send.len(), "send", "scatterv")?;
-            let source = Source {
-                send,
-                counts,
-                displs,
-            };
-            scatter(self, Some(&source), false, root, algorithm)?;
-            Ok(source.block(root).to_vec())
         })
+    }
+
+    /// Scatterv with the root's block left in place (MPI_Scatterv with MPI_IN_PLACE): at the
+    /// root `buf` is the send buffer, rank `i`'s block `counts[i]` elements at `displs[i]`;
+    /// elsewhere `buf` is the receive buffer, as long as this rank's block (and `counts` and
+    /// `displs` are not read).
+    ///
+    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
+    /// [`Error::InvalidArgument`] at the root if `counts` or `displs` has not one entry per
+    /// rank or a block does not fit in `buf`, and at another rank if the block it receives is
+    /// not as long as its `buf`; and, as for every collective, [`Error::CollectiveMismatch`] if
+    /// the ranks call different collectives and [`Error::Aborted`] if another rank fails during
+    /// the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
+    /// [`Comm::scatterv_with`].
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let r = world.rank();
+    ///     let mut buf = if r == 2 { vec![1u8, 2, 3, 4, 5, 6] } else { vec![0; r + 1] };
+    ///     // rank i gets i + 1 elements; rank 2's own three stay where they are
+    ///     world.scatterv_in_place(&mut buf, &[1, 2, 3], &[5, 3, 0], 2)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert_eq!(got, vec![vec![6], vec![4, 5], vec![1, 2, 3, 4, 5, 6]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn scatterv_in_place<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        counts: &[usize],
+        displs: &[usize],
+        root: usize,
+    ) -> Result<()> {
+        self.scatterv_in_place_with(buf, counts, displs, root, Scatter::Auto)
+    }
+
+    /// [`Comm::scatterv_in_place`] with a chosen algorithm (MPI_Scatterv with MPI_IN_PLACE).
+    ///
+    /// Errors: those of [`Comm::scatterv_in_place`]. Cost: as [`Comm::scatterv_with`].
+    ///
+    /// ```
+    /// use rpar::Scatter;
+    /// let got = rpar::run(4, |world| {
+    ///     let r = world.rank();
+    ///     let mut buf = if r == 0 { (10u16..16).collect() } else { vec![0; r] };
+    ///     world.scatterv_in_place_with(&mut buf, &[0, 1, 2, 3], &[0, 0, 1, 3], 0, Scatter::Binomial)?;
+    ///     Ok(buf)
+    /// })?;
+    /// assert_eq!(got[1], [10]);
+    /// assert_eq!(got[3], [13, 14, 15]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn scatterv_in_place_with<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        counts: &[usize],
+        displs: &[usize],
+        root: usize,
+        algorithm: Scatter,
+    ) -> Result<()> {
+        self.collective(Call::new(CALL_V).root(root), &algorithm, || {
+            let send: &[T] = if self.rank() == root { buf } else { &[] };
+            if let Some(mine) = self.scatterv_blocks(send, (counts, displs), root, algorithm)? {
+                check_count(mine.len(), buf.len(), root, CALL_V)?;
+                buf.copy_from_slice(&mine);
+            }
+            Ok(())
+        })
+    }
+
+    /// What every scatterv form runs: at the root the checks of `counts` and `displs` against
+    /// `send`, then the scatter (`None`: the root keeps its block where it is); elsewhere the
+    /// block received.
+    fn scatterv_blocks<T: Datatype>(
+        &self,
+        send: &[T],
+        (counts, displs): (&[usize], &[usize]),
+        root: usize,
+        algorithm: Scatter,
+    ) -> Result<Option<Vec<T>>> {
+        check_root(self, root)?;
+        let p = self.size();
+        if self.rank() != root {
+            return scatter(self, None, false, root, algorithm)
+                .map(|mine| Some(mine.unwrap_or_default()));
+        }
+        check_per_rank(counts.len(), p, "counts", CALL_V)?;
+        check_per_rank(displs.len(), p, "displs", CALL_V)?;
+        check_blocks_fit(counts, displs, send.len(), "send", CALL_V)?;
+        let source = Source {
+            send,
+            counts,
+            displs,
+        };
+        scatter(self, Some(&source), false, root, algorithm)?;
+        Ok(None)
     }
 }
 
@@ -477,11 +570,7 @@ fn scatter<C: Named, T: Datatype>(
     algorithm: Scatter,
 ) -> Result<Option<Vec<T>>> {
     let p = ch.size();
-    let algorithm = match algorithm {
-        Scatter::Auto => Scatter::choose(p),
-        chosen => chosen,
-    };
-    match (algorithm, source) {
+    match (message_passing(algorithm, p, 0, true), source) {
         (Scatter::Linear, Some(src)) => {
             for i in (0..p).filter(|&i| i != root) {
                 ch.send(src.block(i), i, TAG_LINEAR)?;
@@ -524,7 +613,7 @@ fn binomial_scatter<C: Named, T: Datatype>(
     };
     let mut data: Vec<T> = ch.recv_vec(parent, TAG_BINOMIAL)?;
     let off = match counts {
-        Some(counts) if counts.len() == end - r => offsets_of_counts(&counts),
+        Some(counts) if counts.len() == end - r => offsets_of_counts(&counts, "scatterv")?,
         Some(counts) => {
             return Err(Error::invalid(
                 "scatterv",

@@ -14,6 +14,7 @@
 //! Data travels as owned `Vec`s: no copies on the way.
 
 use super::layout::require_pow2;
+use super::select::message_passing;
 use super::Channel;
 use crate::comm::Buffer;
 use crate::comm::Call;
@@ -31,7 +32,7 @@ const TAG_GRAY: i32 = 251;
 /// Each variant's cost is for `p` ranks and `m` the bytes each rank sends:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` ([`Shift::choose`]) is `Direct` for every `p` and size: in one process every rank
+/// `Auto` ([`Shift::select`]) is `Direct` for every `p` and size: in one process every rank
 /// reaches every other in one hop, so the hypercube's route only adds steps. `GrayCode` is
 /// there for comparison and for recording the schedule a real hypercube would run.
 ///
@@ -40,11 +41,11 @@ const TAG_GRAY: i32 = 251;
 /// | any       | any         | `Direct`  |
 ///
 /// ```
-/// assert_eq!(rpar::Shift::choose(8, 1024), rpar::Shift::Direct);
+/// assert_eq!(rpar::Shift::select(8, 1024, true), rpar::Shift::Direct);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Shift {
-    /// [`Shift::choose`] decides.
+    /// [`Shift::select`] decides.
     #[default]
     Auto,
     /// Straight to the destination.
@@ -56,16 +57,18 @@ pub enum Shift {
 }
 
 impl Shift {
-    /// The algorithm `Auto` runs for `p` ranks and `bytes` per rank (the table above). No MPI
-    /// routine: MPI has no circular-shift collective (its idiom is MPI_Cart_shift on a periodic
-    /// ring, then MPI_Sendrecv).
+    /// The algorithm `Auto` runs for `ranks` ranks and `bytes` sent per rank (the table above;
+    /// `commutative` is ignored: a shift combines nothing). No MPI routine: MPI has no
+    /// circular-shift collective (its idiom is MPI_Cart_shift on a periodic ring, then
+    /// MPI_Sendrecv).
     ///
     /// ```
     /// use rpar::Shift;
-    /// assert_eq!(Shift::choose(16, 8), Shift::Direct); // even where GrayCode could run
-    /// assert_eq!(Shift::choose(6, 1 << 20), Shift::Direct);
+    /// assert_eq!(Shift::select(16, 8, true), Shift::Direct); // even where GrayCode could run
+    /// assert_eq!(Shift::select(6, 1 << 20, true), Shift::Direct);
     /// ```
-    pub fn choose(_p: usize, _bytes: usize) -> Shift {
+    pub fn select(ranks: usize, bytes: usize, commutative: bool) -> Shift {
+        let _ = (ranks, bytes, commutative);
         Shift::Direct
     }
 }
@@ -147,11 +150,7 @@ pub(crate) fn shift<C: Channel, T: Datatype>(
 ) -> Result<Vec<T>> {
     let p = ch.size();
     let q = q.rem_euclid(p as isize) as usize;
-    let algorithm = match algorithm {
-        Shift::Auto => Shift::choose(p, std::mem::size_of_val(&data[..])),
-        chosen => chosen,
-    };
-    match algorithm {
+    match message_passing(algorithm, p, std::mem::size_of_val(&data[..]), true) {
         Shift::GrayCode => {
             require_pow2(p, "Gray-code", "shift_circular")?;
             gray_code(ch, data, q)

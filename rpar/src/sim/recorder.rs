@@ -279,7 +279,7 @@ impl Channel for Recorder {
         };
         self.post_recv(from, tag, bytes);
         let elem = std::mem::size_of::<T>().max(1);
-        Ok(zeroed_vec(bytes as usize / elem))
+        zeroed_vec(bytes as usize / elem, "recv")
     }
 
     fn sendrecv<T: Datatype, U: Datatype>(

@@ -1,0 +1,718 @@
+//! Collectives on committed derived datatypes (MPI_Bcast, MPI_Gather, MPI_Scatter,
+//! MPI_Allgather and MPI_Alltoall with a datatype and a count): [`Comm::bcast_typed`],
+//! [`Comm::gather_typed`], [`Comm::scatter_typed`], [`Comm::allgather_typed`],
+//! [`Comm::alltoall_typed`] and their `_with` forms, so that non-contiguous data (a column of a
+//! row-major matrix, every other element, the fields of a struct) can be collected or spread
+//! without copying it out by hand first.
+//!
+//! Each call runs in three steps:
+//!
+//! 1. every rank checks its buffers against its types and counts (bounds, and that every entry
+//!    lands on a value of its basic type) before anything is copied or sent;
+//! 2. the ranks compare their type signatures, MPI's rule for collectives: what a rank sends a
+//!    rank must have the signature of what that rank receives. Each rank contributes a
+//!    fingerprint of each side — the primitive period of the signature (the shortest sequence
+//!    of basic types that the signature of one element repeats) as a 64-bit hash and a length,
+//!    and how many basic values in all — to one small allgather, so that every rank sees every
+//!    mismatch (and every other rank's bad buffer) and returns the same error;
+//! 3. the data travels packed, as bytes, through the byte collective of the same family with
+//!    the chosen algorithm, and each receiver unpacks it into place.
+//!
+//! So the cost is that of the byte collective plus one pack and one unpack per rank and the
+//! allgather of 72 bytes per rank.
+
+use super::layout::{blocks_total, zeroed_vec};
+use super::{Allgather, Alltoall, Bcast, Gather, Scatter};
+use crate::comm::Call;
+use crate::datatype::{Access, CommittedType, Datatype};
+use crate::{Comm, Error, Result};
+
+/// What a rank's type signature looks like from outside: enough to decide whether two agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fingerprint {
+    /// FNV-1a hash of the primitive period of one element's signature.
+    period_hash: u64,
+    /// Basic values in the primitive period.
+    period_len: u64,
+    /// Basic values in all (`count` elements).
+    values: u64,
+    /// Bytes of data in all (packed size).
+    bytes: u64,
+}
+
+impl Fingerprint {
+    /// The fingerprint of `count` elements of `ty`.
+    fn of(ty: &CommittedType, count: usize, call: &'static str) -> Result<Fingerprint> {
+        let c = &*ty.inner;
+        let bytes = c.size.checked_mul(count).ok_or_else(|| {
+            Error::invalid(
+                call,
+                format!("{count} elements of {} bytes overflow usize", c.size),
+            )
+        })?;
+        let codes: Vec<u8> = c.map.entries().iter().map(|&(b, _)| b as u8).collect();
+        let period = if c.uniform.is_some() {
+            codes.len().min(1)
+        } else {
+            primitive_period(&codes)
+        };
+        let (period_hash, period_len) = if bytes == 0 {
+            (0, 0) // an empty signature: no period to speak of
+        } else {
+            (fnv1a(&codes[..period]), period as u64)
+        };
+        Ok(Fingerprint {
+            period_hash,
+            period_len,
+            values: (codes.len() as u64).saturating_mul(count as u64),
+            bytes: bytes as u64,
+        })
+    }
+
+    /// Whether data of this signature can be received by `other`: the same sequence of basic
+    /// types (the same primitive period, repeated as often).
+    fn agrees(&self, other: &Fingerprint) -> bool {
+        self.values == other.values
+            && (self.values == 0
+                || (self.period_hash, self.period_len) == (other.period_hash, other.period_len))
+    }
+
+    fn words(&self) -> [u64; 4] {
+        [self.period_hash, self.period_len, self.values, self.bytes]
+    }
+
+    fn from_words(w: &[u64]) -> Fingerprint {
+        Fingerprint {
+            period_hash: w[0],
+            period_len: w[1],
+            values: w[2],
+            bytes: w[3],
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{} basic values in {} bytes (a period of {} basic types, hash {:016x})",
+            self.values, self.bytes, self.period_len, self.period_hash
+        )
+    }
+}
+
+/// The length of the shortest prefix of `s` that `s` is a repetition of (`s.len()` if none).
+fn primitive_period(s: &[u8]) -> usize {
+    // the prefix function of Knuth, Morris and Pratt: `border[i]` is the longest proper border
+    // of `s[..=i]`; `s` is a power of a shorter word iff its length is a multiple of
+    // `len - border`
+    let mut border = vec![0usize; s.len()];
+    for i in 1..s.len() {
+        let mut k = border[i - 1];
+        while k > 0 && s[i] != s[k] {
+            k = border[k - 1];
+        }
+        if s[i] == s[k] {
+            k += 1;
+        }
+        border[i] = k;
+    }
+    let n = s.len();
+    match border.last() {
+        Some(&b) if b > 0 && n.is_multiple_of(n - b) => n - b,
+        _ => n,
+    }
+}
+
+/// FNV-1a, 64 bits.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Which ranks send to which in a collective, for the signature check.
+#[derive(Debug, Clone, Copy)]
+enum Flow {
+    /// The root sends to every rank (bcast, scatter).
+    From(usize),
+    /// Every rank sends to the root (gather).
+    To(usize),
+    /// Every rank sends to every rank (allgather, alltoall).
+    All,
+}
+
+/// One side of a typed call as this rank's arguments give it: the buffer, its type, the count
+/// of one block, and how many blocks this rank's buffer holds (`None`: the side is not read at
+/// this rank, as MPI ignores a non-root's receive arguments of a gather).
+struct Side<'a, T> {
+    buf: &'a [T],
+    ty: &'a CommittedType,
+    count: usize,
+    blocks: Option<usize>,
+}
+
+impl<'a, T: Datatype> Side<'a, T> {
+    fn new((buf, ty, count): (&'a [T], &'a CommittedType, usize), blocks: Option<usize>) -> Self {
+        Side {
+            buf,
+            ty,
+            count,
+            blocks,
+        }
+    }
+
+    /// The elements of `ty` this rank's buffer holds (`count` per block).
+    fn elements(&self, call: &'static str) -> Result<usize> {
+        blocks_total(self.count, self.blocks.unwrap_or(1), call)
+    }
+
+    /// Checks that this side's elements lie in its buffer, if it is read here.
+    fn check(&self, call: &'static str, access: Access) -> Result<()> {
+        if self.blocks.is_none() {
+            return Ok(());
+        }
+        let count = self.elements(call)?;
+        self.ty
+            .inner
+            .check_slice(call, self.buf, 0, count, access)
+            .map(drop)
+    }
+}
+
+impl Comm {
+    /// Steps 1 and 2 of every typed collective: checks this rank's buffers (before anything
+    /// moves), then compares every rank's send and receive signatures along `flow`, so that
+    /// every rank learns of every other's failed check and of every mismatch. Returns the
+    /// elements of the send and the receive side at this rank.
+    fn typed_prologue<T: Datatype, U: Datatype>(
+        &self,
+        call: &'static str,
+        send: &Side<'_, T>,
+        recv: &Side<'_, U>,
+        flow: Flow,
+    ) -> Result<(usize, usize)> {
+        let mine = send
+            .check(call, Access::Read)
+            .and_then(|()| recv.check(call, Access::Write))
+            .and_then(|()| {
+                let sent = Fingerprint::of(send.ty, send.count, call)?;
+                Ok((sent, Fingerprint::of(recv.ty, recv.count, call)?))
+            });
+        let mut words = [0u64; 9];
+        match &mine {
+            Ok((s, r)) => {
+                words[1..5].copy_from_slice(&s.words());
+                words[5..9].copy_from_slice(&r.words());
+            }
+            Err(_) => words[0] = 1, // this rank fails: it says so, then returns its own error
+        }
+        let all = self.allgather(&words[..])?;
+        mine?;
+        let at = |i: usize| &all[9 * i..9 * (i + 1)];
+        if let Some(bad) = (0..self.size()).find(|&i| at(i)[0] != 0) {
+            return Err(Error::invalid(
+                call,
+                format!(
+                    "rank {bad}'s buffer does not hold what its datatype and count touch (it \
+                     reports the details)"
+                ),
+            ));
+        }
+        let sent = |i: usize| Fingerprint::from_words(&at(i)[1..5]);
+        let received = |j: usize| Fingerprint::from_words(&at(j)[5..9]);
+        let p = self.size();
+        let pairs: Box<dyn Iterator<Item = (usize, usize)>> = match flow {
+            Flow::From(root) => Box::new((0..p).map(move |j| (root, j))),
+            Flow::To(root) => Box::new((0..p).map(move |i| (i, root))),
+            // signatures that agree are equal: every pair agrees if all agree with rank 0's
+            Flow::All => Box::new((0..p).map(|j| (0, j)).chain((0..p).map(|i| (i, 0)))),
+        };
+        for (i, j) in pairs {
+            if !sent(i).agrees(&received(j)) {
+                return Err(Error::TypeMismatch {
+                    sent: sent(i).describe(),
+                    expected: format!("{} at rank {j}", received(j).describe()),
+                    source_rank: i,
+                });
+            }
+        }
+        Ok((send.elements(call)?, recv.elements(call)?))
+    }
+}
+
+impl Comm {
+    /// Broadcasts `count` elements laid out by the committed type `ty` in `buf` from `root` to
+    /// every rank (MPI_Bcast with a derived datatype): on return every rank's `buf` holds the
+    /// root's elements where its own `ty` places them. The ranks' `(ty, count)` may differ if
+    /// their type signatures agree with the root's (MPI's rule).
+    ///
+    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
+    /// [`Error::BufferOutOfBounds`] or [`Error::InvalidArgument`] if `ty` reaches outside `buf`
+    /// or lands on padding or a value of another type (checked before anything moves; the
+    /// other ranks get an [`Error::InvalidArgument`] naming the rank); [`Error::TypeMismatch`]
+    /// on every rank if a rank's signature differs from the root's; and, as for every
+    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives and
+    /// [`Error::Aborted`] if another rank fails during the call.
+    ///
+    /// Cost: that of [`Comm::bcast`] of the packed bytes, one pack at the root and one unpack
+    /// elsewhere, and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// // the diagonal of a 3 x 3 matrix
+    /// let diagonal = TypeMap::vector(3, 1, 4, &i32::type_map())?.commit();
+    /// let got = rpar::run(3, |world| {
+    ///     let mut m = if world.rank() == 1 { [1, 0, 0, 0, 5, 0, 0, 0, 9] } else { [0; 9] };
+    ///     world.bcast_typed(&mut m, &diagonal, 1, 1)?;
+    ///     Ok(m)
+    /// })?;
+    /// assert_eq!(got[0], [1, 0, 0, 0, 5, 0, 0, 0, 9]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn bcast_typed<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        ty: &CommittedType,
+        count: usize,
+        root: usize,
+    ) -> Result<()> {
+        self.bcast_typed_with(buf, ty, count, root, Bcast::Auto)
+    }
+
+    /// [`Comm::bcast_typed`] with the algorithm of the byte broadcast chosen (MPI_Bcast with a
+    /// derived datatype).
+    ///
+    /// Errors: those of [`Comm::bcast_typed`]. Cost: as there, with the chosen algorithm's cost
+    /// (see [`Comm::bcast_with`]).
+    ///
+    /// ```
+    /// use rpar::{Bcast, Datatype, TypeMap};
+    /// // every other element: the root sends 4 of its 8, every rank receives them contiguously
+    /// let every_other = TypeMap::vector(4, 1, 2, &u16::type_map())?.commit();
+    /// let four = TypeMap::contiguous(4, &u16::type_map())?.commit();
+    /// let got = rpar::run(4, |world| {
+    ///     if world.rank() == 0 {
+    ///         let mut v: Vec<u16> = (0..8).collect();
+    ///         world.bcast_typed_with(&mut v, &every_other, 1, 0, Bcast::Binomial)?;
+    ///         Ok(vec![])
+    ///     } else {
+    ///         let mut v = vec![0u16; 4];
+    ///         world.bcast_typed_with(&mut v, &four, 1, 0, Bcast::Binomial)?;
+    ///         Ok(v)
+    ///     }
+    /// })?;
+    /// assert_eq!(got[3], [0, 2, 4, 6]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn bcast_typed_with<T: Datatype>(
+        &self,
+        buf: &mut [T],
+        ty: &CommittedType,
+        count: usize,
+        root: usize,
+        algorithm: Bcast,
+    ) -> Result<()> {
+        const CALL: &str = "bcast_typed";
+        self.collective(Call::new(CALL).root(root), &algorithm, || {
+            super::layout::check_root(self, root)?;
+            let is_root = self.rank() == root;
+            let (sends, receives) = if is_root {
+                (Some(1), None)
+            } else {
+                (None, Some(1))
+            };
+            let send = Side::new((&*buf, ty, count), sends);
+            let recv = Side::new((&*buf, ty, count), receives);
+            self.typed_prologue(CALL, &send, &recv, Flow::From(root))?;
+            if is_root {
+                let mut packed = ty.pack_to_vec(buf, count)?;
+                return self.bcast_with(&mut packed[..], root, algorithm);
+            }
+            let mut packed = zeroed_vec::<u8>(ty.pack_size(count), CALL)?;
+            self.bcast_with(&mut packed[..], root, algorithm)?;
+            ty.unpack(&packed, &mut 0, buf, count)
+        })
+    }
+
+    /// Gathers `send_count` elements laid out by `send_ty` in every rank's `send` at `root`,
+    /// where rank `i`'s land as elements `i * recv_count..(i + 1) * recv_count` of `recv_ty` in
+    /// `recv` (MPI_Gather with derived datatypes; `recv`, `recv_ty` and `recv_count` are read
+    /// at the root only). Every rank's send signature must agree with the root's receive of
+    /// `recv_count` elements (MPI's rule).
+    ///
+    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
+    /// [`Error::BufferOutOfBounds`] or [`Error::InvalidArgument`] if a type reaches outside its
+    /// buffer or lands on padding or a value of another type (checked before anything moves;
+    /// the other ranks get an [`Error::InvalidArgument`] naming the rank);
+    /// [`Error::TypeMismatch`] on every rank if a rank's send signature differs from the
+    /// root's receive; and, as for every collective, [`Error::CollectiveMismatch`] if the ranks
+    /// call different collectives and [`Error::Aborted`] if another rank fails during the call.
+    ///
+    /// Cost: that of [`Comm::gather`] of the packed bytes, one pack per rank and one unpack at
+    /// the root, and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// // every rank's column `rank` of its 3 x 4 row-major matrix, gathered as rows at rank 0
+    /// let column = TypeMap::vector(3, 1, 4, &f64::type_map())?.commit();
+    /// let row = TypeMap::contiguous(3, &f64::type_map())?.commit();
+    /// let got = rpar::run(4, |world| {
+    ///     let r = world.rank();
+    ///     let m: Vec<f64> = (0..12).map(|i| (10 * r + i) as f64).collect();
+    ///     let mut rows = vec![0.0; if r == 0 { 12 } else { 0 }];
+    ///     world.gather_typed(&m[r..], &column, 1, &mut rows, &row, 1, 0)?;
+    ///     Ok(rows)
+    /// })?;
+    /// assert_eq!(got[0][..6], [0.0, 4.0, 8.0, 11.0, 15.0, 19.0]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)] // MPI_Gather's own argument list
+    pub fn gather_typed<T: Datatype, U: Datatype>(
+        &self,
+        send: &[T],
+        send_ty: &CommittedType,
+        send_count: usize,
+        recv: &mut [U],
+        recv_ty: &CommittedType,
+        recv_count: usize,
+        root: usize,
+    ) -> Result<()> {
+        let (send, recv) = ((send, send_ty, send_count), (recv, recv_ty, recv_count));
+        self.gather_typed_with(send, recv, root, Gather::Auto)
+    }
+
+    /// [`Comm::gather_typed`] with the algorithm of the byte gather chosen (MPI_Gather with
+    /// derived datatypes); each side is given as `(buffer, type, count)`.
+    ///
+    /// Errors: those of [`Comm::gather_typed`]. Cost: as there, with the chosen algorithm's
+    /// cost (see [`Comm::gather_with`]).
+    ///
+    /// ```
+    /// use rpar::{Datatype, Gather, TypeMap};
+    /// // the first field of every rank's two (u32, u32) pairs, packed together at rank 2
+    /// let firsts = TypeMap::vector(2, 1, 2, &u32::type_map())?.commit();
+    /// let plain = u32::type_map().commit();
+    /// let got = rpar::run(3, |world| {
+    ///     let r = world.rank() as u32;
+    ///     let pairs = [r, 100, r + 10, 200];
+    ///     let mut all = [0u32; 6];
+    ///     world.gather_typed_with((&pairs[..], &firsts, 1), (&mut all[..], &plain, 2), 2, Gather::Binomial)?;
+    ///     Ok(all)
+    /// })?;
+    /// assert_eq!(got[2], [0, 10, 1, 11, 2, 12]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn gather_typed_with<T: Datatype, U: Datatype>(
+        &self,
+        (send, send_ty, send_count): (&[T], &CommittedType, usize),
+        (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),
+        root: usize,
+        algorithm: Gather,
+    ) -> Result<()> {
+        const CALL: &str = "gather_typed";
+        self.collective(Call::new(CALL).root(root), &algorithm, || {
+            super::layout::check_root(self, root)?;
+            let is_root = self.rank() == root;
+            let sides = (
+                Side::new((send, send_ty, send_count), Some(1)),
+                Side::new(
+                    (&*recv, recv_ty, recv_count),
+                    is_root.then_some(self.size()),
+                ),
+            );
+            let (_, all) = self.typed_prologue(CALL, &sides.0, &sides.1, Flow::To(root))?;
+            let packed = send_ty.pack_to_vec(send, send_count)?;
+            if !is_root {
+                return self.gather_into_with(&packed[..], &mut [], root, algorithm);
+            }
+            let mut gathered = zeroed_vec::<u8>(recv_ty.pack_size(all), CALL)?;
+            self.gather_into_with(&packed[..], &mut gathered, root, algorithm)?;
+            recv_ty.unpack(&gathered, &mut 0, recv, all)
+        })
+    }
+
+    /// Scatters the root's `send`, `size() * send_count` elements laid out by `send_ty`, block
+    /// `i` (elements `i * send_count..(i + 1) * send_count`) to rank `i`, which receives it as
+    /// `recv_count` elements of `recv_ty` in `recv` (MPI_Scatter with derived datatypes; `send`,
+    /// `send_ty` and `send_count` are read at the root only). Every rank's receive signature
+    /// must agree with a block of the root's send (MPI's rule).
+    ///
+    /// Errors: as [`Comm::gather_typed`], with the roles of send and receive exchanged.
+    ///
+    /// Cost: that of [`Comm::scatter`] of the packed bytes, one pack at the root and one unpack
+    /// per rank, and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// // the columns of a 2 x 3 row-major matrix, one to each rank
+    /// let column = TypeMap::vector(2, 1, 3, &i64::type_map())?.resized(0, 8)?.commit();
+    /// let two = TypeMap::contiguous(2, &i64::type_map())?.commit();
+    /// let got = rpar::run(3, |world| {
+    ///     let m = [1i64, 2, 3, 4, 5, 6]; // read at the root only
+    ///     let mut mine = [0i64; 2];
+    ///     world.scatter_typed(&m, &column, 1, &mut mine, &two, 1, 0)?;
+    ///     Ok(mine)
+    /// })?;
+    /// assert_eq!(got, vec![[1, 4], [2, 5], [3, 6]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)] // MPI_Scatter's own argument list
+    pub fn scatter_typed<T: Datatype, U: Datatype>(
+        &self,
+        send: &[T],
+        send_ty: &CommittedType,
+        send_count: usize,
+        recv: &mut [U],
+        recv_ty: &CommittedType,
+        recv_count: usize,
+        root: usize,
+    ) -> Result<()> {
+        let (send, recv) = ((send, send_ty, send_count), (recv, recv_ty, recv_count));
+        self.scatter_typed_with(send, recv, root, Scatter::Auto)
+    }
+
+    /// [`Comm::scatter_typed`] with the algorithm of the byte scatter chosen (MPI_Scatter with
+    /// derived datatypes); each side is given as `(buffer, type, count)`.
+    ///
+    /// Errors: those of [`Comm::scatter_typed`]. Cost: as there, with the chosen algorithm's
+    /// cost (see [`Comm::scatter_with`]).
+    ///
+    /// ```
+    /// use rpar::{Datatype, Scatter, TypeMap};
+    /// // rank i gets element 2 i of the root's buffer, into the middle of a three-element one
+    /// let one = u8::type_map().commit();
+    /// let strided = TypeMap::vector(1, 1, 1, &u8::type_map())?.resized(0, 2)?.commit();
+    /// let got = rpar::run(4, |world| {
+    ///     let send: Vec<u8> = (10..18).collect();
+    ///     let mut recv = [0u8; 3];
+    ///     world.scatter_typed_with((&send[..], &strided, 1), (&mut recv[1..], &one, 1), 3, Scatter::Binomial)?;
+    ///     Ok(recv)
+    /// })?;
+    /// assert_eq!(got, vec![[0, 10, 0], [0, 12, 0], [0, 14, 0], [0, 16, 0]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn scatter_typed_with<T: Datatype, U: Datatype>(
+        &self,
+        (send, send_ty, send_count): (&[T], &CommittedType, usize),
+        (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),
+        root: usize,
+        algorithm: Scatter,
+    ) -> Result<()> {
+        const CALL: &str = "scatter_typed";
+        self.collective(Call::new(CALL).root(root), &algorithm, || {
+            super::layout::check_root(self, root)?;
+            let is_root = self.rank() == root;
+            let sides = (
+                Side::new((send, send_ty, send_count), is_root.then_some(self.size())),
+                Side::new((&*recv, recv_ty, recv_count), Some(1)),
+            );
+            let (all, _) = self.typed_prologue(CALL, &sides.0, &sides.1, Flow::From(root))?;
+            let packed = if is_root {
+                send_ty.pack_to_vec(send, all)?
+            } else {
+                Vec::new()
+            };
+            let mine = self.scatter_with(&packed, root, algorithm)?;
+            recv_ty.unpack(&mine, &mut 0, recv, recv_count)
+        })
+    }
+
+    /// Gathers `send_count` elements laid out by `send_ty` in every rank's `send` on every
+    /// rank, rank `i`'s as elements `i * recv_count..(i + 1) * recv_count` of `recv_ty` in
+    /// `recv` (MPI_Allgather with derived datatypes). Every send signature must agree with
+    /// every receive of `recv_count` elements (MPI's rule).
+    ///
+    /// Errors: [`Error::BufferOutOfBounds`] or [`Error::InvalidArgument`] if a type reaches
+    /// outside its buffer or lands on padding or a value of another type (checked before
+    /// anything moves; the other ranks get an [`Error::InvalidArgument`] naming the rank);
+    /// [`Error::TypeMismatch`] on every rank if the signatures disagree; and, as for every
+    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives and
+    /// [`Error::Aborted`] if another rank fails during the call.
+    ///
+    /// Cost: that of [`Comm::allgather`] of the packed bytes, one pack and one unpack per rank,
+    /// and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// // every rank's column `rank` of a 2 x 3 matrix: the columns, side by side, everywhere
+    /// let column = TypeMap::vector(2, 1, 3, &u32::type_map())?.resized(0, 4)?.commit();
+    /// let got = rpar::run(3, |world| {
+    ///     let r = world.rank() as u32;
+    ///     let mine = [r, 10 + r];
+    ///     let mut m = [0u32; 6];
+    ///     world.allgather_typed(&mine, &u32::type_map().commit(), 2, &mut m, &column, 1)?;
+    ///     Ok(m)
+    /// })?;
+    /// assert!(got.iter().all(|m| *m == [0, 1, 2, 10, 11, 12]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn allgather_typed<T: Datatype, U: Datatype>(
+        &self,
+        send: &[T],
+        send_ty: &CommittedType,
+        send_count: usize,
+        recv: &mut [U],
+        recv_ty: &CommittedType,
+        recv_count: usize,
+    ) -> Result<()> {
+        let (send, recv) = ((send, send_ty, send_count), (recv, recv_ty, recv_count));
+        self.allgather_typed_with(send, recv, Allgather::Auto)
+    }
+
+    /// [`Comm::allgather_typed`] with the algorithm of the byte allgather chosen
+    /// (MPI_Allgather with derived datatypes); each side is given as `(buffer, type, count)`.
+    ///
+    /// Errors: those of [`Comm::allgather_typed`]. Cost: as there, with the chosen algorithm's
+    /// cost (see [`Comm::allgather_with`]).
+    ///
+    /// ```
+    /// use rpar::{Allgather, Datatype, TypeMap};
+    /// let pair = TypeMap::contiguous(2, &i16::type_map())?.commit();
+    /// let got = rpar::run(5, |world| {
+    ///     let r = world.rank() as i16;
+    ///     let mut all = [0i16; 10];
+    ///     world.allgather_typed_with((&[r, -r][..], &pair, 1), (&mut all[..], &pair, 1), Allgather::Bruck)?;
+    ///     Ok(all)
+    /// })?;
+    /// assert!(got.iter().all(|a| *a == [0, 0, 1, -1, 2, -2, 3, -3, 4, -4]));
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn allgather_typed_with<T: Datatype, U: Datatype>(
+        &self,
+        (send, send_ty, send_count): (&[T], &CommittedType, usize),
+        (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),
+        algorithm: Allgather,
+    ) -> Result<()> {
+        const CALL: &str = "allgather_typed";
+        self.collective(Call::new(CALL), &algorithm, || {
+            let sides = (
+                Side::new((send, send_ty, send_count), Some(1)),
+                Side::new((&*recv, recv_ty, recv_count), Some(self.size())),
+            );
+            let (_, all) = self.typed_prologue(CALL, &sides.0, &sides.1, Flow::All)?;
+            let packed = send_ty.pack_to_vec(send, send_count)?;
+            let gathered = self.allgather_with(&packed[..], algorithm)?;
+            recv_ty.unpack(&gathered, &mut 0, recv, all)
+        })
+    }
+
+    /// Alltoall with derived datatypes (MPI_Alltoall): block `j` of `send`, elements
+    /// `j * send_count..(j + 1) * send_count` laid out by `send_ty`, goes to rank `j`, which
+    /// receives it as elements `i * recv_count..(i + 1) * recv_count` of `recv_ty` in its `recv`
+    /// (`i` the sender). Every block's send signature must agree with every block's receive
+    /// (MPI's rule).
+    ///
+    /// Errors: those of [`Comm::allgather_typed`].
+    ///
+    /// Cost: that of [`Comm::alltoall`] of the packed bytes, one pack and one unpack per rank,
+    /// and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// // the transpose of a 3 x 3 matrix held one row per rank: each rank sends its row's
+    /// // elements one to each rank and receives its column into a contiguous row
+    /// let one = i32::type_map().commit();
+    /// let got = rpar::run(3, |world| {
+    ///     let r = world.rank() as i32;
+    ///     let row = [3 * r, 3 * r + 1, 3 * r + 2];
+    ///     let mut col = [0i32; 3];
+    ///     world.alltoall_typed(&row, &one, 1, &mut col, &one, 1)?;
+    ///     Ok(col)
+    /// })?;
+    /// assert_eq!(got, vec![[0, 3, 6], [1, 4, 7], [2, 5, 8]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn alltoall_typed<T: Datatype, U: Datatype>(
+        &self,
+        send: &[T],
+        send_ty: &CommittedType,
+        send_count: usize,
+        recv: &mut [U],
+        recv_ty: &CommittedType,
+        recv_count: usize,
+    ) -> Result<()> {
+        let (send, recv) = ((send, send_ty, send_count), (recv, recv_ty, recv_count));
+        self.alltoall_typed_with(send, recv, Alltoall::Auto)
+    }
+
+    /// [`Comm::alltoall_typed`] with the algorithm of the byte alltoall chosen (MPI_Alltoall
+    /// with derived datatypes); each side is given as `(buffer, type, count)`.
+    ///
+    /// Errors: those of [`Comm::alltoall_typed`], and [`Error::InvalidArgument`] for
+    /// `Hypercube` on a number of ranks that is not a power of two. Cost: as there, with the
+    /// chosen algorithm's cost (see [`Comm::alltoall_with`]).
+    ///
+    /// ```
+    /// use rpar::{Alltoall, Datatype, TypeMap};
+    /// // rank r sends rank j the j-th column of its 2 x 4 matrix
+    /// let column = TypeMap::vector(2, 1, 4, &u8::type_map())?.resized(0, 1)?.commit();
+    /// let two = TypeMap::contiguous(2, &u8::type_map())?.commit();
+    /// let got = rpar::run(4, |world| {
+    ///     let r = world.rank() as u8;
+    ///     let m: Vec<u8> = (0..8).map(|i| 10 * r + i).collect();
+    ///     let mut cols = [0u8; 8];
+    ///     world.alltoall_typed_with((&m[..], &column, 1), (&mut cols[..], &two, 1), Alltoall::Hypercube)?;
+    ///     Ok(cols)
+    /// })?;
+    /// // rank 1 holds column 1 of every rank's matrix: (1, 5), (11, 15), (21, 25), (31, 35)
+    /// assert_eq!(got[1], [1, 5, 11, 15, 21, 25, 31, 35]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn alltoall_typed_with<T: Datatype, U: Datatype>(
+        &self,
+        (send, send_ty, send_count): (&[T], &CommittedType, usize),
+        (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),
+        algorithm: Alltoall,
+    ) -> Result<()> {
+        const CALL: &str = "alltoall_typed";
+        self.collective(Call::new(CALL), &algorithm, || {
+            let p = Some(self.size());
+            let sides = (
+                Side::new((send, send_ty, send_count), p),
+                Side::new((&*recv, recv_ty, recv_count), p),
+            );
+            let (sent, all) = self.typed_prologue(CALL, &sides.0, &sides.1, Flow::All)?;
+            let packed = send_ty.pack_to_vec(send, sent)?;
+            let exchanged = self.alltoall_with(&packed[..], algorithm)?;
+            recv_ty.unpack(&exchanged, &mut 0, recv, all)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::datatype::TypeMap;
+
+    #[test]
+    fn primitive_periods() {
+        assert_eq!(primitive_period(&[]), 0);
+        assert_eq!(primitive_period(&[1]), 1);
+        assert_eq!(primitive_period(&[1, 1, 1, 1]), 1);
+        assert_eq!(primitive_period(&[1, 2, 1, 2, 1, 2]), 2);
+        assert_eq!(primitive_period(&[1, 2, 1, 2, 1]), 5); // a border, but no repetition
+        assert_eq!(primitive_period(&[1, 1, 2, 1, 1, 2]), 3);
+        assert_eq!(primitive_period(&[1, 2, 1, 1, 2, 1]), 3);
+    }
+
+    #[test]
+    fn signatures_agree_as_sequences_of_basic_types() -> Result<()> {
+        let f64s = |n| TypeMap::contiguous(n, &f64::type_map()).map(|t| t.commit());
+        let column = TypeMap::vector(4, 1, 8, &f64::type_map())?.commit();
+        let fp = |t: &CommittedType, n| Fingerprint::of(t, n, "t");
+        // 1 column of 4 doubles = 4 contiguous doubles = 2 x 2 doubles
+        assert!(fp(&column, 1)?.agrees(&fp(&f64s(4)?, 1)?));
+        assert!(fp(&column, 1)?.agrees(&fp(&f64s(2)?, 2)?));
+        assert!(!fp(&column, 1)?.agrees(&fp(&f64s(3)?, 1)?));
+        let i32s = TypeMap::contiguous(4, &i32::type_map())?.commit();
+        assert!(!fp(&i32s, 2)?.agrees(&fp(&f64s(4)?, 1)?)); // the same bytes, other types
+                                                            // (f64, i32) twice is not (f64, f64, i32, i32)
+        let (f, i) = (f64::type_map(), i32::type_map());
+        let pair = TypeMap::structure(&[(1, 0, &f), (1, 8, &i)])?;
+        let two = TypeMap::contiguous(2, &pair)?.commit();
+        let sorted = TypeMap::structure(&[(2, 0, &f), (2, 16, &i)])?.commit();
+        assert!(fp(&two, 1)?.agrees(&fp(&pair.commit(), 2)?));
+        assert!(!fp(&two, 1)?.agrees(&fp(&sorted, 1)?));
+        // nothing agrees with nothing, whatever the types
+        assert!(fp(&i32s, 0)?.agrees(&fp(&column, 0)?));
+        Ok(())
+    }
+}

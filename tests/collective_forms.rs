@@ -1,0 +1,538 @@
+//! The forms of the collectives beyond the plain ones, against a sequential reference: the
+//! in-place forms (MPI_IN_PLACE) of gatherv, scatterv, allgatherv, alltoallv, reduce_scatter
+//! and reduce_scatter_block; the v-forms with displacements on the receiving side
+//! (allgatherv_into, alltoallv_into) and their bounds checks; the owned forms (gather_owned,
+//! alltoall_owned), which must move every `Vec` rather than copy it; the refusal of `Ring` for
+//! non-commutative operators; and user counts that overflow, which must be errors, not panics.
+//!
+//! Every algorithm of each family, for the rank counts in [`RANKS`] (powers of two and not,
+//! the fold of recursive doubling, the 2-D torus), with uneven counts that include empty
+//! blocks, and two layouts of the blocks: back to back in rank order, and in reverse rank order
+//! with a gap before each block (the gaps must be left untouched).
+
+use rpar::{Allgather, Alltoall, Comm, Error, Gather, ReduceScatter, Scatter, Sum, UserOp};
+
+const RANKS: &[usize] = &[1, 2, 3, 4, 5, 7, 8, 9, 16];
+
+const GATHER: &[Gather] = &[Gather::Auto, Gather::Linear, Gather::Binomial];
+const SCATTER: &[Scatter] = &[Scatter::Auto, Scatter::Linear, Scatter::Binomial];
+const ALLGATHER: &[Allgather] = &[
+    Allgather::Auto,
+    Allgather::Ring,
+    Allgather::RecursiveDoubling,
+    Allgather::Pairwise,
+    Allgather::Bruck,
+    Allgather::Torus,
+    Allgather::SharedMemory,
+];
+const ALLTOALL: &[Alltoall] = &[
+    Alltoall::Auto,
+    Alltoall::Linear,
+    Alltoall::Pairwise,
+    Alltoall::Bruck,
+    Alltoall::Hypercube,
+    Alltoall::SharedMemory,
+];
+const REDUCE_SCATTER: &[ReduceScatter] = &[
+    ReduceScatter::Auto,
+    ReduceScatter::RecursiveHalving,
+    ReduceScatter::Pairwise,
+    ReduceScatter::Ring,
+];
+
+/// What a receive buffer holds where no block goes: it must still be there afterwards.
+const UNTOUCHED: u64 = u64::MAX;
+
+/// Element `i` of the block that rank `from` contributes (to rank `to`, for alltoall).
+fn value(from: usize, to: usize, i: usize) -> u64 {
+    ((from as u64) << 40) ^ ((to as u64) << 20) ^ (i as u64).wrapping_mul(0x9e37_79b9)
+}
+
+/// Uneven block lengths with empty ones: 0 to 3 elements.
+fn count(i: usize, j: usize) -> usize {
+    (2 * i + j + 1) % 4
+}
+
+/// Uneven blocks with empty ones, one per rank `i`: `count(i, salt)` elements, element `k`
+/// being `element(i, k)`. Returns the counts and the blocks.
+fn uneven(
+    p: usize,
+    salt: usize,
+    element: impl Fn(usize, usize) -> u64,
+) -> (Vec<usize>, Vec<Vec<u64>>) {
+    let counts: Vec<usize> = (0..p).map(|i| count(i, salt)).collect();
+    let blocks = (0..p)
+        .map(|i| (0..counts[i]).map(|k| element(i, k)).collect())
+        .collect();
+    (counts, blocks)
+}
+
+/// Where the blocks of `counts` lie: back to back in rank order (`reversed: false`), or in
+/// reverse rank order with a one-element gap before each block. Returns the displacements and
+/// the buffer length.
+fn layout(counts: &[usize], reversed: bool) -> (Vec<usize>, usize) {
+    let p = counts.len();
+    let mut displs = vec![0; p];
+    let mut at = 0;
+    let order: Vec<usize> = if reversed {
+        (0..p).rev().collect()
+    } else {
+        (0..p).collect()
+    };
+    for i in order {
+        at += usize::from(reversed);
+        displs[i] = at;
+        at += counts[i];
+    }
+    (displs, at)
+}
+
+/// The buffer a receive of `blocks[i]` at `displs[i]` must leave (the rest untouched).
+fn placed(blocks: &[Vec<u64>], displs: &[usize], len: usize) -> Vec<u64> {
+    let mut buf = vec![UNTOUCHED; len];
+    for (block, &d) in blocks.iter().zip(displs) {
+        buf[d..d + block.len()].copy_from_slice(block);
+    }
+    buf
+}
+
+fn check<T: PartialEq + std::fmt::Debug>(
+    got: &T,
+    want: &T,
+    what: impl Fn() -> String,
+) -> rpar::Result<()> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(Error::user(format!(
+            "{}: got {got:?}, expected {want:?}",
+            what()
+        )))
+    }
+}
+
+/// Runs `f` on every rank count of [`RANKS`] and fails with the first rank's error.
+fn every_rank_count(f: impl Fn(&Comm) -> rpar::Result<()> + Sync) {
+    for &p in RANKS {
+        rpar::run(p, |world| f(&world)).unwrap_or_else(|e| panic!("p = {p}: {e}"));
+    }
+}
+
+fn roots(p: usize) -> Vec<usize> {
+    let mut roots = vec![0, p / 2, p - 1];
+    roots.dedup();
+    roots
+}
+
+#[test]
+fn allgatherv_into_and_in_place_place_every_block() {
+    every_rank_count(|world| {
+        let (p, r) = (world.size(), world.rank());
+        let (counts, blocks) = uneven(p, 0, |i, k| value(i, 0, k));
+        for reversed in [false, true] {
+            let (displs, len) = layout(&counts, reversed);
+            let want = placed(&blocks, &displs, len);
+            for &algorithm in ALLGATHER {
+                let what =
+                    || format!("allgatherv {algorithm:?} p={p} rank={r} reversed={reversed}");
+                let mut recv = vec![UNTOUCHED; len];
+                world.allgatherv_into_with(&blocks[r], &mut recv, &counts, &displs, algorithm)?;
+                check(&recv, &want, what)?;
+                let mut buf = vec![UNTOUCHED; len];
+                buf[displs[r]..displs[r] + counts[r]].copy_from_slice(&blocks[r]);
+                world.allgatherv_in_place_with(&mut buf, &counts, &displs, algorithm)?;
+                check(&buf, &want, what)?;
+            }
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn gatherv_in_place_leaves_the_roots_block_and_places_the_others() {
+    every_rank_count(|world| {
+        let (p, r) = (world.size(), world.rank());
+        let (counts, blocks) = uneven(p, 1, |i, k| value(i, 1, k));
+        for reversed in [false, true] {
+            let (displs, len) = layout(&counts, reversed);
+            let want = placed(&blocks, &displs, len);
+            for root in roots(p) {
+                for &algorithm in GATHER {
+                    let mut buf = if r == root {
+                        let mut buf = vec![UNTOUCHED; len];
+                        buf[displs[r]..displs[r] + counts[r]].copy_from_slice(&blocks[r]);
+                        buf
+                    } else {
+                        blocks[r].clone()
+                    };
+                    world.gatherv_in_place_with(&mut buf, &counts, &displs, root, algorithm)?;
+                    let want = if r == root { &want } else { &blocks[r] };
+                    check(&buf, want, || {
+                        format!("gatherv_in_place {algorithm:?} p={p} root={root} rank={r}")
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn scatterv_in_place_gives_every_rank_its_block() {
+    every_rank_count(|world| {
+        let (p, r) = (world.size(), world.rank());
+        let (counts, blocks) = uneven(p, 2, |i, k| value(2, i, k));
+        for reversed in [false, true] {
+            let (displs, len) = layout(&counts, reversed);
+            let send = placed(&blocks, &displs, len);
+            for root in roots(p) {
+                for &algorithm in SCATTER {
+                    let mut buf = if r == root {
+                        send.clone()
+                    } else {
+                        vec![0; counts[r]]
+                    };
+                    world.scatterv_in_place_with(&mut buf, &counts, &displs, root, algorithm)?;
+                    let want = if r == root { &send } else { &blocks[r] };
+                    check(&buf, want, || {
+                        format!("scatterv_in_place {algorithm:?} p={p} root={root} rank={r}")
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn alltoallv_into_and_in_place_place_every_block() {
+    every_rank_count(|world| {
+        let (p, r) = (world.size(), world.rank());
+        // what rank i sends rank j: count(i, j) elements (not symmetric)
+        let send_counts: Vec<usize> = (0..p).map(|j| count(r, j)).collect();
+        let recv_counts: Vec<usize> = (0..p).map(|i| count(i, r)).collect();
+        let sent: Vec<Vec<u64>> = (0..p)
+            .map(|j| (0..send_counts[j]).map(|k| value(r, j, k)).collect())
+            .collect();
+        let received: Vec<Vec<u64>> = (0..p)
+            .map(|i| (0..recv_counts[i]).map(|k| value(i, r, k)).collect())
+            .collect();
+        // the send blocks in reverse order with gaps, the receive blocks both ways
+        let (send_displs, send_len) = layout(&send_counts, true);
+        let send = placed(&sent, &send_displs, send_len);
+        for reversed in [false, true] {
+            let (recv_displs, recv_len) = layout(&recv_counts, reversed);
+            let want = placed(&received, &recv_displs, recv_len);
+            for &algorithm in ALLTOALL {
+                let mut recv = vec![UNTOUCHED; recv_len];
+                let got = world.alltoallv_into_with(
+                    &send[..],
+                    (&send_counts, &send_displs),
+                    &mut recv,
+                    (&recv_counts, &recv_displs),
+                    algorithm,
+                );
+                if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
+                    assert!(matches!(got, Err(Error::InvalidArgument { .. })));
+                    continue;
+                }
+                got?;
+                check(&recv, &want, || {
+                    format!("alltoallv_into {algorithm:?} p={p} rank={r} reversed={reversed}")
+                })?;
+            }
+        }
+        // in place: what i and j exchange must be as long both ways
+        let counts: Vec<usize> = (0..p).map(|j| (r + j) % 3).collect();
+        let (displs, len) = layout(&counts, true);
+        let mine: Vec<Vec<u64>> = (0..p)
+            .map(|j| (0..counts[j]).map(|k| value(r, j, k)).collect())
+            .collect();
+        let theirs: Vec<Vec<u64>> = (0..p)
+            .map(|i| (0..counts[i]).map(|k| value(i, r, k)).collect())
+            .collect();
+        let want = placed(&theirs, &displs, len);
+        for &algorithm in ALLTOALL {
+            if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
+                continue;
+            }
+            let mut buf = placed(&mine, &displs, len);
+            world.alltoallv_in_place_with(&mut buf, &counts, &displs, algorithm)?;
+            check(&buf, &want, || {
+                format!("alltoallv_in_place {algorithm:?} p={p} rank={r}")
+            })?;
+        }
+        Ok(())
+    });
+}
+
+/// Affine map `x -> a x + b` as `[a, b]`, `compose(f, g)` = f then g: associative, not
+/// commutative.
+fn compose(f: [u64; 2], g: [u64; 2]) -> [u64; 2] {
+    [
+        f[0].wrapping_mul(g[0]),
+        f[1].wrapping_mul(g[0]).wrapping_add(g[1]),
+    ]
+}
+
+#[test]
+fn reduce_scatter_in_place_leaves_the_block_at_the_front() {
+    let affine = UserOp::non_commutative(compose);
+    every_rank_count(|world| {
+        let (p, r) = (world.size(), world.rank());
+        let counts: Vec<usize> = (0..p).map(|i| count(i, 3)).collect();
+        let n: usize = counts.iter().sum();
+        let input = |rank: usize| -> Vec<[u64; 2]> {
+            (0..n)
+                .map(|i| [value(rank, 0, i) | 1, value(rank, 1, i)])
+                .collect()
+        };
+        let total: Vec<[u64; 2]> = (0..n)
+            .map(|i| (0..p).map(|rank| input(rank)[i]).reduce(compose).unwrap())
+            .collect();
+        let sum_total: Vec<u64> = (0..n)
+            .map(|i| (0..p).fold(0u64, |a, rank| a.wrapping_add(input(rank)[i][1])))
+            .collect();
+        let start: usize = counts[..r].iter().sum();
+        let own = start..start + counts[r];
+        let block = n / p;
+        for &algorithm in REDUCE_SCATTER {
+            let what = || format!("reduce_scatter_in_place {algorithm:?} p={p} rank={r}");
+            // a commutative operator, on the second words: every algorithm runs it
+            let words: Vec<u64> = input(r).iter().map(|x| x[1]).collect();
+            let mut sums = words.clone();
+            world.reduce_scatter_in_place_with(&mut sums, &counts, Sum, algorithm)?;
+            let mut want = words.clone();
+            want[..counts[r]].copy_from_slice(&sum_total[own.clone()]);
+            check(&sums, &want, what)?; // the block at the front, the rest as it was
+                                        // the non-commutative one: rank order, or the ring's refusal
+            let mut buf = input(r);
+            let got = world.reduce_scatter_in_place_with(&mut buf, &counts, affine, algorithm);
+            let mut blocks = input(r)[..block * p].to_vec();
+            let got_block =
+                world.reduce_scatter_block_in_place_with(&mut blocks, affine, algorithm);
+            if algorithm == ReduceScatter::Ring {
+                for got in [got, got_block] {
+                    match got {
+                        Err(Error::InvalidArgument { message, .. })
+                            if message.contains("Pairwise") => {}
+                        other => return Err(Error::user(format!("{}: {other:?}", what()))),
+                    }
+                }
+                continue;
+            }
+            got?;
+            got_block?;
+            check(
+                &buf[..counts[r]].to_vec(),
+                &total[own.clone()].to_vec(),
+                what,
+            )?;
+            let own_block = r * block..(r + 1) * block;
+            check(&blocks[..block].to_vec(), &total[own_block].to_vec(), what)?;
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn owned_forms_move_every_vec() {
+    every_rank_count(|world| {
+        let (p, r) = (world.size(), world.rank());
+        let addr = |v: &Vec<u64>| v.as_ptr() as usize;
+        for &algorithm in GATHER {
+            for root in roots(p) {
+                let mine: Vec<u64> = (0..r + 1).map(|k| value(r, root, k)).collect();
+                // every rank's address, to compare with where the root finds the data
+                let sent_at = world.allgather(&addr(&mine))?;
+                let got = world.gather_owned_with(mine, root, algorithm)?;
+                let what = || format!("gather_owned {algorithm:?} p={p} root={root} rank={r}");
+                match got {
+                    None if r != root => {}
+                    Some(all) if r == root => {
+                        for (i, v) in all.iter().enumerate() {
+                            let want: Vec<u64> = (0..i + 1).map(|k| value(i, root, k)).collect();
+                            check(v, &want, what)?;
+                            check(&addr(v), &sent_at[i], || format!("{}: copied", what()))?;
+                        }
+                    }
+                    other => return Err(Error::user(format!("{}: {other:?}", what()))),
+                }
+            }
+        }
+        for &algorithm in ALLTOALL {
+            let send: Vec<Vec<u64>> = (0..p)
+                .map(|j| (0..count(r, j) + 1).map(|k| value(r, j, k)).collect())
+                .collect();
+            let sent_at: Vec<usize> = send.iter().map(addr).collect();
+            // entry (i, j): where rank i's Vec for rank j lies
+            let all_sent_at = world.allgather(&sent_at[..])?;
+            let got = world.alltoall_owned_with(send, algorithm);
+            if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
+                assert!(matches!(got, Err(Error::InvalidArgument { .. })));
+                continue;
+            }
+            let got = got?;
+            let what = || format!("alltoall_owned {algorithm:?} p={p} rank={r}");
+            check(&got.len(), &p, what)?;
+            for (i, v) in got.iter().enumerate() {
+                let want: Vec<u64> = (0..count(i, r) + 1).map(|k| value(i, r, k)).collect();
+                check(v, &want, what)?;
+                check(&addr(v), &all_sent_at[i * p + r], || {
+                    format!("{}: copied", what())
+                })?;
+            }
+        }
+        Ok(())
+    });
+}
+
+/// The error a run returns for its first failing rank.
+fn failure(err: Error) -> Error {
+    match err {
+        Error::RankFailed { source, .. } => *source,
+        other => other,
+    }
+}
+
+fn refused_with<R: std::fmt::Debug>(result: rpar::Result<R>, words: &[&str]) {
+    match result.map_err(failure) {
+        Err(Error::InvalidArgument { message, .. })
+            if words.iter().all(|w| message.contains(w)) => {}
+        other => panic!("expected InvalidArgument saying {words:?}, got {other:?}"),
+    }
+}
+
+#[test]
+fn overlapping_or_outside_receive_blocks_are_errors() {
+    // blocks 0..2 and 1..3 overlap
+    refused_with(
+        rpar::run(2, |w| {
+            let mut recv = [0u8; 4];
+            w.allgatherv_into(&[1u8; 2][..], &mut recv, &[2, 2], &[0, 1])
+        }),
+        &["overlap", "rank 0", "rank 1"],
+    );
+    refused_with(
+        rpar::run(2, |w| {
+            let mut buf = [0u8; 4];
+            w.allgatherv_in_place(&mut buf, &[2, 2], &[2, 3])
+        }),
+        &["does not fit", "rank 1"],
+    );
+    refused_with(
+        rpar::run(2, |w| {
+            let mut recv = [0u8; 4];
+            w.alltoallv_into(&[1u8, 2][..], &[1, 1], &[0, 1], &mut recv, &[1, 1], &[3, 3])
+        }),
+        &["overlap"],
+    );
+    refused_with(
+        rpar::run(2, |w| {
+            let mut recv = [0u8; 4];
+            w.alltoallv_into(&[1u8, 2][..], &[1, 1], &[0, 1], &mut recv, &[1, 1], &[0, 4])
+        }),
+        &["does not fit"],
+    );
+    // the send blocks may overlap: each is read, not written
+    rpar::run(2, |w| {
+        let mut recv = [0u8; 2];
+        w.alltoallv_into(&[7u8][..], &[1, 1], &[0, 0], &mut recv, &[1, 1], &[0, 1])?;
+        assert_eq!(recv, [7, 7]);
+        Ok(())
+    })
+    .unwrap();
+    // at the root of a gatherv
+    refused_with(
+        rpar::run(3, |w| {
+            let mut recv = [0u8; 6];
+            w.gatherv_into(
+                &[w.rank() as u8; 2][..],
+                &mut recv,
+                &[2, 2, 2],
+                &[0, 2, 3],
+                1,
+            )
+        }),
+        &["overlap", "rank 1", "rank 2"],
+    );
+    refused_with(
+        rpar::run(2, |w| {
+            let mut buf = if w.rank() == 0 {
+                vec![0u8; 2]
+            } else {
+                vec![1u8; 2]
+            };
+            w.gatherv_in_place(&mut buf, &[1, 2], &[0, 1], 0)
+        }),
+        &["does not fit"],
+    );
+}
+
+#[test]
+fn counts_that_overflow_are_errors_not_panics() {
+    let huge = usize::MAX / 2 + 1;
+    // prefix sums past usize::MAX
+    refused_with(
+        rpar::run(2, |w| {
+            let mine = vec![0u8; [0, 1][w.rank()]];
+            w.allgatherv(&mine, &[huge, huge]).map(drop)
+        }),
+        &["add up to more than usize::MAX"],
+    );
+    refused_with(
+        rpar::run(2, |w| {
+            let mine = vec![0u8; [0, 1][w.rank()]];
+            w.gatherv(&mine, &[huge, huge], 0).map(drop)
+        }),
+        &["add up to more than usize::MAX"],
+    );
+    refused_with(
+        rpar::run(2, |w| {
+            w.alltoallv(&[0u8][..], &[1, 0], &[0, 0], &[huge, huge])
+                .map(drop)
+        }),
+        &["add up to more than usize::MAX"],
+    );
+    // a total that adds up but is no possible allocation
+    refused_with(
+        rpar::run(2, |w| {
+            let mine = vec![0u64; [0, 1][w.rank()]];
+            w.allgatherv(&mine, &[usize::MAX / 4, 1]).map(drop)
+        }),
+        &["cannot be allocated"],
+    );
+    refused_with(
+        rpar::run(1, |w| {
+            w.alltoallv(&[0u32][..], &[0], &[0], &[usize::MAX / 2])
+                .map(drop)
+        }),
+        &["cannot be allocated"],
+    );
+}
+
+#[test]
+fn ring_refuses_a_non_commutative_operator_on_every_rank() {
+    let affine = UserOp::non_commutative(compose);
+    let got = rpar::run(4, |world| {
+        let x = [[world.rank() as u64 + 2, 1]; 4];
+        let ring = world.allreduce_with(&x[..], affine, rpar::Allreduce::Ring);
+        let rs = world.reduce_scatter_block_with(&x[..], affine, ReduceScatter::Ring);
+        // the defaults keep rank order
+        let auto = world.allreduce(&x[..], affine)?;
+        Ok((ring.map(drop), rs.map(drop), auto))
+    })
+    .unwrap();
+    let want = (0..4).map(|r| [r as u64 + 2, 1]).reduce(compose).unwrap();
+    for (ring, rs, auto) in got {
+        for refused in [ring, rs] {
+            match refused {
+                Err(Error::InvalidArgument { message, .. }) => {
+                    assert!(message.contains("commutative"), "{message}")
+                }
+                other => panic!("Ring ran a non-commutative operator: {other:?}"),
+            }
+        }
+        assert_eq!(auto, vec![want; 4]);
+    }
+}

@@ -1,0 +1,421 @@
+//! The collectives on committed derived datatypes (bcast_typed, gather_typed, scatter_typed,
+//! allgather_typed, alltoall_typed) against a sequential reference, on every algorithm of the
+//! byte collective underneath: columns of row-major matrices gathered into rows and into the
+//! columns of another matrix, scattered back, allgathered and exchanged (a distributed
+//! transpose), and a derived struct with padding; then MPI's signature rule (a mismatch is an
+//! error on every rank) and the bounds checks (a rank whose buffer does not fit its type fails
+//! before anything moves, and the others are told which rank).
+
+use rpar::prelude::*;
+use rpar::{Allgather, Alltoall, Bcast, CommittedType, Error, Gather, Scatter, TypeMap};
+
+const RANKS: &[usize] = &[1, 2, 3, 4, 5, 8];
+/// Each rank's matrix: `ROWS x COLS`, row-major.
+const ROWS: usize = 3;
+const COLS: usize = 8;
+
+const BCAST: &[Bcast] = &[
+    Bcast::Auto,
+    Bcast::Linear,
+    Bcast::Binomial,
+    Bcast::Pipeline,
+    Bcast::ScatterAllgather,
+    Bcast::Torus,
+    Bcast::SharedMemory,
+];
+const GATHER: &[Gather] = &[Gather::Auto, Gather::Linear, Gather::Binomial];
+const SCATTER: &[Scatter] = &[Scatter::Auto, Scatter::Linear, Scatter::Binomial];
+const ALLGATHER: &[Allgather] = &[
+    Allgather::Auto,
+    Allgather::Ring,
+    Allgather::RecursiveDoubling,
+    Allgather::Pairwise,
+    Allgather::Bruck,
+    Allgather::Torus,
+    Allgather::SharedMemory,
+];
+const ALLTOALL: &[Alltoall] = &[
+    Alltoall::Auto,
+    Alltoall::Linear,
+    Alltoall::Pairwise,
+    Alltoall::Bruck,
+    Alltoall::Hypercube,
+    Alltoall::SharedMemory,
+];
+
+/// Element `(row, col)` of rank `rank`'s matrix.
+fn entry(rank: usize, row: usize, col: usize) -> f64 {
+    (rank * 1000 + row * COLS + col) as f64
+}
+
+fn matrix(rank: usize) -> Vec<f64> {
+    (0..ROWS * COLS)
+        .map(|i| entry(rank, i / COLS, i % COLS))
+        .collect()
+}
+
+/// One column of a `ROWS x COLS` matrix (from its first element).
+fn column() -> CommittedType {
+    TypeMap::vector(ROWS, 1, COLS as isize, &f64::type_map())
+        .unwrap()
+        .commit()
+}
+
+/// A column whose extent is one element, so that successive elements are successive columns.
+fn columns() -> CommittedType {
+    TypeMap::vector(ROWS, 1, COLS as isize, &f64::type_map())
+        .unwrap()
+        .resized(0, 8)
+        .unwrap()
+        .commit()
+}
+
+/// `ROWS` contiguous doubles: a column received as a row.
+fn row() -> CommittedType {
+    TypeMap::contiguous(ROWS, &f64::type_map())
+        .unwrap()
+        .commit()
+}
+
+fn every_rank_count(f: impl Fn(&Comm) -> rpar::Result<()> + Sync) {
+    for &p in RANKS {
+        rpar::run(p, |world| f(&world)).unwrap_or_else(|e| panic!("p = {p}: {e}"));
+    }
+}
+
+fn check<T: PartialEq + std::fmt::Debug>(
+    got: &T,
+    want: &T,
+    what: impl Fn() -> String,
+) -> rpar::Result<()> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(Error::user(format!(
+            "{}: got {got:?}, expected {want:?}",
+            what()
+        )))
+    }
+}
+
+fn roots(p: usize) -> Vec<usize> {
+    let mut roots = vec![0, p / 2, p - 1];
+    roots.dedup();
+    roots
+}
+
+#[test]
+fn bcast_of_a_column_lands_in_the_column_only() {
+    let (col, rows) = (column(), row());
+    every_rank_count(|world| {
+        let (p, r) = (world.size(), world.rank());
+        for root in roots(p) {
+            for &algorithm in BCAST {
+                let k = (root + 3) % COLS;
+                // the root sends its column k; odd ranks receive it into column 1 of a zero
+                // matrix, even ones as a row
+                let mut m = if r == root {
+                    matrix(r)
+                } else {
+                    vec![0.0; ROWS * COLS]
+                };
+                let want: Vec<f64> = if r == root {
+                    matrix(r)
+                } else if r % 2 == 1 {
+                    (0..ROWS * COLS)
+                        .map(|i| {
+                            if i % COLS == 1 {
+                                entry(root, i / COLS, k)
+                            } else {
+                                0.0
+                            }
+                        })
+                        .collect()
+                } else {
+                    let mut v = vec![0.0; ROWS * COLS];
+                    for (i, x) in v.iter_mut().take(ROWS).enumerate() {
+                        *x = entry(root, i, k);
+                    }
+                    v
+                };
+                let (buf, ty) = match (r == root, r % 2) {
+                    (true, _) => (&mut m[k..], &col),
+                    (false, 1) => (&mut m[1..], &col),
+                    (false, _) => (&mut m[..], &rows),
+                };
+                world.bcast_typed_with(buf, ty, 1, root, algorithm)?;
+                check(&m, &want, || {
+                    format!("bcast_typed {algorithm:?} p={p} root={root} rank={r}")
+                })?;
+            }
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn gather_and_scatter_of_columns_against_a_sequential_reference() {
+    let (col, rows) = (column(), row());
+    every_rank_count(|world| {
+        let (p, r) = (world.size(), world.rank());
+        let mine = matrix(r);
+        let k = r % COLS; // rank r's column
+        for root in roots(p) {
+            for &algorithm in GATHER {
+                let what = || format!("gather_typed {algorithm:?} p={p} root={root} rank={r}");
+                // into rows: row i of the result is rank i's column
+                let mut got = vec![-1.0; if r == root { p * ROWS } else { 0 }];
+                world.gather_typed_with(
+                    (&mine[k..], &col, 1),
+                    (&mut got[..], &rows, 1),
+                    root,
+                    algorithm,
+                )?;
+                if r == root {
+                    let want: Vec<f64> = (0..p * ROWS)
+                        .map(|i| entry(i / ROWS, i % ROWS, (i / ROWS) % COLS))
+                        .collect();
+                    check(&got, &want, what)?;
+                }
+                // into the columns of a ROWS x p matrix: column i is rank i's column
+                let mut m = vec![-1.0; if r == root { ROWS * p } else { 0 }];
+                let by_column = TypeMap::vector(ROWS, 1, p as isize, &f64::type_map())?
+                    .resized(0, 8)?
+                    .commit();
+                world.gather_typed_with(
+                    (&mine[k..], &col, 1),
+                    (&mut m[..], &by_column, 1),
+                    root,
+                    algorithm,
+                )?;
+                if r == root {
+                    let want: Vec<f64> = (0..ROWS * p)
+                        .map(|i| entry(i % p, i / p, (i % p) % COLS))
+                        .collect();
+                    check(&m, &want, what)?;
+                }
+            }
+            for &algorithm in SCATTER {
+                let what = || format!("scatter_typed {algorithm:?} p={p} root={root} rank={r}");
+                // the root's columns 0..p (of a ROWS x p' matrix with p' = max(p, COLS)), one
+                // to each rank, into column 2 of a zero matrix
+                let wide = p.max(COLS);
+                let send: Vec<f64> = (0..ROWS * wide).map(|i| (root * 1000 + i) as f64).collect();
+                let spread = TypeMap::vector(ROWS, 1, wide as isize, &f64::type_map())?
+                    .resized(0, 8)?
+                    .commit();
+                let mut m = vec![0.0; ROWS * COLS];
+                world.scatter_typed_with(
+                    (&send[..], &spread, 1),
+                    (&mut m[2..], &col, 1),
+                    root,
+                    algorithm,
+                )?;
+                let want: Vec<f64> = (0..ROWS * COLS)
+                    .map(|i| {
+                        if i % COLS == 2 {
+                            send[(i / COLS) * wide + r]
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                check(&m, &want, what)?;
+            }
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn allgather_and_alltoall_of_columns() {
+    let (col, cols) = (column(), columns());
+    every_rank_count(|world| {
+        let (p, r) = (world.size(), world.rank());
+        let mine = matrix(r);
+        for &algorithm in ALLGATHER {
+            // rank i's column i % COLS into column i of a ROWS x p matrix everywhere
+            let by_column = TypeMap::vector(ROWS, 1, p as isize, &f64::type_map())?
+                .resized(0, 8)?
+                .commit();
+            let mut m = vec![-1.0; ROWS * p];
+            let k = r % COLS;
+            world.allgather_typed_with(
+                (&mine[k..], &col, 1),
+                (&mut m[..], &by_column, 1),
+                algorithm,
+            )?;
+            let want: Vec<f64> = (0..ROWS * p)
+                .map(|i| entry(i % p, i / p, (i % p) % COLS))
+                .collect();
+            check(&m, &want, || {
+                format!("allgather_typed {algorithm:?} p={p} rank={r}")
+            })?;
+        }
+        if p > COLS {
+            return Ok(());
+        }
+        for &algorithm in ALLTOALL {
+            // a distributed transpose: rank r sends rank j its column j, received as row j
+            let mut got = vec![-1.0; p * ROWS];
+            let result = world.alltoall_typed_with(
+                (&mine[..], &cols, 1),
+                (&mut got[..], &row(), 1),
+                algorithm,
+            );
+            if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
+                assert!(matches!(result, Err(Error::InvalidArgument { .. })));
+                continue;
+            }
+            result?;
+            let want: Vec<f64> = (0..p * ROWS)
+                .map(|i| entry(i / ROWS, i % ROWS, r))
+                .collect();
+            check(&got, &want, || {
+                format!("alltoall_typed {algorithm:?} p={p} rank={r}")
+            })?;
+        }
+        Ok(())
+    });
+}
+
+/// A struct with padding between its fields: only the data travels.
+#[derive(Datatype, Clone, Copy, Debug, PartialEq, Default)]
+struct Sample {
+    id: u16,
+    value: f64,
+    flag: bool,
+}
+
+#[test]
+fn structs_with_padding_gathered_by_their_type_map() -> Result<(), Error> {
+    let sample = Sample::type_map().commit();
+    // every other sample of four
+    let every_other = TypeMap::vector(2, 1, 2, &Sample::type_map())?.commit();
+    let got = rpar::run(3, |world| {
+        let r = world.rank() as u16;
+        let mine: Vec<Sample> = (0..4)
+            .map(|i| Sample {
+                id: 10 * r + i,
+                value: f64::from(i) / 2.0,
+                flag: i % 2 == 1,
+            })
+            .collect();
+        let mut all = vec![Sample::default(); 6];
+        world.gather_typed(&mine, &every_other, 1, &mut all, &sample, 2, 1)?;
+        let mut everywhere = vec![Sample::default(); 6];
+        world.allgather_typed(&mine, &every_other, 1, &mut everywhere, &sample, 2)?;
+        Ok((all, everywhere))
+    })
+    .unwrap();
+    let want: Vec<Sample> = (0..3u16)
+        .flat_map(|r| {
+            [0u16, 2].map(|i| Sample {
+                id: 10 * r + i,
+                value: f64::from(i) / 2.0,
+                flag: false,
+            })
+        })
+        .collect();
+    assert_eq!(got[1].0, want);
+    assert!(got.iter().all(|(_, e)| *e == want));
+    Ok(())
+}
+
+fn error_on_every_rank<R>(results: Vec<rpar::Result<R>>) -> Vec<Error> {
+    results
+        .into_iter()
+        .map(|r| match r {
+            Ok(_) => panic!("a rank did not fail"),
+            Err(e) => e,
+        })
+        .collect()
+}
+
+#[test]
+fn signatures_that_disagree_are_an_error_on_every_rank() {
+    let f64s = TypeMap::contiguous(ROWS, &f64::type_map())
+        .unwrap()
+        .commit();
+    let i64s = TypeMap::contiguous(ROWS, &i64::type_map())
+        .unwrap()
+        .commit();
+    let col = column();
+    // rank 2 receives i64s where the others send f64s: the same bytes, other basic types
+    let got = rpar::run(4, |world| {
+        let r = world.rank();
+        let mine = matrix(r);
+        let mut all = vec![0.0f64; 4 * ROWS];
+        let mut ints = vec![0i64; 4 * ROWS];
+        let gathered = if r == 2 {
+            world.gather_typed(&mine, &col, 1, &mut ints, &i64s, 1, 2)
+        } else {
+            world.gather_typed(&mine, &col, 1, &mut all, &f64s, 1, 2)
+        };
+        // one rank's count is one element short
+        let mut v = mine.clone();
+        let count = if r == 3 { ROWS - 1 } else { ROWS };
+        let one = f64::type_map().commit();
+        let bcast = world.bcast_typed(&mut v, &one, count, 0);
+        Ok((gathered, bcast))
+    })
+    .unwrap();
+    let (gathered, bcast): (Vec<_>, Vec<_>) = got.into_iter().unzip();
+    for e in error_on_every_rank(gathered) {
+        assert!(
+            matches!(e, Error::TypeMismatch { source_rank: 0, .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("at rank 2"), "{e}");
+    }
+    for e in error_on_every_rank(bcast) {
+        match e {
+            Error::TypeMismatch {
+                source_rank: 0,
+                sent,
+                expected,
+            } => {
+                assert!(sent.contains("3 basic values"), "{sent}");
+                assert!(
+                    expected.contains("2 basic values") && expected.contains("rank 3"),
+                    "{expected}"
+                );
+            }
+            other => panic!("{other}"),
+        }
+    }
+}
+
+#[test]
+fn a_buffer_that_does_not_fit_fails_before_anything_moves() {
+    let col = column();
+    let got = rpar::run(3, |world| {
+        let r = world.rank();
+        // rank 1's buffer ends one row early: its column reaches past it
+        let mut m = if r == 1 {
+            vec![7.0; (ROWS - 1) * COLS]
+        } else {
+            matrix(r)
+        };
+        let result = world.bcast_typed(&mut m, &col, 1, 0);
+        Ok((result, m))
+    })
+    .unwrap();
+    for (r, (result, m)) in got.into_iter().enumerate() {
+        match (r, result) {
+            (
+                1,
+                Err(Error::BufferOutOfBounds {
+                    call: "bcast_typed",
+                    ..
+                }),
+            ) => {
+                assert!(m.iter().all(|&x| x == 7.0), "rank 1's buffer was written");
+            }
+            (_, Err(Error::InvalidArgument { message, .. })) => {
+                assert!(message.contains("rank 1"), "{message}")
+            }
+            (r, other) => panic!("rank {r}: {other:?}"),
+        }
+    }
+}
