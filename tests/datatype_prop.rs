@@ -262,7 +262,7 @@ fn byte_image(m: &TypeMap) -> TypeMap {
         .iter()
         .flat_map(|&(b, d)| (0..b.size() as isize).map(move |i| (BasicType::Byte, d + i)))
         .collect();
-    TypeMap::from_parts(entries, m.lb(), m.ub())
+    TypeMap::from_parts(entries, m.lb(), m.ub()).expect("the bytes of a valid map")
 }
 
 /// The byte range `count` elements touch, relative to their origin.

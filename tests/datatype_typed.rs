@@ -327,6 +327,63 @@ fn negative_strides_travel_with_an_origin() {
 }
 
 #[test]
+fn negative_extents_travel_backwards_at_eager_and_rendezvous_sizes() {
+    // successive elements of a negative extent go down in memory (MPI_Type_create_resized
+    // allows it): element k of `back` is the i32 4k bytes below the origin; element k of
+    // `pairs` is the two i32s 16k bytes below it, 8 bytes apart
+    for n in [5usize, 20_000] {
+        let got = rpar::run(2, move |world| {
+            let back = i32::type_map().resized(0, -4)?.commit();
+            let pairs = TypeMap::vector(2, 1, 2, &i32::type_map())?
+                .resized(0, -16)?
+                .commit();
+            let data: Vec<i32> = (0..4 * n as i32).collect();
+            let last = 4 * n - 1; // the origin of `back` over all of `data`
+            if world.rank() == 0 {
+                // from element 0, element 1 lies 4 bytes below the buffer: refused, nothing sent
+                let err = world.send_typed(&data, &back, 2, 1, 0).unwrap_err();
+                assert!(matches!(
+                    err,
+                    Error::BufferOutOfBounds {
+                        low: -4,
+                        high: 4,
+                        ..
+                    }
+                ));
+                world.send_typed_at(&data, last, &back, 4 * n, 1, 0)?;
+                world.send_typed_at(&data, 4 * n - 4, &pairs, n, 1, 1)?;
+                world.send(&data[..], 1, 2)?;
+                return Ok(vec![]);
+            }
+            let (reversed, _) = world.recv::<i32>(0, 0)?; // plainly: in the sender's map order
+            let (evens, st) = world.recv::<i32>(0, 1)?;
+            assert_eq!(st.count, 2 * n);
+            let mut twice = vec![-1i32; 4 * n];
+            // received backwards into a buffer, from its last element down
+            let err = world
+                .recv_typed_at(&mut twice, 2, &back, 4 * n, 0, 2)
+                .unwrap_err();
+            assert!(matches!(err, Error::BufferOutOfBounds { .. }), "{err}");
+            let st = world.recv_typed_at(&mut twice, last, &back, 4 * n, 0, 2)?;
+            assert_eq!(st.count, 4 * n);
+            Ok([reversed, evens, twice].concat())
+        })
+        .unwrap();
+        let data: Vec<i32> = (0..4 * n as i32).collect();
+        let reversed: Vec<i32> = data.iter().rev().copied().collect();
+        // element k of `pairs` from origin 4n - 4: i32s 4n - 4 - 4k and 4n - 2 - 4k
+        let evens: Vec<i32> = (0..n as i32)
+            .flat_map(|k| [4 * n as i32 - 4 - 4 * k, 4 * n as i32 - 2 - 4 * k])
+            .collect();
+        assert_eq!(
+            got[1],
+            [reversed.clone(), evens, reversed].concat(),
+            "n = {n}"
+        );
+    }
+}
+
+#[test]
 fn a_queued_small_typed_message_survives_its_receiver_blocking_in_a_large_send() {
     // rank 1's small typed message waits in rank 0's queue while rank 0 is blocked in a
     // rendezvous send (which copies out queued rendezvous messages): the packed one must stay

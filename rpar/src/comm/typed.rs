@@ -98,12 +98,7 @@ impl Comm {
         let base = c.check_slice("send_typed", buf, origin, count, Access::Read)?;
         // SAFETY: check_slice returned the byte offset of element `origin`, within `buf`.
         let start = unsafe { buf.as_ptr().cast::<u8>().add(base) };
-        let bytes = count.checked_mul(c.size).ok_or_else(|| {
-            Error::invalid(
-                "send_typed",
-                format!("{count} elements of {} bytes overflow usize", c.size),
-            )
-        })?;
+        let bytes = c.packed_bytes("send_typed", count)?;
         let context = self.p2p_context();
         let elem = ElemType::typed();
         let to = self.group[dest];
@@ -229,6 +224,7 @@ impl Comm {
         let pattern = self.pattern(self.p2p_context(), source, tag)?;
         let c = &*ty.inner;
         let base = c.check_slice("recv_typed", buf, origin, count, Access::Write)?;
+        c.packed_bytes("recv_typed", count)?; // so that no count of bytes below overflows
         let ep = self.endpoint();
         let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;

@@ -69,7 +69,7 @@ static TYPED_INFO: ElemInfo = ElemInfo {
     size: 1,
     align: 1,
     name: || "a committed datatype",
-    map: || TypeMap::from_parts(Vec::new(), 0, 0),
+    map: TypeMap::empty,
 };
 
 impl ElemType {
