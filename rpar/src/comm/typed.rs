@@ -10,7 +10,7 @@
 
 use super::delivery::{undelivered, Undelivered};
 use super::p2p::check_send_tag;
-use super::{Comm, Status};
+use super::{Comm, Status, UNDEFINED};
 use crate::datatype::{engine, Access, CommittedType, Compiled, Datatype, SignatureMatch};
 use crate::transport::{
     publish, Data, ElemType, Matched, Message, TypedData, TypedSource, RENDEZVOUS_BYTES,
@@ -140,8 +140,8 @@ impl Comm {
 
     /// Receives into `count` elements laid out by the committed type `ty`, with displacement 0
     /// at the start of `buf`, from `source` (or `ANY_SOURCE`) with `tag` (or `ANY_TAG`)
-    /// (MPI_Recv with a derived datatype). `Status::count` is the number of whole elements of
-    /// `ty` received.
+    /// (MPI_Recv with a derived datatype). `Status::count` is the number of elements of `ty`
+    /// received, [`UNDEFINED`](crate::UNDEFINED) if that is not a whole number (MPI_Get_count).
     ///
     /// The message's type signature must be a prefix of the receive's (MPI's rule), else
     /// [`Error::TypeMismatch`]; a longer one is [`Error::Truncated`]. Either way the message
@@ -290,7 +290,7 @@ unsafe fn deliver_typed(
     let status = Status {
         source: source_rank,
         tag: m.header.tag,
-        count: bytes.checked_div(ty.size).unwrap_or(0),
+        count: whole_elements(bytes, ty.size),
     };
     let to = (ty, count, dst);
     // SAFETY: (every arm) the signatures agree, so the destination has at least `bytes` data
@@ -338,6 +338,16 @@ unsafe fn deliver_typed(
         Ok(status)
     } else {
         Err(Undelivered::Withdrawn)
+    }
+}
+
+/// MPI_Get_count: how many elements of `size` bytes `bytes` bytes are, [`UNDEFINED`] if not a
+/// whole number of them (0 for elements of no data, as MPI says).
+fn whole_elements(bytes: usize, size: usize) -> usize {
+    match (bytes.checked_div(size), bytes.checked_rem(size)) {
+        (Some(n), Some(0)) => n,
+        (Some(_), _) => UNDEFINED,
+        (None, _) => 0,
     }
 }
 

@@ -645,6 +645,14 @@ mod tests {
                 &[(1, isize::MIN + 1), (1, 0)],
                 &b.resized(0, isize::MAX).unwrap(),
             ),
+            // no entries at all: only the extent is past isize
+            TypeMap::hindexed(
+                &[(1, isize::MIN + 1), (1, 0)],
+                &TypeMap::contiguous(0, &b)
+                    .unwrap()
+                    .resized(0, isize::MAX)
+                    .unwrap(),
+            ),
             // an entry ends past isize::MAX
             TypeMap::hvector(2, 1, isize::MAX, &b),
             TypeMap::hindexed(&[(1, isize::MAX - 7)], &f),
