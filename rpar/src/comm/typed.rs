@@ -29,8 +29,12 @@ impl Comm {
     /// the run was aborted; for large messages [`Error::PeerFinished`] if the receiver finished
     /// without receiving it.
     ///
-    /// Cost: up to 32 KiB of data, one pack by the sender and one unpack by the receiver;
-    /// above, one copy, segment by segment, by the receiver from `buf` into its own buffer.
+    /// Cost: above 32 KiB of data (`RENDEZVOUS_BYTES`), one copy per segment, by the receiver
+    /// from `buf` straight into its own buffer: no pack buffer, whatever the receive (typed or
+    /// plain, gap-free or padded; `tests/datatype_single_copy.rs` counts the allocations). Up
+    /// to 32 KiB, one pack by the sender into the message and one unpack by the receiver: a
+    /// small blocking send must complete without a matching receive, so, as in MPI's eager
+    /// protocol, its data is copied out before the receive is posted.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};

@@ -180,24 +180,34 @@ impl TypedData {
 }
 
 impl TypedData {
-    /// Unpacks the message into `count` elements laid out by `recv` at `dst` (a receive of a
-    /// type with padding: the packed bytes go where its type map says). False if the sender
-    /// withdrew the data.
+    /// Unpacks the message into `count` elements laid out by `recv` at `dst` (a plain receive of
+    /// a type with padding: the bytes go where its type map says), one copy per segment: a
+    /// rendezvous straight from the sender's buffer, with no pack buffer between. False if the
+    /// sender withdrew the data.
     ///
     /// # Safety
     ///
     /// Every byte `recv` names for `count` elements from `dst` must be writable, and
     /// `count * recv.size` must be the message's packed size.
-    pub(crate) unsafe fn unpack_to(mut self, recv: &Compiled, count: usize, dst: *mut u8) -> bool {
-        self.release();
-        match &self.source {
+    pub(crate) unsafe fn unpack_to(self, recv: &Compiled, count: usize, dst: *mut u8) -> bool {
+        let (sent, sent_count) = (&*self.ty.inner, self.count);
+        let bytes = recv.size * count; // the message's packed size (caller)
+        match self.source {
             // SAFETY: the packed buffer holds count * recv.size bytes (caller); the caller
             // guarantees the destination bytes.
             TypedSource::Packed(v) => unsafe {
                 engine::scatter(recv, count, v.as_ptr(), dst);
                 true
             },
-            _ => false,
+            // SAFETY: the sender checked, before publishing, that every byte of its elements
+            // lies in its buffer, which it keeps alive while the ticket is read; both sides
+            // hold `bytes` data bytes (caller), and do not overlap (different buffers).
+            TypedSource::Borrowed(ticket) => unsafe {
+                ticket.read_with(|src| {
+                    engine::transfer((sent, sent_count, src), (recv, count, dst), bytes)
+                })
+            },
+            TypedSource::Withdrawn => false,
         }
     }
 }
