@@ -8,7 +8,7 @@
 //! Typed and plain messages interoperate: a plain `send` can be received with `recv_typed` and
 //! a `send_typed` with a plain `recv_into` of a gap-free type, when the signatures agree.
 
-use super::delivery::{undelivered, Undelivered};
+use super::delivery::{undelivered, valid_values, Undelivered};
 use super::p2p::check_send_tag;
 use super::{Comm, Status, UNDEFINED};
 use crate::datatype::{engine, Access, CommittedType, Compiled, Datatype, SignatureMatch};
@@ -291,6 +291,7 @@ unsafe fn deliver_typed(
             return Err(Undelivered::Refused(Box::new(err)));
         }
     }
+    valid_values(m)?;
     let status = Status {
         source: source_rank,
         tag: m.header.tag,
@@ -299,7 +300,8 @@ unsafe fn deliver_typed(
     let to = (ty, count, dst);
     // SAFETY: (every arm) the signatures agree, so the destination has at least `bytes` data
     // bytes (caller: writable, ours) and every one of them receives a byte of the same basic
-    // type from the sender — bool and char bytes come from valid values of the sender. Sources:
+    // type from the sender — bool and char bytes come from valid values of the sender, or were
+    // checked by valid_values (packed bytes from another process). Sources:
     // an inline or owned payload holds the plain message's `bytes` bytes, laid out by the
     // sender's element type; a packed payload holds `bytes` packed bytes; a rendezvous hands
     // the sender's buffer, in which the sender checked its type's bytes lie.
@@ -371,4 +373,40 @@ pub(crate) fn plain_received_count(t: &TypedData, recv: &ElemType) -> Option<usi
     let count = bytes / per_element;
     let ours = Compiled::of_map(map);
     (ours.accepts(count, &t.ty.inner, t.count) == SignatureMatch::Accepted).then_some(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::delivery::tests::arrived;
+    use crate::datatype::TypeMap;
+
+    #[test]
+    fn a_typed_receive_validates_packed_bool_bytes_from_another_process() {
+        let pairs = TypeMap::vector(2, 1, 2, &bool::type_map()).unwrap();
+        let ty = pairs.commit();
+        let mut buf = [false; 3];
+        let mut m = arrived(
+            &TypeMap::contiguous(2, &bool::type_map()).unwrap(),
+            1,
+            vec![1, 2],
+        );
+        // SAFETY: the type's bytes 0 and 2 lie in `buf`, which is ours, and hold bools.
+        let got = unsafe { deliver_typed(&mut m, (&ty.inner, 1, buf.as_mut_ptr().cast())) };
+        match got {
+            Err(Undelivered::Refused(e)) => {
+                assert!(matches!(*e, Error::InvalidValue { position: 1, .. }), "{e}")
+            }
+            other => panic!("expected InvalidValue, got {other:?}"),
+        }
+        assert_eq!(buf, [false; 3], "nothing written");
+        let mut m = arrived(
+            &TypeMap::contiguous(2, &bool::type_map()).unwrap(),
+            1,
+            vec![1, 1],
+        );
+        // SAFETY: as above.
+        unsafe { deliver_typed(&mut m, (&ty.inner, 1, buf.as_mut_ptr().cast())) }.unwrap();
+        assert_eq!(buf, [true, false, true]);
+    }
 }

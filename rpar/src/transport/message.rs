@@ -157,6 +157,16 @@ impl TypedData {
         }
     }
 
+    /// Checks that the packed bytes bound for a `bool` or `char` are valid values of it
+    /// ([`Error::InvalidValue`](crate::Error::InvalidValue) otherwise). Only a packed payload
+    /// is checked: a rendezvous reads the sender's own values, which are valid.
+    pub(crate) fn check_values(&self, call: &'static str) -> crate::Result<()> {
+        match &self.source {
+            TypedSource::Packed(v) => self.ty.inner.validate(call, v, self.count),
+            _ => Ok(()),
+        }
+    }
+
     /// Copies the whole message, packed, to `dst`. False if the sender withdrew it.
     ///
     /// # Safety
