@@ -5,7 +5,7 @@
 //!
 //! One test function runs every case in turn: the allocator's record is global to the process.
 
-use rpar::{Comm, CommittedType, Datatype, TypeMap};
+use rpar::{Comm, Datatype, TypeMap};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 
@@ -83,8 +83,12 @@ fn watched(world: &Comm, travel: impl FnOnce() -> rpar::Result<()>) -> rpar::Res
     Ok(())
 }
 
-fn every_other() -> CommittedType {
-    TypeMap::vector(N, 1, 2, &f64::type_map()).unwrap().commit()
+/// Rank 0's side of the first cases: every other f64 of `0, 1, 2, …` (N of them) to rank 1.
+fn send_every_other(world: &Comm) -> rpar::Result<Option<bool>> {
+    let every_other = TypeMap::vector(N, 1, 2, &f64::type_map())?.commit();
+    let data = doubles(2 * N);
+    watched(world, || world.send_typed(&data, &every_other, 1, 1, 0))?;
+    Ok(None)
 }
 
 fn doubles(n: usize) -> Vec<f64> {
@@ -107,10 +111,8 @@ fn large_typed_messages_travel_with_no_buffer_as_large_as_the_message() {
 
     // typed send, typed receive into another strided layout
     let (largest, ok) = largest_allocation(|world| {
-        let (ty, data) = (every_other(), doubles(2 * N));
         if world.rank() == 0 {
-            watched(world, || world.send_typed(&data, &ty, 1, 1, 0))?;
-            return Ok(None);
+            return send_every_other(world);
         }
         let thirds = TypeMap::vector(N, 1, 3, &f64::type_map())?.commit();
         let mut into = vec![0.0f64; 3 * N];
@@ -123,10 +125,8 @@ fn large_typed_messages_travel_with_no_buffer_as_large_as_the_message() {
 
     // typed send, typed receive into a gap-free layout: gathered straight in
     let (largest, ok) = largest_allocation(|world| {
-        let (ty, data) = (every_other(), doubles(2 * N));
         if world.rank() == 0 {
-            watched(world, || world.send_typed(&data, &ty, 1, 1, 0))?;
-            return Ok(None);
+            return send_every_other(world);
         }
         let dense = TypeMap::contiguous(N, &f64::type_map())?.commit();
         let mut into = vec![0.0f64; N];
@@ -139,10 +139,8 @@ fn large_typed_messages_travel_with_no_buffer_as_large_as_the_message() {
 
     // typed send, plain receive into a gap-free Rust type
     let (largest, ok) = largest_allocation(|world| {
-        let (ty, data) = (every_other(), doubles(2 * N));
         if world.rank() == 0 {
-            watched(world, || world.send_typed(&data, &ty, 1, 1, 0))?;
-            return Ok(None);
+            return send_every_other(world);
         }
         let mut into = vec![0.0f64; N];
         watched(world, || world.recv_into(&mut into[..], 0, 0).map(drop))?;
