@@ -90,7 +90,7 @@ impl Builder {
             return Err(self.overflow());
         };
         let sum = |a: i128, b: i128, c: isize| a.checked_add(b)?.checked_add(c as i128);
-        // the lowest and highest copy displacements
+        // the lowest and highest block starts (then within a block, `i` more or less)
         let (low, high) = (disp.checked_add(o.min(0)), disp.checked_add(o.max(0)));
         let (Some(low), Some(high)) = (low, high) else {
             return Err(self.overflow());
