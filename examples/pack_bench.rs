@@ -2,9 +2,9 @@
 //! measures MPICH's `MPI_Pack`, so the figures sit beside MPICH's: one rank packs every other
 //! double of a 32 MiB array (`vector(2M, 1, 2, f64)`) and blocks of 4 doubles out of 8
 //! (`vector(512K, 4, 8, f64)`), 16 MiB of packed data each; median of 7 repetitions, GB/s =
-//! packed bytes / seconds / 1e9. Prints one JSON line per figure (and, on stderr, a plain
-//! memcpy of as many bytes from the start of the array into the same output, peer_bench.c's
-//! `copy_GBps`, the local limit).
+//! packed bytes / seconds / 1e9. Prints one JSON line per figure, and one for a plain memcpy of
+//! as many bytes from the start of the array into the same output (`copy_GBps`, the local
+//! limit, in the form peer_bench.c prints it, so that `bench/table.py` fills that row for rpar).
 //!
 //! `-- --rounds N` repeats the whole (both figures, then the memcpy) N times and reports the
 //! medians over rounds, and on stderr each figure's ratio to the memcpy of its own round: on a
@@ -98,17 +98,16 @@ fn main() -> Result<()> {
     let memcpy = &rates[figures.len()];
     for (i, (figure, ..)) in figures.iter().enumerate() {
         let ratio = median(rates[i].iter().zip(memcpy).map(|(p, c)| p / c).collect());
-        println!(
-            "{{\"peer\":\"rpar\",\"figure\":\"{figure}\",\"bytes\":{},\"value\":{:.3}}}",
-            out.len(),
-            median(rates[i].clone())
-        );
+        print_figure(figure, out.len(), median(rates[i].clone()));
         eprintln!("{figure}: {ratio:.2}x the memcpy of the same round (median over rounds)");
     }
-    eprintln!(
-        "memcpy of the same {} bytes: {:.3} GB/s",
-        out.len(),
-        median(memcpy.clone())
-    );
+    print_figure("copy_GBps", out.len(), median(memcpy.clone()));
     Ok(())
+}
+
+/// One JSON line, as `shared/peers/peer_bench.c` prints its figures.
+fn print_figure(figure: &str, bytes: usize, value: f64) {
+    println!(
+        "{{\"peer\":\"rpar\",\"figure\":\"{figure}\",\"bytes\":{bytes},\"value\":{value:.3}}}"
+    );
 }

@@ -81,6 +81,20 @@ fn build(name: &str) -> rpar::Result<TypeMap> {
         "struct_u8_i16_u64" => {
             TypeMap::structure(&[(1, 0, &t::<u8>()), (1, 2, &t::<i16>()), (1, 8, &t::<u64>())])?
         }
+        // negative extents
+        "resized_i16_4_m6" => i16_.resized(4, -6)?,
+        "contiguous_of_backwards_i8" => TypeMap::contiguous(3, &i8_.resized(0, -2)?)?,
+        "vector_of_backwards_i8" => TypeMap::vector(2, 2, 3, &i8_.resized(0, -2)?)?,
+        "resized_vector_m40" => TypeMap::vector(3, 2, 3, &i32_)?.resized(8, -40)?,
+        "struct_negative_extent" => {
+            TypeMap::structure(&[(1, 0, &i16_.resized(0, -5)?), (1, 0, &i8_.resized(0, -6)?)])?
+        }
+        "subarray_of_backwards_i32" => {
+            TypeMap::subarray(&[2, 3], &[1, 2], &[1, 0], Order::C, &i32_.resized(0, -4)?)?
+        }
+        "hindexed_of_backwards_f64" => {
+            TypeMap::hindexed(&[(2, 16), (1, -8)], &f64_.resized(0, -8)?)?
+        }
         other => panic!("the oracle has a case `{other}` that this test does not build"),
     })
 }
@@ -110,24 +124,60 @@ fn byte_image(map: &TypeMap) -> TypeMap {
         .iter()
         .flat_map(|&(b, d)| (0..b.size() as isize).map(move |i| (BasicType::Byte, d + i)))
         .collect();
-    TypeMap::from_parts(entries, map.lb(), map.ub())
+    TypeMap::from_parts(entries, map.lb(), map.ub()).expect("the bytes of a valid map")
 }
 
+/// Packs `count` elements of `map` from the oracle's source buffer as `T`s, checks that
+/// unpacking them into a zeroed buffer writes back exactly the bytes the map names (and that
+/// those pack to the same bytes again), and returns the packed bytes.
 fn pack_as<T: Datatype>(map: &TypeMap, count: usize, from: impl Fn(&[u8]) -> T) -> Vec<u8> {
-    let buf = source(from);
-    let origin = HALF / std::mem::size_of::<T>();
-    let packed = map
-        .commit()
-        .pack_to_vec_at(&buf, origin, count)
-        .expect("packs");
-    // and back: unpacking into a zeroed buffer restores exactly the packed bytes' positions
+    let size = std::mem::size_of::<T>();
+    let buf = source(&from);
+    let origin = HALF / size;
     let ty = map.commit();
-    let mut back = buf.clone();
+    let packed = ty.pack_to_vec_at(&buf, origin, count).expect("packs");
+    let zero = from(&vec![0u8; size]);
+    let mut back = vec![zero; buf.len()];
     let mut pos = 0;
     ty.unpack_at(&packed, &mut pos, &mut back, origin, count)
         .expect("unpacks");
+    assert_eq!(pos, packed.len(), "{map}: unpack's position");
     assert_eq!(ty.pack_to_vec_at(&back, origin, count).unwrap(), packed);
+    // element by element: a T that holds a byte the map names is the source's, others stay 0
+    let named = named_elements(map, count, size);
+    let (got, src) = (bytes_of(&back), bytes_of(&buf));
+    let zeros = vec![0u8; size];
+    for (i, (got, src)) in got.chunks(size).zip(src.chunks(size)).enumerate() {
+        let want = if named.contains(&i) { src } else { &zeros[..] };
+        assert_eq!(
+            got, want,
+            "{map}: element {i} after unpacking into a zeroed buffer"
+        );
+    }
     packed
+}
+
+/// The elements (of `size` bytes, origin at byte `HALF`) that hold a byte of `count` elements
+/// of `map`.
+fn named_elements(map: &TypeMap, count: usize, size: usize) -> std::collections::BTreeSet<usize> {
+    let mut named = std::collections::BTreeSet::new();
+    for k in 0..count as isize {
+        for &(b, d) in map.entries() {
+            for byte in 0..b.size() as isize {
+                let at = HALF as isize + k * map.extent() + d + byte;
+                named.insert(at as usize / size);
+            }
+        }
+    }
+    named
+}
+
+/// The bytes of `xs`, through the one safe view rpar has of them: packing them as bytes.
+fn bytes_of<T: Datatype>(xs: &[T]) -> Vec<u8> {
+    let size = std::mem::size_of::<T>() as isize;
+    let bytes = (0..size).map(|i| (BasicType::Byte, i)).collect();
+    let whole = TypeMap::from_parts(bytes, 0, size).expect("a map of bytes");
+    whole.commit().pack_to_vec(xs, xs.len()).expect("bytes")
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -298,7 +298,8 @@ fn a_rendezvous_into_a_gap_free_receive_gathers_straight_in() {
             let mut into = vec![0.0; n + 1];
             let dense = TypeMap::contiguous(n + 1, &f64s())?.commit();
             let st = world.recv_typed(&mut into, &dense, 1, 0, 0)?;
-            assert_eq!(st.count, 0, "fewer than one whole receive element");
+            // fewer than one whole receive element: MPI_Get_count says MPI_UNDEFINED
+            assert_eq!((st.count, st.get_count()), (rpar::UNDEFINED, None));
             Ok(into)
         }
     })
@@ -324,6 +325,63 @@ fn negative_strides_travel_with_an_origin() {
     })
     .unwrap();
     assert_eq!(got[1], [10, 0, 12, 0, 14]);
+}
+
+#[test]
+fn negative_extents_travel_backwards_at_eager_and_rendezvous_sizes() {
+    // successive elements of a negative extent go down in memory (MPI_Type_create_resized
+    // allows it): element k of `back` is the i32 4k bytes below the origin; element k of
+    // `pairs` is the two i32s 16k bytes below it, 8 bytes apart
+    for n in [5usize, 20_000] {
+        let got = rpar::run(2, move |world| {
+            let back = i32::type_map().resized(0, -4)?.commit();
+            let pairs = TypeMap::vector(2, 1, 2, &i32::type_map())?
+                .resized(0, -16)?
+                .commit();
+            let data: Vec<i32> = (0..4 * n as i32).collect();
+            let last = 4 * n - 1; // the origin of `back` over all of `data`
+            if world.rank() == 0 {
+                // from element 0, element 1 lies 4 bytes below the buffer: refused, nothing sent
+                let err = world.send_typed(&data, &back, 2, 1, 0).unwrap_err();
+                assert!(matches!(
+                    err,
+                    Error::BufferOutOfBounds {
+                        low: -4,
+                        high: 4,
+                        ..
+                    }
+                ));
+                world.send_typed_at(&data, last, &back, 4 * n, 1, 0)?;
+                world.send_typed_at(&data, 4 * n - 4, &pairs, n, 1, 1)?;
+                world.send(&data[..], 1, 2)?;
+                return Ok(vec![]);
+            }
+            let (reversed, _) = world.recv::<i32>(0, 0)?; // plainly: in the sender's map order
+            let (evens, st) = world.recv::<i32>(0, 1)?;
+            assert_eq!(st.count, 2 * n);
+            let mut twice = vec![-1i32; 4 * n];
+            // received backwards into a buffer, from its last element down
+            let err = world
+                .recv_typed_at(&mut twice, 2, &back, 4 * n, 0, 2)
+                .unwrap_err();
+            assert!(matches!(err, Error::BufferOutOfBounds { .. }), "{err}");
+            let st = world.recv_typed_at(&mut twice, last, &back, 4 * n, 0, 2)?;
+            assert_eq!(st.count, 4 * n);
+            Ok([reversed, evens, twice].concat())
+        })
+        .unwrap();
+        let data: Vec<i32> = (0..4 * n as i32).collect();
+        let reversed: Vec<i32> = data.iter().rev().copied().collect();
+        // element k of `pairs` from origin 4n - 4: i32s 4n - 4 - 4k and 4n - 2 - 4k
+        let evens: Vec<i32> = (0..n as i32)
+            .flat_map(|k| [4 * n as i32 - 4 - 4 * k, 4 * n as i32 - 2 - 4 * k])
+            .collect();
+        assert_eq!(
+            got[1],
+            [reversed.clone(), evens, reversed].concat(),
+            "n = {n}"
+        );
+    }
 }
 
 #[test]

@@ -58,7 +58,7 @@ pub use collective::{
 };
 pub use comm::{
     test_all, wait_all, wait_any, Buffer, BufferMut, Comm, Probed, Request, Scope, Status,
-    ANY_SOURCE, ANY_TAG, TAG_UB,
+    ANY_SOURCE, ANY_TAG, TAG_UB, UNDEFINED,
 };
 pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};
 

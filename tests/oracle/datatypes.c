@@ -1,10 +1,10 @@
 /* Oracle for rpar's derived datatypes: MPICH computes size, lb, extent, true lb, true extent and
-   the MPI_Pack bytes of ~30 derived types; tests/datatype_oracle.rs builds the same types with
+   the MPI_Pack bytes of ~50 derived types; tests/datatype_oracle.rs builds the same types with
    rpar and checks every figure and every packed byte against the committed output.
 
-   Regenerate (from the repository root):
-     mpicc.mpich -O1 -o /tmp/dt_oracle tests/oracle/datatypes.c &&
-     mpiexec.mpich -n 1 /tmp/dt_oracle > tests/oracle/datatypes.txt
+   Check that the committed output is still MPICH's (from the repository root):
+     tests/oracle/check.sh
+   Regenerate it after adding a case: tests/oracle/check.sh --write
 
    Output: one line per case:
      <name> <count> <size> <lb> <extent> <true_lb> <true_extent> <packed bytes as hex>
@@ -111,6 +111,17 @@ int main(int argc, char **argv) {
   u = cdi(); { int sz[] = {3, 3}, sub[] = {2, 1}, st[] = {0, 2};
     MPI_Type_create_subarray(2, sz, sub, st, MPI_ORDER_C, u, &t); MPI_Type_free(&u); report("subarray_of_struct", t, 1); }
   { int bl[] = {1, 1, 1}; MPI_Aint d[] = {0, 2, 8}; MPI_Datatype ty[] = {MPI_UINT8_T, MPI_INT16_T, MPI_UINT64_T}; t = struct3(3, bl, d, ty); report("struct_u8_i16_u64", t, 2); }
+  /* negative extents (MPI_Type_create_resized allows them): elements go down in memory */
+  MPI_Type_create_resized(MPI_SHORT, 4, -6, &t); report("resized_i16_4_m6", t, 3);
+  MPI_Type_create_resized(MPI_CHAR, 0, -2, &u); MPI_Type_contiguous(3, u, &t); MPI_Type_free(&u); report("contiguous_of_backwards_i8", t, 2);
+  MPI_Type_create_resized(MPI_CHAR, 0, -2, &u); MPI_Type_vector(2, 2, 3, u, &t); MPI_Type_free(&u); report("vector_of_backwards_i8", t, 2);
+  MPI_Type_vector(3, 2, 3, MPI_INT, &u); MPI_Type_create_resized(u, 8, -40, &t); MPI_Type_free(&u); report("resized_vector_m40", t, 3);
+  { MPI_Datatype s, c; MPI_Type_create_resized(MPI_SHORT, 0, -5, &s); MPI_Type_create_resized(MPI_CHAR, 0, -6, &c);
+    int bl[] = {1, 1}; MPI_Aint d[] = {0, 0}; MPI_Datatype ty[] = {s, c}; t = struct3(2, bl, d, ty); MPI_Type_free(&s); MPI_Type_free(&c); report("struct_negative_extent", t, 2); }
+  MPI_Type_create_resized(MPI_INT, 0, -4, &u); { int sz[] = {2, 3}, sub[] = {1, 2}, st[] = {1, 0};
+    MPI_Type_create_subarray(2, sz, sub, st, MPI_ORDER_C, u, &t); MPI_Type_free(&u); report("subarray_of_backwards_i32", t, 2); }
+  MPI_Type_create_resized(MPI_DOUBLE, 0, -8, &u); { int bl[] = {2, 1}; MPI_Aint d[] = {16, -8};
+    MPI_Type_create_hindexed(2, bl, d, u, &t); MPI_Type_free(&u); report("hindexed_of_backwards_f64", t, 2); }
   MPI_Finalize();
   return 0;
 }

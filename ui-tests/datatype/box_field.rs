@@ -1,6 +1,6 @@
 use rpar::Datatype;
 
-#[derive(Datatype, Clone)]
+#[derive(Datatype, Clone, Copy)]
 struct Tree {
     value: i64,
     left: Box<i64>,

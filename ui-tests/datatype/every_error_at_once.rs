@@ -4,7 +4,7 @@ use rpar::Datatype;
 struct Everything<'a> {
     r: &'a u8,
     p: *mut u8,
-    v: Vec<u8>,
+    f: fn(u8) -> u8,
     #[rpar(nope)]
     x: u8,
 }

@@ -1,6 +1,6 @@
 use rpar::Datatype;
 
-#[derive(Datatype, Clone)]
+#[derive(Datatype, Clone, Copy)]
 struct Named {
     id: u32,
     name: String,

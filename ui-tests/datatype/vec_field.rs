@@ -1,6 +1,6 @@
 use rpar::Datatype;
 
-#[derive(Datatype, Clone)]
+#[derive(Datatype, Clone, Copy)]
 struct Samples {
     rate: f64,
     data: Vec<f64>,

@@ -4,9 +4,11 @@
 //!
 //! Every error is reported at once, at the field or attribute it is about. Next to errors about
 //! the item or its attributes a stub impl is emitted, so that the user sees those errors rather
-//! than a cascade of "`Datatype` is not implemented" ones at every use. A field whose type can
-//! never be sent gets no stub: such a struct cannot meet `Datatype`'s `Copy + Send + Sync +
-//! 'static` bounds either, and a stub would only add errors about those.
+//! than a cascade of "`Datatype` is not implemented" ones at every use. A field whose type is
+//! syntactically never a `Datatype` (a reference, a pointer, a slice, …) gets no stub: such a
+//! struct cannot meet `Datatype`'s `Copy + Send + Sync + 'static` bounds either, and a stub
+//! would only add errors about those. Any other field type is left to the `Datatype` bound, at
+//! the field (see `check.rs`).
 
 mod ast;
 mod check;
@@ -75,12 +77,37 @@ mod tests {
     #[test]
     fn every_error_is_reported_at_once() {
         let out = errors_of(
-            quote! { struct Bad<'a> { r: &'a u8, p: *const u8, v: Vec<u8>, #[rpar(nope)] x: u8 } },
+            quote! { struct Bad<'a> { r: &'a u8, p: *const u8, f: fn(), #[rpar(nope)] x: u8 } },
         );
         assert_eq!(out.matches("compile_error").count(), 4, "{out}");
         assert!(
             !out.contains("unimplemented"),
             "no stub for unsendable fields: {out}"
+        );
+    }
+
+    #[test]
+    fn only_syntax_is_refused_never_a_name() {
+        for ty in [
+            quote!([u8]),
+            quote!(dyn Send),
+            quote!(impl Copy),
+            quote!(fn(u8)),
+            quote!([&'static u8; 2]),
+            quote!((u8, *const u8)),
+        ] {
+            let out = errors_of(quote! { struct S { x: #ty } });
+            assert!(out.contains("compile_error"), "{ty}: {out}");
+        }
+        // a user's own `Cell`, `Box`, `Option`, `Vec`: the Datatype bound decides, not the name
+        let out = derive(quote! {
+            struct S { a: Cell, b: Box, c: Option, d: my::Vec<u8>, e: [String; 2] }
+        })
+        .to_string();
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(
+            out.contains("< Cell as :: rpar :: Datatype > :: LAYOUT"),
+            "{out}"
         );
     }
 

@@ -159,9 +159,11 @@ pub(crate) unsafe fn deliver_into(
             tag: m.header.tag,
         })));
     }
+    valid_values(m)?;
     let data = std::mem::replace(&mut m.message.data, Data::Empty);
     // SAFETY: count <= capacity, so the message's bytes fit in `buf` (caller: live and
-    // exclusive); received_count checked that the bytes are values of the receiving type.
+    // exclusive); received_count checked that the bytes are values of the receiving type
+    // (valid_values, that bool and char bytes from a packed buffer are valid ones).
     if unsafe { copy_out(data, bytes, buf.ptr, &buf.elem, count) } {
         Ok(status(m, count))
     } else {
@@ -180,6 +182,7 @@ pub(crate) fn deliver_vec<T: Datatype>(
     };
     let bytes = m.message.bytes();
     let status = status(m, count);
+    valid_values(m)?;
     let data = match std::mem::replace(&mut m.message.data, Data::Empty) {
         Data::Owned(v) => match v.into_vec::<T>() {
             Ok(v) => return Ok((v, status)),
@@ -203,6 +206,19 @@ pub(crate) fn deliver_vec<T: Datatype>(
     }
 }
 
+/// Refuses a message whose packed bytes bound for a `bool` or `char` are no valid value of it
+/// ([`Error::InvalidValue`]; the message stays queued, like a type mismatch). Bytes a local
+/// sender's own values gave are valid anyway; those that came over the MPI transport, from
+/// another process, are checked here before anything is written, as `unpack` checks its input.
+pub(crate) fn valid_values(m: &Matched) -> std::result::Result<(), Undelivered> {
+    match &m.message.data {
+        Data::Typed(t) => t
+            .check_values("recv")
+            .map_err(|e| Undelivered::Refused(Box::new(e))),
+        _ => Ok(()),
+    }
+}
+
 /// The status of receiving `count` elements from `m`.
 fn status(m: &Matched, count: usize) -> Status {
     Status {
@@ -223,5 +239,77 @@ pub(crate) fn undelivered(failure: Undelivered, m: Matched, ep: &Endpoint) -> Er
             *err
         }
         Undelivered::Withdrawn => ep.fabric().abort_error(),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::datatype::TypeMap;
+    use crate::transport::{Header, TypedData, TypedSource};
+
+    /// A typed message of `count` elements of `ty`, packed as `bytes`, as the MPI transport
+    /// makes of what arrives from another process.
+    pub(crate) fn arrived(ty: &TypeMap, count: usize, bytes: Vec<u8>) -> Matched {
+        let header = Header {
+            context: 0,
+            source: 1,
+            tag: 0,
+            flow: 0,
+            call: None,
+        };
+        let data = Data::Typed(Box::new(TypedData {
+            ty: ty.commit(),
+            count,
+            source: TypedSource::Packed(bytes),
+        }));
+        let message = Message {
+            elem: ElemType::typed(),
+            count,
+            data,
+        };
+        Matched::for_test(header, message)
+    }
+
+    fn refused_value(r: std::result::Result<impl std::fmt::Debug, Undelivered>) -> Error {
+        match r {
+            Err(Undelivered::Refused(e)) => *e,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn packed_bool_and_char_bytes_from_another_process_are_validated() {
+        let flags = TypeMap::contiguous(3, &bool::type_map()).unwrap();
+        let mut buf = [false; 3];
+        let mut m = arrived(&flags, 1, vec![1, 0, 7]);
+        // SAFETY: `buf` is a live, exclusively borrowed buffer of three bools.
+        let err = refused_value(unsafe { deliver_into(&mut m, RawRecvBuf::of(&mut buf)) });
+        assert!(
+            matches!(err, Error::InvalidValue { position: 2, ref bytes, .. } if bytes == &[7]),
+            "{err}"
+        );
+        assert_eq!(buf, [false; 3], "nothing written");
+        assert!(
+            matches!(m.message.data, Data::Typed(_)),
+            "the message stays"
+        );
+        let err = refused_value(deliver_vec::<bool>(&mut m));
+        assert!(matches!(err, Error::InvalidValue { .. }), "{err}");
+        let mut m = arrived(&flags, 1, vec![1, 0, 1]);
+        // SAFETY: as above.
+        unsafe { deliver_into(&mut m, RawRecvBuf::of(&mut buf)) }.expect("valid bools");
+        assert_eq!(buf, [true, false, true]);
+
+        let surrogate = 0xD800u32.to_ne_bytes().to_vec();
+        let mut m = arrived(&char::type_map(), 1, surrogate);
+        let err = refused_value(deliver_vec::<char>(&mut m));
+        assert!(
+            matches!(err, Error::InvalidValue { position: 0, .. }),
+            "{err}"
+        );
+        let mut m = arrived(&char::type_map(), 1, ('é' as u32).to_ne_bytes().to_vec());
+        let (got, _) = deliver_vec::<char>(&mut m).expect("a valid char");
+        assert_eq!(got, ['é']);
     }
 }

@@ -89,6 +89,25 @@ pub const ANY_TAG: i32 = -1;
 /// ```
 pub const TAG_UB: i32 = i32::MAX;
 
+/// The [`Status::count`] of a receive that got a part of an element (MPI_UNDEFINED, what
+/// MPI_Get_count returns then); [`Status::get_count`] gives `None` for it.
+///
+/// ```
+/// use rpar::{Datatype, TypeMap};
+/// let triple = TypeMap::contiguous(3, &u8::type_map())?.commit();
+/// let counts = rpar::run(2, |world| {
+///     if world.rank() == 0 {
+///         world.send(&[1u8, 2, 3, 4][..], 1, 0)?;
+///         return Ok(0);
+///     }
+///     let mut buf = [0u8; 6];
+///     Ok(world.recv_typed(&mut buf, &triple, 2, 0, 0)?.count) // 4 bytes: 1 1/3 triples
+/// })?;
+/// assert_eq!(counts[1], rpar::UNDEFINED);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub const UNDEFINED: usize = usize::MAX;
+
 /// What a completed receive (or a probe) tells about its message (MPI_Status; `count` is what
 /// MPI_Get_count would say). MPI's `MPI_ERROR` field has no counterpart: errors are returned.
 ///
@@ -114,8 +133,43 @@ pub struct Status {
     /// The message's tag (MPI_TAG).
     pub tag: i32,
     /// Number of elements received, of the receive's element type (MPI_Get_count); for a probe,
-    /// of the sender's element type.
+    /// of the sender's element type. [`UNDEFINED`] where MPI_Get_count gives MPI_UNDEFINED: a
+    /// typed receive ([`Comm::recv_typed`]) that got a number of bytes that is not a whole
+    /// number of its elements; [`Status::get_count`] says the same as an `Option`.
     pub count: usize,
+}
+
+impl Status {
+    /// The number of elements received, or `None` if the received bytes are not a whole
+    /// number of elements of the receive's type (MPI_Get_count, with `None` for
+    /// MPI_UNDEFINED). Only a typed receive ([`Comm::recv_typed`]) can get a part of an
+    /// element: a plain one takes whole elements or refuses the message.
+    ///
+    /// # Errors
+    ///
+    /// None: this only reads the status.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let pair = TypeMap::contiguous(2, &i32::type_map())?.commit();
+    /// let counts = rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         world.send(&[1, 2, 3][..], 1, 0)?; // three i32: one pair and a half
+    ///         world.send(&[4, 5][..], 1, 0)?;
+    ///         return Ok(vec![]);
+    ///     }
+    ///     let mut buf = [0i32; 4];
+    ///     let half = world.recv_typed(&mut buf, &pair, 2, 0, 0)?;
+    ///     assert_eq!(half.count, rpar::UNDEFINED);
+    ///     let whole = world.recv_typed(&mut buf, &pair, 2, 0, 0)?;
+    ///     Ok(vec![half.get_count(), whole.get_count()])
+    /// })?;
+    /// assert_eq!(counts[1], [None, Some(1)]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn get_count(&self) -> Option<usize> {
+        (self.count != UNDEFINED).then_some(self.count)
+    }
 }
 
 /// A probed message: its status and its size in bytes (MPI_Probe + MPI_Get_count on MPI_BYTE),

@@ -8,9 +8,9 @@
 //! Typed and plain messages interoperate: a plain `send` can be received with `recv_typed` and
 //! a `send_typed` with a plain `recv_into` of a gap-free type, when the signatures agree.
 
-use super::delivery::{undelivered, Undelivered};
+use super::delivery::{undelivered, valid_values, Undelivered};
 use super::p2p::check_send_tag;
-use super::{Comm, Status};
+use super::{Comm, Status, UNDEFINED};
 use crate::datatype::{engine, Access, CommittedType, Compiled, Datatype, SignatureMatch};
 use crate::transport::{
     publish, Data, ElemType, Matched, Message, TypedData, TypedSource, RENDEZVOUS_BYTES,
@@ -29,8 +29,12 @@ impl Comm {
     /// the run was aborted; for large messages [`Error::PeerFinished`] if the receiver finished
     /// without receiving it.
     ///
-    /// Cost: up to 32 KiB of data, one pack by the sender and one unpack by the receiver;
-    /// above, one copy, segment by segment, by the receiver from `buf` into its own buffer.
+    /// Cost: above 32 KiB of data (`RENDEZVOUS_BYTES`), one copy per segment, by the receiver
+    /// from `buf` straight into its own buffer: no pack buffer, whatever the receive (typed or
+    /// plain, gap-free or padded; `tests/datatype_single_copy.rs` counts the allocations). Up
+    /// to 32 KiB, one pack by the sender into the message and one unpack by the receiver: a
+    /// small blocking send must complete without a matching receive, so, as in MPI's eager
+    /// protocol, its data is copied out before the receive is posted.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -98,12 +102,7 @@ impl Comm {
         let base = c.check_slice("send_typed", buf, origin, count, Access::Read)?;
         // SAFETY: check_slice returned the byte offset of element `origin`, within `buf`.
         let start = unsafe { buf.as_ptr().cast::<u8>().add(base) };
-        let bytes = count.checked_mul(c.size).ok_or_else(|| {
-            Error::invalid(
-                "send_typed",
-                format!("{count} elements of {} bytes overflow usize", c.size),
-            )
-        })?;
+        let bytes = c.packed_bytes("send_typed", count)?;
         let context = self.p2p_context();
         let elem = ElemType::typed();
         let to = self.group[dest];
@@ -145,8 +144,8 @@ impl Comm {
 
     /// Receives into `count` elements laid out by the committed type `ty`, with displacement 0
     /// at the start of `buf`, from `source` (or `ANY_SOURCE`) with `tag` (or `ANY_TAG`)
-    /// (MPI_Recv with a derived datatype). `Status::count` is the number of whole elements of
-    /// `ty` received.
+    /// (MPI_Recv with a derived datatype). `Status::count` is the number of elements of `ty`
+    /// received, [`UNDEFINED`](crate::UNDEFINED) if that is not a whole number (MPI_Get_count).
     ///
     /// The message's type signature must be a prefix of the receive's (MPI's rule), else
     /// [`Error::TypeMismatch`]; a longer one is [`Error::Truncated`]. Either way the message
@@ -229,6 +228,7 @@ impl Comm {
         let pattern = self.pattern(self.p2p_context(), source, tag)?;
         let c = &*ty.inner;
         let base = c.check_slice("recv_typed", buf, origin, count, Access::Write)?;
+        c.packed_bytes("recv_typed", count)?; // so that no count of bytes below overflows
         let ep = self.endpoint();
         let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;
@@ -291,15 +291,17 @@ unsafe fn deliver_typed(
             return Err(Undelivered::Refused(Box::new(err)));
         }
     }
+    valid_values(m)?;
     let status = Status {
         source: source_rank,
         tag: m.header.tag,
-        count: bytes.checked_div(ty.size).unwrap_or(0),
+        count: whole_elements(bytes, ty.size),
     };
     let to = (ty, count, dst);
     // SAFETY: (every arm) the signatures agree, so the destination has at least `bytes` data
     // bytes (caller: writable, ours) and every one of them receives a byte of the same basic
-    // type from the sender — bool and char bytes come from valid values of the sender. Sources:
+    // type from the sender — bool and char bytes come from valid values of the sender, or were
+    // checked by valid_values (packed bytes from another process). Sources:
     // an inline or owned payload holds the plain message's `bytes` bytes, laid out by the
     // sender's element type; a packed payload holds `bytes` packed bytes; a rendezvous hands
     // the sender's buffer, in which the sender checked its type's bytes lie.
@@ -345,6 +347,16 @@ unsafe fn deliver_typed(
     }
 }
 
+/// MPI_Get_count: how many elements of `size` bytes `bytes` bytes are, [`UNDEFINED`] if not a
+/// whole number of them (0 for elements of no data, as MPI says).
+fn whole_elements(bytes: usize, size: usize) -> usize {
+    match (bytes.checked_div(size), bytes.checked_rem(size)) {
+        (Some(n), Some(0)) => n,
+        (Some(_), _) => UNDEFINED,
+        (None, _) => 0,
+    }
+}
+
 /// How many elements of `recv` a plain receive gets from a typed message, if it accepts it: the
 /// receiving type must be gap-free and the signatures must agree.
 pub(crate) fn plain_received_count(t: &TypedData, recv: &ElemType) -> Option<usize> {
@@ -361,4 +373,40 @@ pub(crate) fn plain_received_count(t: &TypedData, recv: &ElemType) -> Option<usi
     let count = bytes / per_element;
     let ours = Compiled::of_map(map);
     (ours.accepts(count, &t.ty.inner, t.count) == SignatureMatch::Accepted).then_some(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::comm::delivery::tests::arrived;
+    use crate::datatype::TypeMap;
+
+    #[test]
+    fn a_typed_receive_validates_packed_bool_bytes_from_another_process() {
+        let pairs = TypeMap::vector(2, 1, 2, &bool::type_map()).unwrap();
+        let ty = pairs.commit();
+        let mut buf = [false; 3];
+        let mut m = arrived(
+            &TypeMap::contiguous(2, &bool::type_map()).unwrap(),
+            1,
+            vec![1, 2],
+        );
+        // SAFETY: the type's bytes 0 and 2 lie in `buf`, which is ours, and hold bools.
+        let got = unsafe { deliver_typed(&mut m, (&ty.inner, 1, buf.as_mut_ptr().cast())) };
+        match got {
+            Err(Undelivered::Refused(e)) => {
+                assert!(matches!(*e, Error::InvalidValue { position: 1, .. }), "{e}")
+            }
+            other => panic!("expected InvalidValue, got {other:?}"),
+        }
+        assert_eq!(buf, [false; 3], "nothing written");
+        let mut m = arrived(
+            &TypeMap::contiguous(2, &bool::type_map()).unwrap(),
+            1,
+            vec![1, 1],
+        );
+        // SAFETY: as above.
+        unsafe { deliver_typed(&mut m, (&ty.inner, 1, buf.as_mut_ptr().cast())) }.unwrap();
+        assert_eq!(buf, [true, false, true]);
+    }
 }

@@ -286,6 +286,10 @@ impl Compiled {
 }
 
 /// Appends a block to the runs, extending the last run if it continues its stride.
+///
+/// No difference here overflows: block starts are entry displacements, and every constructor
+/// guarantees that the true extent (the span of all entries) fits in `isize`
+/// (`TypeMap::checked`).
 fn push_block(runs: &mut Vec<Run>, (disp, len): (isize, usize)) {
     if let Some(r) = runs.last_mut() {
         if r.len == len {
@@ -390,7 +394,9 @@ pub(crate) enum SignatureMatch {
 /// The signature of `count` elements as pieces of (basic type, how many in a row).
 fn signature_pieces(ty: &Compiled, count: usize) -> impl Iterator<Item = (BasicType, usize)> + '_ {
     let (reps, uniform) = match ty.signature.as_slice() {
+        // n * count <= size * count, which the callers checked fits
         [(b, n)] => (1, Some((*b, n * count))),
+        [] => (0, None), // no data, however many elements: nothing to walk
         _ => (count, None),
     };
     let pieces: Box<dyn Iterator<Item = (BasicType, usize)> + '_> = match uniform {

@@ -66,6 +66,9 @@ fn each_run(ty: &Compiled, count: usize, mut f: impl FnMut(isize, &Run, usize)) 
     if let Some(run) = ty.as_one_run(count) {
         return f(run.disp, &run, 0);
     }
+    if ty.runs.is_empty() {
+        return; // no data, however many elements: nothing to walk
+    }
     let mut at = 0usize;
     for k in 0..count as isize {
         for r in &ty.runs {
@@ -288,7 +291,7 @@ mod tests {
     }
 
     /// Some types whose blocks are 4, 8, 12, 16, 24, 32 or 40 bytes long, single or repeated
-    /// runs, contiguous or not, with odd numbers of blocks.
+    /// runs, contiguous or not, with odd numbers of blocks, and negative extents.
     fn types() -> Vec<(TypeMap, usize)> {
         let (f, i) = (
             TypeMap::basic(BasicType::F64),
@@ -308,6 +311,19 @@ mod tests {
             (pair, 6),
             (TypeMap::vector(6, 2, -3, &i).unwrap(), 2),
             (TypeMap::vector(23, 1, 3, &i).unwrap(), 2),
+            // negative extents: successive elements go down in memory
+            (
+                TypeMap::vector(3, 2, 3, &i)
+                    .unwrap()
+                    .resized(8, -40)
+                    .unwrap(),
+                3,
+            ),
+            (
+                TypeMap::contiguous(2, &f).unwrap().resized(0, -24).unwrap(),
+                4,
+            ),
+            (TypeMap::basic(BasicType::I32).resized(0, -4).unwrap(), 9),
         ]
     }
 

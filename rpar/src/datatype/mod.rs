@@ -50,6 +50,17 @@ pub use typemap::TypeMap;
 /// `size_of::<Self>()`. An overridden `type_map()` must return the map `LAYOUT` describes.
 /// rpar copies the bytes a type map names between values of types with equal signatures, so a
 /// wrong map is undefined behaviour.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a Datatype: its bytes cannot be an element of a message",
+    label = "not a Datatype",
+    note = "Datatype is implemented for the integer and float types, bool, char, arrays and \
+            tuples of Datatypes, and structs with #[derive(Datatype)] whose fields are all \
+            Datatypes",
+    note = "a Box, Vec, String, Rc or Arc points to memory of this process, meaningless to \
+            another rank: use an array [T; N] (a fixed-size [u8; N] for text), or send a Vec \
+            itself with send_owned; an Option's or enum's tag has invalid bit patterns: send \
+            a flag and a value; a Cell's interior mutability cannot be sent as bytes"
+)]
 pub unsafe trait Datatype: Copy + Send + Sync + 'static {
     /// The type map of one value of `Self` as a constant, computed at compile time.
     ///

@@ -86,7 +86,8 @@ impl CommittedType {
     /// Packs `count` elements into a new `Vec` of exactly [`pack_size`](Self::pack_size) bytes
     /// (MPI_Pack into a buffer of MPI_Pack_size bytes).
     ///
-    /// Errors: those of [`CommittedType::pack`] (`out` always has room).
+    /// Errors: those of [`CommittedType::pack`] (`out` always has room), and
+    /// [`Error::InvalidArgument`] if there is no memory for the packed bytes.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -104,7 +105,8 @@ impl CommittedType {
 
     /// Like [`CommittedType::pack_to_vec`], with displacement 0 at element `origin` of `buf`.
     ///
-    /// Errors: those of [`CommittedType::pack_at`] (`out` always has room).
+    /// Errors: those of [`CommittedType::pack_at`] (`out` always has room), and
+    /// [`Error::InvalidArgument`] if there is no memory for the packed bytes.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -120,7 +122,12 @@ impl CommittedType {
         origin: usize,
         count: usize,
     ) -> Result<Vec<u8>> {
-        let mut out = vec![0u8; self.packed_bytes("MPI_Pack", count)?];
+        let needed = self.packed_bytes("MPI_Pack", count)?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(needed).map_err(|_| {
+            Error::invalid("MPI_Pack", format!("no memory for {needed} packed bytes"))
+        })?;
+        out.resize(needed, 0);
         let mut position = 0;
         self.pack_at(buf, origin, count, &mut out, &mut position)?;
         Ok(out)
@@ -205,15 +212,7 @@ impl CommittedType {
     }
 
     fn packed_bytes(&self, call: &'static str, count: usize) -> Result<usize> {
-        count.checked_mul(self.inner.size).ok_or_else(|| {
-            Error::invalid(
-                call,
-                format!(
-                    "{count} elements of {} bytes overflow usize",
-                    self.inner.size
-                ),
-            )
-        })
+        self.inner.packed_bytes(call, count)
     }
 }
 
@@ -232,6 +231,19 @@ fn room(call: &'static str, len: usize, position: usize, needed: usize) -> Resul
 }
 
 impl Compiled {
+    /// Bytes of `count` packed elements, if they fit in `usize`.
+    pub(crate) fn packed_bytes(&self, call: &'static str, count: usize) -> Result<usize> {
+        count.checked_mul(self.size).ok_or_else(|| {
+            Error::invalid(
+                call,
+                format!(
+                    "expected at most usize::MAX packed bytes, got {count} elements of {} bytes",
+                    self.size
+                ),
+            )
+        })
+    }
+
     /// [`Compiled::check_buffer`] for a slice with displacement 0 at element `origin`; returns
     /// the origin's byte offset.
     pub(crate) fn check_slice<T: Datatype>(

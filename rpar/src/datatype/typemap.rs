@@ -2,6 +2,7 @@
 //! printing in the lecture's notation. The constructors live in `construct.rs`.
 
 use super::BasicType;
+use crate::{Error, Result};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -69,23 +70,77 @@ impl TypeMap {
         }
     }
 
-    /// A type map from its entries and explicit bounds (`ub - lb` is the extent).
+    /// A type map from its entries and explicit bounds (`ub - lb` is the extent; it may be
+    /// negative, as after MPI_Type_create_resized).
     ///
     /// This is the raw constructor; the MPI constructors (`contiguous`, `vector`, …) compute
     /// the bounds by MPI's rules.
     ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if an entry's end, the extent or the true extent does not fit
+    /// in `isize`.
+    ///
     /// ```
     /// use rpar::{BasicType::I32, TypeMap};
-    /// let map = TypeMap::from_parts(vec![(I32, 4)], 0, 12);
+    /// let map = TypeMap::from_parts(vec![(I32, 4)], 0, 12)?;
     /// assert_eq!((map.size(), map.extent(), map.true_lb()), (4, 12, 4));
+    /// assert!(TypeMap::from_parts(vec![(I32, isize::MAX - 2)], 0, 0).is_err()); // ends past isize
+    /// assert!(TypeMap::from_parts(vec![], isize::MIN, 1).is_err()); // extent past isize
+    /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn from_parts(entries: Vec<(BasicType, isize)>, lb: isize, ub: isize) -> Self {
+    pub fn from_parts(entries: Vec<(BasicType, isize)>, lb: isize, ub: isize) -> Result<Self> {
         let align = entries.iter().map(|(b, _)| b.align()).max().unwrap_or(1);
+        Self::checked("TypeMap::from_parts", entries, lb, ub, align)
+    }
+
+    /// The map of `entries` with bounds `lb`, `ub`, if every query on it is overflow-free:
+    /// every entry's end, the extent `ub - lb`, the true bounds and the true extent fit in
+    /// `isize`. Every constructor ends here, so the queries below compute without checks.
+    pub(super) fn checked(
+        call: &'static str,
+        entries: Vec<(BasicType, isize)>,
+        lb: isize,
+        ub: isize,
+        align: usize,
+    ) -> Result<Self> {
+        let ends = entries
+            .iter()
+            .map(|&(b, d)| d.checked_add(b.size() as isize).map(|end| (d, end)))
+            .try_fold(None, |acc: Option<(isize, isize)>, e| {
+                let (d, end) = e?;
+                Some(Some(acc.map_or((d, end), |(l, u)| (l.min(d), u.max(end)))))
+            });
+        let fits = |a: isize, b: isize| b.checked_sub(a).is_some();
+        match ends {
+            None => Err(Error::invalid(
+                call,
+                "expected entries that end within isize, got one past isize::MAX",
+            )),
+            Some(Some((tlb, tub))) if !fits(tlb, tub) => Err(Error::invalid(
+                call,
+                format!("expected a true extent that fits in isize, got {tlb}..{tub}"),
+            )),
+            Some(_) if !fits(lb, ub) => Err(Error::invalid(
+                call,
+                format!("expected an extent that fits in isize, got lb {lb} and ub {ub}"),
+            )),
+            Some(_) => Ok(TypeMap {
+                entries: Cow::Owned(entries),
+                lb,
+                ub,
+                align,
+            }),
+        }
+    }
+
+    /// The map of no entries, with `lb = ub = 0` (what `contiguous(0, …)` gives).
+    pub(crate) fn empty() -> Self {
         TypeMap {
-            entries: Cow::Owned(entries),
-            lb,
-            ub,
-            align,
+            entries: Cow::Borrowed(&[]),
+            lb: 0,
+            ub: 0,
+            align: 1,
         }
     }
 
@@ -139,7 +194,8 @@ impl TypeMap {
         self.ub
     }
 
-    /// Extent (MPI_Type_get_extent): the stride between successive elements.
+    /// Extent (MPI_Type_get_extent): the stride between successive elements; negative after
+    /// a [`resized`](TypeMap::resized) to a negative extent.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};

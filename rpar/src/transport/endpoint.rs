@@ -229,6 +229,18 @@ pub(crate) struct Matched {
     pub(crate) message: Message,
 }
 
+#[cfg(test)]
+impl Matched {
+    /// A matched message as a receive gets it, for tests of delivery.
+    pub(crate) fn for_test(header: Header, message: Message) -> Matched {
+        Matched {
+            seq: 0,
+            header,
+            message,
+        }
+    }
+}
+
 /// What a blocked call waits for (described to the deadlock watch only if it parks).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Waiting<'a> {

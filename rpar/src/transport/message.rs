@@ -69,7 +69,7 @@ static TYPED_INFO: ElemInfo = ElemInfo {
     size: 1,
     align: 1,
     name: || "a committed datatype",
-    map: || TypeMap::from_parts(Vec::new(), 0, 0),
+    map: TypeMap::empty,
 };
 
 impl ElemType {
@@ -157,6 +157,16 @@ impl TypedData {
         }
     }
 
+    /// Checks that the packed bytes bound for a `bool` or `char` are valid values of it
+    /// ([`Error::InvalidValue`](crate::Error::InvalidValue) otherwise). Only a packed payload
+    /// is checked: a rendezvous reads the sender's own values, which are valid.
+    pub(crate) fn check_values(&self, call: &'static str) -> crate::Result<()> {
+        match &self.source {
+            TypedSource::Packed(v) => self.ty.inner.validate(call, v, self.count),
+            _ => Ok(()),
+        }
+    }
+
     /// Copies the whole message, packed, to `dst`. False if the sender withdrew it.
     ///
     /// # Safety
@@ -180,24 +190,34 @@ impl TypedData {
 }
 
 impl TypedData {
-    /// Unpacks the message into `count` elements laid out by `recv` at `dst` (a receive of a
-    /// type with padding: the packed bytes go where its type map says). False if the sender
-    /// withdrew the data.
+    /// Unpacks the message into `count` elements laid out by `recv` at `dst` (a plain receive of
+    /// a type with padding: the bytes go where its type map says), one copy per segment: a
+    /// rendezvous straight from the sender's buffer, with no pack buffer between. False if the
+    /// sender withdrew the data.
     ///
     /// # Safety
     ///
     /// Every byte `recv` names for `count` elements from `dst` must be writable, and
     /// `count * recv.size` must be the message's packed size.
-    pub(crate) unsafe fn unpack_to(mut self, recv: &Compiled, count: usize, dst: *mut u8) -> bool {
-        self.release();
-        match &self.source {
+    pub(crate) unsafe fn unpack_to(self, recv: &Compiled, count: usize, dst: *mut u8) -> bool {
+        let (sent, sent_count) = (&*self.ty.inner, self.count);
+        let bytes = recv.size * count; // the message's packed size (caller)
+        match self.source {
             // SAFETY: the packed buffer holds count * recv.size bytes (caller); the caller
             // guarantees the destination bytes.
             TypedSource::Packed(v) => unsafe {
                 engine::scatter(recv, count, v.as_ptr(), dst);
                 true
             },
-            _ => false,
+            // SAFETY: the sender checked, before publishing, that every byte of its elements
+            // lies in its buffer, which it keeps alive while the ticket is read; both sides
+            // hold `bytes` data bytes (caller), and do not overlap (different buffers).
+            TypedSource::Borrowed(ticket) => unsafe {
+                ticket.read_with(|src| {
+                    engine::transfer((sent, sent_count, src), (recv, count, dst), bytes)
+                })
+            },
+            TypedSource::Withdrawn => false,
         }
     }
 }

@@ -139,7 +139,7 @@ impl MpiDatatype {
     /// ```
     /// use rpar::{BasicType::*, TypeMap};
     /// // a u8 and an f64 with 7 bytes of padding between: 9 bytes of data in 16
-    /// let map = TypeMap::from_parts(vec![(U8, 0), (F64, 8)], 0, 16);
+    /// let map = TypeMap::from_parts(vec![(U8, 0), (F64, 8)], 0, 16)?;
     /// let t = rpar::mpi::MpiDatatype::new(&map)?;
     /// assert_eq!((t.size(), t.extent()), (map.size(), (map.lb(), map.extent())));
     /// # Ok::<(), rpar::Error>(())

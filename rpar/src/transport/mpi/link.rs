@@ -251,12 +251,17 @@ impl Wire {
             buffer.set_len(len);
         }
         let d = decode(buffer)?;
-        let ty = self
-            .arrived
-            .borrow_mut()
-            .entry(d.signature.clone())
-            .or_insert_with(|| dense_map(&d.signature).commit())
-            .clone();
+        let known = self.arrived.borrow().get(&d.signature).cloned();
+        let ty = match known {
+            Some(ty) => ty,
+            None => {
+                let ty = dense_map(&d.signature)?.commit();
+                self.arrived
+                    .borrow_mut()
+                    .insert(d.signature.clone(), ty.clone());
+                ty
+            }
+        };
         if ty.pack_size(d.count) != d.payload.len() {
             return Err(Error::invalid(
                 "the MPI transport",

@@ -45,16 +45,24 @@ pub(crate) fn signature_of(map: &TypeMap) -> Signature {
 }
 
 /// A dense type map with signature `sig` (the receiver's stand-in for the sender's type).
-pub(crate) fn dense_map(sig: &[(BasicType, usize)]) -> TypeMap {
-    let mut entries = Vec::with_capacity(sig.iter().map(|s| s.1).sum());
+///
+/// The signature comes from another process: a size past `isize` or a map of too many entries
+/// is an error (the constructors' checks), never an overflow or an abort.
+pub(crate) fn dense_map(sig: &[(BasicType, usize)]) -> Result<TypeMap> {
+    let bad = || Error::invalid("the MPI transport", "a message of too large a type arrived");
+    let basics: Vec<TypeMap> = sig.iter().map(|&(b, _)| TypeMap::basic(b)).collect();
+    let mut fields = Vec::with_capacity(sig.len());
     let mut at = 0isize;
-    for &(b, n) in sig {
-        for _ in 0..n {
-            entries.push((b, at));
-            at += b.size() as isize;
-        }
+    for (&(b, n), basic) in sig.iter().zip(&basics) {
+        fields.push((n, at, basic));
+        at = n
+            .checked_mul(b.size())
+            .and_then(|bytes| isize::try_from(bytes).ok())
+            .and_then(|bytes| at.checked_add(bytes))
+            .ok_or_else(bad)?;
     }
-    TypeMap::from_parts(entries, 0, at)
+    // a struct of runs one after the other, resized to exactly its data: no padding
+    TypeMap::structure(&fields)?.resized(0, at)
 }
 
 /// What a message's header says, decoded.
@@ -278,7 +286,7 @@ mod tests {
         let sent = TypeMap::vector(3, 1, -2, &f).unwrap();
         let sig = signature_of(&sent);
         assert_eq!(sig, vec![(BasicType::F64, 3)]);
-        let stand_in = dense_map(&sig);
+        let stand_in = dense_map(&sig).unwrap();
         assert!(stand_in.is_dense());
         assert_eq!(stand_in.size(), sent.size());
     }
