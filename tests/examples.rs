@@ -38,3 +38,12 @@ fn manager_worker_balances_uneven_tasks_and_checks_the_image() {
     let out = run("manager_worker", &["--quick"]);
     assert!(!out.is_empty());
 }
+
+#[test]
+fn self_send_checks_every_value_blocking_and_not() {
+    for args in [&["1000"][..], &["--nonblocking", "1000"]] {
+        let out = run("self_send", args);
+        assert!(out.contains("1000 self send+recv of 8 bytes"), "{out}");
+    }
+    assert!(!common::output("self_send", &["ten"]).status.success());
+}
