@@ -53,6 +53,14 @@ pub struct Request<'a> {
     _buf: PhantomData<&'a mut [u8]>,
 }
 
+/// Which requests a call's span is about: one, or several (then its subject is known only once
+/// one completes).
+#[derive(Debug, Clone, Copy)]
+enum Of {
+    This,
+    Several,
+}
+
 /// What a request is about, for the trace spans of the calls on it: the peer (a send's
 /// destination, a receive's source or [`ANY_SOURCE`](crate::ANY_SOURCE)), the tag (or
 /// [`ANY_TAG`](crate::ANY_TAG)), the bytes of a send, and the communicator. (What a receive
@@ -91,16 +99,18 @@ impl About {
     }
 
     /// A trace span on `ep` for a call named `name` on the request `about` (nothing when
-    /// tracing is off, and then `about` is `None`); one that `receives` a message is described
-    /// by that message when it arrives. In the hot paths' form, as `Comm::span`: one test.
+    /// tracing is off, and then `about` is `None`), or on several requests of which it is the
+    /// first; one that `receives` a message is described by that message when it arrives. In
+    /// the hot paths' form, as `Comm::span`: one test.
     #[inline]
     fn span<'e>(
         about: &Option<Box<About>>,
         ep: &'e Endpoint,
         name: &'static str,
+        of: Of,
         receives: Receives,
     ) -> Option<Span<'e>> {
-        about.as_deref()?.open_span(ep, name, receives)
+        about.as_deref()?.open_span(ep, name, of, receives)
     }
 
     #[cold]
@@ -109,22 +119,17 @@ impl About {
         &self,
         ep: &'e Endpoint,
         name: &'static str,
+        of: Of,
         receives: Receives,
     ) -> Option<Span<'e>> {
-        let (peer, tag) = known(self.peer, self.tag);
-        let subject = (peer, tag, self.bytes);
+        let subject = match of {
+            Of::This => {
+                let (peer, tag) = known(self.peer, self.tag);
+                (peer, tag, self.bytes)
+            }
+            Of::Several => UNKNOWN,
+        };
         span_on(ep, name, self.communicator, subject, receives)
-    }
-
-    /// A span on `ep` for a call on several requests, the first of which is `first`.
-    fn span_of_all<'e>(
-        first: &Option<Box<About>>,
-        ep: &'e Endpoint,
-        name: &'static str,
-        receives: Receives,
-    ) -> Option<Span<'e>> {
-        let communicator = first.as_deref()?.communicator;
-        span_on(ep, name, communicator, UNKNOWN, receives)
     }
 
     /// Gives `span` (of a call on several requests) what this one, now complete, is about
@@ -290,7 +295,13 @@ impl Comm {
         tag: i32,
     ) -> Result<Request<'a>> {
         let about = About::of(self, source, tag, None);
-        let _span = About::span(&about, self.endpoint(), "irecv", Receives::Nothing);
+        let _span = About::span(
+            &about,
+            self.endpoint(),
+            "irecv",
+            Of::This,
+            Receives::Nothing,
+        );
         let pattern = self.pattern(self.p2p_context(), source, tag)?;
         self.endpoint().check_live()?;
         let slot = self.endpoint().post(pattern);
@@ -360,7 +371,13 @@ impl<'a> Request<'a> {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn wait(mut self) -> Result<Status> {
-        let _span = About::span(&self.about, &self.ep, "wait", Receives::OneMessage);
+        let _span = About::span(
+            &self.about,
+            &self.ep,
+            "wait",
+            Of::This,
+            Receives::OneMessage,
+        );
         loop {
             if let Some(status) = self.state.poll(&self.ep, true)? {
                 return Ok(status);
@@ -397,7 +414,13 @@ impl<'a> Request<'a> {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn test(&mut self) -> Result<Option<Status>> {
-        let span = match About::span(&self.about, &self.ep, "test", Receives::OneMessage) {
+        let span = match About::span(
+            &self.about,
+            &self.ep,
+            "test",
+            Of::This,
+            Receives::OneMessage,
+        ) {
             // testing a request that is complete already completes nothing: no span
             Some(s) if self.is_done() => {
                 s.discard();
@@ -495,11 +518,11 @@ impl Drop for Request<'_> {
 /// # Ok::<(), rpar::Error>(())
 /// ```
 pub fn wait_all(requests: Vec<Request<'_>>) -> Result<Vec<Status>> {
-    let Some(first) = requests.first() else {
-        return Ok(Vec::new());
-    };
-    let ep = first.ep.clone();
-    let _span = About::span_of_all(&first.about, &ep, "wait_all", Receives::Nothing);
+    let ep = requests.first().map(|r| r.ep.clone());
+    let _span = ep.as_deref().and_then(|ep| {
+        let name = "wait_all";
+        About::span(&requests[0].about, ep, name, Of::Several, Receives::Nothing)
+    });
     requests.into_iter().map(Request::wait).collect()
 }
 
@@ -547,7 +570,13 @@ pub fn wait_any(requests: &mut Vec<Request<'_>>) -> Result<(usize, Status)> {
         ));
     };
     let ep = first.ep.clone();
-    let mut span = About::span_of_all(&first.about, &ep, "wait_any", Receives::OneMessage);
+    let mut span = About::span(
+        &first.about,
+        &ep,
+        "wait_any",
+        Of::Several,
+        Receives::OneMessage,
+    );
     loop {
         ep.check_live()?;
         for i in 0..requests.len() {
@@ -596,11 +625,11 @@ pub fn wait_any(requests: &mut Vec<Request<'_>>) -> Result<(usize, Status)> {
 /// # Ok::<(), rpar::Error>(())
 /// ```
 pub fn test_all(requests: &mut [Request<'_>]) -> Result<Option<Vec<Status>>> {
-    let Some(first) = requests.first() else {
-        return Ok(Some(Vec::new()));
-    };
-    let ep = first.ep.clone();
-    let span = About::span_of_all(&first.about, &ep, "test_all", Receives::Nothing);
+    let ep = requests.first().map(|r| r.ep.clone());
+    let span = ep.as_deref().and_then(|ep| {
+        let name = "test_all";
+        About::span(&requests[0].about, ep, name, Of::Several, Receives::Nothing)
+    });
     let done = |requests: &[Request<'_>]| requests.iter().filter(|r| r.is_done()).count();
     let done_before = span.as_ref().map(|_| done(requests));
     let polled = test_each(requests);
