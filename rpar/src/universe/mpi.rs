@@ -113,6 +113,8 @@ where
             setup::abort_job(rank, &Error::RankPanicked { rank, message })
         }
     };
+    // this rank's trace ends with its program: the exchange of results below is rpar's own
+    let traced = ep.trace().map(|t| t.take());
     let results = match exchange(&results_comm, mine, n) {
         Ok(r) => r,
         Err(e) => setup::abort_job(rank, &e),
@@ -129,9 +131,9 @@ where
             });
         }
     }
-    if let (Some(path), Some(t)) = (trace_path, ep.trace()) {
+    if let (Some(path), Some(events)) = (trace_path, traced) {
         let path = with_infix(&path, &format!("rank{rank}"));
-        write_chrome_trace(&path, vec![t.take()]).map_err(|e| {
+        write_chrome_trace(&path, vec![events]).map_err(|e| {
             Error::invalid(
                 "Universe::run on MPI",
                 format!("could not write the trace to {}: {e}", path.display()),
