@@ -1,19 +1,82 @@
 """Joins the JSON lines of the MPI peers and of rpar by (figure, ranks, bytes) and prints a
 Markdown table with rpar's ratio against the better peer (>1: rpar is better). A figure given
-several times (several rounds of bench/compare.sh) counts with its median."""
+several times (several rounds of bench/compare.sh) counts with its median.
+
+Three kinds of rows join more than one figure:
+- owned_vec_bandwidth_GBps (a Vec moved to the receiver, not copied) has no figure of its own
+  at the peers: its row shows the peers' bandwidth_GBps at the same bytes, and rpar's ratio to
+  the better of them (issue 7's target: at least 10x).
+- copy_GBps is each program's own memcpy of the pack figures' bytes, in the same run as its
+  pack figures: peer_bench.c prints it as peer "memcpy" right after the pack figures of its run
+  (MPICH's, then Open MPI's), so a "memcpy" line belongs to the peer whose pack figures sit next
+  to it; rpar's comes from examples/pack_bench (as "rpar" or, the same way, "memcpy").
+- each pack figure also has a row "<pack figure> / copy_GBps": its ratio to the memcpy of its
+  own run, median over runs, steadier on a loaded machine than the rates themselves.
+
+Usage: python3 bench/table.py peers.jsonl rpar.jsonl [rpar-mpi.jsonl]"""
 import json
 import statistics
 import sys
 
-values = {}
-for path in sys.argv[1:]:
+PEERS = ("mpich", "openmpi")
+OWNED, BANDWIDTH, COPY = "owned_vec_bandwidth_GBps", "bandwidth_GBps", "copy_GBps"
+
+
+def is_local(figure):
+    """A figure of one process's own memory: a pack rate or the memcpy beside it."""
+    return figure.startswith("pack_") or figure == COPY
+
+
+def runs(path):
+    """The records of a file, each as (figure, ranks, bytes, peer, value), with every "memcpy"
+    record given to the peer whose pack figures are next to it (or, failing that, the last
+    other peer before it)."""
+    records = []
     for line in open(path):
         line = line.strip()
-        if not line.startswith("{"):
+        if line.startswith("{"):
+            r = json.loads(line)
+            records.append([r["figure"], r.get("ranks", 2), r["bytes"], r["peer"], r["value"]])
+    # blocks: runs of consecutive pack/copy records, one program's
+    blocks, current = [], []
+    for rec in records:
+        if is_local(rec[0]):
+            current.append(rec)
+        elif current:
+            blocks.append(current)
+            current = []
+    if current:
+        blocks.append(current)
+    last = "memcpy"
+    owner_of = {}
+    for block in blocks:
+        owners = {rec[3] for rec in block} - {"memcpy"}
+        if len(owners) == 1:
+            for rec in block:
+                owner_of[id(rec)] = next(iter(owners))
+    for rec in records:
+        if rec[3] == "memcpy":
+            rec[3] = owner_of.get(id(rec), last)
+        else:
+            last = rec[3]
+    return records, blocks
+
+
+values = {}  # (figure, ranks, bytes) -> peer -> [values]
+for path in sys.argv[1:]:
+    records, blocks = runs(path)
+    for figure, ranks, nbytes, peer, value in records:
+        values.setdefault((figure, ranks, nbytes), {}).setdefault(peer, []).append(value)
+    # each pack figure against the memcpy of its own run
+    for block in blocks:
+        copies = [rec[4] for rec in block if rec[0] == COPY]
+        if not copies:
             continue
-        r = json.loads(line)
-        key = (r["figure"], r.get("ranks", 2), r["bytes"])
-        values.setdefault(key, {}).setdefault(r["peer"], []).append(r["value"])
+        copy = statistics.median(copies)
+        for figure, ranks, nbytes, peer, value in block:
+            if figure != COPY and copy > 0:
+                key = (f"{figure} / {COPY}", ranks, nbytes)
+                values.setdefault(key, {}).setdefault(peer, []).append(value / copy)
 rows = {
     key: {peer: statistics.median(v) for peer, v in by_peer.items()}
     for key, by_peer in values.items()
@@ -24,22 +87,34 @@ def better_is_higher(figure):
     return figure.endswith("GBps")
 
 
-print("| figure | ranks | bytes | MPICH | Open MPI | rpar | rpar vs better peer | rpar on MPI | rpar on MPI vs MPICH |")
+def ratio(figure, rpar, peer):
+    if rpar is None or peer is None or rpar <= 0 or peer <= 0:
+        return ""
+    return f"{rpar / peer:.2f}x" if better_is_higher(figure) else f"{peer / rpar:.2f}x"
+
+
+def fmt(x):
+    return "" if x is None else f"{x:.3f}"
+
+
+print(
+    "| figure | ranks | bytes | MPICH | Open MPI | rpar | rpar vs better peer "
+    "| rpar on MPI | rpar on MPI vs MPICH |"
+)
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for (figure, ranks, nbytes), v in sorted(rows.items()):
-    peers = [v[p] for p in ("mpich", "openmpi") if p in v]
-    if "memcpy" in v:
-        peers.append(v["memcpy"])
-    rpar = v.get("rpar")
-    ratio = ""
-    if rpar is not None and peers:
-        if better_is_higher(figure):
-            ratio = f"{rpar / max(peers):.2f}x"
-        else:
-            ratio = f"{min(peers) / rpar:.2f}x" if rpar > 0 else ""
-    fmt = lambda x: "" if x is None else f"{x:.3f}"
-    on_mpi, mpich = v.get("rpar-mpi"), v.get("mpich")
-    mpi_ratio = ""
-    if on_mpi and mpich:
-        mpi_ratio = f"{on_mpi / mpich:.2f}x" if better_is_higher(figure) else f"{mpich / on_mpi:.2f}x"
-    print(f"| {figure} | {ranks} | {nbytes} | {fmt(mpich)} | {fmt(v.get('openmpi'))} | {fmt(rpar)} | {ratio} | {fmt(on_mpi)} | {mpi_ratio} |")
+    label, theirs = figure, v
+    if figure == OWNED:
+        # the peers have no owned buffers: their bandwidth of the same bytes
+        label = f"{OWNED} (MPI: {BANDWIDTH})"
+        theirs = rows.get((BANDWIDTH, ranks, nbytes), {})
+    peers = [theirs[p] for p in PEERS if p in theirs]
+    best = None
+    if peers:
+        best = max(peers) if better_is_higher(figure) else min(peers)
+    rpar, on_mpi = v.get("rpar"), v.get("rpar-mpi")
+    print(
+        f"| {label} | {ranks} | {nbytes} | {fmt(theirs.get('mpich'))} "
+        f"| {fmt(theirs.get('openmpi'))} | {fmt(rpar)} | {ratio(figure, rpar, best)} "
+        f"| {fmt(on_mpi)} | {ratio(figure, on_mpi, theirs.get('mpich'))} |"
+    )

@@ -6,11 +6,15 @@
 //! On the MPI transport (built with `--features mpi`, started by `mpiexec -n P`) it prints the
 //! figures of a P-rank job as `"peer":"rpar-mpi"`: point-to-point when P is 2, the collectives
 //! on P ranks.
-//! Figures: ping-pong latency (half round trip), streaming bandwidth (window of 64 sends, 16 at
-//! 4 MiB), owned-`Vec` bandwidth; allreduce, bcast, allgather and alltoall at 8 B, 64 KiB and
-//! 1 MiB per rank on 2, 4 and 8 ranks, and (rpar only) 8 B and 64 KiB on 64 and 256 ranks; each
-//! the median of 7 repetitions, like the peers' program. Pack throughput is
-//! `examples/pack_bench.rs`.
+//! Figures, timed as `shared/peers/peer_bench.c` times them: ping-pong latency (half round
+//! trip); streaming bandwidth (loops of a window of 64 sends, 16 at 4 MiB, and an
+//! acknowledgement: the sender's are non-blocking and waited for together, and so are the
+//! receiver's, each into a buffer of its own where the peers' all share one, since two pending
+//! receives cannot borrow one buffer); owned-`Vec` bandwidth, in the same loops and windows;
+//! allreduce (out of place, as the peers'), bcast, allgather and alltoall at 8 B, 64 KiB and
+//! 1 MiB per rank on 2, 4 and 8 ranks, and (rpar only) at 8 B and 64 KiB on 64 ranks and at
+//! 8 B on 256 ranks; each the median of 7 repetitions, like the peers' program. Pack throughput
+//! is `examples/pack_bench.rs`.
 
 use rpar::{Comm, Max, Result, Sum};
 use std::time::Instant;
@@ -63,59 +67,105 @@ fn latency(w: &Comm, m: usize, iters: usize) -> Result<f64> {
     Ok(t0.elapsed().as_secs_f64() / iters as f64 / 2.0 * 1e6)
 }
 
-/// Streaming bandwidth in GB/s: rank 0 starts `window` sends of `m` bytes (zero-copy, scoped),
-/// rank 1 receives them into its buffer, then acknowledges; repeated `loops` times.
-fn bandwidth(w: &Comm, m: usize, window: usize, loops: usize) -> Result<f64> {
+/// The shape of the streaming bandwidth at `m` bytes, the peers': (window, loops), a window of
+/// 64 messages (16 at 4 MiB), 40 loops (5 from 1 MiB).
+fn stream_shape(o: &Opts, m: usize) -> (usize, usize) {
+    let window = if m == 4 << 20 { 16 } else { 64 };
+    (window, o.iters(if m >= 1 << 20 { 5 } else { 40 }))
+}
+
+/// The rate in GB/s of a stream of messages of `m` bytes, median of 7 repetitions: each
+/// `loops` calls of `one_loop` (a window of `window` messages and its acknowledgement), timed
+/// from a barrier, then `after`, untimed. Both work on `state`.
+fn stream_rate<S>(
+    w: &Comm,
+    m: usize,
+    (window, loops): (usize, usize),
+    state: &mut S,
+    one_loop: impl Fn(&mut S) -> Result<()>,
+    after: impl Fn(&mut S) -> Result<()>,
+) -> Result<f64> {
+    let mut t = Vec::with_capacity(REPS);
+    for _ in 0..REPS {
+        w.barrier()?;
+        let t0 = Instant::now();
+        for _ in 0..loops {
+            one_loop(state)?;
+        }
+        t.push((m * window * loops) as f64 / t0.elapsed().as_secs_f64() / 1e9);
+        after(state)?;
+    }
+    Ok(median(t))
+}
+
+/// Streaming bandwidth in GB/s: `loops` times, rank 0 starts `window` sends of `m` bytes
+/// (zero-copy, scoped) and waits for them, rank 1 posts `window` receives and waits for them,
+/// then acknowledges with 1 byte.
+fn bandwidth(w: &Comm, m: usize, shape: (usize, usize)) -> Result<f64> {
     let sbuf = vec![1u8; m];
-    let mut rbuf = vec![0u8; m];
-    w.barrier()?;
-    let t0 = Instant::now();
-    for _ in 0..loops {
+    // the receiver's buffers, filled so that their pages are there before the timed part, as
+    // the peers' memset does
+    let mut rbufs = vec![0xffu8; if w.rank() == 1 { m * shape.0 } else { 0 }];
+    let one_loop = |rbufs: &mut Vec<u8>| {
+        let mut ack = [0u8; 1];
         if w.rank() == 0 {
             w.scope(|s| {
-                for _ in 0..window {
+                for _ in 0..shape.0 {
                     s.isend(&sbuf[..], 1, 2)?;
                 }
                 Ok(())
             })?;
-            w.recv_into(&mut rbuf[..1], 1, 3)?;
+            w.recv_into(&mut ack[..], 1, 3)?;
         } else {
-            for _ in 0..window {
-                w.recv_into(&mut rbuf[..], 0, 2)?;
-            }
-            w.send(&sbuf[..1], 0, 3)?;
+            let posted = rbufs.chunks_mut(m).map(|buf| w.irecv_into(buf, 0, 2));
+            rpar::wait_all(posted.collect::<Result<Vec<_>>>()?)?;
+            w.send(&ack[..], 0, 3)?;
         }
-    }
-    Ok((m * window * loops) as f64 / t0.elapsed().as_secs_f64() / 1e9)
+        Ok(())
+    };
+    stream_rate(w, m, shape, &mut rbufs, one_loop, |_| Ok(()))
 }
 
-/// Owned-`Vec` streaming bandwidth in GB/s: the same stream of `window` messages, but each is a
-/// `Vec` that moves to the receiver (`send_owned` / `recv`). The buffers are made before and
-/// dropped after the timed part, which is the transfer alone.
-fn owned_bandwidth(w: &Comm, m: usize, window: usize) -> Result<f64> {
-    let mut outgoing: Vec<Vec<u8>> = if w.rank() == 0 {
-        (0..window).map(|_| vec![1u8; m]).collect()
+/// Owned-`Vec` streaming bandwidth in GB/s: the loops and windows of [`bandwidth`], but each
+/// message is a `Vec` that moves to the receiver (`send_owned` / `recv`). The buffers are made
+/// before the first repetition; after each, untimed, the receiver hands them back.
+fn owned_bandwidth(w: &Comm, m: usize, (window, loops): (usize, usize)) -> Result<f64> {
+    let messages = window * loops;
+    let pool: Vec<Vec<u8>> = if w.rank() == 0 {
+        (0..messages).map(|_| vec![1u8; m]).collect()
     } else {
         Vec::new()
     };
-    let mut received = Vec::with_capacity(window);
-    let mut ack = [0u8; 1];
-    w.barrier()?;
-    let t0 = Instant::now();
-    if w.rank() == 0 {
-        for v in outgoing.drain(..) {
-            w.send_owned(v, 1, 4)?;
+    // (rank 0's buffers to send, rank 1's received)
+    let mut buffers = (pool, Vec::with_capacity(messages));
+    let one_loop = |(pool, received): &mut (Vec<Vec<u8>>, Vec<Vec<u8>>)| {
+        let mut ack = [0u8; 1];
+        if w.rank() == 0 {
+            for v in pool.drain(pool.len() - window..) {
+                w.send_owned(v, 1, 4)?;
+            }
+            w.recv_into(&mut ack[..], 1, 5)?;
+        } else {
+            for _ in 0..window {
+                received.push(w.recv::<u8>(0, 4)?.0);
+            }
+            w.send(&ack[..], 0, 5)?;
         }
-        w.recv_into(&mut ack[..], 1, 5)?;
-    } else {
-        for _ in 0..window {
-            received.push(w.recv::<u8>(0, 4)?.0);
+        Ok(())
+    };
+    let hand_back = |(pool, received): &mut (Vec<Vec<u8>>, Vec<Vec<u8>>)| {
+        if w.rank() == 0 {
+            for _ in 0..messages {
+                pool.push(w.recv::<u8>(1, 6)?.0);
+            }
+        } else {
+            for v in received.drain(..) {
+                w.send_owned(v, 0, 6)?;
+            }
         }
-        w.send(&ack[..], 0, 5)?;
-    }
-    let secs = t0.elapsed().as_secs_f64();
-    drop(received);
-    Ok((m * window) as f64 / secs / 1e9)
+        Ok(())
+    };
+    stream_rate(w, m, (window, loops), &mut buffers, one_loop, hand_back)
 }
 
 fn point_to_point(o: &Opts) -> Result<()> {
@@ -133,18 +183,13 @@ fn point_to_point(o: &Opts) -> Result<()> {
             out.push(("latency_us".to_string(), m, median(t)));
         }
         for m in [65536usize, 1 << 20, 4 << 20] {
-            let window = if m == 4 << 20 { 16 } else { 64 };
-            let loops = o.iters(if m >= 1 << 20 { 5 } else { 40 });
-            let t = (0..REPS)
-                .map(|_| bandwidth(&w, m, window, loops))
-                .collect::<Result<Vec<_>>>()?;
-            out.push(("bandwidth_GBps".to_string(), m, median(t)));
+            let shape = stream_shape(o, m);
+            out.push(("bandwidth_GBps".to_string(), m, bandwidth(&w, m, shape)?));
         }
-        for m in [1usize << 20, 4 << 20] {
-            let t = (0..REPS)
-                .map(|_| owned_bandwidth(&w, m, 64))
-                .collect::<Result<Vec<_>>>()?;
-            out.push(("owned_vec_bandwidth_GBps".to_string(), m, median(t)));
+        for m in [65536usize, 1 << 20, 4 << 20] {
+            let shape = stream_shape(o, m);
+            let figure = "owned_vec_bandwidth_GBps".to_string();
+            out.push((figure, m, owned_bandwidth(&w, m, shape)?));
         }
         Ok(out)
     })?;
@@ -161,7 +206,13 @@ const COLLECTIVES: [&str; 4] = ["allreduce_us", "bcast_us", "allgather_us", "all
 /// m/8 doubles, bcast of m bytes from rank 0, allgather and alltoall of m bytes per rank).
 fn collective(w: &Comm, op: &str, m: usize, bufs: &mut Bufs) -> Result<()> {
     match op {
-        "allreduce_us" => w.allreduce_in_place(&mut bufs.doubles[..], Sum),
+        // out of place, as the peers' MPI_Allreduce(sbuf, rbuf, …): the send buffer stays as it
+        // is and the sums land in the receive buffer. MPICH and Open MPI start by copying the
+        // one into the other and reduce there; so does this.
+        "allreduce_us" => {
+            bufs.sums.copy_from_slice(&bufs.doubles);
+            w.allreduce_in_place(&mut bufs.sums[..], Sum)
+        }
         "bcast_us" => w.bcast(&mut bufs.send[..m], 0),
         "allgather_us" => w.allgather_into(&bufs.send[..m], &mut bufs.recv[..m * w.size()]),
         "alltoall_us" => {
@@ -173,6 +224,7 @@ fn collective(w: &Comm, op: &str, m: usize, bufs: &mut Bufs) -> Result<()> {
 
 struct Bufs {
     doubles: Vec<f64>,
+    sums: Vec<f64>,
     send: Vec<u8>,
     recv: Vec<u8>,
 }
@@ -182,6 +234,7 @@ fn time_collective(w: &Comm, op: &str, m: usize, iters: usize) -> Result<f64> {
     let p = w.size();
     let mut bufs = Bufs {
         doubles: vec![1.0; (m / 8).max(1)],
+        sums: vec![0.0; (m / 8).max(1)],
         send: vec![1u8; m * p],
         recv: vec![0u8; m * p],
     };

@@ -17,6 +17,7 @@ fn osu_prints_peer_compatible_json_lines() {
     let out = run("osu", &["--json", "--quick"]);
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines.len() >= 9, "{out}");
+    let mut point_to_point = std::collections::BTreeMap::<String, Vec<u64>>::new();
     for line in lines {
         let v: serde_json::Value = serde_json::from_str(line).expect(line);
         assert_eq!(v["peer"], "rpar");
@@ -24,7 +25,29 @@ fn osu_prints_peer_compatible_json_lines() {
             v["figure"].is_string() && v["bytes"].is_u64() && v["value"].as_f64().unwrap() > 0.0,
             "{line}"
         );
+        // byte for byte the form of peer_bench.c's printf: keys in its order, 3 decimals
+        let ranks = v
+            .get("ranks")
+            .map_or(String::new(), |r| format!("\"ranks\":{r},"));
+        let value = format!("{:.3}", v["value"].as_f64().unwrap());
+        let printf = format!(
+            "{{\"peer\":\"rpar\",\"figure\":{},{ranks}\"bytes\":{},\"value\":{value}}}",
+            v["figure"], v["bytes"]
+        );
+        assert_eq!(line, printf);
+        if v.get("ranks").is_none() {
+            let figure = v["figure"].as_str().unwrap().to_string();
+            point_to_point
+                .entry(figure)
+                .or_default()
+                .push(v["bytes"].as_u64().unwrap());
+        }
     }
+    // the peers' sizes; the owned-Vec stream at the sizes of the bandwidth it is held against
+    let stream = vec![65536, 1 << 20, 4 << 20];
+    assert_eq!(point_to_point["latency_us"], [8, 1024, 65536, 1 << 20]);
+    assert_eq!(point_to_point["bandwidth_GBps"], stream);
+    assert_eq!(point_to_point["owned_vec_bandwidth_GBps"], stream);
 }
 
 #[test]
@@ -37,4 +60,13 @@ fn costmodel_predicts_simulates_and_checks_itself() {
 fn manager_worker_balances_uneven_tasks_and_checks_the_image() {
     let out = run("manager_worker", &["--quick"]);
     assert!(!out.is_empty());
+}
+
+#[test]
+fn self_send_checks_every_value_blocking_and_not() {
+    for args in [&["1000"][..], &["--nonblocking", "1000"]] {
+        let out = run("self_send", args);
+        assert!(out.contains("1000 self send+recv of 8 bytes"), "{out}");
+    }
+    assert!(!common::output("self_send", &["ten"]).status.success());
 }

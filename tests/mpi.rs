@@ -8,7 +8,8 @@
 //! algorithm against a sequential reference, split and dup, the results of a run, and the
 //! cross-checks against MPI itself — type maps as MPI datatypes (size, extent, true extent,
 //! packed bytes) and Cartesian topologies (`MPI_Dims_create`, `MPI_Cart_coords`,
-//! `MPI_Cart_shift`, `MPI_Cart_sub`).
+//! `MPI_Cart_shift`, `MPI_Cart_sub`). A traced job writes a trace per rank and run, whose
+//! arrows join across the ranks' files.
 
 use rpar::mpi::rsmpi::ffi;
 use rpar::mpi::rsmpi::traits::AsRaw;
@@ -24,6 +25,8 @@ fn main() {
     if rpar::launched_by_mpi() {
         if std::env::var_os("RPAR_MPI_FAIL").is_some() {
             failing_job();
+        } else if std::env::var_os("RPAR_MPI_TRACED").is_some() {
+            traced_job();
         } else {
             every_check();
         }
@@ -75,6 +78,88 @@ fn drive() {
         "mpi: a failing rank ended the job in {:.1} s with its message",
         start.elapsed().as_secs_f64()
     );
+    traced(&launcher, &exe);
+}
+
+/// Runs [`traced_job`] on 2 processes with `RPAR_TRACE` set and checks the 4 files: for each
+/// run a file per rank, with the rank's track; every arrow that leaves one rank's file arrives
+/// in the other's, inside a receive whose span says what came.
+fn traced(launcher: &str, exe: &std::path::Path) {
+    let dir = std::env::temp_dir().join(format!("rpar-mpi-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let out = Command::new("timeout")
+        .args(["120", launcher, "-n", "2"])
+        .arg(exe)
+        .env("RPAR_MPI_TRACED", "1")
+        .env("RPAR_TRACE", dir.join("t.json"))
+        .output()
+        .expect("the launcher starts");
+    assert!(out.status.success(), "the traced job: {out:?}");
+    let load = |name: &str| -> Vec<serde_json::Value> {
+        let text = std::fs::read_to_string(dir.join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e} (in {})", dir.display()));
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("a trace is JSON");
+        doc["traceEvents"].as_array().expect("traceEvents").clone()
+    };
+    for (run, tag) in [("t", 1), ("t.2", 2)] {
+        let ranks = [0, 1].map(|r| load(&format!("{run}.rank{r}.json")));
+        let ids = |events: &[serde_json::Value], ph: &str| -> Vec<u64> {
+            let mut ids: Vec<u64> = events
+                .iter()
+                .filter(|e| e["ph"] == ph)
+                .map(|e| e["id"].as_u64().unwrap())
+                .collect();
+            ids.sort();
+            ids
+        };
+        for (r, events) in ranks.iter().enumerate() {
+            assert!(
+                events
+                    .iter()
+                    .filter(|e| e["ph"] != "M")
+                    .all(|e| e["tid"] == r),
+                "{run}: {events:?}"
+            );
+            let recv = events
+                .iter()
+                .find(|e| e["name"] == "recv")
+                .expect("a receive");
+            assert_eq!(recv["args"]["peer"], 1 - r, "{run}: {recv}");
+            assert_eq!(
+                (&recv["args"]["tag"], &recv["args"]["bytes"]),
+                (&tag.into(), &24.into()),
+                "{run}: {recv}"
+            );
+            assert_eq!(
+                ids(events, "s"),
+                ids(&ranks[1 - r], "f"),
+                "{run}: arrows from rank {r}"
+            );
+            assert_eq!(
+                ids(events, "s").len(),
+                1,
+                "{run}: one message, not the results' exchange"
+            );
+        }
+    }
+    assert_eq!(std::fs::read_dir(&dir).expect("the folder").count(), 4);
+    std::fs::remove_dir_all(&dir).ok();
+    println!("mpi: a traced job wrote a trace per rank and run, its arrows joined");
+}
+
+/// Two runs, each a swap of 24 bytes between ranks 0 and 1 with the run's tag, received from
+/// any source with any tag (the trace says which).
+fn traced_job() {
+    for tag in [1, 2] {
+        rpar::run(2, |world| {
+            let other = 1 - world.rank();
+            world.send(&[world.rank() as u64; 3][..], other, tag)?;
+            let (got, _) = world.recv::<u64>(rpar::ANY_SOURCE, rpar::ANY_TAG)?;
+            check("the swap", got, vec![other as u64; 3]);
+            Ok(world.rank() as u64) // a result that the processes exchange, untraced
+        })
+        .expect("a traced run");
+    }
 }
 
 /// Rank 1 fails while the others wait for a message that never comes: MPI_Abort ends them all.

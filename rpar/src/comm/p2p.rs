@@ -4,8 +4,12 @@
 //! very same code on the communicator's collective context.
 
 use super::delivery::{deliver_into, deliver_vec, undelivered, RawRecvBuf};
-use super::{Buffer, BufferMut, Comm, Probed, Status, ANY_SOURCE, ANY_TAG, TAG_UB};
+use super::{
+    end_poll, known, span_on, Buffer, BufferMut, Comm, Probed, Receives, Status, ANY_SOURCE,
+    ANY_TAG, TAG_UB,
+};
 use crate::datatype::Datatype;
+use crate::trace::Span;
 use crate::transport::{
     publish, CallKey, Data, ElemType, Endpoint, ErasedVec, Header, Message, Pattern, PendingSend,
     SendOutcome, Waiting, INLINE_BYTES, RENDEZVOUS_BYTES,
@@ -114,10 +118,8 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn recv<T: Datatype>(&self, source: usize, tag: i32) -> Result<(Vec<T>, Status)> {
-        let span = self.span("recv", None, Some(tag), 0);
-        let got = self.recv_in(self.p2p_context(), source, tag)?;
-        finish_recv_span(span, &got.1, std::mem::size_of::<T>());
-        Ok(got)
+        let _span = self.receive_span("recv", source, tag);
+        self.recv_in(self.p2p_context(), source, tag)
     }
 
     /// Receives a message into `buf` (MPI_Recv); returns its status (`count` = elements
@@ -148,10 +150,8 @@ impl Comm {
         source: usize,
         tag: i32,
     ) -> Result<Status> {
-        let span = self.span("recv", None, Some(tag), 0);
-        let st = self.recv_into_in(self.p2p_context(), buf.as_elems_mut(), source, tag)?;
-        finish_recv_span(span, &st, std::mem::size_of::<B::Elem>());
-        Ok(st)
+        let _span = self.receive_span("recv", source, tag);
+        self.recv_into_in(self.p2p_context(), buf.as_elems_mut(), source, tag)
     }
 
     /// Sends `send` to `dest` and receives into `recv` from `source` in one call
@@ -266,10 +266,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn probe(&self, source: usize, tag: i32) -> Result<Probed> {
-        let _span = self.span("probe", None, Some(tag), 0);
+        let mut span = self.probe_span("probe", source, tag);
         let pattern = self.pattern(self.p2p_context(), source, tag)?;
         let found = self.endpoint().probe(&pattern, true)?;
-        Ok(probed(found.expect("a blocking probe returns a message")))
+        let p = probed(found.expect("a blocking probe returns a message"));
+        describe_probed(span.as_mut(), &p);
+        Ok(p)
     }
 
     /// Like [`Comm::probe`], but returns `None` at once if no matching message is there
@@ -298,8 +300,24 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn iprobe(&self, source: usize, tag: i32) -> Result<Option<Probed>> {
+        let span = self.probe_span("iprobe", source, tag);
         let pattern = self.pattern(self.p2p_context(), source, tag)?;
-        Ok(self.endpoint().probe(&pattern, false)?.map(probed))
+        let found = self
+            .endpoint()
+            .probe(&pattern, false)
+            .map(|f| f.map(probed));
+        // a probe that finds nothing leaves no span, so that a polling loop leaves one
+        end_poll(span, &found, |s, p| describe_probed(Some(s), p));
+        found
+    }
+
+    /// The span of a probe for `source` (or any) with `tag` (or any), completed by
+    /// [`describe_probed`].
+    #[inline]
+    fn probe_span(&self, name: &'static str, source: usize, tag: i32) -> Option<Span<'_>> {
+        let (peer, tag) = known(source, tag);
+        let (ep, subject) = (self.endpoint(), (peer, tag, None));
+        span_on(ep, name, self.id, subject, Receives::Nothing)
     }
 
     // ----- the context-taking forms, shared with the collectives -----
@@ -572,12 +590,11 @@ pub(crate) fn eager_data<T: Datatype>(elems: &[T]) -> Data {
     }
 }
 
-/// Completes and records the span of a receive (taking it, so that there is one test of it).
+/// Gives the span of a probe what it found.
 #[inline]
-fn finish_recv_span(span: Option<crate::trace::Span<'_>>, st: &Status, elem_size: usize) {
-    if let Some(mut s) = span {
-        s.set_peer(st.source);
-        s.set_bytes(st.count * elem_size);
+fn describe_probed(span: Option<&mut Span<'_>>, p: &Probed) {
+    if let Some(s) = span {
+        s.describe(Some(p.status.source), Some(p.status.tag), Some(p.bytes));
     }
 }
 

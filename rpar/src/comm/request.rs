@@ -8,8 +8,9 @@
 
 use super::delivery::{deliver_into, undelivered, RawRecvBuf};
 use super::p2p::{check_send_tag, eager_data, finish_rendezvous, SendTarget};
-use super::{Buffer, BufferMut, Comm, Status};
+use super::{end_poll, known, span_on, Buffer, BufferMut, Comm, Receives, Status, UNKNOWN};
 use crate::datatype::Datatype;
+use crate::trace::Span;
 use crate::transport::Data;
 use crate::transport::{ElemType, Endpoint, ErasedVec, Message, PendingSend, SendOutcome, SlotId};
 use crate::{Error, Result};
@@ -45,7 +46,98 @@ use std::rc::Rc;
 pub struct Request<'a> {
     ep: Rc<Endpoint>,
     state: State,
+    /// What the request is about, for its trace spans; only when tracing (boxed: with
+    /// tracing off a request is one word larger, written once, and its calls test that word
+    /// for their spans).
+    about: Option<Box<About>>,
     _buf: PhantomData<&'a mut [u8]>,
+}
+
+/// Which requests a call's span is about: one, or several (then its subject is known only once
+/// one completes).
+#[derive(Debug, Clone, Copy)]
+enum Of {
+    This,
+    Several,
+}
+
+/// What a request is about, for the trace spans of the calls on it: the peer (a send's
+/// destination, a receive's source or [`ANY_SOURCE`](crate::ANY_SOURCE)), the tag (or
+/// [`ANY_TAG`](crate::ANY_TAG)), the bytes of a send, and the communicator. (What a receive
+/// gets, its message tells its span: see `RankTrace::receive_span`.)
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct About {
+    peer: usize,
+    tag: i32,
+    bytes: Option<usize>,
+    communicator: u32,
+}
+
+impl About {
+    /// What a request on `comm` for `peer`, `tag` and `bytes` is about, if tracing is on.
+    #[inline]
+    pub(crate) fn of(
+        comm: &Comm,
+        peer: usize,
+        tag: i32,
+        bytes: Option<usize>,
+    ) -> Option<Box<About>> {
+        comm.endpoint().trace()?;
+        Some(About::boxed(comm, peer, tag, bytes))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn boxed(comm: &Comm, peer: usize, tag: i32, bytes: Option<usize>) -> Box<About> {
+        let communicator = comm.id;
+        Box::new(About {
+            peer,
+            tag,
+            bytes,
+            communicator,
+        })
+    }
+
+    /// A trace span on `ep` for a call named `name` on the request `about` (nothing when
+    /// tracing is off, and then `about` is `None`), or on several requests of which it is the
+    /// first; one that `receives` a message is described by that message when it arrives. In
+    /// the hot paths' form, as `Comm::span`: one test.
+    #[inline]
+    fn span<'e>(
+        about: &Option<Box<About>>,
+        ep: &'e Endpoint,
+        name: &'static str,
+        of: Of,
+        receives: Receives,
+    ) -> Option<Span<'e>> {
+        about.as_deref()?.open_span(ep, name, of, receives)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn open_span<'e>(
+        &self,
+        ep: &'e Endpoint,
+        name: &'static str,
+        of: Of,
+        receives: Receives,
+    ) -> Option<Span<'e>> {
+        let subject = match of {
+            Of::This => {
+                let (peer, tag) = known(self.peer, self.tag);
+                (peer, tag, self.bytes)
+            }
+            Of::Several => UNKNOWN,
+        };
+        span_on(ep, name, self.communicator, subject, receives)
+    }
+
+    /// Gives `span` (of a call on several requests) what this one, now complete, is about
+    /// (for a receive, its message will tell more as the span ends).
+    fn describe(&self, span: &mut Span<'_>) {
+        let (peer, tag) = known(self.peer, self.tag);
+        span.describe(peer, tag, self.bytes);
+    }
 }
 
 enum State {
@@ -151,6 +243,8 @@ impl Comm {
         dest: usize,
         tag: i32,
     ) -> Result<Request<'static>> {
+        let bytes = std::mem::size_of_val(&data[..]);
+        let _span = self.span("isend_owned", Some(dest), Some(tag), bytes);
         check_send_tag(tag)?;
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
@@ -168,8 +262,9 @@ impl Comm {
             tag,
             count: message.count,
         };
+        let about = About::of(self, dest, tag, Some(message.bytes()));
         self.post_message(self.p2p_context(), message, dest, tag)?;
-        Ok(Request::done(self.endpoint().clone(), status))
+        Ok(Request::done(self.endpoint().clone(), status, about))
     }
 
     /// Starts a receive into `buf` (MPI_Irecv). The request borrows `buf` until it is dropped;
@@ -192,12 +287,21 @@ impl Comm {
     /// })?;
     /// # Ok::<(), rpar::Error>(())
     /// ```
+    #[inline]
     pub fn irecv_into<'a, B: BufferMut + ?Sized>(
         &self,
         buf: &'a mut B,
         source: usize,
         tag: i32,
     ) -> Result<Request<'a>> {
+        let about = About::of(self, source, tag, None);
+        let _span = About::span(
+            &about,
+            self.endpoint(),
+            "irecv",
+            Of::This,
+            Receives::Nothing,
+        );
         let pattern = self.pattern(self.p2p_context(), source, tag)?;
         self.endpoint().check_live()?;
         let slot = self.endpoint().post(pattern);
@@ -207,16 +311,18 @@ impl Comm {
                 slot,
                 buf: RawRecvBuf::of(buf.as_elems_mut()),
             },
+            about,
             _buf: PhantomData,
         })
     }
 }
 
 impl<'a> Request<'a> {
-    pub(crate) fn done(ep: Rc<Endpoint>, status: Status) -> Self {
+    pub(crate) fn done(ep: Rc<Endpoint>, status: Status, about: Option<Box<About>>) -> Self {
         Request {
             ep,
             state: State::Done(status),
+            about,
             _buf: PhantomData,
         }
     }
@@ -226,6 +332,7 @@ impl<'a> Request<'a> {
         pending: PendingSend,
         to: SendTarget,
         status: Status,
+        about: Option<Box<About>>,
     ) -> Self {
         Request {
             ep,
@@ -234,6 +341,7 @@ impl<'a> Request<'a> {
                 to,
                 status,
             },
+            about,
             _buf: PhantomData,
         }
     }
@@ -263,8 +371,15 @@ impl<'a> Request<'a> {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn wait(mut self) -> Result<Status> {
+        let _span = About::span(
+            &self.about,
+            &self.ep,
+            "wait",
+            Of::This,
+            Receives::OneMessage,
+        );
         loop {
-            if let Some(status) = self.poll(true)? {
+            if let Some(status) = self.state.poll(&self.ep, true)? {
                 return Ok(status);
             }
         }
@@ -299,13 +414,35 @@ impl<'a> Request<'a> {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn test(&mut self) -> Result<Option<Status>> {
+        let span = match About::span(
+            &self.about,
+            &self.ep,
+            "test",
+            Of::This,
+            Receives::OneMessage,
+        ) {
+            // testing a request that is complete already completes nothing: no span
+            Some(s) if self.is_done() => {
+                s.discard();
+                None
+            }
+            span => span,
+        };
         self.ep.check_live()?;
-        self.poll(false)
+        let polled = self.state.poll(&self.ep, false);
+        end_poll(span, &polled, |_, _| {});
+        polled
     }
 
-    /// One step: with `block`, waits for this request's message (receive) or delivery (send).
-    fn poll(&mut self, block: bool) -> Result<Option<Status>> {
-        match &self.state {
+    fn is_done(&self) -> bool {
+        matches!(self.state, State::Done(_))
+    }
+}
+
+impl State {
+    /// One step: with `block`, waits for the message (receive) or the delivery (send).
+    fn poll(&mut self, ep: &Endpoint, block: bool) -> Result<Option<Status>> {
+        match &*self {
             State::Done(status) => Ok(Some(*status)),
             State::Finished => Err(Error::invalid(
                 "Request::wait",
@@ -314,24 +451,23 @@ impl<'a> Request<'a> {
             State::Recv { slot, buf } => {
                 let (slot, buf) = (*slot, *buf);
                 let matched = if block {
-                    Some(self.ep.wait_slot(slot)?)
+                    Some(ep.wait_slot(slot)?)
                 } else {
-                    self.ep.test_slot(slot)?
+                    ep.test_slot(slot)?
                 };
                 let Some(mut m) = matched else {
                     return Ok(None);
                 };
-                self.ep.flow_in(&m.header);
+                ep.flow_in(&m);
                 // the slot is gone now: whatever happens, this request no longer owns one
-                self.state = State::Finished;
-                let ep = &self.ep;
-                // SAFETY: `buf` is the buffer this request borrows for 'a, still live and
-                // exclusively ours because the request is.
+                *self = State::Finished;
+                // SAFETY: `buf` is the buffer the request borrows for its lifetime, still live
+                // and exclusively ours because the request is.
                 let status = match unsafe { deliver_into(&mut m, buf) } {
                     Ok(status) => status,
                     Err(failure) => return Err(undelivered(failure, m, ep)),
                 };
-                self.state = State::Done(status);
+                *self = State::Done(status);
                 Ok(Some(status))
             }
             State::Send {
@@ -343,9 +479,9 @@ impl<'a> Request<'a> {
                     return Ok(None);
                 }
                 let (pending, to, status) = (pending.clone(), *to, *status);
-                self.state = State::Finished;
-                finish_rendezvous(&self.ep, &pending, to)?;
-                self.state = State::Done(status);
+                *self = State::Finished;
+                finish_rendezvous(ep, &pending, to)?;
+                *self = State::Done(status);
                 Ok(Some(status))
             }
         }
@@ -382,6 +518,11 @@ impl Drop for Request<'_> {
 /// # Ok::<(), rpar::Error>(())
 /// ```
 pub fn wait_all(requests: Vec<Request<'_>>) -> Result<Vec<Status>> {
+    let ep = requests.first().map(|r| r.ep.clone());
+    let _span = ep.as_deref().and_then(|ep| {
+        let name = "wait_all";
+        About::span(&requests[0].about, ep, name, Of::Several, Receives::Nothing)
+    });
     requests.into_iter().map(Request::wait).collect()
 }
 
@@ -429,10 +570,21 @@ pub fn wait_any(requests: &mut Vec<Request<'_>>) -> Result<(usize, Status)> {
         ));
     };
     let ep = first.ep.clone();
+    let mut span = About::span(
+        &first.about,
+        &ep,
+        "wait_any",
+        Of::Several,
+        Receives::OneMessage,
+    );
     loop {
         ep.check_live()?;
         for i in 0..requests.len() {
-            if let Some(status) = requests[i].poll(false)? {
+            let r = &mut requests[i];
+            if let Some(status) = r.state.poll(&r.ep, false)? {
+                if let (Some(s), Some(about)) = (span.as_mut(), r.about.as_deref()) {
+                    about.describe(s);
+                }
                 requests.remove(i);
                 return Ok((i, status));
             }
@@ -473,6 +625,26 @@ pub fn wait_any(requests: &mut Vec<Request<'_>>) -> Result<(usize, Status)> {
 /// # Ok::<(), rpar::Error>(())
 /// ```
 pub fn test_all(requests: &mut [Request<'_>]) -> Result<Option<Vec<Status>>> {
+    let ep = requests.first().map(|r| r.ep.clone());
+    let span = ep.as_deref().and_then(|ep| {
+        let name = "test_all";
+        About::span(&requests[0].about, ep, name, Of::Several, Receives::Nothing)
+    });
+    let done = |requests: &[Request<'_>]| requests.iter().filter(|r| r.is_done()).count();
+    let done_before = span.as_ref().map(|_| done(requests));
+    let polled = test_each(requests);
+    // a call that completed none of the requests leaves no span, as a test that completes
+    // nothing (the requests each completed have a span of their own, inside this one)
+    if let (Some(s), Ok(_), Some(before)) = (span, &polled, done_before) {
+        if done(requests) == before {
+            s.discard();
+        }
+    }
+    polled
+}
+
+/// Tests the requests in order, up to the first that is not complete.
+fn test_each(requests: &mut [Request<'_>]) -> Result<Option<Vec<Status>>> {
     let mut statuses = Vec::with_capacity(requests.len());
     for r in requests.iter_mut() {
         match r.test()? {

@@ -2,7 +2,8 @@
 //! all of them at the end of the scope (as `std::thread::scope` does for threads).
 
 use super::p2p::{check_send_tag, finish_rendezvous, SendTarget};
-use super::{Buffer, BufferMut, Comm, Request, Status};
+use super::request::About;
+use super::{span_on, Buffer, BufferMut, Comm, Receives, Request, Status, UNKNOWN};
 use crate::transport::PendingSend;
 use crate::Result;
 use std::cell::RefCell;
@@ -90,6 +91,14 @@ impl Comm {
         let pending = scope.pending.take();
         match outcome {
             Ok(result) => {
+                // the scope's own wait for its sends (MPI_Waitall), if it has any
+                let _span = match &pending[..] {
+                    [] => None,
+                    _ => {
+                        let ep = self.endpoint();
+                        span_on(ep, "scope_wait", self.id, UNKNOWN, Receives::Nothing)
+                    }
+                };
                 let mut first_err = None;
                 for (p, to) in &pending {
                     if first_err.is_some() {
@@ -147,23 +156,26 @@ impl<'scope> Scope<'scope, '_> {
         dest: usize,
         tag: i32,
     ) -> Result<Request<'scope>> {
-        check_send_tag(tag)?;
         let comm = self.comm;
         let elems = buf.as_elems();
+        let bytes = std::mem::size_of_val(elems);
+        let _span = comm.span("isend", Some(dest), Some(tag), bytes);
+        check_send_tag(tag)?;
         let status = Status {
             source: comm.rank(),
             tag,
             count: elems.len(),
         };
+        let about = About::of(comm, dest, tag, Some(bytes));
         // SAFETY: `buf` is borrowed for 'scope, and the scope finishes (or withdraws) every
         // pending rendezvous before it returns, on every path including a panic.
         let pending = unsafe { comm.post_send(comm.p2p_context(), elems, dest, tag)? };
         Ok(match pending {
-            None => Request::done(comm.endpoint().clone(), status),
+            None => Request::done(comm.endpoint().clone(), status, about),
             Some(p) => {
                 let to = (comm.p2p_context(), dest, tag);
                 self.pending.borrow_mut().push((p.clone(), to));
-                Request::rendezvous(comm.endpoint().clone(), p, to, status)
+                Request::rendezvous(comm.endpoint().clone(), p, to, status, about)
             }
         })
     }

@@ -224,7 +224,7 @@ impl Comm {
         source: usize,
         tag: i32,
     ) -> Result<Status> {
-        let _span = self.span("recv_typed", Some(source), Some(tag), ty.pack_size(count));
+        let _span = self.receive_span("recv_typed", source, tag);
         let pattern = self.pattern(self.p2p_context(), source, tag)?;
         let c = &*ty.inner;
         let base = c.check_slice("recv_typed", buf, origin, count, Access::Write)?;

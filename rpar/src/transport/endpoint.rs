@@ -11,7 +11,7 @@ use super::lane::{Consumer, Notice, Pack, Producer};
 use super::message::{Data, Message, SmallMessage};
 use super::Wire;
 use crate::error::{BlockedCall, Warning};
-use crate::trace::{MatrixRow, RankTrace};
+use crate::trace::{Arrival, MatrixRow, RankTrace};
 use crate::{Error, Result};
 use crossbeam::channel::{Receiver, TryRecvError};
 use std::cell::{Cell, RefCell};
@@ -342,6 +342,18 @@ pub(crate) struct Endpoint {
     wire: Option<Wire>,
 }
 
+/// The out-of-line part of [`Endpoint::flow_in`].
+#[cold]
+#[inline(never)]
+fn record_arrival(t: &RankTrace, m: &Matched) {
+    let arrival = Arrival {
+        source: m.header.source as usize,
+        tag: m.header.tag,
+        bytes: m.message.bytes(),
+    };
+    t.flow_in(m.header.flow, arrival);
+}
+
 /// On the MPI transport, a wait this long goes on to pause between polls.
 const LONG_WAIT: std::time::Duration = std::time::Duration::from_millis(5);
 
@@ -406,13 +418,14 @@ impl Endpoint {
         self.trace.as_ref().filter(|_| cfg!(feature = "trace"))
     }
 
-    /// Records the arrival of a message in the trace (the head of its flow arrow). A message
-    /// carries a flow id only when tracing is on, and that is the cheaper test.
+    /// Records the arrival of a matched message in the trace (the head of its flow arrow, and
+    /// what the span of the receive is about). A message carries a flow id only when tracing
+    /// is on, and that is the cheaper test.
     #[inline]
-    pub(crate) fn flow_in(&self, header: &Header) {
-        if cfg!(feature = "trace") && header.flow != 0 {
+    pub(crate) fn flow_in(&self, m: &Matched) {
+        if cfg!(feature = "trace") && m.header.flow != 0 {
             if let Some(t) = self.trace() {
-                t.flow_in(header.flow);
+                record_arrival(t, m);
             }
         }
     }

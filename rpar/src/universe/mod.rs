@@ -13,7 +13,7 @@ pub use results::{RankResult, ResultLink, RunResult};
 
 use crate::comm::Comm;
 use crate::error::Warning;
-use crate::trace::{write_chrome_trace, CommMatrix, Event, MatrixRow, RankTrace};
+use crate::trace::{claim_file, write_chrome_trace, CommMatrix, Event, MatrixRow, RankTrace};
 use crate::transport::{watchdog, Endpoint, Fabric, Failure};
 use crate::{Error, Result};
 use affinity::Cores;
@@ -212,22 +212,34 @@ impl Universe {
     }
 
     /// Writes a Chrome trace-event file of the run to `path` (Perfetto and chrome://tracing open
-    /// it): one track per rank, a span for every call, an arrow from each send to its receive.
-    /// Without this, the environment variable `RPAR_TRACE=file.json` does the same. With the
-    /// `trace` cargo feature off (it is on by default) nothing is recorded and the file holds
-    /// no events.
+    /// it): one track per rank, a span for every call — point-to-point, non-blocking (the
+    /// posting call, and the `wait` or `test` that completes it), probe, collective — with its
+    /// peer, tag, bytes and, for a collective, algorithm, and an arrow from each send to its
+    /// receive. Without this, the environment variable `RPAR_TRACE=file.json` does the same.
+    /// With the `trace` cargo feature off (it is on by default) nothing is recorded and the
+    /// file holds no events. A `test` or `iprobe` that finds nothing leaves no span.
+    ///
+    /// Each run writes a file of its own: the first run of the process that traces to a path
+    /// writes `path`, later ones `trace.2.json`, `trace.3.json`, … for `trace.json` (the
+    /// number before the extension), so a program that runs several universes keeps every
+    /// run's trace. On the MPI transport each process writes its rank's file
+    /// (`trace.rank3.json`, `trace.2.rank3.json`, …).
     ///
     /// A file that cannot be written makes the run fail with [`Error::InvalidArgument`], after
     /// the ranks have finished.
     ///
     /// ```
     /// let path = std::env::temp_dir().join(format!("rpar-doc-trace-{}.json", std::process::id()));
-    /// rpar::Universe::new(2).trace(&path).run(|world| world.allreduce(&1u32, rpar::Sum))?;
-    /// let json = std::fs::read_to_string(&path).unwrap();
-    /// assert!(json.contains("traceEvents"));
+    /// let u = rpar::Universe::new(2).trace(&path);
+    /// u.run(|world| world.allreduce(&1u32, rpar::Sum))?;
+    /// u.run(|world| world.barrier())?; // a second run: its own file
+    /// let second = path.with_file_name(format!("rpar-doc-trace-{}.2.json", std::process::id()));
+    /// let (json, json2) = (std::fs::read_to_string(&path).unwrap(), std::fs::read_to_string(&second).unwrap());
+    /// assert!(json.contains("traceEvents") && json2.contains("traceEvents"));
     /// # #[cfg(feature = "trace")]
-    /// assert!(json.contains("rank 1") && json.contains("allreduce"));
+    /// assert!(json.contains("rank 1") && json.contains("allreduce") && json2.contains("barrier"));
     /// # std::fs::remove_file(&path).unwrap();
+    /// # std::fs::remove_file(&second).unwrap();
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn trace(mut self, path: impl Into<PathBuf>) -> Self {
@@ -373,7 +385,7 @@ impl Universe {
         let fabric = Arc::new(fabric);
         let program = &program;
         let stop_watch = AtomicBool::new(false);
-        let trace_path = self.trace_path();
+        let trace_path = self.trace_file();
         let cores = self.binds().then(|| Cores::for_run(n)).flatten();
         let cores = &cores;
         let epoch = Instant::now();
@@ -479,13 +491,16 @@ impl Universe {
             .unwrap_or_else(|| std::env::var("RPAR_BIND").map_or(true, |v| v != "0"))
     }
 
-    /// Where the trace goes: the builder's path, else `RPAR_TRACE`, else nowhere.
-    fn trace_path(&self) -> Option<PathBuf> {
-        self.trace.clone().or_else(|| {
+    /// Where the trace of the run about to start goes: the builder's path, else `RPAR_TRACE`,
+    /// else nowhere; numbered if an earlier run of this process traced to the same path (see
+    /// [`Universe::trace`]).
+    fn trace_file(&self) -> Option<PathBuf> {
+        let path = self.trace.clone().or_else(|| {
             std::env::var_os("RPAR_TRACE")
                 .filter(|p| !p.is_empty())
                 .map(PathBuf::from)
-        })
+        })?;
+        Some(claim_file(&path))
     }
 }
 

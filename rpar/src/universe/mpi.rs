@@ -9,13 +9,12 @@ use super::results::{exchange, RunResult};
 use super::{RunReport, Universe};
 use crate::comm::Comm;
 use crate::error::Warning;
-use crate::trace::{write_chrome_trace, RankTrace};
+use crate::trace::{with_infix, write_chrome_trace, RankTrace};
 use crate::transport::mpi::setup;
 use crate::transport::{Endpoint, Fabric, NativeComm, Wire};
 use crate::{Error, Result};
 use ::mpi::Threading;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
@@ -86,7 +85,7 @@ where
         .expect("one mailbox per rank");
     let wire = Wire::new();
     let native = NativeComm::first_ranks(wire.comm(), n);
-    let trace_path = universe.trace_path();
+    let trace_path = universe.trace_file();
     let trace = trace_path
         .as_ref()
         .map(|_| RankTrace::new(rank, processes, Instant::now()));
@@ -114,6 +113,8 @@ where
             setup::abort_job(rank, &Error::RankPanicked { rank, message })
         }
     };
+    // this rank's trace ends with its program: the exchange of results below is rpar's own
+    let traced = ep.trace().map(|t| t.take());
     let results = match exchange(&results_comm, mine, n) {
         Ok(r) => r,
         Err(e) => setup::abort_job(rank, &e),
@@ -130,9 +131,9 @@ where
             });
         }
     }
-    if let (Some(path), Some(t)) = (trace_path, ep.trace()) {
-        let path = per_rank(&path, rank);
-        write_chrome_trace(&path, vec![t.take()]).map_err(|e| {
+    if let (Some(path), Some(events)) = (trace_path, traced) {
+        let path = with_infix(&path, &format!("rank{rank}"));
+        write_chrome_trace(&path, vec![events]).map_err(|e| {
             Error::invalid(
                 "Universe::run on MPI",
                 format!("could not write the trace to {}: {e}", path.display()),
@@ -147,15 +148,4 @@ where
         warnings,
         matrix: None,
     })
-}
-
-/// `trace.json` → `trace.rank3.json`: each process writes the trace of its own rank.
-fn per_rank(path: &Path, rank: usize) -> PathBuf {
-    let stem = path
-        .file_stem()
-        .map_or("trace".into(), |s| s.to_string_lossy());
-    let ext = path
-        .extension()
-        .map_or("json".into(), |e| e.to_string_lossy());
-    path.with_file_name(format!("{stem}.rank{rank}.{ext}"))
 }

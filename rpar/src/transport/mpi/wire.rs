@@ -1,8 +1,8 @@
 //! The bytes of one rpar message on MPI: its payload in MPI's packed format, then its matching
-//! header (communicator context, source, tag, the collective call it belongs to), the type
-//! signature of one sent element (run-length coded), the sent count, and last the header's
-//! length. The header goes last so that the receiver can cut it off and keep the payload in the
-//! buffer MPI received it into: no copy beyond MPI's own.
+//! header (communicator context, source, tag, trace flow id, the collective call it belongs
+//! to), the type signature of one sent element (run-length coded), the sent count, and last
+//! the header's length. The header goes last so that the receiver can cut it off and keep the
+//! payload in the buffer MPI received it into: no copy beyond MPI's own.
 //!
 //! The payload is packed by the sender's type map (padding is never read) and arrives as a
 //! message of a committed type with the sender's signature, so the receiver checks and unpacks
@@ -87,6 +87,7 @@ pub(crate) fn append_header(
     put_u32(out, header.context);
     put_u32(out, header.source);
     out.extend_from_slice(&header.tag.to_le_bytes());
+    put_u32(out, header.flow);
     put_u64(out, count as u64);
     match header.call.map(|k| k.call(header.source as usize)) {
         None => out.push(0),
@@ -127,6 +128,7 @@ pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
     let context = r.u32()?;
     let source = r.u32()?;
     let tag = r.u32()? as i32;
+    let flow = r.u32()?;
     let count = r.u64()? as usize;
     let call = match r.u8()? {
         0 => None,
@@ -161,7 +163,7 @@ pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
             context,
             source,
             tag,
-            flow: 0,
+            flow,
             call,
         },
         count,
@@ -268,7 +270,7 @@ mod tests {
             context: 5,
             source: 3,
             tag: -2,
-            flow: 0,
+            flow: 17, // the trace's arrow joins the sender's file to the receiver's
             call: Some(CallKey::from(&call)),
         };
         let sig = vec![(BasicType::F64, 3), (BasicType::I32, 1)];
