@@ -248,78 +248,151 @@ pub(crate) fn every_algorithm<T: Element, O: ReduceOp<T>>(
     op: &O,
     forms: Forms,
 ) -> rpar::Result<()> {
-    let in_place = forms == Forms::All;
-    reduce_forms(world, re, op, in_place)?;
-    allreduce_forms(world, re, op, in_place)?;
-    prefix_forms(world, re, op, in_place)?;
-    reduce_scatter_forms(world, re, op)
+    let (r, n) = (world.rank(), re.n());
+    let on = OnRank {
+        world,
+        re,
+        op,
+        in_place: forms == Forms::All,
+        p: world.size(),
+        r,
+        n,
+        mine: &re.inputs[r][..],
+    };
+    on.reduce_forms()?;
+    on.allreduce_forms()?;
+    on.prefix_forms()?;
+    on.reduce_scatter_forms()
 }
 
-/// reduce and (if `in_place`) reduce_in_place, every algorithm and root.
-fn reduce_forms<T: Element, O: ReduceOp<T>>(
-    world: &Comm,
-    re: &Reference<T>,
-    op: &O,
+/// One rank's part of a sweep: its communicator, the reference, the operator, whether to run
+/// the in-place forms; the rank count, this rank, the element count and this rank's input.
+struct OnRank<'a, T, O> {
+    world: &'a Comm,
+    re: &'a Reference<T>,
+    op: &'a O,
     in_place: bool,
-) -> rpar::Result<()> {
-    let (p, r, n) = (world.size(), world.rank(), re.n());
-    let mine = &re.inputs[r][..];
-    for algorithm in REDUCES {
-        for root in roots(p) {
-            let ctx = |form: &str| format!("{form} {algorithm:?} p={p} n={n} root={root} rank={r}");
-            let got = world.reduce_with(mine, op, root, algorithm)?;
-            if let Some(v) = present(got, r == root, || ctx("reduce"))? {
-                re.agrees(&v, p - 1, 0..n, || ctx("reduce"))?;
-            }
-            if !in_place {
-                continue;
-            }
-            let mut buf = mine.to_vec();
-            world.reduce_in_place_with(&mut buf[..], op, root, algorithm)?;
-            if r == root {
-                re.agrees(&buf, p - 1, 0..n, || ctx("reduce_in_place"))?;
-            } else {
-                // elsewhere the buffer is only read
-                compare(&buf, mine, None, || {
-                    ctx("reduce_in_place, a non-root's buffer")
-                })?;
-            }
-        }
+    p: usize,
+    r: usize,
+    n: usize,
+    mine: &'a [T],
+}
+
+impl<T: Element, O: ReduceOp<T>> OnRank<'_, T, O> {
+    /// What a check is about: the form, the algorithm, and where in the sweep.
+    fn what(&self, form: &str, algorithm: impl Debug) -> String {
+        let (p, n, r) = (self.p, self.n, self.r);
+        format!("{form} {algorithm:?} p={p} n={n} rank={r}")
     }
-    Ok(())
-}
 
-/// allreduce and (if `in_place`) allreduce_in_place, every algorithm.
-fn allreduce_forms<T: Element, O: ReduceOp<T>>(
-    world: &Comm,
-    re: &Reference<T>,
-    op: &O,
-    in_place: bool,
-) -> rpar::Result<()> {
-    let (p, r, n) = (world.size(), world.rank(), re.n());
-    let mine = &re.inputs[r][..];
-    for algorithm in ALLREDUCES {
-        if ring_with_non_commutative_op(algorithm == Allreduce::Ring, op) {
-            continue;
+    /// reduce and (if `in_place`) reduce_in_place, every algorithm and root.
+    fn reduce_forms(&self) -> rpar::Result<()> {
+        let (re, r, total) = (self.re, self.r, self.p - 1);
+        for algorithm in REDUCES {
+            for root in roots(self.p) {
+                let ctx = |form: &str| self.what(&format!("{form} root={root}"), algorithm);
+                let got = self
+                    .world
+                    .reduce_with(self.mine, self.op, root, algorithm)?;
+                if let Some(v) = present(got, r == root, || ctx("reduce"))? {
+                    re.agrees(&v, total, 0..self.n, || ctx("reduce"))?;
+                }
+                if !self.in_place {
+                    continue;
+                }
+                let mut buf = self.mine.to_vec();
+                self.world
+                    .reduce_in_place_with(&mut buf[..], self.op, root, algorithm)?;
+                if r == root {
+                    re.agrees(&buf, total, 0..self.n, || ctx("reduce_in_place"))?;
+                } else {
+                    // elsewhere the buffer is only read
+                    compare(&buf, self.mine, None, || ctx("reduce_in_place, non-root"))?;
+                }
+            }
         }
-        let ctx = |form: &str| format!("{form} {algorithm:?} p={p} n={n} rank={r}");
-        let got = world.allreduce_with(mine, op, algorithm)?;
-        re.agrees(&got, p - 1, 0..n, || ctx("allreduce"))?;
+        Ok(())
+    }
+
+    /// allreduce and (if `in_place`) allreduce_in_place, every algorithm.
+    fn allreduce_forms(&self) -> rpar::Result<()> {
+        let (re, world, total) = (self.re, self.world, self.p - 1);
         // where rounding may differ, every rank still gets bitwise the same result
         let rounded = re.bounds.is_some();
-        if rounded {
-            same_on_every_rank(world, &got, || ctx("allreduce"))?;
-        }
-        if in_place {
-            let mut buf = mine.to_vec();
-            world.allreduce_in_place_with(&mut buf[..], op, algorithm)?;
-            re.agrees(&buf, p - 1, 0..n, || ctx("allreduce_in_place"))?;
+        for algorithm in ALLREDUCES {
+            if ring_with_non_commutative_op(algorithm == Allreduce::Ring, self.op) {
+                continue;
+            }
+            let ctx = |form: &str| self.what(form, algorithm);
+            let got = world.allreduce_with(self.mine, self.op, algorithm)?;
+            re.agrees(&got, total, 0..self.n, || ctx("allreduce"))?;
+            if rounded {
+                same_on_every_rank(world, &got, || ctx("allreduce"))?;
+            }
+            if !self.in_place {
+                continue;
+            }
+            let mut buf = self.mine.to_vec();
+            world.allreduce_in_place_with(&mut buf[..], self.op, algorithm)?;
+            re.agrees(&buf, total, 0..self.n, || ctx("allreduce_in_place"))?;
             if rounded {
                 same_on_every_rank(world, &buf, || ctx("allreduce_in_place"))?;
             }
         }
+        Ok(())
     }
-    Ok(())
+
+    /// scan and exscan, and (if `in_place`) scan_in_place and exscan_in_place, every algorithm.
+    fn prefix_forms(&self) -> rpar::Result<()> {
+        let (re, world, r, all) = (self.re, self.world, self.r, 0..self.n);
+        for algorithm in SCANS {
+            let ctx = |form: &str| self.what(form, algorithm);
+            let got = world.scan_with(self.mine, self.op, algorithm)?;
+            re.agrees(&got, r, all.clone(), || ctx("scan"))?;
+            let got = world.exscan_with(self.mine, self.op, algorithm)?;
+            if let Some(v) = present(got, r > 0, || ctx("exscan"))? {
+                re.agrees(&v, r - 1, all.clone(), || ctx("exscan"))?;
+            }
+            if !self.in_place {
+                continue;
+            }
+            let mut buf = self.mine.to_vec();
+            world.scan_in_place_with(&mut buf[..], self.op, algorithm)?;
+            re.agrees(&buf, r, all.clone(), || ctx("scan_in_place"))?;
+            let mut buf = self.mine.to_vec();
+            world.exscan_in_place_with(&mut buf[..], self.op, algorithm)?;
+            if r > 0 {
+                re.agrees(&buf, r - 1, all.clone(), || ctx("exscan_in_place"))?;
+            } else {
+                // rank 0 keeps its own values
+                compare(&buf, self.mine, None, || ctx("exscan_in_place at rank 0"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// reduce_scatter (uneven counts, some zero) and reduce_scatter_block, every algorithm.
+    fn reduce_scatter_forms(&self) -> rpar::Result<()> {
+        let (re, world, p, r) = (self.re, self.world, self.p, self.r);
+        let start: usize = re.counts[..r].iter().sum();
+        let block = self.n / p;
+        for algorithm in REDUCE_SCATTERS {
+            if ring_with_non_commutative_op(algorithm == ReduceScatter::Ring, self.op) {
+                continue;
+            }
+            let got = world.reduce_scatter_with(self.mine, &re.counts, self.op, algorithm)?;
+            re.agrees(&got, p - 1, start..start + re.counts[r], || {
+                let counts = &re.counts;
+                self.what(&format!("reduce_scatter counts={counts:?}"), algorithm)
+            })?;
+            let mine = &self.mine[..block * p];
+            let got = world.reduce_scatter_block_with(mine, self.op, algorithm)?;
+            re.agrees(&got, p - 1, r * block..(r + 1) * block, || {
+                self.what("reduce_scatter_block", algorithm)
+            })?;
+        }
+        Ok(())
+    }
 }
 
 /// Whether every rank holds bitwise what rank 0 holds (rank 0's copy sent by a linear bcast).
@@ -333,70 +406,6 @@ fn same_on_every_rank<T: Element>(
     compare(mine, &first, None, || {
         format!("{}, against rank 0's result", what())
     })
-}
-
-/// scan and exscan, and (if `in_place`) scan_in_place and exscan_in_place, every algorithm.
-fn prefix_forms<T: Element, O: ReduceOp<T>>(
-    world: &Comm,
-    re: &Reference<T>,
-    op: &O,
-    in_place: bool,
-) -> rpar::Result<()> {
-    let (p, r, n) = (world.size(), world.rank(), re.n());
-    let mine = &re.inputs[r][..];
-    for algorithm in SCANS {
-        let ctx = |form: &str| format!("{form} {algorithm:?} p={p} n={n} rank={r}");
-        let got = world.scan_with(mine, op, algorithm)?;
-        re.agrees(&got, r, 0..n, || ctx("scan"))?;
-        let got = world.exscan_with(mine, op, algorithm)?;
-        if let Some(v) = present(got, r > 0, || ctx("exscan"))? {
-            re.agrees(&v, r - 1, 0..n, || ctx("exscan"))?;
-        }
-        if !in_place {
-            continue;
-        }
-        let mut buf = mine.to_vec();
-        world.scan_in_place_with(&mut buf[..], op, algorithm)?;
-        re.agrees(&buf, r, 0..n, || ctx("scan_in_place"))?;
-        let mut buf = mine.to_vec();
-        world.exscan_in_place_with(&mut buf[..], op, algorithm)?;
-        if r > 0 {
-            re.agrees(&buf, r - 1, 0..n, || ctx("exscan_in_place"))?;
-        } else {
-            // rank 0 keeps its own values
-            compare(&buf, mine, None, || ctx("exscan_in_place at rank 0"))?;
-        }
-    }
-    Ok(())
-}
-
-/// reduce_scatter (uneven counts, some zero) and reduce_scatter_block, every algorithm.
-fn reduce_scatter_forms<T: Element, O: ReduceOp<T>>(
-    world: &Comm,
-    re: &Reference<T>,
-    op: &O,
-) -> rpar::Result<()> {
-    let (p, r, n) = (world.size(), world.rank(), re.n());
-    let mine = &re.inputs[r][..];
-    let start: usize = re.counts[..r].iter().sum();
-    let block = n / p;
-    for algorithm in REDUCE_SCATTERS {
-        if ring_with_non_commutative_op(algorithm == ReduceScatter::Ring, op) {
-            continue;
-        }
-        let got = world.reduce_scatter_with(mine, &re.counts, op, algorithm)?;
-        re.agrees(&got, p - 1, start..start + re.counts[r], || {
-            format!(
-                "reduce_scatter {algorithm:?} p={p} n={n} rank={r} counts={:?}",
-                re.counts
-            )
-        })?;
-        let got = world.reduce_scatter_block_with(&mine[..block * p], op, algorithm)?;
-        re.agrees(&got, p - 1, r * block..(r + 1) * block, || {
-            format!("reduce_scatter_block {algorithm:?} p={p} n={n} rank={r}")
-        })?;
-    }
-    Ok(())
 }
 
 /// Runs [`every_algorithm`] on `p` ranks for each of `refs` (all built for `p` ranks).
