@@ -11,9 +11,10 @@
 //!   rounding bound of [`Reference::within_rounding`], and bitwise the same on every rank for
 //!   allreduce.
 //!
-//! Element counts 0, 1, 7 and 1000 for every rank count 1..=33 and 64; 100000 for the rank
-//! counts in [`LARGE_RANKS`]. Roots 0, 1, `p / 2` and `p - 1`. (`Ring`, non-commutative
-//! operator) is left out (see `ring_with_non_commutative_op`).
+//! Element counts 0, 1, 7 and 1000 for every rank count 1..=33 and 64, every form; 100000 for
+//! the rank counts in [`LARGE_RANKS`], the forms with a send buffer ([`Forms::NotInPlace`]).
+//! Roots 0, 1, `p / 2` and `p - 1`. (`Ring`, non-commutative operator) is left out (see
+//! `ring_with_non_commutative_op`).
 
 mod collective;
 

@@ -1,7 +1,11 @@
 //! Property test: reduce_scatter with arbitrary counts (empty blocks, one big block, …) and
 //! reduce with any root, for every algorithm, against a sequential fold, with a
-//! non-commutative operator (affine-map composition modulo 2^64).
+//! non-commutative operator (affine-map composition modulo 2^64). (`Ring`, non-commutative
+//! operator) is left out, as in every sweep (`ring_with_non_commutative_op`).
 
+mod collective;
+
+use collective::reduction::ring_with_non_commutative_op;
 use proptest::prelude::*;
 use rpar::{Reduce, ReduceScatter, UserOp};
 
@@ -37,6 +41,9 @@ proptest! {
             let mine: Vec<[u64; 2]> = (0..n).map(|i| input(world.rank(), i, seed)).collect();
             let mut blocks = Vec::new();
             for algorithm in [ReduceScatter::RecursiveHalving, ReduceScatter::Pairwise, ReduceScatter::Ring] {
+                if ring_with_non_commutative_op(algorithm == ReduceScatter::Ring, &op) {
+                    continue;
+                }
                 blocks.push(world.reduce_scatter_with(&mine[..], &counts, op, algorithm)?);
             }
             let mut roots = Vec::new();

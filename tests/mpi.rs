@@ -10,6 +10,9 @@
 //! packed bytes) and Cartesian topologies (`MPI_Dims_create`, `MPI_Cart_coords`,
 //! `MPI_Cart_shift`, `MPI_Cart_sub`).
 
+mod collective;
+
+use collective::reduction::ring_with_non_commutative_op;
 use rpar::mpi::rsmpi::ffi;
 use rpar::mpi::rsmpi::traits::AsRaw;
 use rpar::mpi::MpiDatatype;
@@ -334,6 +337,9 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
                 world.allreduce_with(&mine(r)[..], Sum, a)?,
                 sum.clone(),
             );
+            if ring_with_non_commutative_op(a == Allreduce::Ring, &compose) {
+                continue;
+            }
             check(
                 &format!("allreduce {a:?} non-commutative"),
                 world.allreduce_with(&affine(&mine(r))[..], compose, a)?,
@@ -435,7 +441,11 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
         if p.is_power_of_two() {
             check("alltoall Hypercube", cube?, want.clone());
         } else {
-            assert!(cube.is_err(), "the hypercube alltoall refuses {p} ranks");
+            assert!(
+                matches!(cube, Err(rpar::Error::InvalidArgument { .. })),
+                "the hypercube alltoall refuses {p} ranks: {:?}",
+                cube.map(|v| v.len())
+            );
         }
         let prefix: Vec<u64> = (0..len)
             .map(|i| (0..=r).map(|q| mine(q)[i]).sum())
@@ -473,7 +483,11 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
         for a in [Shift::Auto, Shift::Direct, Shift::GrayCode] {
             let got = world.shift_circular_with(mine(r), 1, a);
             if a == Shift::GrayCode && !p.is_power_of_two() {
-                assert!(got.is_err(), "the Gray-code shift refuses {p} ranks");
+                assert!(
+                    matches!(got, Err(rpar::Error::InvalidArgument { .. })),
+                    "the Gray-code shift refuses {p} ranks: {:?}",
+                    got.map(|v| v.len())
+                );
                 continue;
             }
             check(
