@@ -1,22 +1,23 @@
 //! Every algorithm of every data-movement collective (bcast, gather(v), scatter(v),
-//! allgather(v), alltoall(v), circular shift, barrier) against a sequential reference.
+//! allgather(v), alltoall(v), circular shift, barrier), `Auto` included, against a sequential
+//! reference.
 //!
-//! Rank counts: 1..=33 and 64. Element counts per rank (per block for alltoall): 0, 1 and 7
-//! for every rank count; 1000 for the rank counts in [`MEDIUM`]; 100000 for those in
-//! [`LARGE`] — the large counts only where they add something (they take the rendezvous
-//! path and cut into many pipeline segments; power of two and not, the fold of recursive
-//! doubling, the 2x2 torus) and keep the file fast in debug builds (alltoall's data grows with
-//! `p * p * n`). Roots: 0, 1, `p / 2` and `p - 1`; for 1000 elements and more, `p / 2` and
-//! `p - 1`. Results must be identical to the reference (integers).
+//! Rank counts 1..=33 and 64 with element counts per rank (per block for alltoall) 0, 1, 7 and
+//! 1000 ([`COUNTS`]); 100000 elements ([`LARGE`]) on the rank counts in [`LARGE_RANKS`]. Where
+//! the data grow with `p * p * n` — allgather(v), whose every rank gets `p * n` elements, and
+//! alltoall(v), whose every rank sends `p` blocks of `n` — the large case has `n = 100000 / p`,
+//! so that each rank's whole result is about 100000 elements (at 64 ranks 100000 per block
+//! would be 3.2 GB in all). Roots: 0, 1, `p / 2` and `p - 1`. Results must be identical to
+//! the reference (integers).
 //!
 //! Each rank count is one run, in which every rank computes the expected result itself and
 //! checks it, so that the threads are started once per rank count.
 
+mod collective;
+
+use collective::{every_rank_count, roots, COUNTS, LARGE, LARGE_RANKS};
 use rpar::{Allgather, Alltoall, Barrier, Bcast, Comm, Error, Gather, Scatter, Shift};
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-const MEDIUM: &[usize] = &[1, 2, 3, 4, 5, 7, 8, 12, 16, 17, 33];
-const LARGE: &[usize] = &[2, 3, 4];
 
 const BCAST: &[Bcast] = &[
     Bcast::Auto,
@@ -46,33 +47,7 @@ const ALLTOALL: &[Alltoall] = &[
     Alltoall::Hypercube,
     Alltoall::SharedMemory,
 ];
-
-fn rank_counts() -> impl Iterator<Item = usize> {
-    (1..=33).chain([64])
-}
-
-fn sizes(p: usize) -> Vec<usize> {
-    let mut n = vec![0, 1, 7];
-    if MEDIUM.contains(&p) {
-        n.push(1000);
-    }
-    if LARGE.contains(&p) {
-        n.push(100_000);
-    }
-    n
-}
-
-/// Roots for `n` elements: 0, 1, `p / 2` and `p - 1`; only the last two for `n >= 1000`.
-fn roots(p: usize, n: usize) -> Vec<usize> {
-    let mut r = if n < 1000 {
-        vec![0, 1 % p, p / 2, p - 1]
-    } else {
-        vec![p / 2, p - 1]
-    };
-    r.sort_unstable();
-    r.dedup();
-    r
-}
+const SHIFT: [Shift; 3] = [Shift::Auto, Shift::Direct, Shift::GrayCode];
 
 /// Element `i` of rank `rank`'s data (distinct across ranks and positions).
 fn value(rank: usize, i: usize) -> u64 {
@@ -104,74 +79,27 @@ fn same(got: &[u64], want: &[u64], what: std::fmt::Arguments<'_>) {
     }
 }
 
-/// The data of one element count `n` on `p` ranks, computed once and read by every rank.
-struct Case {
-    n: usize,
-    /// `blocks[i]`: rank `i`'s `n` elements.
-    blocks: Vec<Vec<u64>>,
-    /// All blocks in rank order.
-    all: Vec<u64>,
-    /// The v-forms' counts, blocks and concatenation.
-    counts: Vec<usize>,
-    vblocks: Vec<Vec<u64>>,
-    vall: Vec<u64>,
+/// `got` unwrapped, after checking that it is `Some` exactly at the root.
+fn only_at_root<V>(got: Option<V>, rank: usize, root: usize, what: &str) -> Option<V> {
+    assert_eq!(
+        got.is_some(),
+        rank == root,
+        "{what}: a result at rank {rank} (root {root})"
+    );
+    got
 }
 
-impl Case {
-    fn new(p: usize, n: usize) -> Case {
-        let blocks: Vec<Vec<u64>> = (0..p).map(|i| block(i, n)).collect();
-        let counts: Vec<usize> = (0..p).map(|i| vcount(i, n)).collect();
-        let vblocks: Vec<Vec<u64>> = (0..p).map(|i| block(i, counts[i])).collect();
-        Case {
-            n,
-            all: blocks.concat(),
-            blocks,
-            vall: vblocks.concat(),
-            counts,
-            vblocks,
-        }
+/// Whether an algorithm that `needs_power_of_two` ranks was refused on `p` ranks, which must
+/// happen, with `InvalidArgument`, exactly where `p` is not a power of two.
+fn refused<T>(got: &rpar::Result<T>, needs_power_of_two: bool, p: usize) -> bool {
+    if !needs_power_of_two || p.is_power_of_two() {
+        return false; // the caller checks the result
     }
-}
-
-/// Runs `test` on every rank count, with the cases of that rank count.
-fn run_all(test: impl Fn(&Comm, usize, &[Case]) -> rpar::Result<()> + Send + Sync) {
-    for p in rank_counts() {
-        let cases: Vec<Case> = sizes(p).into_iter().map(|n| Case::new(p, n)).collect();
-        rpar::run(p, |world| test(&world, p, &cases)).unwrap_or_else(|e| panic!("p = {p}: {e}"));
+    match got {
+        Err(Error::InvalidArgument { .. }) => true,
+        Err(e) => panic!("on {p} ranks: expected InvalidArgument, got {e}"),
+        Ok(_) => panic!("ran on {p} ranks, which is not a power of two"),
     }
-}
-
-#[test]
-fn bcast_every_algorithm() {
-    run_all(|w, p, cases| {
-        for &alg in BCAST {
-            for c in cases {
-                for root in roots(p, c.n) {
-                    let mut buf = if w.rank() == root {
-                        c.blocks[root].clone()
-                    } else {
-                        vec![0; c.n]
-                    };
-                    w.bcast_with(&mut buf, root, alg)?;
-                    let ctx = format_args!("{alg:?} n={} root={root}", c.n);
-                    same(&buf, &c.blocks[root], ctx);
-                }
-            }
-            // a single value and an element type of odd size
-            let mut one = if w.rank() == p - 1 { 42u16 } else { 0 };
-            w.bcast_with(&mut one, p - 1, alg)?;
-            assert_eq!(one, 42, "{alg:?} single value");
-            let want: Vec<[u8; 3]> = (0..77).map(|i| [i as u8, 1, 2]).collect();
-            let mut odd = if w.rank() == 0 {
-                want.clone()
-            } else {
-                vec![[0; 3]; 77]
-            };
-            w.bcast_with(&mut odd, 0, alg)?;
-            assert_eq!(odd, want, "{alg:?} [u8; 3]");
-        }
-        Ok(())
-    });
 }
 
 /// Displacements that lay blocks of `counts` out in reverse rank order with a one-element
@@ -186,124 +114,285 @@ fn reversed_with_gaps(counts: &[usize]) -> (Vec<usize>, usize) {
     (displs, at)
 }
 
-#[test]
-fn gather_every_algorithm_and_form() {
-    run_all(|w, p, cases| {
-        let r = w.rank();
-        for &alg in GATHER {
-            for c in cases {
-                let n = c.n;
-                let (displs, len) = reversed_with_gaps(&c.counts);
-                for root in roots(p, c.n) {
-                    let ctx = format!("{alg:?} n={n} root={root}");
-                    let got = w.gather_with(&c.blocks[r][..], root, alg)?;
-                    assert_eq!(got.is_some(), r == root);
-                    if let Some(got) = got {
-                        same(&got, &c.all, format_args!("{ctx}"));
-                    }
-                    let mut buf = if r == root {
-                        let mut b = vec![0; n * p];
-                        b[root * n..(root + 1) * n].copy_from_slice(&c.blocks[root]);
-                        b
-                    } else {
-                        c.blocks[r].clone()
-                    };
-                    w.gather_in_place_with(&mut buf, root, alg)?;
-                    if r == root {
-                        same(&buf, &c.all, format_args!("in place {ctx}"));
-                    }
-                    let got = w.gatherv_with(&c.vblocks[r][..], &c.counts, root, alg)?;
-                    if let Some(got) = got {
-                        same(&got, &c.vall, format_args!("gatherv {ctx}"));
-                    }
-                    let mut recv = vec![u64::MAX; len];
-                    let mine = &c.vblocks[r][..];
-                    w.gatherv_into_with(mine, &mut recv, &c.counts, &displs, root, alg)?;
-                    if r == root {
-                        for i in 0..p {
-                            let got = &recv[displs[i]..displs[i] + c.counts[i]];
-                            same(
-                                got,
-                                &c.vblocks[i],
-                                format_args!("gatherv_into {ctx} rank {i}"),
-                            );
-                            assert_eq!(recv[displs[i] + c.counts[i]], u64::MAX, "gap written");
-                        }
-                    }
-                }
+/// `blocks` laid out by [`reversed_with_gaps`], the gaps `u64::MAX`; and the displacements.
+fn laid_out(blocks: &[Vec<u64>]) -> (Vec<u64>, Vec<usize>) {
+    let counts: Vec<usize> = blocks.iter().map(Vec::len).collect();
+    let (displs, len) = reversed_with_gaps(&counts);
+    let mut buf = vec![u64::MAX; len];
+    for (b, &at) in blocks.iter().zip(&displs) {
+        buf[at..at + b.len()].copy_from_slice(b);
+    }
+    (buf, displs)
+}
+
+/// The data of one element count `n` on `p` ranks, computed once and read by every rank.
+struct Case {
+    n: usize,
+    /// `blocks[i]`: rank `i`'s `n` elements.
+    blocks: Vec<Vec<u64>>,
+    /// All blocks in rank order.
+    all: Vec<u64>,
+    /// The v-forms' counts, blocks and concatenation.
+    counts: Vec<usize>,
+    vblocks: Vec<Vec<u64>>,
+    vall: Vec<u64>,
+    /// The v-blocks laid out in reverse rank order with gaps (scatterv's send buffer), and
+    /// their displacements there (also gatherv's).
+    vlaid: Vec<u64>,
+    vdispls: Vec<usize>,
+    /// Alltoall's data, for the tests that ask for them ([`Case::with_exchange`]).
+    exchange: Option<Exchange>,
+}
+
+impl Case {
+    fn new(p: usize, n: usize) -> Case {
+        let blocks: Vec<Vec<u64>> = (0..p).map(|i| block(i, n)).collect();
+        let counts: Vec<usize> = (0..p).map(|i| vcount(i, n)).collect();
+        let vblocks: Vec<Vec<u64>> = (0..p).map(|i| block(i, counts[i])).collect();
+        let (vlaid, vdispls) = laid_out(&vblocks);
+        Case {
+            n,
+            vlaid,
+            vdispls,
+            all: blocks.concat(),
+            blocks,
+            vall: vblocks.concat(),
+            counts,
+            vblocks,
+            exchange: None,
+        }
+    }
+
+    fn with_exchange(p: usize, n: usize) -> Case {
+        let mut c = Case::new(p, n);
+        c.exchange = Some(Exchange::new(&c, p));
+        c
+    }
+}
+
+/// How the sweeps make a [`Case`] for `p` ranks and `n` elements.
+type MakeCase = fn(usize, usize) -> Case;
+
+/// Runs `test` on `p` ranks with the cases of `counts`.
+fn run_cases(
+    p: usize,
+    counts: &[usize],
+    make: MakeCase,
+    test: &(impl Fn(&Comm, usize, &[Case]) -> rpar::Result<()> + Sync),
+) {
+    let cases: Vec<Case> = counts.iter().map(|&n| make(p, n)).collect();
+    rpar::run(p, |world| test(&world, p, &cases)).unwrap_or_else(|e| panic!("p = {p}: {e}"));
+}
+
+/// Runs `test` on every rank count with the cases of [`COUNTS`].
+fn on_every_rank_count(
+    make: MakeCase,
+    test: impl Fn(&Comm, usize, &[Case]) -> rpar::Result<()> + Sync,
+) {
+    for p in every_rank_count() {
+        run_cases(p, &COUNTS, make, &test);
+    }
+}
+
+/// Runs `test` on each of [`LARGE_RANKS`] with one case of `n(p)` elements.
+fn on_large_rank_counts(
+    n: fn(usize) -> usize,
+    make: MakeCase,
+    test: impl Fn(&Comm, usize, &[Case]) -> rpar::Result<()> + Sync,
+) {
+    for p in LARGE_RANKS {
+        run_cases(p, &[n(p)], make, &test);
+    }
+}
+
+/// [`LARGE`] elements on every rank count.
+fn large_count(_p: usize) -> usize {
+    LARGE
+}
+
+/// [`LARGE`] elements in all: `LARGE / p` per rank (per block).
+fn large_in_all(p: usize) -> usize {
+    LARGE / p
+}
+
+fn bcast(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
+    for &alg in BCAST {
+        for c in cases {
+            for root in roots(p) {
+                let mut buf = if w.rank() == root {
+                    c.blocks[root].clone()
+                } else {
+                    vec![0; c.n]
+                };
+                w.bcast_with(&mut buf, root, alg)?;
+                let ctx = format_args!("{alg:?} n={} root={root}", c.n);
+                same(&buf, &c.blocks[root], ctx);
             }
         }
-        Ok(())
-    });
+        // a single value and an element type of odd size
+        let mut one = if w.rank() == p - 1 { 42u16 } else { 0 };
+        w.bcast_with(&mut one, p - 1, alg)?;
+        assert_eq!(one, 42, "{alg:?} single value");
+        let want: Vec<[u8; 3]> = (0..77).map(|i| [i as u8, 1, 2]).collect();
+        let mut odd = if w.rank() == 0 {
+            want.clone()
+        } else {
+            vec![[0; 3]; 77]
+        };
+        w.bcast_with(&mut odd, 0, alg)?;
+        assert_eq!(odd, want, "{alg:?} [u8; 3]");
+    }
+    Ok(())
+}
+
+#[test]
+fn bcast_every_algorithm() {
+    on_every_rank_count(Case::new, bcast);
+}
+
+#[test]
+fn bcast_every_algorithm_large() {
+    on_large_rank_counts(large_count, Case::new, bcast);
+}
+
+fn gather(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
+    let r = w.rank();
+    for &alg in GATHER {
+        for c in cases {
+            let n = c.n;
+            let displs = &c.vdispls;
+            for root in roots(p) {
+                let ctx = format!("{alg:?} n={n} root={root}");
+                let got = w.gather_with(&c.blocks[r][..], root, alg)?;
+                if let Some(got) = only_at_root(got, r, root, &ctx) {
+                    same(&got, &c.all, format_args!("{ctx}"));
+                }
+                // other ranks' receive buffers are ignored: left as they were
+                let mut recv = vec![u64::MAX; if r == root { n * p } else { 3 }];
+                w.gather_into_with(&c.blocks[r][..], &mut recv, root, alg)?;
+                if r == root {
+                    same(&recv, &c.all, format_args!("into {ctx}"));
+                } else {
+                    assert!(recv.iter().all(|&v| v == u64::MAX), "into {ctx}: written");
+                }
+                let mut buf = if r == root {
+                    let mut b = vec![0; n * p];
+                    b[root * n..(root + 1) * n].copy_from_slice(&c.blocks[root]);
+                    b
+                } else {
+                    c.blocks[r].clone()
+                };
+                w.gather_in_place_with(&mut buf, root, alg)?;
+                if r == root {
+                    same(&buf, &c.all, format_args!("in place {ctx}"));
+                } else {
+                    same(&buf, &c.blocks[r], format_args!("in place, the sent {ctx}"));
+                }
+                let got = w.gatherv_with(&c.vblocks[r][..], &c.counts, root, alg)?;
+                if let Some(got) = only_at_root(got, r, root, &format!("gatherv {ctx}")) {
+                    same(&got, &c.vall, format_args!("gatherv {ctx}"));
+                }
+                let mut recv = vec![u64::MAX; if r == root { c.vlaid.len() } else { 3 }];
+                let mine = &c.vblocks[r][..];
+                w.gatherv_into_with(mine, &mut recv, &c.counts, displs, root, alg)?;
+                if r != root {
+                    assert!(recv.iter().all(|&v| v == u64::MAX), "gatherv_into {ctx}");
+                    continue;
+                }
+                same(&recv, &c.vlaid, format_args!("gatherv_into {ctx}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn gather_every_algorithm_and_form() {
+    on_every_rank_count(Case::new, gather);
+}
+
+#[test]
+fn gather_every_algorithm_and_form_large() {
+    on_large_rank_counts(large_count, Case::new, gather);
+}
+
+fn scatter(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
+    let r = w.rank();
+    for &alg in SCATTER {
+        for c in cases {
+            let n = c.n;
+            for root in roots(p) {
+                let ctx = format!("{alg:?} n={n} root={root}");
+                let send = if r == root { c.all.clone() } else { Vec::new() };
+                let got = w.scatter_with(&send, root, alg)?;
+                same(&got, &c.blocks[r], format_args!("{ctx}"));
+                let got = w.scatter_owned_with(send.clone(), root, alg)?;
+                same(&got, &c.blocks[r], format_args!("owned {ctx}"));
+                let mut mine = vec![0; n];
+                w.scatter_into_with(&send, &mut mine, root, alg)?;
+                same(&mine, &c.blocks[r], format_args!("into {ctx}"));
+                let mut buf = if r == root { send } else { vec![0; n] };
+                w.scatter_in_place_with(&mut buf, root, alg)?;
+                if r == root {
+                    same(&buf, &c.all, format_args!("in place, root's buffer {ctx}"));
+                } else {
+                    same(&buf, &c.blocks[r], format_args!("in place {ctx}"));
+                }
+                // the send buffer is read at the root only
+                let vsend = if r == root { &c.vlaid[..] } else { &[] };
+                let got = w.scatterv_with(vsend, &c.counts, &c.vdispls, root, alg)?;
+                same(&got, &c.vblocks[r], format_args!("scatterv {ctx}"));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[test]
 fn scatter_every_algorithm_and_form() {
-    run_all(|w, p, cases| {
-        let r = w.rank();
-        for &alg in SCATTER {
-            for c in cases {
-                let n = c.n;
-                // scatterv's send buffer: blocks in reverse order with gaps
-                let (displs, len) = reversed_with_gaps(&c.counts);
-                let mut vsend = vec![u64::MAX; len];
-                for i in 0..p {
-                    vsend[displs[i]..displs[i] + c.counts[i]].copy_from_slice(&c.vblocks[i]);
-                }
-                for root in roots(p, c.n) {
-                    let ctx = format!("{alg:?} n={n} root={root}");
-                    let send = if r == root { c.all.clone() } else { Vec::new() };
-                    let got = w.scatter_with(&send, root, alg)?;
-                    same(&got, &c.blocks[r], format_args!("{ctx}"));
-                    let got = w.scatter_owned_with(send.clone(), root, alg)?;
-                    same(&got, &c.blocks[r], format_args!("owned {ctx}"));
-                    let mut mine = vec![0; n];
-                    w.scatter_into_with(&send, &mut mine, root, alg)?;
-                    same(&mine, &c.blocks[r], format_args!("into {ctx}"));
-                    let mut buf = if r == root { send } else { vec![0; n] };
-                    w.scatter_in_place_with(&mut buf, root, alg)?;
-                    if r == root {
-                        same(&buf, &c.all, format_args!("in place, root's buffer {ctx}"));
-                    } else {
-                        same(&buf, &c.blocks[r], format_args!("in place {ctx}"));
-                    }
-                    let got = w.scatterv_with(&vsend, &c.counts, &displs, root, alg)?;
-                    same(&got, &c.vblocks[r], format_args!("scatterv {ctx}"));
-                }
-            }
+    on_every_rank_count(Case::new, scatter);
+}
+
+#[test]
+fn scatter_every_algorithm_and_form_large() {
+    on_large_rank_counts(large_count, Case::new, scatter);
+}
+
+fn allgather(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
+    let r = w.rank();
+    for &alg in ALLGATHER {
+        for c in cases {
+            let n = c.n;
+            let got = w.allgather_with(&c.blocks[r][..], alg)?;
+            same(&got, &c.all, format_args!("{alg:?} n={n}"));
+            let mut buf = vec![0; n * p];
+            buf[r * n..(r + 1) * n].copy_from_slice(&c.blocks[r]);
+            w.allgather_in_place_with(&mut buf, alg)?;
+            same(&buf, &c.all, format_args!("in place {alg:?} n={n}"));
+            let mut recv = vec![u64::MAX; n * p];
+            w.allgather_into_with(&c.blocks[r][..], &mut recv, alg)?;
+            same(&recv, &c.all, format_args!("into {alg:?} n={n}"));
+            let got = w.allgatherv_with(&c.vblocks[r][..], &c.counts, alg)?;
+            same(&got, &c.vall, format_args!("allgatherv {alg:?} n={n}"));
         }
-        Ok(())
-    });
+        let got = w.allgather_with(&(r as u8), alg)?;
+        assert_eq!(
+            got,
+            (0..p as u8).collect::<Vec<_>>(),
+            "{alg:?} single value"
+        );
+    }
+    Ok(())
 }
 
 #[test]
 fn allgather_every_algorithm_and_form() {
-    run_all(|w, p, cases| {
-        let r = w.rank();
-        for &alg in ALLGATHER {
-            for c in cases {
-                let n = c.n;
-                let got = w.allgather_with(&c.blocks[r][..], alg)?;
-                same(&got, &c.all, format_args!("{alg:?} n={n}"));
-                let mut buf = vec![0; n * p];
-                buf[r * n..(r + 1) * n].copy_from_slice(&c.blocks[r]);
-                w.allgather_in_place_with(&mut buf, alg)?;
-                same(&buf, &c.all, format_args!("in place {alg:?} n={n}"));
-                let mut recv = vec![u64::MAX; n * p];
-                w.allgather_into_with(&c.blocks[r][..], &mut recv, alg)?;
-                same(&recv, &c.all, format_args!("into {alg:?} n={n}"));
-                let got = w.allgatherv_with(&c.vblocks[r][..], &c.counts, alg)?;
-                same(&got, &c.vall, format_args!("allgatherv {alg:?} n={n}"));
-            }
-            let got = w.allgather_with(&(r as u8), alg)?;
-            assert_eq!(
-                got,
-                (0..p as u8).collect::<Vec<_>>(),
-                "{alg:?} single value"
-            );
-        }
-        Ok(())
-    });
+    on_every_rank_count(Case::new, allgather);
+}
+
+#[test]
+fn allgather_every_algorithm_and_form_large() {
+    on_large_rank_counts(large_in_all, Case::new, allgather);
 }
 
 /// Alltoall data on `p` ranks with blocks of `n`: what each rank sends and should get, for
@@ -341,18 +430,9 @@ impl Exchange {
         let recv_counts = (0..p)
             .map(|j| (0..p).map(|i| count(i, j)).collect())
             .collect();
-        let mut vsend = Vec::new();
-        let mut send_displs = Vec::new();
-        for (i, counts) in send_counts.iter().enumerate() {
-            let (displs, len) = reversed_with_gaps(counts);
-            let mut buf = vec![u64::MAX; len];
-            for (j, &count) in counts.iter().enumerate() {
-                let piece = piece(i, j, count);
-                buf[displs[j]..displs[j] + piece.len()].copy_from_slice(&piece);
-            }
-            vsend.push(buf);
-            send_displs.push(displs);
-        }
+        let (vsend, send_displs) = (0..p)
+            .map(|i| laid_out(&(0..p).map(|j| piece(i, j, count(i, j))).collect::<Vec<_>>()))
+            .unzip();
         let vwant = (0..p)
             .map(|j| (0..p).flat_map(|i| piece(i, j, count(i, j))).collect())
             .collect();
@@ -368,70 +448,90 @@ impl Exchange {
     }
 }
 
+fn alltoall(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
+    let r = w.rank();
+    for &alg in ALLTOALL {
+        for c in cases {
+            let Some(x) = &c.exchange else {
+                panic!("alltoall's cases are made by Case::with_exchange");
+            };
+            let ctx = format!("{alg:?} n={}", c.n);
+            let got = w.alltoall_with(&x.send[r], alg);
+            if refused(&got, alg == Alltoall::Hypercube, p) {
+                continue;
+            }
+            same(&got?, &x.want[r], format_args!("{ctx}"));
+            let mut buf = x.send[r].clone();
+            w.alltoall_in_place_with(&mut buf, alg)?;
+            same(&buf, &x.want[r], format_args!("in place {ctx}"));
+            let mut recv = vec![u64::MAX; buf.len()];
+            w.alltoall_into_with(&x.send[r][..], &mut recv, alg)?;
+            same(&recv, &x.want[r], format_args!("into {ctx}"));
+            let (sc, sd, rc) = (&x.send_counts[r], &x.send_displs[r], &x.recv_counts[r]);
+            let got = w.alltoallv_with(&x.vsend[r], sc, sd, rc, alg)?;
+            same(&got, &x.vwant[r], format_args!("alltoallv {ctx}"));
+        }
+    }
+    Ok(())
+}
+
 #[test]
 fn alltoall_every_algorithm_and_form() {
-    for p in rank_counts() {
-        let cases: Vec<Case> = sizes(p).into_iter().map(|n| Case::new(p, n)).collect();
-        let exchanges: Vec<Exchange> = cases.iter().map(|c| Exchange::new(c, p)).collect();
-        rpar::run(p, |w| {
-            let r = w.rank();
-            for &alg in ALLTOALL {
-                for (c, x) in cases.iter().zip(&exchanges) {
-                    let ctx = format!("{alg:?} n={}", c.n);
-                    let got = w.alltoall_with(&x.send[r], alg);
-                    if alg == Alltoall::Hypercube && !p.is_power_of_two() {
-                        assert!(matches!(got, Err(Error::InvalidArgument { .. })), "{got:?}");
-                        continue;
-                    }
-                    same(&got?, &x.want[r], format_args!("{ctx}"));
-                    let mut buf = x.send[r].clone();
-                    w.alltoall_in_place_with(&mut buf, alg)?;
-                    same(&buf, &x.want[r], format_args!("in place {ctx}"));
-                    let mut recv = vec![u64::MAX; buf.len()];
-                    w.alltoall_into_with(&x.send[r][..], &mut recv, alg)?;
-                    same(&recv, &x.want[r], format_args!("into {ctx}"));
-                    let (sc, sd, rc) = (&x.send_counts[r], &x.send_displs[r], &x.recv_counts[r]);
-                    let got = w.alltoallv_with(&x.vsend[r], sc, sd, rc, alg)?;
-                    same(&got, &x.vwant[r], format_args!("alltoallv {ctx}"));
-                }
-            }
-            Ok(())
-        })
-        .unwrap_or_else(|e| panic!("p = {p}: {e}"));
+    on_every_rank_count(Case::with_exchange, alltoall);
+}
+
+#[test]
+fn alltoall_every_algorithm_and_form_large() {
+    on_large_rank_counts(large_in_all, Case::with_exchange, alltoall);
+}
+
+/// Shifts by 0, ±1, `p - 1`, `p`, `2p + 1` and a few more (3, `p + 2`, `-p - 5`) of the
+/// cases' blocks and of blocks whose sizes differ between ranks.
+fn shift(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
+    let r = w.rank();
+    let pi = p as isize;
+    for q in [0, 1, -1, 3, pi - 1, pi, pi + 2, 2 * pi + 1, -pi - 5] {
+        let from = (r as isize - q).rem_euclid(pi) as usize;
+        for c in cases {
+            let ctx = format!("q={q} n={}", c.n);
+            shifted(w, &c.blocks[r], &c.blocks[from], q, &ctx)?;
+        }
+        let uneven = |rank: usize| block(rank, rank % 5 + 1);
+        shifted(w, &uneven(r), &uneven(from), q, &format!("q={q} uneven"))?;
     }
+    Ok(())
+}
+
+/// Shifts `mine` by `q` with every algorithm (`GrayCode` where `p` is a power of two,
+/// elsewhere its `InvalidArgument`) and in the borrowed and owned forms; each must get `want`.
+fn shifted(w: &Comm, mine: &[u64], want: &[u64], q: isize, ctx: &str) -> rpar::Result<()> {
+    for alg in SHIFT {
+        let got = w.shift_circular_with(mine.to_vec(), q, alg);
+        if refused(&got, alg == Shift::GrayCode, w.size()) {
+            continue;
+        }
+        same(&got?, want, format_args!("{alg:?} {ctx}"));
+    }
+    let got = w.shift_circular(mine, q)?;
+    same(&got, want, format_args!("borrowed {ctx}"));
+    let got = w.shift_circular_owned(mine.to_vec(), q)?;
+    same(&got, want, format_args!("owned {ctx}"));
+    Ok(())
 }
 
 #[test]
 fn shift_circular_every_algorithm() {
-    run_all(|w, p, _| {
-        let r = w.rank();
-        let pi = p as isize;
-        for alg in [Shift::Auto, Shift::Direct, Shift::GrayCode] {
-            for q in [0, 1, -1, 3, pi, pi + 2, -pi - 5] {
-                // sizes differ between ranks
-                let mine = block(r, r % 5 + 1);
-                let got = w.shift_circular_with(mine, q, alg);
-                if alg == Shift::GrayCode && !p.is_power_of_two() {
-                    assert!(matches!(got, Err(Error::InvalidArgument { .. })), "{got:?}");
-                    continue;
-                }
-                let from = (r as isize - q).rem_euclid(pi) as usize;
-                same(
-                    &got?,
-                    &block(from, from % 5 + 1),
-                    format_args!("{alg:?} q={q}"),
-                );
-            }
-        }
-        let got = w.shift_circular(&[r as u32; 1000][..], 2)?;
-        assert_eq!(got, vec![((r + 2 * p - 2) % p) as u32; 1000]);
-        Ok(())
-    });
+    on_every_rank_count(Case::new, shift);
+}
+
+#[test]
+fn shift_circular_every_algorithm_large() {
+    on_large_rank_counts(large_count, Case::new, shift);
 }
 
 #[test]
 fn barrier_every_algorithm_separates_rounds() {
-    for p in rank_counts() {
+    for p in every_rank_count() {
         let arrived = AtomicUsize::new(0);
         rpar::run(p, |w| {
             for (round, alg) in [
@@ -484,13 +584,14 @@ fn mismatched_arguments_are_errors() {
         w.bcast_with(&mut buf, 1, Bcast::Linear)
     })
     .unwrap_err();
-    let text = err.to_string();
-    // (the collective-call check catches it first, from the sizes the ranks declare)
+    // the collective-call check catches it first, from the sizes the ranks declare
+    let Error::CollectiveMismatch { calls, .. } = &err else {
+        panic!("expected a collective mismatch, got {err}");
+    };
+    let text = format!("{calls:?}");
     assert!(
-        text.contains("rank 1 contributed 3 elements where 4")
-            || (text.contains("collective mismatch")
-                && text.contains("16 bytes")
-                && text.contains("12 bytes")),
+        text.contains("(2, \"bcast(root 1, 16 bytes) as collective call #0\")")
+            && text.contains("bcast(root 1, 12 bytes)"),
         "{text}"
     );
     // a receive buffer of the wrong length

@@ -1,52 +1,26 @@
-//! Every algorithm of every reduction collective (reduce, allreduce, scan, exscan,
-//! reduce_scatter, reduce_scatter_block) against a sequential reference, with a commutative
-//! operator (wrapping `Sum` on `u64`) and a non-commutative one (composition of affine maps
-//! `x -> a x + b` modulo 2^64, which is associative but not commutative, so any reordering or
-//! rebracketing mistake shows).
+//! Every algorithm of every reduction collective (reduce, allreduce, scan, exscan, each also in
+//! place, reduce_scatter, reduce_scatter_block), `Auto` included, against a sequential
+//! reference (the sweep of `collective/reduction.rs`), with
 //!
-//! Sweep (chosen to keep the file well under a minute in debug on 2 shared cores):
-//! element counts 0, 1 and 7 for every rank count 1..=33 and 64; 1000 elements for the rank
-//! counts in `MEDIUM_RANKS`; 100000 elements for those in `LARGE_RANKS` (powers of two and not,
-//! with and without the fold). Roots: 0, the middle rank and the last. The `Auto` variants,
-//! which run one of the explicit algorithms, are checked in the larger sweeps only.
+//! - integers: wrapping `Sum` on `u64`, and the composition of affine maps `x -> a x + b`
+//!   modulo 2^64, which is associative but not commutative, so any reordering shows; results
+//!   identical to the reference;
+//! - floats (`f64`): `Sum` of dyadic values, whose every bracketing is exact, and the
+//!   composition of affine maps with `a = ±1` and dyadic `b`, exact as well (non-commutative):
+//!   results bit for bit the rank-ordered ones; and `Sum` of arbitrary floats: within the
+//!   rounding bound of [`Reference::within_rounding`], and bitwise the same on every rank for
+//!   allreduce.
+//!
+//! Element counts 0, 1, 7 and 1000 for every rank count 1..=33 and 64, every form; 100000 for
+//! the rank counts in [`LARGE_RANKS`], the forms with a send buffer ([`Forms::NotInPlace`]).
+//! Roots 0, 1, `p / 2` and `p - 1`. (`Ring`, non-commutative operator) is left out (see
+//! `ring_with_non_commutative_op`).
 
-use rpar::{Allreduce, Comm, Datatype, Error, Reduce, ReduceOp, ReduceScatter, Scan, Sum, UserOp};
-use std::fmt::Debug;
+mod collective;
 
-const SMALL_COUNTS: [usize; 3] = [0, 1, 7];
-const MEDIUM_RANKS: [usize; 8] = [2, 3, 5, 8, 12, 17, 32, 33];
-const LARGE_RANKS: [usize; 4] = [1, 3, 4, 6];
-
-const REDUCES: [Reduce; 5] = [
-    Reduce::Auto,
-    Reduce::Linear,
-    Reduce::Binomial,
-    Reduce::Rabenseifner,
-    Reduce::SharedMemory,
-];
-const ALLREDUCES: [Allreduce; 6] = [
-    Allreduce::Auto,
-    Allreduce::RecursiveDoubling,
-    Allreduce::Ring,
-    Allreduce::Rabenseifner,
-    Allreduce::ReduceBcast,
-    Allreduce::SharedMemory,
-];
-const SCANS: [Scan; 3] = [Scan::Auto, Scan::Linear, Scan::RecursiveDoubling];
-const REDUCE_SCATTERS: [ReduceScatter; 4] = [
-    ReduceScatter::Auto,
-    ReduceScatter::RecursiveHalving,
-    ReduceScatter::Pairwise,
-    ReduceScatter::Ring,
-];
-
-/// A deterministic pseudo-random value for element `i` of rank `rank` (splitmix64).
-fn mix(rank: usize, i: usize, salt: u64) -> u64 {
-    let mut z = (rank as u64) << 32 ^ (i as u64) ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+use collective::reduction::{run_sweep, sweep, Forms, Reference};
+use collective::{every_rank_count, mix, COUNTS, LARGE, LARGE_RANKS};
+use rpar::{Sum, UserOp};
 
 /// Affine map `x -> a x + b` as `[a, b]`; `compose(f, g)` applies `f` first, then `g`.
 fn compose(f: [u64; 2], g: [u64; 2]) -> [u64; 2] {
@@ -56,210 +30,85 @@ fn compose(f: [u64; 2], g: [u64; 2]) -> [u64; 2] {
     ]
 }
 
-/// The sequential reference for one (rank count, element count): every rank's input, the
-/// inclusive prefixes in rank order, and the uneven reduce_scatter counts.
-struct Reference<T> {
-    inputs: Vec<Vec<T>>,
-    prefixes: Vec<Vec<T>>,
-    counts: Vec<usize>,
+/// [`compose`] on `f64`.
+fn compose_f64(f: [f64; 2], g: [f64; 2]) -> [f64; 2] {
+    [f[0] * g[0], f[1] * g[0] + g[1]]
 }
 
-impl<T: Datatype> Reference<T> {
-    fn new<O: ReduceOp<T>>(p: usize, n: usize, op: &O, gen: impl Fn(usize, usize) -> T) -> Self {
-        let inputs: Vec<Vec<T>> = (0..p)
-            .map(|r| (0..n).map(|i| gen(r, i)).collect())
-            .collect();
-        let mut prefixes = vec![inputs[0].clone()];
-        for x in &inputs[1..] {
-            let mut next = prefixes.last().unwrap().clone();
-            op.reduce_right(&mut next, x);
-            prefixes.push(next);
-        }
-        // Uneven counts with zeros: weights 0, 1, 2, 0, 1, 2, …; the rest goes to the last rank.
-        let weight: usize = (0..p).map(|i| i % 3).sum::<usize>().max(1);
-        let mut counts: Vec<usize> = (0..p).map(|i| n * (i % 3) / weight).collect();
-        counts[p - 1] += n - counts.iter().sum::<usize>();
-        Reference {
-            inputs,
-            prefixes,
-            counts,
-        }
-    }
-
-    fn total(&self) -> &[T] {
-        self.prefixes.last().unwrap()
-    }
+/// Zero elements have no order to get wrong: the commutative sweeps cover them.
+fn nonzero(counts: &[usize]) -> Vec<usize> {
+    counts.iter().copied().filter(|&n| n > 0).collect()
 }
 
-fn check<T: PartialEq + Debug>(
-    got: &[T],
-    want: &[T],
-    what: impl FnOnce() -> String,
-) -> rpar::Result<()> {
-    if got == want {
-        return Ok(());
-    }
-    let first = got.iter().zip(want).position(|(g, w)| g != w);
-    Err(Error::user(format!(
-        "{}: got {} elements, expected {}; first difference at {:?}",
-        what(),
-        got.len(),
-        want.len(),
-        first
-    )))
-}
-
-/// Checks that a ring algorithm refused a non-commutative operator (it would reorder the
-/// operands) with `InvalidArgument`.
-fn refused<R>(got: rpar::Result<R>, what: impl FnOnce() -> String) -> rpar::Result<()> {
-    match got {
-        Err(Error::InvalidArgument { message, .. }) if message.contains("commutative") => Ok(()),
-        Err(other) => Err(other),
-        Ok(_) => Err(Error::user(format!(
-            "{}: a non-commutative operator was not refused",
-            what()
-        ))),
-    }
-}
-
-/// Runs every algorithm of every operation on one rank and checks it (`Ring` with a
-/// non-commutative operator must refuse).
-fn every_algorithm<T, O>(
-    world: &Comm,
-    refs: &[Reference<T>],
-    op: &O,
-    auto: bool,
-) -> rpar::Result<()>
-where
-    T: Datatype + PartialEq + Debug,
-    O: ReduceOp<T>,
-{
-    let (p, r) = (world.size(), world.rank());
-    let mut roots = vec![0, p / 2, p - 1];
-    roots.dedup();
-    // `Auto` runs one of the explicit algorithms; the sweeps with larger counts also check it.
-    let skip = |auto_variant: bool| auto_variant && !auto;
-    for re in refs {
-        let mine = &re.inputs[r][..];
-        let n = mine.len();
-        for algorithm in REDUCES {
-            if skip(algorithm == Reduce::Auto) {
-                continue;
-            }
-            for &root in &roots {
-                let got = world.reduce_with(mine, op, root, algorithm)?;
-                let ctx = || format!("reduce {algorithm:?} p={p} n={n} root={root} rank={r}");
-                match got {
-                    Some(v) if r == root => check(&v, re.total(), ctx)?,
-                    None if r != root => {}
-                    _ => return Err(Error::user(format!("{}: wrong Some/None", ctx()))),
-                }
-            }
-        }
-        for algorithm in ALLREDUCES {
-            if skip(algorithm == Allreduce::Auto) {
-                continue;
-            }
-            let got = world.allreduce_with(mine, op, algorithm);
-            if algorithm == Allreduce::Ring && !op.is_commutative() {
-                refused(got, || format!("allreduce Ring p={p} n={n}"))?;
-                continue;
-            }
-            check(&got?, re.total(), || {
-                format!("allreduce {algorithm:?} p={p} n={n} rank={r}")
-            })?;
-        }
-        let mut inplace = mine.to_vec();
-        world.allreduce_in_place(&mut inplace[..], op)?;
-        check(&inplace, re.total(), || {
-            format!("allreduce_in_place p={p} n={n}")
-        })?;
-        for algorithm in SCANS {
-            if skip(algorithm == Scan::Auto) {
-                continue;
-            }
-            let got = world.scan_with(mine, op, algorithm)?;
-            check(&got, &re.prefixes[r], || {
-                format!("scan {algorithm:?} p={p} n={n} rank={r}")
-            })?;
-            let got = world.exscan_with(mine, op, algorithm)?;
-            let ctx = || format!("exscan {algorithm:?} p={p} n={n} rank={r}");
-            match got {
-                Some(v) if r > 0 => check(&v, &re.prefixes[r - 1], ctx)?,
-                None if r == 0 => {}
-                _ => return Err(Error::user(format!("{}: wrong Some/None", ctx()))),
-            }
-        }
-        let start: usize = re.counts[..r].iter().sum();
-        let own = start..start + re.counts[r];
-        let block = n / p;
-        for algorithm in REDUCE_SCATTERS {
-            if skip(algorithm == ReduceScatter::Auto) {
-                continue;
-            }
-            if algorithm == ReduceScatter::Ring && !op.is_commutative() {
-                let what = || format!("reduce_scatter Ring p={p} n={n}");
-                refused(
-                    world.reduce_scatter_with(mine, &re.counts, op, algorithm),
-                    what,
-                )?;
-                let got = world.reduce_scatter_block_with(&mine[..block * p], op, algorithm);
-                refused(got, what)?;
-                continue;
-            }
-            let got = world.reduce_scatter_with(mine, &re.counts, op, algorithm)?;
-            check(&got, &re.total()[own.clone()], || {
-                format!(
-                    "reduce_scatter {algorithm:?} p={p} n={n} rank={r} counts={:?}",
-                    re.counts
-                )
-            })?;
-            let got = world.reduce_scatter_block_with(&mine[..block * p], op, algorithm)?;
-            check(&got, &re.total()[r * block..(r + 1) * block], || {
-                format!("reduce_scatter_block {algorithm:?} p={p} n={n} rank={r}")
-            })?;
-        }
-    }
-    Ok(())
-}
-
-/// Both operators for `p` ranks and the given element counts.
-fn sweep(p: usize, counts: &[usize], auto: bool) {
-    let sum_refs: Vec<Reference<u64>> = counts
-        .iter()
-        .map(|&n| Reference::new(p, n, &Sum, |r, i| mix(r, i, 1)))
-        .collect();
+fn integers(p: usize, counts: &[usize], forms: Forms) {
+    sweep(p, counts, forms, &Sum, u64::wrapping_add, |r, i| {
+        mix(r, i, 1)
+    });
     let affine = UserOp::non_commutative(compose);
-    // Zero elements have no order to get wrong: the commutative sweep covers them.
-    let affine_refs: Vec<Reference<[u64; 2]>> = counts
+    sweep(p, &nonzero(counts), forms, &affine, compose, |r, i| {
+        [mix(r, i, 2) | 1, mix(r, i, 3)]
+    });
+}
+
+/// A dyadic value in `[-1024, 1024)` with ten bits after the point: sums of up to 64 of them
+/// need at most 27 significant bits, so every bracketing is exact in `f64`.
+fn dyadic(r: usize, i: usize, salt: u64) -> f64 {
+    ((mix(r, i, salt) % (1 << 21)) as i64 - (1 << 20)) as f64 / 1024.0
+}
+
+/// An arbitrary float: a full mantissa, either sign, magnitudes up to `2^9` over 20 binades.
+fn arbitrary(r: usize, i: usize) -> f64 {
+    let unit = (mix(r, i, 7) >> 11) as f64 / (1u64 << 53) as f64 - 0.5; // [-0.5, 0.5)
+    let unit = if unit == 0.0 { 0.25 } else { unit };
+    unit * f64::powi(2.0, (mix(r, i, 8) % 21) as i32 - 10)
+}
+
+fn floats(p: usize, counts: &[usize], forms: Forms) {
+    sweep(
+        p,
+        counts,
+        forms,
+        &Sum,
+        |a: f64, b| a + b,
+        |r, i| dyadic(r, i, 4),
+    );
+    // `a = ±1` keeps every product exact; the sign flips make the order matter
+    let affine = UserOp::non_commutative(compose_f64);
+    sweep(p, &nonzero(counts), forms, &affine, compose_f64, |r, i| {
+        let a = if mix(r, i, 5) & 1 == 0 { 1.0 } else { -1.0 };
+        [a, dyadic(r, i, 6)]
+    });
+    let rounded: Vec<Reference<f64>> = counts
         .iter()
-        .filter(|&&n| n > 0)
-        .map(|&n| Reference::new(p, n, &affine, |r, i| [mix(r, i, 2) | 1, mix(r, i, 3)]))
+        .map(|&n| Reference::new(p, n, |a, b| a + b, arbitrary).within_rounding())
         .collect();
-    rpar::run(p, |world| {
-        every_algorithm(&world, &sum_refs, &Sum, auto)?;
-        every_algorithm(&world, &affine_refs, &affine, auto)
-    })
-    .unwrap_or_else(|e| panic!("p = {p}: {e}"));
+    run_sweep(p, &rounded, &Sum, forms);
 }
 
 #[test]
-fn small_counts_every_rank_count() {
-    for p in (1..=33).chain([64]) {
-        sweep(p, &SMALL_COUNTS, false);
+fn integers_every_rank_count() {
+    for p in every_rank_count() {
+        integers(p, &COUNTS, Forms::All);
     }
 }
 
 #[test]
-fn thousand_elements() {
-    for p in MEDIUM_RANKS {
-        sweep(p, &[1000], true);
-    }
-}
-
-#[test]
-fn hundred_thousand_elements() {
+fn integers_hundred_thousand_elements() {
     for p in LARGE_RANKS {
-        sweep(p, &[100_000], true);
+        integers(p, &[LARGE], Forms::NotInPlace);
+    }
+}
+
+#[test]
+fn floats_every_rank_count() {
+    for p in every_rank_count() {
+        floats(p, &COUNTS, Forms::All);
+    }
+}
+
+#[test]
+fn floats_hundred_thousand_elements() {
+    for p in LARGE_RANKS {
+        floats(p, &[LARGE], Forms::NotInPlace);
     }
 }
