@@ -21,6 +21,10 @@ use rpar::{
 use std::fmt::Debug;
 use std::process::Command;
 
+#[path = "common/reordered.rs"]
+mod reordered;
+use reordered::{assert_reordered, Reordered, ReorderedChar};
+
 fn main() {
     if rpar::launched_by_mpi() {
         if std::env::var_os("RPAR_MPI_FAIL").is_some() {
@@ -310,9 +314,73 @@ struct Padded {
     i: i32,
 }
 
+/// `n` values sent to the next rank plainly and typed, each received from the previous one
+/// plainly (`recv`, `recv_into`) and typed, and gathered by rpar's own ring algorithm: every
+/// value arrives as it was sent, though its bytes travel in map order.
+fn every_way_around<T: Datatype + PartialEq + Debug>(
+    world: &Comm,
+    n: usize,
+    nth: fn(usize) -> T,
+) -> rpar::Result<()> {
+    let value = |rank: usize, i: usize| nth(rank * n + i);
+    let (r, p) = (world.rank(), world.size());
+    let (next, prev) = ((r + 1) % p, (r + p - 1) % p);
+    let ty = T::type_map().commit();
+    let mine: Vec<T> = (0..n).map(|i| value(r, i)).collect();
+    let theirs: Vec<T> = (0..n).map(|i| value(prev, i)).collect();
+    let name = std::any::type_name::<T>();
+    for tag in [30, 31, 32] {
+        world.send(&mine[..], next, tag)?;
+    }
+    for tag in [33, 34, 35] {
+        world.send_typed(&mine, &ty, n, next, tag)?;
+    }
+    for (tag, from) in [(30, "send"), (33, "send_typed")] {
+        check(
+            &format!("{n} x {name}: {from} -> recv"),
+            world.recv::<T>(prev, tag)?.0,
+            theirs.clone(),
+        );
+        let mut into = mine.clone();
+        world.recv_into(&mut into, prev, tag + 1)?;
+        check(
+            &format!("{n} x {name}: {from} -> recv_into"),
+            into.clone(),
+            theirs.clone(),
+        );
+        into.clone_from(&mine);
+        world.recv_typed(&mut into, &ty, n, prev, tag + 2)?;
+        check(
+            &format!("{n} x {name}: {from} -> recv_typed"),
+            into,
+            theirs.clone(),
+        );
+    }
+    let all = world.allgather_with(&mine[..], Allgather::Ring)?;
+    let want: Vec<T> = (0..p)
+        .flat_map(|q| (0..n).map(move |i| (q, i)))
+        .map(|(q, i)| value(q, i))
+        .collect();
+    check(&format!("{n} x {name}: allgather Ring"), all, want);
+    Ok(())
+}
+
 fn datatypes(world: &Comm) -> rpar::Result<()> {
     let (r, p) = (world.rank(), world.size());
     let (next, prev) = ((r + 1) % p, (r + p - 1) % p);
+    // inline, eager and (between processes) large; a large message to itself would wait for
+    // its own receive
+    let sizes: &[usize] = if p == 1 {
+        &[3, 1000]
+    } else {
+        &[3, 1000, 10_000]
+    };
+    assert_reordered::<Reordered>();
+    assert_reordered::<ReorderedChar>();
+    for &n in sizes {
+        every_way_around(world, n, Reordered::nth)?;
+        every_way_around(world, n, ReorderedChar::nth)?;
+    }
     let padded = |k: usize| Padded {
         c: k as i8,
         d: k as f64 * 0.5,

@@ -8,7 +8,8 @@
 //! syntactically never a `Datatype` (a reference, a pointer, a slice, …) gets no stub: such a
 //! struct cannot meet `Datatype`'s `Copy + Send + Sync + 'static` bounds either, and a stub
 //! would only add errors about those. Any other field type is left to the `Datatype` bound, at
-//! the field (see `check.rs`).
+//! the field (see `check.rs`): the field layouts are the one place that asks it, and the impls
+//! hold only where every field is a `Datatype` (see `expand.rs`), so a bad field is one error.
 
 mod ast;
 mod check;
@@ -69,7 +70,12 @@ mod tests {
             out.contains("unsafe impl :: rpar :: Datatype for P"),
             "{out}"
         );
-        assert!(out.contains("offset_of ! (Self , x)"), "{out}");
+        assert!(out.contains("offset_of ! (P , x)"), "{out}");
+        // the impl holds only where every field is a Datatype
+        assert!(
+            out.contains("for < '__rpar > f32 : :: rpar :: Datatype"),
+            "{out}"
+        );
         assert!(out.contains("automatically_derived"), "{out}");
         assert!(!out.contains("compile_error"), "{out}");
     }

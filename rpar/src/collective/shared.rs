@@ -34,7 +34,6 @@
 use super::op::ReduceOp;
 use super::reduce::even_slots;
 use super::scratch::Scratch;
-use crate::comm::signatures_agree;
 use crate::datatype::Datatype;
 use crate::transport::{Arena, ElemType, Endpoint, Post, Step, SLOT_ALIGN};
 use crate::{Comm, Error, Result};
@@ -162,7 +161,9 @@ impl<'a> Shm<'a> {
         let want = ElemType::of::<T>();
         let same_type = match post.elem {
             None => post.bytes == 0,
-            Some(elem) => elem.id == want.id || signatures_agree(&(elem.map)(), &(want.map)()),
+            Some(elem) => {
+                elem.id == want.id || elem.reads_as(post.bytes / elem.size.max(1), want, n)
+            }
         };
         if !same_type {
             let elem = post.elem.unwrap_or(want);

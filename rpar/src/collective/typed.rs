@@ -11,10 +11,12 @@
 //!    lands on a value of its basic type) before anything is copied or sent;
 //! 2. the ranks compare their type signatures, MPI's rule for collectives: what a rank sends a
 //!    rank must have the signature of what that rank receives. Each rank contributes a
-//!    fingerprint of each side — the primitive period of the signature (the shortest sequence
-//!    of basic types that the signature of one element repeats) as a 64-bit hash and a length,
-//!    and how many basic values in all — to one small allgather, so that every rank sees every
-//!    mismatch (and every other rank's bad buffer) and returns the same error;
+//!    fingerprint of each side — its bytes, and the primitive period of the signature (the
+//!    shortest sequence of basic types that the signature of one element repeats, computed at
+//!    commit), verbatim if it has at most three runs of one basic type, else as its length and
+//!    a 64-bit hash — to one small allgather, so that every rank sees every mismatch (and every
+//!    other rank's bad buffer) and returns the same error. Only two different periods of more
+//!    than three runs whose hashes collide could pass for each other;
 //! 3. the data travels packed, as bytes, through the byte collective of the same family with
 //!    the chosen algorithm, and each receiver unpacks it into place.
 //!
@@ -24,24 +26,25 @@
 use super::layout::{blocks_total, zeroed_vec};
 use super::{Allgather, Alltoall, Bcast, Gather, Scatter};
 use crate::comm::Call;
-use crate::datatype::{Access, CommittedType, Datatype};
+use crate::datatype::{Access, CommittedType, Datatype, PeriodDigest};
 use crate::{Comm, Error, Result};
 
-/// What a rank's type signature looks like from outside: enough to decide whether two agree.
+/// What a rank's type signature looks like from outside, in four words: its bytes, and the
+/// digest of its primitive period, computed once at commit (`PeriodDigest` in
+/// `datatype/commit.rs`). Two signatures are the same sequence of basic types exactly when they
+/// hold as many bytes and have the same period (`Compiled::same_signature`): equal
+/// fingerprints, exactly so for periods of up to three runs, up to a 64-bit hash's collision
+/// for longer ones (the digest says what that risks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Fingerprint {
-    /// FNV-1a hash of the primitive period of one element's signature.
-    period_hash: u64,
-    /// Basic values in the primitive period.
-    period_len: u64,
-    /// Basic values in all (`count` elements).
-    values: u64,
     /// Bytes of data in all (packed size).
     bytes: u64,
+    /// The digest of one element's primitive period; that of nothing if there are no bytes.
+    period: PeriodDigest,
 }
 
 impl Fingerprint {
-    /// The fingerprint of `count` elements of `ty`.
+    /// The fingerprint of `count` elements of `ty`: O(1), whatever the type.
     fn of(ty: &CommittedType, count: usize, call: &'static str) -> Result<Fingerprint> {
         let c = &*ty.inner;
         let bytes = c.size.checked_mul(count).ok_or_else(|| {
@@ -50,82 +53,37 @@ impl Fingerprint {
                 format!("{count} elements of {} bytes overflow usize", c.size),
             )
         })?;
-        let codes: Vec<u8> = c.map.entries().iter().map(|&(b, _)| b as u8).collect();
-        let period = if c.uniform.is_some() {
-            codes.len().min(1)
-        } else {
-            primitive_period(&codes)
-        };
-        let (period_hash, period_len) = if bytes == 0 {
-            (0, 0) // an empty signature: no period to speak of
-        } else {
-            (fnv1a(&codes[..period]), period as u64)
-        };
         Ok(Fingerprint {
-            period_hash,
-            period_len,
-            values: (codes.len() as u64).saturating_mul(count as u64),
             bytes: bytes as u64,
+            period: if bytes == 0 {
+                PeriodDigest::NOTHING // an empty signature: no period to speak of
+            } else {
+                c.digest
+            },
         })
     }
 
     /// Whether data of this signature can be received by `other`: the same sequence of basic
-    /// types (the same primitive period, repeated as often).
+    /// types (the same primitive period, in as many bytes).
     fn agrees(&self, other: &Fingerprint) -> bool {
-        self.values == other.values
-            && (self.values == 0
-                || (self.period_hash, self.period_len) == (other.period_hash, other.period_len))
+        self == other
     }
 
     fn words(&self) -> [u64; 4] {
-        [self.period_hash, self.period_len, self.values, self.bytes]
+        let [a, b, c] = self.period.0;
+        [self.bytes, a, b, c]
     }
 
     fn from_words(w: &[u64]) -> Fingerprint {
         Fingerprint {
-            period_hash: w[0],
-            period_len: w[1],
-            values: w[2],
-            bytes: w[3],
+            bytes: w[0],
+            period: PeriodDigest([w[1], w[2], w[3]]),
         }
     }
 
     fn describe(&self) -> String {
-        format!(
-            "{} basic values in {} bytes (a period of {} basic types, hash {:016x})",
-            self.values, self.bytes, self.period_len, self.period_hash
-        )
+        self.period.describe(self.bytes)
     }
-}
-
-/// The length of the shortest prefix of `s` that `s` is a repetition of (`s.len()` if none).
-fn primitive_period(s: &[u8]) -> usize {
-    // the prefix function of Knuth, Morris and Pratt: `border[i]` is the longest proper border
-    // of `s[..=i]`; `s` is a power of a shorter word iff its length is a multiple of
-    // `len - border`
-    let mut border = vec![0usize; s.len()];
-    for i in 1..s.len() {
-        let mut k = border[i - 1];
-        while k > 0 && s[i] != s[k] {
-            k = border[k - 1];
-        }
-        if s[i] == s[k] {
-            k += 1;
-        }
-        border[i] = k;
-    }
-    let n = s.len();
-    match border.last() {
-        Some(&b) if b > 0 && n.is_multiple_of(n - b) => n - b,
-        _ => n,
-    }
-}
-
-/// FNV-1a, 64 bits.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 /// Which ranks send to which in a collective, for the signature check.
@@ -683,17 +641,6 @@ mod tests {
     use crate::datatype::TypeMap;
 
     #[test]
-    fn primitive_periods() {
-        assert_eq!(primitive_period(&[]), 0);
-        assert_eq!(primitive_period(&[1]), 1);
-        assert_eq!(primitive_period(&[1, 1, 1, 1]), 1);
-        assert_eq!(primitive_period(&[1, 2, 1, 2, 1, 2]), 2);
-        assert_eq!(primitive_period(&[1, 2, 1, 2, 1]), 5); // a border, but no repetition
-        assert_eq!(primitive_period(&[1, 1, 2, 1, 1, 2]), 3);
-        assert_eq!(primitive_period(&[1, 2, 1, 1, 2, 1]), 3);
-    }
-
-    #[test]
     fn signatures_agree_as_sequences_of_basic_types() -> Result<()> {
         let f64s = |n| TypeMap::contiguous(n, &f64::type_map()).map(|t| t.commit());
         let column = TypeMap::vector(4, 1, 8, &f64::type_map())?.commit();
@@ -713,6 +660,43 @@ mod tests {
         assert!(!fp(&two, 1)?.agrees(&fp(&sorted, 1)?));
         // nothing agrees with nothing, whatever the types
         assert!(fp(&i32s, 0)?.agrees(&fp(&column, 0)?));
+        // periods of up to three runs travel verbatim: as many bytes, runs of other lengths
+        let runs = |nf, ni| TypeMap::structure(&[(nf, 0, &f), (ni, 8 * nf as isize, &i)]);
+        let (a, b) = (runs(2, 4)?.commit(), runs(3, 2)?.commit());
+        assert_eq!((a.size(), b.size()), (32, 32));
+        assert!(!fp(&a, 3)?.agrees(&fp(&b, 3)?));
+        assert_eq!(
+            fp(&a, 3)?.describe(),
+            "18 basic values in 96 bytes: repetitions of (f64 x 2, i32 x 4)"
+        );
+        // longer ones as a hash: the same four fields in another order do not agree
+        let fields = [
+            i8::type_map(),
+            i16::type_map(),
+            i32::type_map(),
+            f64::type_map(),
+        ];
+        let quad = |order: [usize; 4]| {
+            let at = [0, 2, 4, 8];
+            let blocks: Vec<_> = (0..4).map(|k| (1, at[k], &fields[order[k]])).collect();
+            TypeMap::structure(&blocks)
+        };
+        let (one, two) = (
+            quad([0, 1, 2, 3])?,
+            TypeMap::contiguous(2, &quad([0, 1, 2, 3])?)?,
+        );
+        assert!(fp(&one.commit(), 2)?.agrees(&fp(&two.commit(), 1)?));
+        let other = quad([0, 1, 3, 2])?.commit();
+        assert!(!fp(&one.commit(), 1)?.agrees(&fp(&other, 1)?));
+        let hashed = fp(&other, 1)?;
+        let described = hashed.describe();
+        assert!(
+            described.starts_with(
+                "4 basic values in 15 bytes: repetitions of a period of 4 basic types in 15 bytes"
+            ),
+            "{described}"
+        );
+        assert_eq!(Fingerprint::from_words(&hashed.words()), hashed);
         Ok(())
     }
 }

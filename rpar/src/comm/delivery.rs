@@ -2,7 +2,7 @@
 //! truncation check, and the one copy (or the move of an owned `Vec`).
 
 use crate::comm::Status;
-use crate::datatype::{Compiled, Datatype, TypeMap};
+use crate::datatype::Datatype;
 use crate::transport::{Data, ElemType, Endpoint, Matched, Message};
 use crate::Error;
 use std::mem::MaybeUninit;
@@ -20,9 +20,10 @@ pub(crate) enum Undelivered {
 
 /// How many `recv` elements the message fills, if the types agree (MPI's type-signature rule).
 ///
-/// The same Rust type always agrees. Different types agree when both are dense (no padding,
-/// extent = size) and the flattened sequences of basic types are equal, e.g. `[f64; 2]` × 3 and
-/// `f64` × 6. An empty message matches every type.
+/// The same Rust type always agrees. Different types agree when both are gap-free in memory
+/// order (no padding, fields in map order) and their sequences of basic types are the same,
+/// e.g. `[f64; 2]` × 3 and `f64` × 6. A typed message agrees with a receive of the same
+/// sequence of basic types, padded or not. An empty message matches every type.
 #[inline]
 pub(crate) fn received_count(msg: &Message, recv: &ElemType) -> Option<usize> {
     // the common case, inlined: a plain message of the receive's own type
@@ -48,31 +49,8 @@ fn converted_count(msg: &Message, recv: &ElemType) -> Option<usize> {
     if recv.size == 0 || !bytes.is_multiple_of(recv.size) {
         return None;
     }
-    let (sent_map, recv_map) = ((msg.elem.map)(), (recv.map)());
-    signatures_agree(&sent_map, &recv_map).then_some(bytes / recv.size)
-}
-
-/// Whether two element types have the same type signature (both dense, and their sequences of
-/// basic types agree), so that the bytes of one are values of the other.
-pub(crate) fn signatures_agree(a: &TypeMap, b: &TypeMap) -> bool {
-    if !a.is_dense() || !b.is_dense() {
-        return false;
-    }
-    let (sa, sb): (Vec<_>, Vec<_>) = (a.signature().collect(), b.signature().collect());
-    if sa.is_empty() || sb.is_empty() {
-        return sa.is_empty() && sb.is_empty();
-    }
-    // both sequences repeat with their own period; they agree iff they agree over the lcm
-    let period = lcm(sa.len(), sb.len());
-    (0..period).all(|i| sa[i % sa.len()] == sb[i % sb.len()])
-}
-
-fn lcm(a: usize, b: usize) -> usize {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    a / x * b
+    let count = bytes / recv.size;
+    msg.elem.reads_as(msg.count, *recv, count).then_some(count)
 }
 
 fn mismatch(m: &Matched, recv: &ElemType) -> Error {
@@ -105,15 +83,16 @@ unsafe fn copy_out(data: Data, bytes: usize, dst: *mut u8, recv: &ElemType, coun
         // SAFETY: dst is valid for `bytes` bytes, the size the sender published.
         Data::Borrowed(ticket) => unsafe { ticket.copy_to(dst) },
         Data::Empty => bytes == 0,
-        // SAFETY: dst is valid for `count` elements of `recv`: if that type is dense, `bytes`
-        // bytes, the packed size of the typed message; else its type map names where they go.
-        // (a receiving type is dense exactly when its elements fill the packed bytes: then one
-        // copy; else its map says where the packed bytes go, and only then is it built)
+        // SAFETY: dst is valid for `count` elements of `recv`, which hold `bytes` data bytes,
+        // the packed size of the typed message. A receiving type gap-free in memory order is
+        // laid out as its packed form, so the packed bytes are copied in as they are; any other
+        // (padding, or fields Rust placed in another order than the map's) is unpacked by its
+        // map, which names where each packed byte goes.
         Data::Typed(t) => unsafe {
-            if count * recv.size == bytes {
+            if recv.dense {
                 t.copy_packed_to(dst)
             } else {
-                t.unpack_to(&Compiled::of_map((recv.map)()), count, dst)
+                t.unpack_to(&(recv.compiled)(), count, dst)
             }
         },
     }
@@ -269,6 +248,60 @@ pub(crate) mod tests {
             data,
         };
         Matched::for_test(header, message)
+    }
+
+    /// No padding, but Rust puts `b` first: the map is not in memory order.
+    #[derive(crate::Datatype, Clone, Copy, Debug, PartialEq)]
+    struct Reordered {
+        a: bool,
+        b: u32,
+        c: u16,
+        d: u8,
+    }
+
+    #[test]
+    fn packed_bytes_from_another_process_go_where_the_receiving_map_says() {
+        // what the MPI transport makes of a Reordered sent from another process: packed in
+        // map order, as a dense stand-in of the sender's signature
+        let sent = [
+            Reordered {
+                a: true,
+                b: 0x0a0b_0c0d,
+                c: 0x0203,
+                d: 4,
+            },
+            Reordered {
+                a: false,
+                b: 7,
+                c: 8,
+                d: 9,
+            },
+        ];
+        let packed = Reordered::type_map()
+            .commit()
+            .pack_to_vec(&sent, 2)
+            .unwrap();
+        let stand_in = TypeMap::structure(&[
+            (1, 0, &bool::type_map()),
+            (1, 1, &u32::type_map()),
+            (1, 5, &u16::type_map()),
+            (1, 7, &u8::type_map()),
+        ])
+        .and_then(|t| t.resized(0, 8))
+        .unwrap();
+        let mut buf = [Reordered {
+            a: false,
+            b: 0,
+            c: 0,
+            d: 0,
+        }; 2];
+        let mut m = arrived(&stand_in, 2, packed.clone());
+        // SAFETY: `buf` is a live, exclusively borrowed buffer of two Reordered.
+        let st = unsafe { deliver_into(&mut m, RawRecvBuf::of(&mut buf)) }.expect("delivered");
+        assert_eq!((st.count, buf), (2, sent));
+        let mut m = arrived(&stand_in, 2, packed);
+        let (got, _) = deliver_vec::<Reordered>(&mut m).expect("delivered");
+        assert_eq!(got, sent);
     }
 
     fn refused_value(r: std::result::Result<impl std::fmt::Debug, Undelivered>) -> Error {

@@ -12,7 +12,6 @@ mod split;
 mod typed;
 
 pub use buffer::{Buffer, BufferMut};
-pub(crate) use delivery::signatures_agree;
 pub use request::{test_all, wait_all, wait_any, Request};
 pub use scope::Scope;
 
@@ -144,10 +143,6 @@ impl Status {
     /// number of elements of the receive's type (MPI_Get_count, with `None` for
     /// MPI_UNDEFINED). Only a typed receive ([`Comm::recv_typed`]) can get a part of an
     /// element: a plain one takes whole elements or refuses the message.
-    ///
-    /// # Errors
-    ///
-    /// None: this only reads the status.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};

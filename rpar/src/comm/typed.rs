@@ -5,8 +5,11 @@
 //! anything is copied. Small messages are packed by the sender (like MPI's eager protocol);
 //! large ones use the rendezvous of `transport/rendezvous.rs`: the receiver copies from the
 //! sender's memory straight into its own, segment by segment, with no pack buffer between.
-//! Typed and plain messages interoperate: a plain `send` can be received with `recv_typed` and
-//! a `send_typed` with a plain `recv_into` of a gap-free type, when the signatures agree.
+//! Typed and plain messages interoperate: a plain `send` can be received with `recv_typed`,
+//! and a `send_typed` with a plain `recv` or `recv_into` of any `Datatype` — padded or not, its
+//! fields in any order — when the signatures agree: its packed bytes are copied in as they are
+//! where the receiving type is laid out as its packed form (gap-free, in map order), unpacked
+//! by its map elsewhere.
 
 use super::delivery::{undelivered, valid_values, Undelivered};
 use super::p2p::check_send_tag;
@@ -245,15 +248,11 @@ impl Comm {
 }
 
 /// The sender's compiled type and count of a message, and whether it is a plain message of a
-/// gap-free type (then its bytes are one contiguous run).
+/// type gap-free in memory order (then its bytes are its packed bytes).
 fn sent_type(message: &Message) -> (Arc<Compiled>, usize, bool) {
     match &message.data {
         Data::Typed(t) => (t.ty.inner.clone(), t.count, false),
-        _ => {
-            let sent = Compiled::of_map((message.elem.map)());
-            let dense = sent.map.is_dense();
-            (Arc::new(sent), message.count, dense)
-        }
+        _ => ((message.elem.compiled)(), message.count, message.elem.dense),
     }
 }
 
@@ -329,8 +328,9 @@ unsafe fn deliver_typed(
                     engine::scatter_bytes(v.as_ptr(), bytes, to);
                     true
                 }
-                // into a gap-free receive the sender's segments are gathered straight in
-                TypedSource::Borrowed(ticket) if ty.map.is_dense() => {
+                // into a receive gap-free in memory order the sender's segments are gathered
+                // straight in
+                TypedSource::Borrowed(ticket) if ty.dense => {
                     ticket.read_with(|p| engine::gather(&sent, sent_count, p, dst))
                 }
                 TypedSource::Borrowed(ticket) => {
@@ -357,22 +357,23 @@ fn whole_elements(bytes: usize, size: usize) -> usize {
     }
 }
 
-/// How many elements of `recv` a plain receive gets from a typed message, if it accepts it: the
-/// receiving type must be gap-free and the signatures must agree.
+/// How many elements of `recv` a plain receive gets from a typed message, if it accepts it:
+/// the message must be a whole number of them, with the same sequence of basic types. The
+/// receiving type may have padding, or fields in another order than its map's: the packed
+/// bytes are then unpacked by its map.
 pub(crate) fn plain_received_count(t: &TypedData, recv: &ElemType) -> Option<usize> {
     let bytes = t.ty.pack_size(t.count);
     if bytes == 0 {
         return Some(0);
     }
-    let map = (recv.map)();
+    let ours = (recv.compiled)();
     // packed, an element of the receiving type is its data bytes (padding is not sent)
-    let per_element = map.size();
-    if per_element == 0 || !bytes.is_multiple_of(per_element) {
+    if ours.size == 0 || !bytes.is_multiple_of(ours.size) {
         return None;
     }
-    let count = bytes / per_element;
-    let ours = Compiled::of_map(map);
-    (ours.accepts(count, &t.ty.inner, t.count) == SignatureMatch::Accepted).then_some(count)
+    let count = bytes / ours.size;
+    ours.same_signature(count, &t.ty.inner, t.count)
+        .then_some(count)
 }
 
 #[cfg(test)]

@@ -53,6 +53,26 @@ pub enum BasicType {
 }
 
 impl BasicType {
+    /// Every basic type, in the order of its [`code`](Self::code).
+    pub(crate) const ALL: [BasicType; 17] = {
+        use BasicType::*;
+        [
+            I8, I16, I32, I64, I128, Isize, U8, U16, U32, U64, U128, Usize, F32, F64, Bool, Char,
+            Byte,
+        ]
+    };
+
+    /// The type as a small number, its place in [`BasicType::ALL`]: what the MPI transport's
+    /// headers and the typed collectives' fingerprints carry.
+    pub(crate) const fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The basic type of a [`code`](Self::code), if it is one.
+    pub(crate) fn from_code(code: u8) -> Option<BasicType> {
+        Self::ALL.get(usize::from(code)).copied()
+    }
+
     /// Size in bytes.
     ///
     /// ```
@@ -137,5 +157,21 @@ impl BasicType {
 impl fmt::Display for BasicType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BasicType;
+
+    #[test]
+    fn every_basic_type_has_its_own_code() {
+        for (i, b) in BasicType::ALL.into_iter().enumerate() {
+            assert_eq!(
+                (usize::from(b.code()), BasicType::from_code(b.code())),
+                (i, Some(b))
+            );
+        }
+        assert_eq!(BasicType::from_code(BasicType::ALL.len() as u8), None);
     }
 }

@@ -4,12 +4,16 @@
 //! The compiled form is a list of [`Run`]s in map order: entries whose bytes follow each other
 //! are merged into one block, and successive blocks of one length at a constant stride into one
 //! run. `vector(2M, 1, 2, f64)` compiles to a single run; pack and the non-contiguous sends walk
-//! the runs (see `engine.rs`). The signature is kept run-length encoded for matching.
+//! the runs (see `engine.rs`). The signature is kept run-length encoded, with its primitive
+//! period: every type-signature check of rpar — point-to-point, typed receives, the
+//! shared-memory and the typed collectives — compares these, computed once here.
 
 use super::{BasicType, Datatype, TypeMap};
 use crate::{Error, Result};
+use std::any::TypeId;
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, PoisonError, RwLock};
 
 /// `count` blocks of `len` bytes, the first at byte `disp`, successive ones `stride` bytes
 /// apart.
@@ -52,6 +56,14 @@ pub(crate) struct Compiled {
     pub(crate) runs: Vec<Run>,
     /// The type signature, run-length encoded: (basic type, how many in a row).
     pub(crate) signature: Vec<(BasicType, usize)>,
+    /// The primitive period of the signature ([`Compiled::period`]), kept as the signature's
+    /// first pieces and a last one of its own.
+    period: (usize, Option<(BasicType, usize)>),
+    /// The period in three words, for comparing signatures across ranks.
+    pub(crate) digest: PeriodDigest,
+    /// Whether the map is gap-free in memory order ([`TypeMap::is_dense`]): an element's bytes
+    /// are its packed bytes.
+    pub(crate) dense: bool,
     /// `Some(b)` if every entry is of basic type `b`.
     pub(crate) uniform: Option<BasicType>,
     pub(crate) size: usize,
@@ -134,6 +146,8 @@ impl Compiled {
         if let Some(done) = block {
             push_block(&mut runs, done);
         }
+        let period = primitive_period_of(&signature);
+        let digest = PeriodDigest::of(period_pieces(&signature, period));
         let uniform = match signature.as_slice() {
             [(b, _)] => Some(*b),
             _ => None,
@@ -143,6 +157,9 @@ impl Compiled {
             .fold(16, |a: usize, r| a.min(1 << r.len.trailing_zeros()));
         Compiled {
             block_align,
+            digest,
+            period,
+            dense: map.is_dense(),
             size: packed,
             extent: map.extent(),
             true_lb: map.true_lb(),
@@ -460,9 +477,221 @@ impl Compiled {
         )
     }
 
-    /// The compiled form of a Rust type's map (for plain messages met by typed receives).
+    /// The compiled form of a type map, for the engine's tests (a Rust type's is
+    /// [`Compiled::of_type`], a committed type's is in the [`CommittedType`]).
+    #[cfg(test)]
     pub(crate) fn of_map(map: TypeMap) -> Self {
         Compiled::new(map)
+    }
+
+    /// The compiled type map of the Rust type `T`, for plain messages met by typed receives,
+    /// typed messages met by plain ones and plain ones of another type: compiled the first time
+    /// it is asked for, then shared by every rank of the process.
+    pub(crate) fn of_type<T: Datatype>() -> Arc<Compiled> {
+        static COMPILED: LazyLock<RwLock<HashMap<TypeId, Arc<Compiled>>>> =
+            LazyLock::new(RwLock::default);
+        let id = TypeId::of::<T>();
+        // nothing panics while a lock is held, so a poisoned map is still whole
+        let known = COMPILED
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&id)
+            .cloned();
+        if let Some(c) = known {
+            return c;
+        }
+        let compiled = Arc::new(Compiled::new(T::type_map()));
+        COMPILED
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(id)
+            .or_insert(compiled)
+            .clone()
+    }
+
+    /// The primitive period of the signature, run-length encoded: the shortest sequence of
+    /// basic types that one element's signature repeats (nothing for a type of no data). Two
+    /// signatures are the same sequence exactly when they have the same period and as many
+    /// bytes ([`Compiled::same_signature`]).
+    pub(crate) fn period(&self) -> impl Iterator<Item = (BasicType, usize)> + '_ {
+        period_pieces(&self.signature, self.period)
+    }
+
+    /// Whether `count` elements of this type are the same sequence of basic types as
+    /// `other_count` elements of `other` (MPI's type-signature rule where neither may be longer
+    /// than the other): as many bytes and, if there are any, the same primitive period — a
+    /// sequence that is a repetition of two words is a repetition of their common primitive
+    /// word (Lyndon and Schützenberger). O(length of the period).
+    pub(crate) fn same_signature(
+        &self,
+        count: usize,
+        other: &Compiled,
+        other_count: usize,
+    ) -> bool {
+        match (
+            self.size.checked_mul(count),
+            other.size.checked_mul(other_count),
+        ) {
+            (Some(a), Some(b)) if a == b => a == 0 || self.period().eq(other.period()),
+            _ => false,
+        }
+    }
+}
+
+/// The primitive period of the run-length encoded signature `sig` (successive pieces of
+/// different basic types), run-length encoded: the shortest sequence of basic types that `sig`
+/// is a repetition of, as `sig`'s first `n` pieces and, if there is one, a last piece of its own
+/// (see [`period_pieces`]): so the period of a signature that does not repeat costs no memory.
+///
+/// Computed on the pieces, in time linear in their number. A repetition of a sequence `p` is,
+/// run-length encoded, a repetition of `p`'s pieces when `p` starts and ends with different
+/// basic types. When both its ends are of one type `b`, every joint merges `p`'s last piece of
+/// `b` with its first: then the signature read as a cycle (its last piece merged into its
+/// first) is a repetition of `p` read as a cycle, and `p` is one period of that cycle with its
+/// first piece split as the signature's ends split it.
+fn primitive_period_of(sig: &[(BasicType, usize)]) -> (usize, Option<(BasicType, usize)>) {
+    match sig {
+        [] => (0, None),
+        [(b, _)] => (0, Some((*b, 1))),
+        [(first, n), inner @ .., (last, m)] if first == last => {
+            let cycle: Vec<_> = std::iter::once((*first, n + m))
+                .chain(inner.iter().copied())
+                .collect();
+            match primitive_period(&cycle) {
+                p if p == cycle.len() => (sig.len(), None),
+                // the cycle's period from its second piece on is the signature's
+                p => (p, Some((*last, *m))),
+            }
+        }
+        _ => (primitive_period(sig), None),
+    }
+}
+
+/// The pieces of a period that [`primitive_period_of`] gave.
+fn period_pieces(
+    sig: &[(BasicType, usize)],
+    (n, last): (usize, Option<(BasicType, usize)>),
+) -> impl Iterator<Item = (BasicType, usize)> + Clone + '_ {
+    sig[..n].iter().copied().chain(last)
+}
+
+/// The primitive period of a signature in three words, to compare signatures across ranks
+/// without sending them (the typed collectives' agreement check, `collective/typed.rs`),
+/// computed once, at commit.
+///
+/// A period of at most three runs — `f64`, `(f64 x 3, i32)`, the fields of a struct of up to
+/// three basic types in a row — is held verbatim, a run a word (its basic type's code plus one
+/// in the top five bits, its length below), so that equal digests are equal periods. A longer
+/// one is held as its length in basic types, a 64-bit FNV-1a hash of its runs and its bytes.
+/// The residual risk is there alone: two different periods of more than three runs, of one
+/// length and one size, whose hashes collide (about one chance in 2^64 for a given pair) have
+/// equal digests, and a collective would unpack the one's data by the other's type — wrong
+/// values of the right sizes, never an invalid `bool` or `char`, which unpacking validates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PeriodDigest(pub(crate) [u64; 3]);
+
+impl PeriodDigest {
+    /// Bits of a word below the tag: the length of a run, or of a hashed period.
+    const LEN_BITS: u32 = 59;
+    const LEN_MAX: u64 = (1 << Self::LEN_BITS) - 1;
+    /// The tag of a hashed period's first word (a verbatim run's is a code plus one, at most
+    /// 17).
+    const HASHED: u64 = 31;
+
+    /// The digest of no data (and of an empty period).
+    pub(crate) const NOTHING: PeriodDigest = PeriodDigest([0; 3]);
+
+    fn of(period: impl Iterator<Item = (BasicType, usize)> + Clone) -> PeriodDigest {
+        let mut words = [0u64; 3];
+        let verbatim = period.clone().nth(words.len()).is_none()
+            && period.clone().zip(&mut words).all(|((b, n), w)| {
+                *w = ((u64::from(b.code()) + 1) << Self::LEN_BITS) | n as u64;
+                (n as u64) <= Self::LEN_MAX
+            });
+        if verbatim {
+            return PeriodDigest(words);
+        }
+        let total = |f: fn(BasicType, u64) -> u64| {
+            period
+                .clone()
+                .fold(0u64, |a, (b, n)| a.saturating_add(f(b, n as u64)))
+        };
+        let hash = period.clone().fold(0xcbf2_9ce4_8422_2325u64, |h, (b, n)| {
+            let bytes = std::iter::once(b.code()).chain((n as u64).to_le_bytes());
+            bytes.fold(h, |h, byte| {
+                (h ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+            })
+        });
+        let len = total(|_, n| n).min(Self::LEN_MAX);
+        let bytes = total(|b, n| n.saturating_mul(b.size() as u64));
+        PeriodDigest([(Self::HASHED << Self::LEN_BITS) | len, hash, bytes])
+    }
+
+    /// The verbatim runs, if the period is held so: (basic type, if the code is one; length).
+    fn runs(&self) -> Option<impl Iterator<Item = (Option<BasicType>, u64)> + '_> {
+        (self.0[0] >> Self::LEN_BITS != Self::HASHED).then(|| {
+            self.0.iter().take_while(|&&w| w != 0).map(|&w| {
+                let code = ((w >> Self::LEN_BITS) as u8).checked_sub(1);
+                (code.and_then(BasicType::from_code), w & Self::LEN_MAX)
+            })
+        })
+    }
+
+    /// `bytes` bytes of data of this period, in words: `3 basic values in 24 bytes:
+    /// repetitions of (f64)`, or the period's length, size and hash.
+    pub(crate) fn describe(&self, bytes: u64) -> String {
+        let (len, period_bytes, period) = match self.runs() {
+            Some(runs) => {
+                let (mut len, mut size, mut shown) = (0u64, 0u64, Vec::new());
+                for (b, n) in runs {
+                    len = len.saturating_add(n);
+                    size = size.saturating_add(n.saturating_mul(b.map_or(0, |b| b.size()) as u64));
+                    let name = b.map_or("?", BasicType::name);
+                    shown.push(if n == 1 {
+                        name.to_string()
+                    } else {
+                        format!("{name} x {n}")
+                    });
+                }
+                (len, size, format!("({})", shown.join(", ")))
+            }
+            None => {
+                let [first, hash, size] = self.0;
+                let len = first & Self::LEN_MAX;
+                let period = format!(
+                    "a period of {len} basic types in {size} bytes (FNV-1a hash {hash:016x})"
+                );
+                (len, size, period)
+            }
+        };
+        if bytes == 0 || period_bytes == 0 {
+            return format!("{bytes} bytes: no data");
+        }
+        let values = (bytes / period_bytes).saturating_mul(len);
+        format!("{values} basic values in {bytes} bytes: repetitions of {period}")
+    }
+}
+
+/// The length of the shortest prefix of `s` that `s` is a repetition of (`s.len()` if none).
+fn primitive_period<T: PartialEq>(s: &[T]) -> usize {
+    // the prefix function of Knuth, Morris and Pratt: `border[i]` is the longest proper border
+    // of `s[..=i]`; `s` is a power of a shorter word iff its length is a multiple of
+    // `len - border`
+    let mut border = vec![0usize; s.len()];
+    for i in 1..s.len() {
+        let mut k = border[i - 1];
+        while k > 0 && s[i] != s[k] {
+            k = border[k - 1];
+        }
+        if s[i] == s[k] {
+            k += 1;
+        }
+        border[i] = k;
+    }
+    let n = s.len();
+    match border.last() {
+        Some(&b) if b > 0 && n.is_multiple_of(n - b) => n - b,
+        _ => n,
     }
 }
 
@@ -518,5 +747,72 @@ mod tests {
         assert_eq!(mixed.accepts(2, &three, 1), SignatureMatch::Mismatch);
         assert_eq!(mixed.accepts(2, &mixed, 2), SignatureMatch::Accepted);
         assert_eq!(one.accepts(0, &three, 0), SignatureMatch::Accepted);
+    }
+
+    /// A type map with the signature `s` (one entry after the other).
+    fn of_signature(s: &[BasicType]) -> Compiled {
+        let entries = s.iter().enumerate().map(|(i, &b)| (b, 16 * i as isize));
+        compiled(TypeMap::from_parts(entries.collect(), 0, 16 * s.len() as isize).unwrap())
+    }
+
+    fn spelled(sig: &[(BasicType, usize)]) -> Vec<BasicType> {
+        sig.iter()
+            .flat_map(|&(b, n)| std::iter::repeat_n(b, n))
+            .collect()
+    }
+
+    /// The primitive period the slow way: the shortest prefix whose repetition is `s`.
+    fn naive_period(s: &[BasicType]) -> &[BasicType] {
+        let n = s.len();
+        let p = (1..=n).find(|&p| n.is_multiple_of(p) && (0..n).all(|i| s[i] == s[i % p]));
+        &s[..p.unwrap_or(0)]
+    }
+
+    #[test]
+    fn the_period_is_the_shortest_word_the_signature_repeats() {
+        let alphabet = [I8, U8, F64];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % below) as usize
+        };
+        for case in 0..20_000 {
+            // a word repeated, sometimes with a letter more: ends of one type are frequent
+            let word: Vec<BasicType> = (0..1 + next(6)).map(|_| alphabet[next(3)]).collect();
+            let mut s = word.repeat(1 + next(5));
+            if case % 4 == 0 {
+                s.push(alphabet[next(3)]);
+            }
+            let c = of_signature(&s);
+            assert_eq!(spelled(&c.signature), s);
+            let period: Vec<_> = c.period().collect();
+            assert_eq!(spelled(&period), naive_period(&s), "{s:?}");
+            // run-length coded as the signature is, so that equal periods compare equal
+            assert!(period.iter().all(|&(_, n)| n > 0), "{s:?}");
+            assert!(period.windows(2).all(|w| w[0].0 != w[1].0), "{s:?}");
+        }
+        assert_eq!(of_signature(&[]).period().count(), 0);
+        let big = compiled(TypeMap::contiguous(1 << 20, &TypeMap::basic(F32)).unwrap());
+        assert!(big.period().eq([(F32, 1)]));
+    }
+
+    #[test]
+    fn same_signatures_are_the_same_sequence_of_basic_types() {
+        let (f, i) = (TypeMap::basic(F64), TypeMap::basic(I32));
+        let pair = compiled(TypeMap::structure(&[(1, 0, &f), (1, 8, &i)]).unwrap());
+        let two = compiled(TypeMap::contiguous(2, &pair.map).unwrap());
+        let sorted = compiled(TypeMap::structure(&[(2, 0, &f), (2, 16, &i)]).unwrap());
+        assert!(pair.same_signature(6, &two, 3));
+        assert!(!pair.same_signature(4, &two, 3)); // fewer bytes
+        assert!(!two.same_signature(1, &sorted, 1)); // as many bytes, in another order
+        let doubles = compiled(TypeMap::contiguous(3, &f).unwrap());
+        let one = compiled(f.clone());
+        assert!(doubles.same_signature(2, &one, 6));
+        let ints = compiled(TypeMap::contiguous(6, &i).unwrap());
+        assert!(!ints.same_signature(2, &one, 3)); // the same bytes, other types
+        assert!(ints.same_signature(0, &one, 0)); // nothing is nothing
+        assert!(!one.same_signature(usize::MAX, &one, usize::MAX)); // past usize: refused
     }
 }

@@ -121,8 +121,75 @@ impl TypeLayout {
         }
     }
 
-    /// `Some(b)` if the type map is gap-free (see [`TypeMap::is_dense`]) and every entry is of
-    /// basic type `b`: then a buffer of the type is a plain array of `b`.
+    /// Whether the type map is gap-free in memory order (see [`TypeMap::is_dense`]): its
+    /// entries, in map order, cover the value's bytes one after the other from byte 0 to the
+    /// end. Then a value's bytes are its packed bytes, and a buffer of the type can be copied
+    /// to or from a packed stream as it is. A struct whose fields Rust reorders is not, even
+    /// without padding: its map is in declaration order.
+    ///
+    /// ```
+    /// use rpar::Datatype;
+    /// assert!(<[(u16, u16); 3]>::LAYOUT.is_dense());
+    /// assert!(!<(u8, u32)>::LAYOUT.is_dense()); // padding after the u8
+    /// #[derive(Datatype, Clone, Copy)]
+    /// struct Reordered { a: u16, b: u32, c: u16 } // Rust puts b first
+    /// assert_eq!(std::mem::size_of::<Reordered>(), 8); // no padding
+    /// assert!(!Reordered::LAYOUT.is_dense()); // but the map is not in memory order
+    /// assert_eq!(Reordered::LAYOUT.is_dense(), Reordered::type_map().is_dense());
+    /// ```
+    pub const fn is_dense(&self) -> bool {
+        match *self {
+            TypeLayout::Basic(_) => true,
+            TypeLayout::Array { elem, len } => len == 0 || elem.is_dense(),
+            TypeLayout::Struct { size, fields } => {
+                let (mut next, mut i) = (0, 0);
+                while i < fields.len() {
+                    let (offset, f) = fields[i];
+                    i += 1;
+                    if f.entry_count() == 0 {
+                        continue; // no entries: nothing to be dense about
+                    }
+                    if offset != next || !f.is_dense() {
+                        return false;
+                    }
+                    next += f.size();
+                }
+                next == size
+            }
+        }
+    }
+
+    /// `Some(b)` if every entry of the type map is of basic type `b` (`None` for a map of no
+    /// entries).
+    const fn uniform(&self) -> Option<BasicType> {
+        match *self {
+            TypeLayout::Basic(b) => Some(b),
+            TypeLayout::Array { elem, len } => {
+                if len == 0 {
+                    None
+                } else {
+                    elem.uniform()
+                }
+            }
+            TypeLayout::Struct { fields, .. } => {
+                let (mut basic, mut i) = (None::<BasicType>, 0);
+                while i < fields.len() {
+                    let f = fields[i].1;
+                    i += 1;
+                    match (basic, f.uniform()) {
+                        (_, None) if f.entry_count() == 0 => {}
+                        (_, None) => return None,
+                        (Some(a), Some(b)) if a as u8 != b as u8 => return None,
+                        (_, b) => basic = b,
+                    }
+                }
+                basic
+            }
+        }
+    }
+
+    /// `Some(b)` if the type map is gap-free in memory order (see [`is_dense`](Self::is_dense))
+    /// and every entry is of basic type `b`: then a buffer of the type is a plain array of `b`.
     ///
     /// ```
     /// use rpar::{BasicType, Datatype};
@@ -130,41 +197,10 @@ impl TypeLayout {
     /// assert_eq!(<(u8, u32)>::LAYOUT.dense_uniform(), None); // mixed, with padding
     /// ```
     pub const fn dense_uniform(&self) -> Option<BasicType> {
-        match *self {
-            TypeLayout::Basic(b) => Some(b),
-            TypeLayout::Array { elem, len } => {
-                if len == 0 {
-                    None
-                } else {
-                    elem.dense_uniform()
-                }
-            }
-            TypeLayout::Struct { size, fields } => {
-                let (mut next, mut basic, mut i) = (0, None::<BasicType>, 0);
-                while i < fields.len() {
-                    let (offset, f) = fields[i];
-                    i += 1;
-                    if f.entry_count() == 0 {
-                        continue; // no entries: nothing to be dense about
-                    }
-                    let Some(b) = f.dense_uniform() else {
-                        return None;
-                    };
-                    match basic {
-                        Some(a) if a as u8 != b as u8 => return None,
-                        _ => basic = Some(b),
-                    }
-                    if offset != next {
-                        return None;
-                    }
-                    next += f.size();
-                }
-                if next == size {
-                    basic
-                } else {
-                    None
-                }
-            }
+        if self.is_dense() {
+            self.uniform()
+        } else {
+            None
         }
     }
 
@@ -318,6 +354,26 @@ mod tests {
         e: [f32; 0],
     }
 
+    /// No padding, but Rust puts `b` first: the map, in declaration order, is not in memory
+    /// order.
+    #[derive(crate::Datatype, Clone, Copy)]
+    struct Reordered {
+        a: bool,
+        b: u32,
+        c: u16,
+        d: u8,
+    }
+
+    /// The same fields in memory order.
+    #[derive(crate::Datatype, Clone, Copy)]
+    #[repr(C)]
+    struct InOrder {
+        b: u32,
+        c: u16,
+        a: bool,
+        d: u8,
+    }
+
     #[derive(crate::Datatype, Clone, Copy)]
     struct Big {
         xs: [u16; 5000],
@@ -339,6 +395,7 @@ mod tests {
         assert_eq!(map.extent() as usize, std::mem::size_of::<T>(), "{name}");
         assert_eq!(T::LAYOUT.alignment(), map.alignment(), "{name}");
         assert_eq!(T::LAYOUT.dense_uniform(), uniform_by_map(&map), "{name}");
+        assert_eq!(T::LAYOUT.is_dense(), map.is_dense(), "{name}");
     }
 
     #[test]
@@ -356,6 +413,12 @@ mod tests {
         agree::<Dense>();
         agree::<Nested>();
         agree::<Big>();
+        agree::<Reordered>();
+        agree::<InOrder>();
+        agree::<[Reordered; 2]>();
+        agree::<(InOrder, [u64; 2])>();
+        assert!(!Reordered::LAYOUT.is_dense() && InOrder::LAYOUT.is_dense());
+        assert_eq!(std::mem::size_of::<Reordered>(), 8);
         assert_eq!(Dense::LAYOUT.dense_uniform(), Some(BasicType::F64));
         assert_eq!(<(f32, f32)>::LAYOUT.dense_uniform(), Some(BasicType::F32));
         assert_eq!(Nested::LAYOUT.entry_count(), 1 + 3 + 1 + 3);

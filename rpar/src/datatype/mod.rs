@@ -23,7 +23,7 @@ mod typemap;
 
 pub use basic::BasicType;
 pub use commit::CommittedType;
-pub(crate) use commit::{Access, Compiled, SignatureMatch};
+pub(crate) use commit::{Access, Compiled, PeriodDigest, SignatureMatch};
 pub use construct::Order;
 pub use layout::TypeLayout;
 #[doc(hidden)]

@@ -134,16 +134,6 @@ impl TypeMap {
         }
     }
 
-    /// The map of no entries, with `lb = ub = 0` (what `contiguous(0, …)` gives).
-    pub(crate) fn empty() -> Self {
-        TypeMap {
-            entries: Cow::Borrowed(&[]),
-            lb: 0,
-            ub: 0,
-            align: 1,
-        }
-    }
-
     /// The (basic type, displacement) pairs in map order (MPI_Type_get_contents, flattened).
     ///
     /// ```

@@ -5,9 +5,10 @@
 
 use super::endpoint::Header;
 use super::rendezvous::{PendingSend, Ticket};
-use crate::datatype::{engine, CommittedType, Compiled, Datatype, TypeMap};
+use crate::datatype::{engine, CommittedType, Compiled, Datatype};
 use std::any::TypeId;
 use std::mem::{ManuallyDrop, MaybeUninit};
+use std::sync::Arc;
 
 /// Payloads up to this many bytes travel inside the envelope itself (no allocation). 32: the
 /// size of the largest other payload (an owned buffer), so inline data adds nothing to an
@@ -23,7 +24,12 @@ pub(crate) struct ElemInfo {
     pub(crate) align: usize,
     /// The Rust name, for error messages.
     pub(crate) name: fn() -> &'static str,
-    pub(crate) map: fn() -> TypeMap,
+    /// Whether the type map is gap-free in memory order (computed at compile time, see
+    /// [`TypeLayout::is_dense`](crate::TypeLayout::is_dense)): a value's bytes are its packed
+    /// bytes.
+    pub(crate) dense: bool,
+    /// The compiled type map (compiled once per process, see [`Compiled::of_type`]).
+    pub(crate) compiled: fn() -> Arc<Compiled>,
 }
 
 trait HasElemInfo {
@@ -36,7 +42,8 @@ impl<T: Datatype> HasElemInfo for T {
         size: std::mem::size_of::<T>(),
         align: std::mem::align_of::<T>(),
         name: std::any::type_name::<T>,
-        map: T::type_map,
+        dense: const { T::LAYOUT.is_dense() },
+        compiled: Compiled::of_type::<T>,
     };
 }
 
@@ -48,6 +55,15 @@ impl ElemType {
     #[inline]
     pub(crate) fn of<T: Datatype>() -> Self {
         ElemType(<T as HasElemInfo>::INFO)
+    }
+
+    /// Whether `count` values of this type, as they lie in memory, are `other_count` values of
+    /// `other` as they lie in memory (a plain message received as another type, a rank's post
+    /// read as another rank's type): both gap-free in memory order, with the same signature.
+    pub(crate) fn reads_as(self, count: usize, other: ElemType, other_count: usize) -> bool {
+        self.dense
+            && other.dense
+            && (self.compiled)().same_signature(count, &(other.compiled)(), other_count)
     }
 }
 
@@ -69,7 +85,8 @@ static TYPED_INFO: ElemInfo = ElemInfo {
     size: 1,
     align: 1,
     name: || "a committed datatype",
-    map: TypeMap::empty,
+    dense: false,
+    compiled: Compiled::of_type::<[u8; 0]>, // no data: theirs is in `TypedData`
 };
 
 impl ElemType {
@@ -191,9 +208,9 @@ impl TypedData {
 
 impl TypedData {
     /// Unpacks the message into `count` elements laid out by `recv` at `dst` (a plain receive of
-    /// a type with padding: the bytes go where its type map says), one copy per segment: a
-    /// rendezvous straight from the sender's buffer, with no pack buffer between. False if the
-    /// sender withdrew the data.
+    /// a type not laid out as its packed form, padded or with fields Rust reordered: the bytes
+    /// go where its type map says), one copy per segment: a rendezvous straight from the
+    /// sender's buffer, with no pack buffer between. False if the sender withdrew the data.
     ///
     /// # Safety
     ///

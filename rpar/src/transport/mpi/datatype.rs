@@ -157,20 +157,15 @@ impl MpiDatatype {
     /// for a basic type, `MPI_Type_contiguous` of one for a gap-free array of it (MPI moves both
     /// with plain copies), the general struct type otherwise.
     pub(crate) fn of<T: Datatype>() -> Result<MpiDatatype> {
-        let map = T::type_map();
-        let mut sig = map.signature();
-        let uniform = sig.next().filter(|&first| sig.all(|b| b == first));
-        let basic = uniform
-            .filter(|_| map.is_dense())
-            .and_then(|b| predefined(b).map(|t| (b, t)));
+        let basic = const { T::LAYOUT.dense_uniform() }.and_then(|b| predefined(b).map(|t| (b, t)));
         let Some((b, t)) = basic else {
             return Ok(MpiDatatype {
-                raw: build(&map)?,
+                raw: build(&T::type_map())?,
                 owned: true,
                 committed: None,
             });
         };
-        let n = map.size() / b.size();
+        let n = std::mem::size_of::<T>() / b.size();
         if n == 1 {
             return Ok(MpiDatatype {
                 raw: t,

@@ -8,8 +8,8 @@
 //! every wait of the process receives whatever has arrived (`MPI_Improbe` + `MPI_Mrecv`), so
 //! two processes sending large messages to each other never wait on each other — as in-process.
 
-use super::wire::{append_header, decode, dense_map, signature_of, Signature};
-use crate::datatype::{engine, CommittedType, Compiled};
+use super::wire::{append_header, decode, dense_map, Signature};
+use crate::datatype::{engine, CommittedType};
 use crate::transport::{Data, ElemType, Header, Message, TypedData, TypedSource};
 use crate::{Error, Result};
 use ::mpi::datatype::Equivalence;
@@ -18,10 +18,8 @@ use ::mpi::point_to_point::Source;
 use ::mpi::raw::AsRawMut;
 use ::mpi::topology::{Communicator, SimpleCommunicator};
 use ::mpi::traits::AsRaw;
-use std::any::TypeId;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
 
 /// The tag of every rpar message on the run's communicator.
 const TAG: i32 = 7;
@@ -32,18 +30,10 @@ struct Outgoing {
     _buffer: Vec<u8>,
 }
 
-/// What the link knows of a plain element type: its signature and compiled map.
-struct Plain {
-    signature: Signature,
-    compiled: Compiled,
-    dense: bool,
-}
-
 /// One process's link to the other processes of a run.
 pub(crate) struct Wire {
     comm: SimpleCommunicator,
     outgoing: RefCell<Vec<Outgoing>>,
-    plain: RefCell<HashMap<TypeId, Rc<Plain>>>,
     /// Committed stand-ins for the senders' types, by signature.
     arrived: RefCell<HashMap<Signature, CommittedType>>,
 }
@@ -64,7 +54,6 @@ impl Wire {
         Wire {
             comm: super::setup::world().duplicate(),
             outgoing: RefCell::default(),
-            plain: RefCell::default(),
             arrived: RefCell::default(),
         }
     }
@@ -72,21 +61,6 @@ impl Wire {
     /// The run's communicator (the same group as `MPI_COMM_WORLD`).
     pub(crate) fn comm(&self) -> &SimpleCommunicator {
         &self.comm
-    }
-
-    fn plain(&self, elem: ElemType) -> Rc<Plain> {
-        self.plain
-            .borrow_mut()
-            .entry(elem.id)
-            .or_insert_with(|| {
-                let map = (elem.map)();
-                Rc::new(Plain {
-                    signature: signature_of(&map),
-                    dense: map.is_dense(),
-                    compiled: Compiled::of_map(map),
-                })
-            })
-            .clone()
     }
 
     /// Sends `count` elements of `elem` at `src` to world rank `to`: packed by the element's
@@ -103,20 +77,21 @@ impl Wire {
         count: usize,
         src: *const u8,
     ) -> Result<()> {
-        let plain = self.plain(elem);
-        let bytes = plain.compiled.size * count;
+        let compiled = (elem.compiled)();
+        let bytes = compiled.size * count;
         let mut buf = Vec::with_capacity(bytes + 64);
         // SAFETY: `buf` has room for `bytes` bytes; `src` holds `count` elements (caller), whose
-        // data bytes are exactly what the compiled map names; dense elements are all data.
+        // data bytes are exactly what the compiled map names; the elements of a type gap-free
+        // in memory order are their packed bytes.
         unsafe {
-            if plain.dense {
+            if elem.dense {
                 std::ptr::copy_nonoverlapping(src, buf.as_mut_ptr(), bytes);
             } else {
-                engine::gather(&plain.compiled, count, src, buf.as_mut_ptr());
+                engine::gather(&compiled, count, src, buf.as_mut_ptr());
             }
             buf.set_len(bytes);
         }
-        append_header(&mut buf, header, count, &plain.signature);
+        append_header(&mut buf, header, count, &compiled.signature);
         self.isend(to, buf)
     }
 

@@ -43,15 +43,7 @@ fn count(n: usize) -> Option<i32> {
 
 /// The MPI operator and element type of a reduction MPI can do itself on `T`.
 fn reduction<T: Datatype>(op: Predefined) -> Option<(MPI_Op, MPI_Datatype, usize)> {
-    let map = T::type_map();
-    if !map.is_dense() {
-        return None;
-    }
-    let mut sig = map.signature();
-    let first = sig.next()?;
-    if !sig.all(|b| b == first) {
-        return None;
-    }
+    let first = const { T::LAYOUT.dense_uniform() }?;
     use BasicType::*;
     let arithmetic = !matches!(first, Bool | Char | Byte | I128 | U128);
     let integer = arithmetic && !matches!(first, F32 | F64);
@@ -78,7 +70,7 @@ fn reduction<T: Datatype>(op: Predefined) -> Option<(MPI_Op, MPI_Datatype, usize
             Predefined::BXor => ffi::RSMPI_BXOR,
         }
     };
-    let per_element = map.size() / first.size();
+    let per_element = std::mem::size_of::<T>() / first.size();
     Some((mpi_op, datatype::predefined(first)?, per_element))
 }
 

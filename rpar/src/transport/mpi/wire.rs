@@ -14,35 +14,8 @@ use crate::{Error, Result};
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-/// Every basic type, in the order of its code on the wire.
-const BASIC_TYPES: [BasicType; 17] = {
-    use BasicType::*;
-    [
-        I8, I16, I32, I64, I128, Isize, U8, U16, U32, U64, U128, Usize, F32, F64, Bool, Char, Byte,
-    ]
-};
-
-fn basic_code(b: BasicType) -> u8 {
-    BASIC_TYPES
-        .iter()
-        .position(|&x| x == b)
-        .expect("every basic type has a code") as u8
-}
-
 /// The run-length coded type signature of one element: `(basic type, repeats)` pairs.
 pub(crate) type Signature = Vec<(BasicType, usize)>;
-
-/// The run-length coded signature of a type map.
-pub(crate) fn signature_of(map: &TypeMap) -> Signature {
-    let mut sig: Signature = Vec::new();
-    for b in map.signature() {
-        match sig.last_mut() {
-            Some((last, n)) if *last == b => *n += 1,
-            _ => sig.push((b, 1)),
-        }
-    }
-    sig
-}
 
 /// A dense type map with signature `sig` (the receiver's stand-in for the sender's type).
 ///
@@ -108,7 +81,7 @@ pub(crate) fn append_header(
     }
     put_u32(out, sig.len() as u32);
     for &(b, n) in sig {
-        out.push(basic_code(b));
+        out.push(b.code());
         put_u64(out, n as u64);
     }
     let len = (out.len() - start) as u32;
@@ -154,7 +127,7 @@ pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
     let runs = r.u32()? as usize;
     let mut signature = Vec::with_capacity(runs.min(1 << 16));
     for _ in 0..runs {
-        let b = *BASIC_TYPES.get(r.u8()? as usize).ok_or_else(bad)?;
+        let b = BasicType::from_code(r.u8()?).ok_or_else(bad)?;
         signature.push((b, r.u64()? as usize));
     }
     buf.truncate(start);
@@ -286,7 +259,7 @@ mod tests {
     fn a_dense_stand_in_has_the_senders_signature() {
         let f = TypeMap::basic(BasicType::F64);
         let sent = TypeMap::vector(3, 1, -2, &f).unwrap();
-        let sig = signature_of(&sent);
+        let sig = sent.commit().inner.signature.clone();
         assert_eq!(sig, vec![(BasicType::F64, 3)]);
         let stand_in = dense_map(&sig).unwrap();
         assert!(stand_in.is_dense());
