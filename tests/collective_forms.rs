@@ -10,7 +10,10 @@
 //! blocks, and two layouts of the blocks: back to back in rank order, and in reverse rank order
 //! with a gap before each block (the gaps must be left untouched).
 
-use rpar::{Allgather, Alltoall, Comm, Error, Gather, ReduceScatter, Scatter, Sum, UserOp};
+mod common;
+
+use common::{check, every_rank_count, roots};
+use rpar::{Allgather, Alltoall, Error, Gather, ReduceScatter, Scatter, Sum, UserOp};
 
 const RANKS: &[usize] = &[1, 2, 3, 4, 5, 7, 8, 9, 16];
 
@@ -96,37 +99,9 @@ fn placed(blocks: &[Vec<u64>], displs: &[usize], len: usize) -> Vec<u64> {
     buf
 }
 
-fn check<T: PartialEq + std::fmt::Debug>(
-    got: &T,
-    want: &T,
-    what: impl Fn() -> String,
-) -> rpar::Result<()> {
-    if got == want {
-        Ok(())
-    } else {
-        Err(Error::user(format!(
-            "{}: got {got:?}, expected {want:?}",
-            what()
-        )))
-    }
-}
-
-/// Runs `f` on every rank count of [`RANKS`] and fails with the first rank's error.
-fn every_rank_count(f: impl Fn(&Comm) -> rpar::Result<()> + Sync) {
-    for &p in RANKS {
-        rpar::run(p, |world| f(&world)).unwrap_or_else(|e| panic!("p = {p}: {e}"));
-    }
-}
-
-fn roots(p: usize) -> Vec<usize> {
-    let mut roots = vec![0, p / 2, p - 1];
-    roots.dedup();
-    roots
-}
-
 #[test]
 fn allgatherv_into_and_in_place_place_every_block() {
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let (counts, blocks) = uneven(p, 0, |i, k| value(i, 0, k));
         for reversed in [false, true] {
@@ -150,7 +125,7 @@ fn allgatherv_into_and_in_place_place_every_block() {
 
 #[test]
 fn gatherv_in_place_leaves_the_roots_block_and_places_the_others() {
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let (counts, blocks) = uneven(p, 1, |i, k| value(i, 1, k));
         for reversed in [false, true] {
@@ -179,7 +154,7 @@ fn gatherv_in_place_leaves_the_roots_block_and_places_the_others() {
 
 #[test]
 fn scatterv_in_place_gives_every_rank_its_block() {
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let (counts, blocks) = uneven(p, 2, |i, k| value(2, i, k));
         for reversed in [false, true] {
@@ -206,7 +181,7 @@ fn scatterv_in_place_gives_every_rank_its_block() {
 
 #[test]
 fn alltoallv_into_and_in_place_place_every_block() {
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         // what rank i sends rank j: count(i, j) elements (not symmetric)
         let send_counts: Vec<usize> = (0..p).map(|j| count(r, j)).collect();
@@ -278,7 +253,7 @@ fn compose(f: [u64; 2], g: [u64; 2]) -> [u64; 2] {
 #[test]
 fn reduce_scatter_in_place_leaves_the_block_at_the_front() {
     let affine = UserOp::non_commutative(compose);
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let counts: Vec<usize> = (0..p).map(|i| count(i, 3)).collect();
         let n: usize = counts.iter().sum();
@@ -337,7 +312,7 @@ fn reduce_scatter_in_place_leaves_the_block_at_the_front() {
 
 #[test]
 fn owned_forms_move_every_vec() {
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let addr = |v: &Vec<u64>| v.as_ptr() as usize;
         for &algorithm in GATHER {

@@ -6,6 +6,9 @@
 //! error on every rank) and the bounds checks (a rank whose buffer does not fit its type fails
 //! before anything moves, and the others are told which rank).
 
+mod common;
+
+use common::{check, every_rank_count, roots};
 use rpar::prelude::*;
 use rpar::{Allgather, Alltoall, Bcast, CommittedType, Error, Gather, Scatter, TypeMap};
 
@@ -77,37 +80,10 @@ fn row() -> CommittedType {
         .commit()
 }
 
-fn every_rank_count(f: impl Fn(&Comm) -> rpar::Result<()> + Sync) {
-    for &p in RANKS {
-        rpar::run(p, |world| f(&world)).unwrap_or_else(|e| panic!("p = {p}: {e}"));
-    }
-}
-
-fn check<T: PartialEq + std::fmt::Debug>(
-    got: &T,
-    want: &T,
-    what: impl Fn() -> String,
-) -> rpar::Result<()> {
-    if got == want {
-        Ok(())
-    } else {
-        Err(Error::user(format!(
-            "{}: got {got:?}, expected {want:?}",
-            what()
-        )))
-    }
-}
-
-fn roots(p: usize) -> Vec<usize> {
-    let mut roots = vec![0, p / 2, p - 1];
-    roots.dedup();
-    roots
-}
-
 #[test]
 fn bcast_of_a_column_lands_in_the_column_only() {
     let (col, rows) = (column(), row());
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         for root in roots(p) {
             for &algorithm in BCAST {
@@ -156,7 +132,7 @@ fn bcast_of_a_column_lands_in_the_column_only() {
 #[test]
 fn gather_and_scatter_of_columns_against_a_sequential_reference() {
     let (col, rows) = (column(), row());
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let mine = matrix(r);
         let k = r % COLS; // rank r's column
@@ -230,7 +206,7 @@ fn gather_and_scatter_of_columns_against_a_sequential_reference() {
 #[test]
 fn allgather_and_alltoall_of_columns() {
     let (col, cols) = (column(), columns());
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let mine = matrix(r);
         for &algorithm in ALLGATHER {

@@ -1,11 +1,46 @@
-//! Shared by the tests that run the example programs: where cargo put an example's build, and
-//! running it. `cargo test` builds the examples next to the test binaries
-//! (`target/<profile>/examples`).
+//! Shared by the integration tests: for those that run the example programs, where cargo put
+//! an example's build, and running it (`cargo test` builds the examples next to the test
+//! binaries, `target/<profile>/examples`); for the collective tests, running a check on every
+//! rank count, the roots to try, and comparing a result with its reference as an error of the
+//! rank (so that the run fails with it, rather than one rank panicking while the others wait).
 
 #![allow(dead_code)] // each test file uses the part it needs
 
+use rpar::{Comm, Error};
 use std::path::PathBuf;
 use std::process::{Command, Output};
+
+/// `Ok` if `got` is `want`, else an error saying `what()` and both.
+pub(crate) fn check<T: PartialEq + std::fmt::Debug>(
+    got: &T,
+    want: &T,
+    what: impl Fn() -> String,
+) -> rpar::Result<()> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(Error::user(format!(
+            "{}: got {got:?}, expected {want:?}",
+            what()
+        )))
+    }
+}
+
+/// Runs `f` on every rank of a run of each of `ranks` ranks, and panics with the first
+/// failing run's error.
+pub(crate) fn every_rank_count(ranks: &[usize], f: impl Fn(&Comm) -> rpar::Result<()> + Sync) {
+    for &p in ranks {
+        rpar::run(p, |world| f(&world)).unwrap_or_else(|e| panic!("p = {p}: {e}"));
+    }
+}
+
+/// The roots a rooted collective is tried with on `p` ranks: the first, the middle and the
+/// last rank.
+pub(crate) fn roots(p: usize) -> Vec<usize> {
+    let mut roots = vec![0, p / 2, p - 1];
+    roots.dedup();
+    roots
+}
 
 /// The build of example `name`.
 pub(crate) fn example(name: &str) -> PathBuf {
