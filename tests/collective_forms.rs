@@ -511,3 +511,261 @@ fn ring_refuses_a_non_commutative_operator_on_every_rank() {
         assert_eq!(auto, vec![want; 4]);
     }
 }
+
+/// Checks that a run in which some ranks' counts are wrong failed, and failed for the counts:
+/// with an [`Error::InvalidArgument`] or [`Error::Truncated`], or, for the forms whose calls
+/// name the bytes of a block, an [`Error::CollectiveMismatch`] (never `Ok`, a hang or a
+/// deadlock).
+fn refused_for_counts<R: std::fmt::Debug>(result: rpar::Result<R>, what: impl Fn() -> String) {
+    match result.map_err(failure) {
+        Err(
+            Error::InvalidArgument { .. }
+            | Error::Truncated { .. }
+            | Error::CollectiveMismatch { .. },
+        ) => {}
+        other => panic!("{}: expected a count error, got {other:?}", what()),
+    }
+}
+
+/// The counts of `p` ranks, all `n`, but `n + 1` at rank `a` and `n - 1` at rank `b`: wrong
+/// counts that add up to the right total.
+fn compensating(p: usize, n: usize, (a, b): (usize, usize)) -> Vec<usize> {
+    let mut counts = vec![n; p];
+    counts[a] += 1;
+    counts[b] -= 1;
+    counts
+}
+
+/// The pairs of ranks `(a, b)` other than `skip` that [`compensating`] makes wrong on `p`
+/// ranks: every pair on up to 5 ranks, on more the neighbours `(a, a + 1)` and `(a + 1, a)`
+/// (cyclically), which share every group of consecutive blocks that an algorithm moves in one
+/// message (a subtree, a row of the torus, a half of the hypercube).
+fn wrong_pairs(p: usize, skip: usize) -> Vec<(usize, usize)> {
+    let pairs: Vec<(usize, usize)> = if p <= 5 {
+        (0..p)
+            .flat_map(|a| (0..p).map(move |b| (a, b)))
+            .filter(|&(a, b)| a != b)
+            .collect()
+    } else {
+        (0..p)
+            .flat_map(|a| [(a, (a + 1) % p), ((a + 1) % p, a)])
+            .collect()
+    };
+    pairs
+        .into_iter()
+        .filter(|&(a, b)| a != skip && b != skip)
+        .collect()
+}
+
+/// Rank counts for the wrong-count tests: the binomial tree's and the hypercube's subtrees,
+/// recursive doubling's fold (5, 6), the torus's rows (6 = 2 x 3, 9 = 3 x 3).
+const WRONG_RANKS: &[usize] = &[3, 4, 5, 6, 8, 9];
+
+#[test]
+fn gathers_whose_counts_cancel_out_are_errors() {
+    // the review's case: 4 ranks, counts all 1, rank 2 sends 2 and rank 3 none
+    for &algorithm in GATHER {
+        refused_for_counts(
+            rpar::run(4, |w| {
+                let mine = vec![w.rank() as u8; [1, 1, 2, 0][w.rank()]];
+                w.gatherv_with(&mine, &[1; 4], 0, algorithm)
+            }),
+            || format!("gatherv {algorithm:?} p=4, rank 2 sends 2, rank 3 none"),
+        );
+    }
+    for &p in WRONG_RANKS {
+        for root in roots(p) {
+            for (a, b) in wrong_pairs(p, root) {
+                let sends = compensating(p, 2, (a, b));
+                for &algorithm in GATHER {
+                    let what = |form: &'static str| {
+                        move || format!("{form} {algorithm:?} p={p} root={root} wrong {a}, {b}")
+                    };
+                    refused_for_counts(
+                        rpar::run(p, |w| {
+                            let mine = vec![7u16; sends[w.rank()]];
+                            w.gatherv_with(&mine, &vec![2; p], root, algorithm)
+                        }),
+                        what("gatherv"),
+                    );
+                    refused_for_counts(
+                        rpar::run(p, |w| {
+                            let r = w.rank();
+                            let (displs, len) = layout(&vec![2; p], true);
+                            let mut buf = if r == root {
+                                vec![0u16; len]
+                            } else {
+                                vec![7; sends[r]]
+                            };
+                            w.gatherv_in_place_with(&mut buf, &vec![2; p], &displs, root, algorithm)
+                        }),
+                        what("gatherv_in_place"),
+                    );
+                    // the uniform forms: the call names the bytes of a block
+                    refused_for_counts(
+                        rpar::run(p, |w| {
+                            let mine = vec![7u16; sends[w.rank()]];
+                            w.gather_with(&mine[..], root, algorithm)
+                        }),
+                        what("gather"),
+                    );
+                    refused_for_counts(
+                        rpar::run(p, |w| {
+                            let r = w.rank();
+                            let mut buf = vec![7u16; if r == root { 2 * p } else { sends[r] }];
+                            w.gather_in_place_with(&mut buf, root, algorithm)
+                        }),
+                        what("gather_in_place"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn allgathervs_whose_counts_cancel_out_are_errors() {
+    for &p in WRONG_RANKS {
+        for victim in 0..p {
+            for (a, b) in wrong_pairs(p, victim) {
+                // every rank sends 2 elements; the victim's counts say 3 for a and 1 for b
+                let counts = |r: usize| {
+                    if r == victim {
+                        compensating(p, 2, (a, b))
+                    } else {
+                        vec![2; p]
+                    }
+                };
+                for &algorithm in ALLGATHER {
+                    let what = |form: &'static str| {
+                        move || format!("{form} {algorithm:?} p={p} victim={victim} wrong {a}, {b}")
+                    };
+                    refused_for_counts(
+                        rpar::run(p, |w| {
+                            let counts = counts(w.rank());
+                            w.allgatherv_with(&[5u32; 2][..], &counts, algorithm)
+                        }),
+                        what("allgatherv"),
+                    );
+                    // blocks in reverse order: the algorithm runs on a packed copy
+                    refused_for_counts(
+                        rpar::run(p, |w| {
+                            let r = w.rank();
+                            let counts = counts(r);
+                            let (displs, len) = layout(&counts, true);
+                            let mut buf = vec![5u32; len];
+                            w.allgatherv_in_place_with(&mut buf, &counts, &displs, algorithm)?;
+                            Ok(buf)
+                        }),
+                        what("allgatherv_in_place"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn alltoallvs_whose_counts_cancel_out_are_errors() {
+    for &p in WRONG_RANKS {
+        for victim in 0..p {
+            for (a, b) in wrong_pairs(p, victim) {
+                for &algorithm in ALLTOALL {
+                    if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
+                        continue;
+                    }
+                    let what = |side: &'static str| {
+                        move || {
+                            format!(
+                                "alltoallv {algorithm:?} p={p} victim={victim} {side} wrong \
+                                 {a}, {b}"
+                            )
+                        }
+                    };
+                    // blocks of 2 everywhere, but the victim expects 3 from a and 1 from b
+                    refused_for_counts(
+                        rpar::run(p, |w| {
+                            let r = w.rank();
+                            let recv_counts = if r == victim {
+                                compensating(p, 2, (a, b))
+                            } else {
+                                vec![2; p]
+                            };
+                            let (recv_displs, len) = layout(&recv_counts, false);
+                            let mut recv = vec![0u8; len];
+                            let sends = (&vec![2; p][..], &layout(&vec![2; p], false).0[..]);
+                            let receives = (&recv_counts[..], &recv_displs[..]);
+                            w.alltoallv_into_with(
+                                &[9u8; 64][..],
+                                sends,
+                                &mut recv,
+                                receives,
+                                algorithm,
+                            )
+                        }),
+                        what("receiving"),
+                    );
+                    // or the victim sends 3 to a and 1 to b, who expect 2
+                    refused_for_counts(
+                        rpar::run(p, |w| {
+                            let r = w.rank();
+                            let send_counts = if r == victim {
+                                compensating(p, 2, (a, b))
+                            } else {
+                                vec![2; p]
+                            };
+                            let (send_displs, _) = layout(&send_counts, false);
+                            let (recv_displs, len) = layout(&vec![2; p], false);
+                            let mut recv = vec![0u8; len];
+                            let sends = (&send_counts[..], &send_displs[..]);
+                            let receives = (&vec![2; p][..], &recv_displs[..]);
+                            w.alltoallv_into_with(
+                                &[9u8; 64][..],
+                                sends,
+                                &mut recv,
+                                receives,
+                                algorithm,
+                            )
+                        }),
+                        what("sending"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn scatters_whose_counts_cancel_out_are_errors() {
+    for &p in WRONG_RANKS {
+        for root in roots(p) {
+            for (a, b) in wrong_pairs(p, root) {
+                for &algorithm in SCATTER {
+                    let what = |form: &'static str| {
+                        move || format!("{form} {algorithm:?} p={p} root={root} wrong {a}, {b}")
+                    };
+                    // the root's counts say 3 for a and 1 for b, whose buffers hold 2
+                    refused_for_counts(
+                        rpar::run(p, |w| {
+                            let counts = compensating(p, 2, (a, b));
+                            let (displs, len) = layout(&counts, false);
+                            let mut buf = vec![3u64; if w.rank() == root { len } else { 2 }];
+                            w.scatterv_in_place_with(&mut buf, &counts, &displs, root, algorithm)
+                        }),
+                        what("scatterv_in_place"),
+                    );
+                    // a's buffer holds 3 and b's 1 where the root's blocks are 2
+                    refused_for_counts(
+                        rpar::run(p, |w| {
+                            let r = w.rank();
+                            let n = compensating(p, 2, (a, b))[r];
+                            let mut buf = vec![3u64; if r == root { 2 * p } else { n }];
+                            w.scatter_in_place_with(&mut buf, root, algorithm)
+                        }),
+                        what("scatter_in_place"),
+                    );
+                }
+            }
+        }
+    }
+}

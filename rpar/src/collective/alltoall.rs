@@ -20,7 +20,7 @@
 use super::layout::Named;
 use super::layout::{
     block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_recv_blocks,
-    is_pow2, offsets_of_counts, offsets_uniform, recv_exact, require_pow2, zeroed_vec,
+    is_pow2, lengths, offsets_of_counts, offsets_uniform, recv_exact, require_pow2, zeroed_vec,
 };
 use super::select::{message_passing, resolve};
 use super::shared;
@@ -808,10 +808,8 @@ fn swap_blocks<C: Named, T: Datatype>(
     let in_lens = match uniform {
         Some(n) => vec![n; inc.len()],
         None => {
-            let mut lens = vec![0usize; inc.len()];
-            let got = ch.sendrecv(&out_lens, dest, TAG_LENGTHS, &mut lens, source, TAG_LENGTHS)?;
-            check_count(got, inc.len(), source, CALL)?;
-            lens
+            lengths::send(ch, out_lens, dest, TAG_LENGTHS)?;
+            lengths::recv(ch, inc.len(), source, TAG_LENGTHS, CALL_V)?
         }
     };
     let off = offsets_of_counts(&in_lens, CALL)?;

@@ -193,6 +193,80 @@ pub(crate) fn check_count(
     }
 }
 
+/// Whether the receivers of a collective's messages that carry several ranks' blocks learn
+/// the blocks' lengths from the sender (see [`lengths`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lengths {
+    /// No: every block is as long as the receiver's own arguments say, and the ranks agree on
+    /// them because every rank's call names the bytes of its block alike (a message of a call
+    /// with other bytes is an [`Error::CollectiveMismatch`] where it arrives), or because one
+    /// rank, the root of a scatter, alone decides them.
+    Agreed,
+    /// Yes: the lengths travel ahead of each such message ([`lengths::send`]), and its
+    /// receiver takes them (scatterv, alltoallv) or compares them one by one with its own
+    /// (gatherv, allgatherv). A message's total alone would let two wrong lengths that add up
+    /// to the right one put one rank's data in another's block.
+    Sent,
+}
+
+/// The lengths of the blocks of a message that carries several ranks' blocks, sent ahead of
+/// it as a message of their own (see [`Lengths::Sent`]).
+pub(crate) mod lengths {
+    use super::{check_count, Named};
+    use crate::{Error, Result};
+    use std::ops::Range;
+
+    /// The lengths of blocks `blocks` of a layout with offsets `off`.
+    pub(crate) fn of(off: &[usize], blocks: Range<usize>) -> Vec<usize> {
+        blocks.map(|i| off[i + 1] - off[i]).collect()
+    }
+
+    /// Sends `lens`, the lengths of the blocks of the message that follows, to `dest`
+    /// (returns at once: the `Vec` moves).
+    pub(crate) fn send<C: Named>(ch: &C, lens: Vec<usize>, dest: usize, tag: i32) -> Result<()> {
+        ch.send_owned(lens, dest, tag)
+    }
+
+    /// Receives from `source` the lengths of the `blocks` blocks of the message that follows.
+    ///
+    /// Errors: [`Error::InvalidArgument`] (naming `call`) if they are not `blocks` lengths.
+    pub(crate) fn recv<C: Named>(
+        ch: &C,
+        blocks: usize,
+        source: usize,
+        tag: i32,
+        call: &'static str,
+    ) -> Result<Vec<usize>> {
+        let lens: Vec<usize> = ch.recv_vec(source, tag)?;
+        if lens.len() == blocks {
+            return Ok(lens);
+        }
+        Err(Error::invalid(
+            call,
+            format!(
+                "rank {} sent the lengths of {} blocks where {blocks} were expected",
+                ch.comm_rank(source),
+                lens.len()
+            ),
+        ))
+    }
+
+    /// Checks the lengths `got` of blocks that arrived against `expected`, this rank's own
+    /// (the rank whose block it is, and its length), block by block.
+    ///
+    /// Errors: [`Error::InvalidArgument`] (naming `call` and the first rank whose block is
+    /// not as long as expected).
+    pub(crate) fn check(
+        got: &[usize],
+        expected: impl IntoIterator<Item = (usize, usize)>,
+        call: &'static str,
+    ) -> Result<()> {
+        got.iter()
+            .zip(expected)
+            .try_for_each(|(&n, (rank, due))| check_count(n, due, rank, call))
+    }
+}
+
 /// Checks the length of a local buffer.
 pub(crate) fn check_len(len: usize, expected: usize, what: &str, call: &'static str) -> Result<()> {
     if len == expected {
