@@ -9,6 +9,7 @@
 use rpar::{Comm, Error};
 use std::path::PathBuf;
 use std::process::{Command, Output};
+use std::time::Duration;
 
 /// `Ok` if `got` is `want`, else an error saying `what()` and both.
 pub(crate) fn check<T: PartialEq + std::fmt::Debug>(
@@ -32,6 +33,28 @@ pub(crate) fn every_rank_count(ranks: &[usize], f: impl Fn(&Comm) -> rpar::Resul
     for &p in ranks {
         rpar::run(p, |world| f(&world)).unwrap_or_else(|e| panic!("p = {p}: {e}"));
     }
+}
+
+/// Runs `f` on a thread of its own and returns what it returns, or panics saying `what` if it
+/// has not returned after `limit`: for checks that something fails or finishes promptly rather
+/// than hanging or spinning (a limit of seconds where it takes milliseconds, so that a loaded
+/// machine does not trip it).
+pub(crate) fn within<R: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> R {
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(f()));
+    result
+        .recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("{what}: not done after {limit:?}"))
+}
+
+/// Whether the tests run under valgrind (CI sets `RPAR_UNDER_VALGRIND`), some fifty times
+/// slower: sweeps then take a sample.
+pub(crate) fn under_valgrind() -> bool {
+    std::env::var_os("RPAR_UNDER_VALGRIND").is_some()
 }
 
 /// The roots a rooted collective is tried with on `p` ranks: the first, the middle and the

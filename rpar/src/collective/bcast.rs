@@ -245,7 +245,12 @@ fn binomial_tree<C: Named, T: Datatype>(ch: &C, buf: &mut [T], tag: i32) -> Resu
 
 fn pipeline<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
-    let seg = (SEGMENT_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+    // zero-sized elements have no bytes to pipeline: one segment of all of them (any count
+    // of them, up to usize::MAX, would otherwise be cut into count / SEGMENT_BYTES messages)
+    let seg = match std::mem::size_of::<T>() {
+        0 => buf.len().max(1),
+        size => (SEGMENT_BYTES / size).max(1),
+    };
     for chunk in buf.chunks_mut(seg) {
         if r != 0 {
             recv_exact(ch, chunk, r - 1, TAG_PIPELINE, CALL)?;

@@ -35,12 +35,7 @@ pub(crate) fn zeroed_vec<T: Datatype>(len: usize, call: &'static str) -> Result<
     };
     let layout = std::alloc::Layout::array::<T>(len).map_err(|_| too_large())?;
     if layout.size() == 0 {
-        // no bytes at all: `len` is 0 or `T` is zero-sized
-        // SAFETY: a zero-sized `T` has no bytes, so no bit pattern to be invalid (and if `len`
-        // is 0 the closure never runs).
-        return Ok((0..len)
-            .map(|_| unsafe { std::mem::zeroed::<T>() })
-            .collect());
+        return Ok(without_bytes(len));
     }
     // SAFETY: `layout` has non-zero size (checked above).
     let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
@@ -53,6 +48,22 @@ pub(crate) fn zeroed_vec<T: Datatype>(len: usize, call: &'static str) -> Result<
     // `zero_is_valid` holds for every basic type (an exhaustive match: a new basic type must
     // decide), so the all-zero bytes are `len` initialised, valid values of `T`.
     Ok(unsafe { Vec::from_raw_parts(ptr, len, len) })
+}
+
+/// [`zeroed_vec`] where `len` values of `T` have no bytes at all (`len` is 0 or `T` is
+/// zero-sized): made in one step, not value by value, since a user's count of zero-sized
+/// values may be anything up to `usize::MAX`.
+#[allow(clippy::uninit_vec)] // values without bytes: there is nothing to initialise
+fn without_bytes<T: Datatype>(len: usize) -> Vec<T> {
+    debug_assert!(len == 0 || std::mem::size_of::<T>() == 0);
+    let mut v = Vec::new();
+    // SAFETY: `len` is within the capacity: `set_len(0)` is always sound, and a `Vec` of a
+    // zero-sized `T` never allocates and has capacity usize::MAX. The values have no bytes,
+    // so there is nothing to initialise: by the `Datatype` contract every byte of a `T` is
+    // padding or a value of a basic type, so a `T` of no bytes is one of no basic values, the
+    // empty byte sequence, like every other.
+    unsafe { v.set_len(len) };
+    v
 }
 
 /// `parts` blocks of `each` elements: their total, or an error naming `call` if it overflows.
@@ -594,6 +605,11 @@ mod tests {
     fn zeroed_vec_is_zero() {
         assert_eq!(zeroed_vec::<f64>(3, "t").unwrap(), vec![0.0; 3]);
         assert_eq!(zeroed_vec::<char>(2, "t").unwrap(), vec!['\0'; 2]);
+        assert!(zeroed_vec::<u16>(0, "t").unwrap().is_empty());
+        // zero-sized values: any number of them at once, not one by one
+        let none = zeroed_vec::<[u8; 0]>(usize::MAX, "t").unwrap();
+        assert_eq!(none.len(), usize::MAX);
+        assert_eq!(none[usize::MAX - 1], [0u8; 0]);
     }
 
     #[test]
