@@ -8,9 +8,10 @@
 
 mod common;
 
-use common::{check, every_rank_count, roots};
+use common::{check, every_rank_count, roots, within};
 use rpar::prelude::*;
 use rpar::{Allgather, Alltoall, Bcast, CommittedType, Error, Gather, Scatter, TypeMap};
+use std::time::Duration;
 
 const RANKS: &[usize] = &[1, 2, 3, 4, 5, 8];
 /// Each rank's matrix: `ROWS x COLS`, row-major.
@@ -255,6 +256,53 @@ fn allgather_and_alltoall_of_columns() {
     });
 }
 
+#[test]
+fn what_mpi_ignores_is_not_read() {
+    // MPI ignores the receive arguments of a gather and the send arguments of a scatter at
+    // the other ranks than the root: here they name other basic types, no buffer, and a count
+    // whose bytes overflow usize
+    let (col, rows) = (column(), row());
+    let ignored = TypeMap::contiguous(2, &i64::type_map()).unwrap().commit();
+    every_rank_count(RANKS, |world| {
+        let (p, r) = (world.size(), world.rank());
+        let mine = matrix(r);
+        let k = r % COLS;
+        for root in roots(p) {
+            for &algorithm in GATHER {
+                let send = (&mine[k..], &col, 1);
+                if r != root {
+                    let recv: (&mut [i64], _, _) = (&mut [], &ignored, usize::MAX);
+                    world.gather_typed_with(send, recv, root, algorithm)?;
+                    continue;
+                }
+                let mut got = vec![-1.0; p * ROWS];
+                world.gather_typed_with(send, (&mut got[..], &rows, 1), root, algorithm)?;
+                let want: Vec<f64> = (0..p * ROWS)
+                    .map(|i| entry(i / ROWS, i % ROWS, (i / ROWS) % COLS))
+                    .collect();
+                check(&got, &want, || {
+                    format!("gather_typed {algorithm:?} p={p} root={root}")
+                })?;
+            }
+            for &algorithm in SCATTER {
+                let all: Vec<f64> = (0..p * ROWS).map(|i| (root * 1000 + i) as f64).collect();
+                let mut m = vec![0.0; ROWS];
+                let recv = (&mut m[..], &rows, 1);
+                if r == root {
+                    world.scatter_typed_with((&all[..], &rows, 1), recv, root, algorithm)?;
+                } else {
+                    let send: (&[i64], _, _) = (&[], &ignored, usize::MAX);
+                    world.scatter_typed_with(send, recv, root, algorithm)?;
+                }
+                check(&m, &all[r * ROWS..(r + 1) * ROWS].to_vec(), || {
+                    format!("scatter_typed {algorithm:?} p={p} root={root} rank={r}")
+                })?;
+            }
+        }
+        Ok(())
+    });
+}
+
 /// A struct with padding between its fields: only the data travels.
 #[derive(Datatype, Clone, Copy, Debug, PartialEq, Default)]
 struct Sample {
@@ -358,6 +406,48 @@ fn signatures_that_disagree_are_an_error_on_every_rank() {
                 );
             }
             other => panic!("{other}"),
+        }
+    }
+}
+
+#[test]
+fn counts_that_disagree_over_the_same_basic_types_are_an_error_on_every_rank() {
+    // every rank's type is f64 (the same basic-type sequence, the same primitive period): the
+    // signatures differ only in their length, and so in their bytes; rank 3 passes one more
+    const ODD: usize = 3;
+    let one = f64::type_map().commit();
+    let got = within(
+        Duration::from_secs(60),
+        "typed collectives whose counts disagree",
+        || {
+            rpar::run(4, move |world| {
+                let n = if world.rank() == ODD { 3 } else { 2 };
+                let (mut buf, mut out) = (vec![1.0f64; 16], vec![0.0f64; 16]);
+                Ok([
+                    world.bcast_typed(&mut buf, &one, n, 0),
+                    world.gather_typed(&buf, &one, n, &mut out, &one, 2, 0),
+                    world.scatter_typed(&buf, &one, 2, &mut out, &one, n, 0),
+                    world.allgather_typed(&buf, &one, n, &mut out, &one, 2),
+                    world.alltoall_typed(&buf, &one, 2, &mut out, &one, n),
+                ])
+            })
+        },
+    )
+    .unwrap();
+    let calls = ["bcast", "gather", "scatter", "allgather", "alltoall"];
+    for (r, results) in got.into_iter().enumerate() {
+        for (call, result) in calls.iter().zip(results) {
+            match result {
+                Err(Error::TypeMismatch {
+                    source_rank,
+                    sent,
+                    expected,
+                }) => assert!(
+                    source_rank == ODD || expected.contains(&format!("rank {ODD}")),
+                    "{call} at rank {r}: {sent} against {expected}"
+                ),
+                other => panic!("{call} at rank {r}: expected a type mismatch, got {other:?}"),
+            }
         }
     }
 }
