@@ -137,13 +137,14 @@ impl Comm {
     /// Gathers every rank's `send` (all of the same length) on every rank, in rank order
     /// (MPI_Allgather).
     ///
-    /// Errors: none of its own; as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
-    /// blocks of different lengths) and [`Error::Aborted`] if another rank fails during the
-    /// call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
     /// [`Comm::allgather_with`]).
+    ///
+    /// # Errors
+    ///
+    /// None of its own; as for every collective, [`Error::CollectiveMismatch`] if the ranks call
+    /// different collectives (or this one with blocks of different lengths) and [`Error::Aborted`]
+    /// if another rank fails during the call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| world.allgather(&[world.rank() as u8; 2][..]))?;
@@ -157,12 +158,14 @@ impl Comm {
     /// [`Comm::allgather`] with a chosen algorithm (MPI_Allgather, with the algorithm fixed as
     /// MPICH's `MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::allgather`].
-    ///
     /// Cost, for `m` the bytes of one block: `Ring` and `Pairwise` `(p - 1)(alpha + beta m)`,
     /// `RecursiveDoubling` `log2 p alpha + (p - 1) beta m`, `Bruck`
     /// `ceil(log2 p) alpha + (p - 1) beta m`, `Torus` `(q1 + q2 - 2) alpha + (p - 1) beta m`
     /// on a `q1 x q2` grid, `SharedMemory` `c + (p - 1) beta m` with `c` one synchronisation.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgather`].
     ///
     /// ```
     /// use rpar::Allgather;
@@ -189,14 +192,15 @@ impl Comm {
 
     /// Gathers every rank's `send` into `recv` (`p` times as long), MPI_Allgather's own form.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `recv` is not `p` times as long as `send`; and, as
-    /// for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
-    /// blocks of different lengths) and [`Error::Aborted`] if another rank fails during the
-    /// call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
     /// [`Comm::allgather_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `recv` is not `p` times as long as `send`; and, as for every
+    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives (or this
+    /// one with blocks of different lengths) and [`Error::Aborted`] if another rank fails during
+    /// the call.
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -213,7 +217,11 @@ impl Comm {
 
     /// [`Comm::allgather_into`] with a chosen algorithm (MPI_Allgather).
     ///
-    /// Errors: those of [`Comm::allgather_into`]. Cost: as [`Comm::allgather_with`].
+    /// Cost: as [`Comm::allgather_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgather_into`].
     ///
     /// ```
     /// use rpar::Allgather;
@@ -262,14 +270,15 @@ impl Comm {
     /// Allgather in place (MPI_Allgather with MPI_IN_PLACE): `buf` holds `p` equal blocks, this
     /// rank's own at block `rank()`; on return it holds every rank's.
     ///
-    /// Errors: [`Error::InvalidArgument`] if the length of `buf` is not a multiple of `p`; and,
-    /// as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
-    /// blocks of different lengths) and [`Error::Aborted`] if another rank fails during the
-    /// call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
     /// [`Comm::allgather_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if the length of `buf` is not a multiple of `p`; and, as for
+    /// every collective, [`Error::CollectiveMismatch`] if the ranks call different collectives (or
+    /// this one with blocks of different lengths) and [`Error::Aborted`] if another rank fails
+    /// during the call.
     ///
     /// ```
     /// let got = rpar::run(4, |world| {
@@ -287,7 +296,11 @@ impl Comm {
 
     /// [`Comm::allgather_in_place`] with a chosen algorithm (MPI_Allgather with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::allgather_in_place`]. Cost: as [`Comm::allgather_with`].
+    /// Cost: as [`Comm::allgather_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgather_in_place`].
     ///
     /// ```
     /// use rpar::Allgather;
@@ -326,16 +339,17 @@ impl Comm {
     /// (MPI_Allgatherv, blocks placed one after another). `counts` must be the same on all ranks
     /// and `counts[rank()]` must be `send`'s length.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `counts` has not one entry per rank or
-    /// `counts[rank()]` is not the length of `send`, and [`Error::InvalidArgument`] or
-    /// [`Error::Truncated`] if a block that arrives is not as long as `counts` says (the ranks'
-    /// `counts` disagree); and, as for every collective, [`Error::CollectiveMismatch`] if the
-    /// ranks call different collectives and [`Error::Aborted`] if another rank fails during the
-    /// call.
-    ///
     /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
     /// (blocks of different lengths have no shared-memory algorithm), see
     /// [`Comm::allgatherv_with`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `counts` has not one entry per rank or `counts[rank()]` is not
+    /// the length of `send`, and [`Error::InvalidArgument`] or [`Error::Truncated`] if a block that
+    /// arrives is not as long as `counts` says (the ranks' `counts` disagree); and, as for every
+    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives and
+    /// [`Error::Aborted`] if another rank fails during the call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -356,11 +370,13 @@ impl Comm {
     /// [`Comm::allgatherv`] with a chosen algorithm (MPI_Allgatherv). `SharedMemory`, like
     /// `Auto`, runs the message-passing rule of [`Allgather`]'s table.
     ///
-    /// Errors: those of [`Comm::allgatherv`].
-    ///
     /// Cost: as [`Comm::allgather_with`], with `m` the mean bytes of a block, plus for
     /// `RecursiveDoubling`, `Bruck` and `Torus` an `alpha` for each of their messages of
     /// several blocks, which the blocks' lengths precede.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgatherv`].
     ///
     /// ```
     /// use rpar::Allgather;
@@ -393,16 +409,17 @@ impl Comm {
     /// all ranks and `counts[rank()]` must be `send`'s length; elements of `recv` outside the
     /// blocks are left as they were.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `counts` or `displs` has not one entry per rank,
-    /// `counts[rank()]` is not the length of `send`, a block does not fit in `recv` or two
-    /// blocks overlap (MPI calls such a call erroneous), and [`Error::InvalidArgument`] or
-    /// [`Error::Truncated`] if a block that arrives is not as long as `counts` says (the ranks'
-    /// `counts` disagree); and, as for every collective, [`Error::CollectiveMismatch`] if the
-    /// ranks call different collectives and [`Error::Aborted`] if another rank fails during the
-    /// call.
-    ///
     /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
     /// (see [`Comm::allgatherv_into_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `counts` or `displs` has not one entry per rank,
+    /// `counts[rank()]` is not the length of `send`, a block does not fit in `recv` or two blocks
+    /// overlap (MPI calls such a call erroneous), and [`Error::InvalidArgument`] or
+    /// [`Error::Truncated`] if a block that arrives is not as long as `counts` says (the ranks'
+    /// `counts` disagree); and, as for every collective, [`Error::CollectiveMismatch`] if the ranks
+    /// call different collectives and [`Error::Aborted`] if another rank fails during the call.
     ///
     /// ```
     /// rpar::run(3, |world| {
@@ -428,11 +445,13 @@ impl Comm {
     /// [`Comm::allgatherv_into`] with a chosen algorithm (MPI_Allgatherv). `SharedMemory`, like
     /// `Auto`, runs the message-passing rule of [`Allgather`]'s table.
     ///
-    /// Errors: those of [`Comm::allgatherv_into`].
-    ///
     /// Cost: as [`Comm::allgatherv_with`]; when the blocks do not lie back to back in rank
     /// order from element 0, the algorithm runs on a packed copy and each rank copies the
     /// result into place (`n beta` more, `n` the bytes of all blocks).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgatherv_into`].
     ///
     /// ```
     /// use rpar::Allgather;
@@ -464,11 +483,12 @@ impl Comm {
     /// `counts[rank()]` elements at `displs[rank()]`; on return it holds every rank's block `i`
     /// at `displs[i]`.
     ///
-    /// Errors: those of [`Comm::allgatherv_into`] (but for the length of `send`, which there
-    /// is none of).
-    ///
     /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
     /// (see [`Comm::allgatherv_into_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgatherv_into`] (but for the length of `send`, which there is none of).
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -494,8 +514,11 @@ impl Comm {
     /// [`Comm::allgatherv_in_place`] with a chosen algorithm (MPI_Allgatherv with
     /// MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::allgatherv_in_place`]. Cost: as
-    /// [`Comm::allgatherv_into_with`].
+    /// Cost: as [`Comm::allgatherv_into_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgatherv_in_place`].
     ///
     /// ```
     /// use rpar::Allgather;

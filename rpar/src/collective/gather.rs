@@ -106,13 +106,15 @@ impl Comm {
     /// Gathers every rank's `send` (all of the same length) at `root`, in rank order
     /// (MPI_Gather): `Some(all blocks)` at the root, `None` elsewhere.
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
-    /// is not a rank of the communicator; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives (or this one with blocks of different lengths) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is not a
+    /// rank of the communicator; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives (or this one with blocks of different lengths) and
+    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
     ///
     /// ```
     /// let got = rpar::run(4, |world| world.gather(&(world.rank() as u16 * 3), 2))?;
@@ -131,10 +133,12 @@ impl Comm {
     /// [`Comm::gather`] with a chosen algorithm (MPI_Gather, with the algorithm fixed as MPICH's
     /// `MPIR_CVAR_GATHER_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::gather`].
-    ///
     /// Cost, for `m` the bytes of one block: `Linear` `(p - 1)(alpha + beta m)`, `Binomial`
     /// `ceil(log2 p) alpha + (p - 1) beta m`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gather`].
     ///
     /// ```
     /// use rpar::Gather;
@@ -181,11 +185,13 @@ impl Comm {
     /// Gathers every rank's `send` into the root's `recv` (`p` times as long; ignored at
     /// other ranks), MPI_Gather's own form.
     ///
-    /// Errors: those of [`Comm::gather`], and at the root
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `recv` is not `p` times as
-    /// long as `send`.
-    ///
     /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gather`], and at the root
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `recv` is not `p` times as long
+    /// as `send`.
     ///
     /// ```
     /// rpar::run(3, |world| {
@@ -209,7 +215,11 @@ impl Comm {
 
     /// [`Comm::gather_into`] with a chosen algorithm (MPI_Gather).
     ///
-    /// Errors: those of [`Comm::gather_into`]. Cost: as [`Comm::gather_with`].
+    /// Cost: as [`Comm::gather_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gather_into`].
     ///
     /// ```
     /// use rpar::Gather;
@@ -243,15 +253,17 @@ impl Comm {
     /// Gather with the root's block already in place (MPI_Gather with MPI_IN_PLACE): at the
     /// root `buf` holds `p` blocks, its own at block `root`; elsewhere `buf` is what is sent.
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
-    /// `root`; at the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `buf`'s
-    /// length is not a multiple of `p`; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives (or this one with blocks of different lengths: a rank whose `buf`
-    /// is not as long as a `p`-th of the root's) and [`Error::Aborted`](crate::Error::Aborted)
-    /// if another rank fails during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`; at
+    /// the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `buf`'s length is not
+    /// a multiple of `p`; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives (or this one with blocks of different lengths: a rank whose `buf` is not as long
+    /// as a `p`-th of the root's) and [`Error::Aborted`](crate::Error::Aborted) if another rank
+    /// fails during the call.
     ///
     /// ```
     /// rpar::run(3, |world| {
@@ -270,7 +282,11 @@ impl Comm {
 
     /// [`Comm::gather_in_place`] with a chosen algorithm (MPI_Gather with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::gather_in_place`]. Cost: as [`Comm::gather_with`].
+    /// Cost: as [`Comm::gather_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gather_in_place`].
     ///
     /// ```
     /// use rpar::Gather;
@@ -310,17 +326,18 @@ impl Comm {
     /// Gathers blocks of different lengths at `root` (MPI_Gatherv, blocks placed one after
     /// another): rank `i` sends `counts[i]` elements; `counts` is read at the root only.
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
-    /// `root`; at the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if
-    /// `counts` has not one entry per rank, if its own `send` is not `counts[root]` long or if
-    /// another rank sends fewer than `counts[i]` elements, and
-    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument`
-    /// (`Binomial`) if it sends more; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
-    /// fails during the call.
-    ///
     /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`; at
+    /// the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `counts` has not one
+    /// entry per rank, if its own `send` is not `counts[root]` long or if another rank sends fewer
+    /// than `counts[i]` elements, and [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or
+    /// `InvalidArgument` (`Binomial`) if it sends more; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -341,12 +358,14 @@ impl Comm {
 
     /// [`Comm::gatherv`] with a chosen algorithm (MPI_Gatherv).
     ///
-    /// Errors: those of [`Comm::gatherv`].
-    ///
     /// Cost, for `n` the bytes of the other ranks' blocks together: `Linear`
     /// `(p - 1) alpha + n beta`, `Binomial` `2 ceil(log2 p) alpha + n beta` at the root (each
     /// message preceded by the lengths of its subtree's blocks, which the root checks one by
     /// one).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gatherv`].
     ///
     /// ```
     /// use rpar::Gather;
@@ -384,18 +403,19 @@ impl Comm {
     /// elements at `displs[i]` (MPI_Gatherv's own form; `recv`, `counts` and `displs` are read
     /// at the root only).
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
-    /// `root`; at the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if
-    /// `counts` or `displs` has not one entry per rank, if a block does not fit in `recv`, if
-    /// its own `send` is not `counts[root]` long or if another rank sends fewer than
-    /// `counts[i]` elements, and
-    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument`
-    /// (`Binomial`) if it sends more; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
-    /// fails during the call.
-    ///
     /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`; at
+    /// the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `counts` or `displs`
+    /// has not one entry per rank, if a block does not fit in `recv`, if its own `send` is not
+    /// `counts[root]` long or if another rank sends fewer than `counts[i]` elements, and
+    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument` (`Binomial`)
+    /// if it sends more; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -422,7 +442,11 @@ impl Comm {
 
     /// [`Comm::gatherv_into`] with a chosen algorithm (MPI_Gatherv).
     ///
-    /// Errors: those of [`Comm::gatherv_into`]. Cost: as [`Comm::gatherv_with`].
+    /// Cost: as [`Comm::gatherv_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gatherv_into`].
     ///
     /// ```
     /// use rpar::Gather;
@@ -458,17 +482,19 @@ impl Comm {
     /// its own block already there; elsewhere `buf` is what is sent (and `counts` and `displs`
     /// are not read).
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
-    /// `root`; at the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if
-    /// `counts` or `displs` has not one entry per rank, a block does not fit in `buf`, two
-    /// blocks overlap (MPI calls such a call erroneous) or another rank sends fewer than
-    /// `counts[i]` elements, and [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or
-    /// `InvalidArgument` (`Binomial`) if it sends more; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
-    /// fails during the call.
-    ///
     /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`; at
+    /// the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `counts` or `displs`
+    /// has not one entry per rank, a block does not fit in `buf`, two blocks overlap (MPI calls
+    /// such a call erroneous) or another rank sends fewer than `counts[i]` elements, and
+    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument` (`Binomial`)
+    /// if it sends more; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -493,7 +519,11 @@ impl Comm {
 
     /// [`Comm::gatherv_in_place`] with a chosen algorithm (MPI_Gatherv with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::gatherv_in_place`]. Cost: as [`Comm::gatherv_with`].
+    /// Cost: as [`Comm::gatherv_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gatherv_in_place`].
     ///
     /// ```
     /// use rpar::Gather;
@@ -529,14 +559,16 @@ impl Comm {
     /// them, in rank order, at the root, `None` elsewhere (MPI_Gatherv, with the counts carried
     /// by the `Vec`s: lengths may differ, and the root need not know them).
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
-    /// is not a rank of the communicator; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails
-    /// during the call.
-    ///
     /// Cost: that of `Linear`, which `Auto` takes: `(p - 1) alpha` at the root and no copy (on
     /// MPI, each move is a copy: `(p - 1)(alpha + beta m)`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is not a
+    /// rank of the communicator; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -558,10 +590,12 @@ impl Comm {
     /// [`Comm::gather_owned`] with a chosen algorithm (MPI_Gatherv). `Binomial` forwards every
     /// `Vec` of a subtree as a message of its own, moved at every hop.
     ///
-    /// Errors: those of [`Comm::gather_owned`].
-    ///
     /// Cost: `Linear` `(p - 1) alpha` at the root; `Binomial` `ceil(log2 p) alpha` of latency
     /// but `p - 1` messages into the root all the same; no copy in-process.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gather_owned`].
     ///
     /// ```
     /// use rpar::Gather;

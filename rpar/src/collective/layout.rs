@@ -16,9 +16,11 @@ use std::ops::Range;
 /// A `Vec` of `len` values whose bytes are all zero: a receive buffer to be overwritten,
 /// allocated zeroed (untouched pages of a large one cost nothing until written).
 ///
-/// Errors: [`Error::InvalidArgument`] (naming `call`) if `len` values of `T` exceed the largest
-/// possible allocation (`isize::MAX` bytes) or the allocator cannot provide them: `len` comes
-/// from users' counts.
+/// # Errors
+///
+/// [`Error::InvalidArgument`] (naming `call`) if `len` values of `T` exceed the largest possible
+/// allocation (`isize::MAX` bytes) or the allocator cannot provide them: `len` comes from users'
+/// counts.
 pub(crate) fn zeroed_vec<T: Datatype>(len: usize, call: &'static str) -> Result<Vec<T>> {
     debug_assert!(T::type_map()
         .entries()
@@ -100,8 +102,9 @@ pub(crate) fn offsets_even(n: usize, parts: usize) -> Vec<usize> {
 
 /// Block offsets of consecutive blocks of the given lengths (prefix sums).
 ///
-/// Errors: [`Error::InvalidArgument`] (naming `call`) if the lengths add up to more than
-/// `usize::MAX`.
+/// # Errors
+///
+/// [`Error::InvalidArgument`] (naming `call`) if the lengths add up to more than `usize::MAX`.
 pub(crate) fn offsets_of_counts(counts: &[usize], call: &'static str) -> Result<Vec<usize>> {
     let mut off = Vec::with_capacity(counts.len() + 1);
     let mut at = 0usize;
@@ -240,7 +243,9 @@ pub(crate) mod lengths {
 
     /// Receives from `source` the lengths of the `blocks` blocks of the message that follows.
     ///
-    /// Errors: [`Error::InvalidArgument`] (naming `call`) if they are not `blocks` lengths.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] (naming `call`) if they are not `blocks` lengths.
     pub(crate) fn recv<C: Named>(
         ch: &C,
         blocks: usize,
@@ -265,8 +270,10 @@ pub(crate) mod lengths {
     /// Checks the lengths `got` of blocks that arrived against `expected`, this rank's own
     /// (the rank whose block it is, and its length), block by block.
     ///
-    /// Errors: [`Error::InvalidArgument`] (naming `call` and the first rank whose block is
-    /// not as long as expected).
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] (naming `call` and the first rank whose block is not as long as
+    /// expected).
     pub(crate) fn check(
         got: &[usize],
         expected: impl IntoIterator<Item = (usize, usize)>,

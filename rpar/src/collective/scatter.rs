@@ -122,15 +122,17 @@ impl Comm {
     /// Scatters the root's `send` (`p` equal blocks; ignored elsewhere) — block `i` to rank `i`
     /// (MPI_Scatter); returns this rank's block.
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is
-    /// not a rank of the communicator; [`Error::InvalidArgument`](crate::Error::InvalidArgument) at
-    /// the root if the length of `send` is not a multiple of `p`; and, as for every collective,
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
+    /// [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is not a
+    /// rank of the communicator; [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the
+    /// root if the length of `send` is not a multiple of `p`; and, as for every collective,
     /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
     /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
     /// call.
-    ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::scatter_with`].
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -147,10 +149,12 @@ impl Comm {
     /// [`Comm::scatter`] with a chosen algorithm (MPI_Scatter, with the algorithm fixed as
     /// MPICH's `MPIR_CVAR_SCATTER_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::scatter`].
-    ///
     /// Cost, for `m` the bytes of one block: `Linear` `(p - 1)(alpha + beta m)`, `Binomial`
     /// `ceil(log2 p) alpha + (p - 1) beta m`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatter`].
     ///
     /// ```
     /// use rpar::Scatter;
@@ -177,10 +181,12 @@ impl Comm {
     /// [`Comm::scatter`] from an owned `Vec` at the root: the root's own block is cut out of
     /// it rather than copied (no copy at all when the root is rank 0). MPI_Scatter.
     ///
-    /// Errors: those of [`Comm::scatter`].
-    ///
     /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
     /// [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatter`].
     ///
     /// ```
     /// let got = rpar::run(2, |world| {
@@ -196,7 +202,11 @@ impl Comm {
 
     /// [`Comm::scatter_owned`] with a chosen algorithm (MPI_Scatter).
     ///
-    /// Errors: those of [`Comm::scatter`]. Cost: as [`Comm::scatter_with`].
+    /// Cost: as [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatter`].
     ///
     /// ```
     /// use rpar::Scatter;
@@ -236,16 +246,18 @@ impl Comm {
     /// Scatters the root's `send` into every rank's `recv` (`p` times shorter than `send`;
     /// `send` is ignored elsewhere), MPI_Scatter's own form.
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
-    /// `root`; [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if `send` is
-    /// not `p` times as long as `recv`, and at another rank if the block it receives is not as long
-    /// as its `recv`; and, as for every collective,
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
+    /// [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`;
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if `send` is not `p`
+    /// times as long as `recv`, and at another rank if the block it receives is not as long as its
+    /// `recv`; and, as for every collective,
     /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
     /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
     /// call.
-    ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::scatter_with`].
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -262,7 +274,11 @@ impl Comm {
 
     /// [`Comm::scatter_into`] with a chosen algorithm (MPI_Scatter).
     ///
-    /// Errors: those of [`Comm::scatter_into`]. Cost: as [`Comm::scatter_with`].
+    /// Cost: as [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatter_into`].
     ///
     /// ```
     /// use rpar::Scatter;
@@ -303,16 +319,18 @@ impl Comm {
     /// Scatter with the root's block left in place (MPI_Scatter with MPI_IN_PLACE): at the
     /// root `buf` is the whole send buffer, elsewhere the receive buffer.
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
-    /// `root`; [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if the length
-    /// of `buf` is not a multiple of `p`, and at another rank if the block it receives is not as
-    /// long as its `buf`; and, as for every collective,
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
+    /// [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`;
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if the length of `buf`
+    /// is not a multiple of `p`, and at another rank if the block it receives is not as long as its
+    /// `buf`; and, as for every collective,
     /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
     /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
     /// call.
-    ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::scatter_with`].
     ///
     /// ```
     /// rpar::run(3, |world| {
@@ -333,7 +351,11 @@ impl Comm {
 
     /// [`Comm::scatter_in_place`] with a chosen algorithm (MPI_Scatter with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::scatter_in_place`]. Cost: as [`Comm::scatter_with`].
+    /// Cost: as [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatter_in_place`].
     ///
     /// ```
     /// use rpar::Scatter;
@@ -376,15 +398,17 @@ impl Comm {
     /// Scatters blocks of different lengths (MPI_Scatterv): rank `i` gets the root's
     /// `send[displs[i]..][..counts[i]]`; `send`, `counts` and `displs` are read at the root only.
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
-    /// `root`; [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if `counts` or
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
+    /// [`Comm::scatterv_with`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`;
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if `counts` or
     /// `displs` has not one entry per rank or a block does not fit in `send`; and, as for every
     /// collective, [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks
     /// call different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
     /// fails during the call.
-    ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::scatterv_with`].
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -405,11 +429,13 @@ impl Comm {
 
     /// [`Comm::scatterv`] with a chosen algorithm (MPI_Scatterv).
     ///
-    /// Errors: those of [`Comm::scatterv`].
-    ///
     /// Cost, for `n` the bytes of the other ranks' blocks together: `Linear`
     /// `(p - 1) alpha + n beta`, `Binomial` `2 ceil(log2 p) alpha + n beta` at the root (each
     /// message preceded by its subtree's counts).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatterv`].
     ///
     /// ```
     /// use rpar::Scatter;
@@ -443,16 +469,18 @@ impl Comm {
     /// elsewhere `buf` is the receive buffer, as long as this rank's block (and `counts` and
     /// `displs` are not read).
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
-    /// `root`; [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if `counts` or
+    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
+    /// [`Comm::scatterv_with`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`;
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if `counts` or
     /// `displs` has not one entry per rank or a block does not fit in `buf`, and at another rank if
     /// the block it receives is not as long as its `buf`; and, as for every collective,
     /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
     /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
     /// call.
-    ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::scatterv_with`].
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -477,7 +505,11 @@ impl Comm {
 
     /// [`Comm::scatterv_in_place`] with a chosen algorithm (MPI_Scatterv with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::scatterv_in_place`]. Cost: as [`Comm::scatterv_with`].
+    /// Cost: as [`Comm::scatterv_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatterv_in_place`].
     ///
     /// ```
     /// use rpar::Scatter;

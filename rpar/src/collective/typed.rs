@@ -293,16 +293,18 @@ impl Comm {
     /// root's elements where its own `ty` places them. The ranks' `(ty, count)` may differ if
     /// their type signatures agree with the root's (MPI's rule).
     ///
-    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
-    /// [`Error::BufferOutOfBounds`] or [`Error::InvalidArgument`] if `ty` reaches outside `buf`
-    /// or lands on padding or a value of another type (checked before anything moves; the
-    /// other ranks get an [`Error::InvalidArgument`] naming the rank); [`Error::TypeMismatch`]
-    /// on every rank if a rank's signature differs from the root's; and, as for every
-    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives and
-    /// [`Error::Aborted`] if another rank fails during the call.
-    ///
     /// Cost: that of [`Comm::bcast`] of the packed bytes, one pack at the root and one unpack
     /// elsewhere, and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] on every rank for a bad `root`; [`Error::BufferOutOfBounds`] or
+    /// [`Error::InvalidArgument`] if `ty` reaches outside `buf` or lands on padding or a value of
+    /// another type (checked before anything moves; the other ranks get an
+    /// [`Error::InvalidArgument`] naming the rank); [`Error::TypeMismatch`] on every rank if a
+    /// rank's signature differs from the root's; and, as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and [`Error::Aborted`]
+    /// if another rank fails during the call.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -329,8 +331,11 @@ impl Comm {
     /// [`Comm::bcast_typed`] with the algorithm of the byte broadcast chosen (MPI_Bcast with a
     /// derived datatype).
     ///
-    /// Errors: those of [`Comm::bcast_typed`]. Cost: as there, with the chosen algorithm's cost
-    /// (see [`Comm::bcast_with`]).
+    /// Cost: as [`Comm::bcast_typed`], with the chosen algorithm's cost (see [`Comm::bcast_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::bcast_typed`].
     ///
     /// ```
     /// use rpar::{Bcast, Datatype, TypeMap};
@@ -387,16 +392,18 @@ impl Comm {
     /// at the root only). Every rank's send signature must agree with the root's receive of
     /// `recv_count` elements (MPI's rule).
     ///
-    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
-    /// [`Error::BufferOutOfBounds`] or [`Error::InvalidArgument`] if a type reaches outside its
-    /// buffer or lands on padding or a value of another type (checked before anything moves;
-    /// the other ranks get an [`Error::InvalidArgument`] naming the rank);
-    /// [`Error::TypeMismatch`] on every rank if a rank's send signature differs from the
-    /// root's receive; and, as for every collective, [`Error::CollectiveMismatch`] if the ranks
-    /// call different collectives and [`Error::Aborted`] if another rank fails during the call.
-    ///
     /// Cost: that of [`Comm::gather`] of the packed bytes, one pack per rank and one unpack at
     /// the root, and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] on every rank for a bad `root`; [`Error::BufferOutOfBounds`] or
+    /// [`Error::InvalidArgument`] if a type reaches outside its buffer or lands on padding or a
+    /// value of another type (checked before anything moves; the other ranks get an
+    /// [`Error::InvalidArgument`] naming the rank); [`Error::TypeMismatch`] on every rank if a
+    /// rank's send signature differs from the root's receive; and, as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and [`Error::Aborted`]
+    /// if another rank fails during the call.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -431,8 +438,12 @@ impl Comm {
     /// [`Comm::gather_typed`] with the algorithm of the byte gather chosen (MPI_Gather with
     /// derived datatypes); each side is given as `(buffer, type, count)`.
     ///
-    /// Errors: those of [`Comm::gather_typed`]. Cost: as there, with the chosen algorithm's
-    /// cost (see [`Comm::gather_with`]).
+    /// Cost: as [`Comm::gather_typed`], with the chosen algorithm's cost (see
+    /// [`Comm::gather_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gather_typed`].
     ///
     /// ```
     /// use rpar::{Datatype, Gather, TypeMap};
@@ -484,10 +495,12 @@ impl Comm {
     /// `send_ty` and `send_count` are read at the root only). Every rank's receive signature
     /// must agree with a block of the root's send (MPI's rule).
     ///
-    /// Errors: as [`Comm::gather_typed`], with the roles of send and receive exchanged.
-    ///
     /// Cost: that of [`Comm::scatter`] of the packed bytes, one pack at the root and one unpack
     /// per rank, and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// # Errors
+    ///
+    /// As [`Comm::gather_typed`], with the roles of send and receive exchanged.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -521,8 +534,12 @@ impl Comm {
     /// [`Comm::scatter_typed`] with the algorithm of the byte scatter chosen (MPI_Scatter with
     /// derived datatypes); each side is given as `(buffer, type, count)`.
     ///
-    /// Errors: those of [`Comm::scatter_typed`]. Cost: as there, with the chosen algorithm's
-    /// cost (see [`Comm::scatter_with`]).
+    /// Cost: as [`Comm::scatter_typed`], with the chosen algorithm's cost (see
+    /// [`Comm::scatter_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatter_typed`].
     ///
     /// ```
     /// use rpar::{Datatype, Scatter, TypeMap};
@@ -569,15 +586,17 @@ impl Comm {
     /// `recv` (MPI_Allgather with derived datatypes). Every send signature must agree with
     /// every receive of `recv_count` elements (MPI's rule).
     ///
-    /// Errors: [`Error::BufferOutOfBounds`] or [`Error::InvalidArgument`] if a type reaches
-    /// outside its buffer or lands on padding or a value of another type (checked before
-    /// anything moves; the other ranks get an [`Error::InvalidArgument`] naming the rank);
-    /// [`Error::TypeMismatch`] on every rank if the signatures disagree; and, as for every
-    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives and
-    /// [`Error::Aborted`] if another rank fails during the call.
-    ///
     /// Cost: that of [`Comm::allgather`] of the packed bytes, one pack and one unpack per rank,
     /// and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BufferOutOfBounds`] or [`Error::InvalidArgument`] if a type reaches outside its
+    /// buffer or lands on padding or a value of another type (checked before anything moves; the
+    /// other ranks get an [`Error::InvalidArgument`] naming the rank); [`Error::TypeMismatch`] on
+    /// every rank if the signatures disagree; and, as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and [`Error::Aborted`]
+    /// if another rank fails during the call.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -609,8 +628,12 @@ impl Comm {
     /// [`Comm::allgather_typed`] with the algorithm of the byte allgather chosen
     /// (MPI_Allgather with derived datatypes); each side is given as `(buffer, type, count)`.
     ///
-    /// Errors: those of [`Comm::allgather_typed`]. Cost: as there, with the chosen algorithm's
-    /// cost (see [`Comm::allgather_with`]).
+    /// Cost: as [`Comm::allgather_typed`], with the chosen algorithm's cost (see
+    /// [`Comm::allgather_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgather_typed`].
     ///
     /// ```
     /// use rpar::{Allgather, Datatype, TypeMap};
@@ -649,10 +672,12 @@ impl Comm {
     /// (`i` the sender). Every block's send signature must agree with every block's receive
     /// (MPI's rule).
     ///
-    /// Errors: those of [`Comm::allgather_typed`].
-    ///
     /// Cost: that of [`Comm::alltoall`] of the packed bytes, one pack and one unpack per rank,
     /// and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgather_typed`].
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -685,9 +710,13 @@ impl Comm {
     /// [`Comm::alltoall_typed`] with the algorithm of the byte alltoall chosen (MPI_Alltoall
     /// with derived datatypes); each side is given as `(buffer, type, count)`.
     ///
-    /// Errors: those of [`Comm::alltoall_typed`], and [`Error::InvalidArgument`] for
-    /// `Hypercube` on a number of ranks that is not a power of two. Cost: as there, with the
-    /// chosen algorithm's cost (see [`Comm::alltoall_with`]).
+    /// Cost: as [`Comm::alltoall_typed`], with the chosen algorithm's cost (see
+    /// [`Comm::alltoall_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::alltoall_typed`], and [`Error::InvalidArgument`] for `Hypercube` on a
+    /// number of ranks that is not a power of two.
     ///
     /// ```
     /// use rpar::{Alltoall, Datatype, TypeMap};
