@@ -3,7 +3,10 @@
 //! and reduce_scatter_block; the v-forms with displacements on the receiving side
 //! (allgatherv_into, alltoallv_into) and their bounds checks; the owned forms (gather_owned,
 //! alltoall_owned), which must move every `Vec` rather than copy it; the refusal of `Ring` for
-//! non-commutative operators; and user counts that overflow, which must be errors, not panics.
+//! non-commutative operators; user counts that overflow, which must be errors, not panics;
+//! counts that are wrong but add up to right totals, which every algorithm must refuse rather
+//! than put one rank's data in another's block; and zero-sized elements, which must cost
+//! nothing per element, however many.
 //!
 //! Every algorithm of each family, for the rank counts in [`RANKS`] (powers of two and not,
 //! the fold of recursive doubling, the 2-D torus), with uneven counts that include empty
@@ -13,30 +16,12 @@
 mod common;
 
 use common::{check, every_rank_count, roots, under_valgrind, within};
-use rpar::{Allgather, Alltoall, Bcast, Error, Gather, ReduceScatter, Scatter, Sum, UserOp};
+use common::{ALLGATHER, ALLTOALL, BCAST, GATHER, SCATTER};
+use rpar::{Alltoall, Error, ReduceScatter, Sum, UserOp};
 use std::time::Duration;
 
 const RANKS: &[usize] = &[1, 2, 3, 4, 5, 7, 8, 9, 16];
 
-const GATHER: &[Gather] = &[Gather::Auto, Gather::Linear, Gather::Binomial];
-const SCATTER: &[Scatter] = &[Scatter::Auto, Scatter::Linear, Scatter::Binomial];
-const ALLGATHER: &[Allgather] = &[
-    Allgather::Auto,
-    Allgather::Ring,
-    Allgather::RecursiveDoubling,
-    Allgather::Pairwise,
-    Allgather::Bruck,
-    Allgather::Torus,
-    Allgather::SharedMemory,
-];
-const ALLTOALL: &[Alltoall] = &[
-    Alltoall::Auto,
-    Alltoall::Linear,
-    Alltoall::Pairwise,
-    Alltoall::Bruck,
-    Alltoall::Hypercube,
-    Alltoall::SharedMemory,
-];
 const REDUCE_SCATTER: &[ReduceScatter] = &[
     ReduceScatter::Auto,
     ReduceScatter::RecursiveHalving,
@@ -692,41 +677,36 @@ fn alltoallvs_whose_counts_cancel_out_are_errors() {
                         )
                     }
                 };
-                // blocks of 2 everywhere, but the victim expects 3 from a and 1 from b
-                refused_for_counts(
-                    rpar::run(p, |w| {
-                        let r = w.rank();
-                        let recv_counts = if r == victim {
-                            compensating(p, 2, (a, b))
-                        } else {
-                            vec![2; p]
-                        };
-                        let (recv_displs, len) = layout(&recv_counts, false);
-                        let mut recv = vec![0u8; len];
-                        let sends = (&vec![2; p][..], &layout(&vec![2; p], false).0[..]);
-                        let receives = (&recv_counts[..], &recv_displs[..]);
-                        w.alltoallv_into_with(&[9u8; 64][..], sends, &mut recv, receives, algorithm)
-                    }),
-                    what("receiving"),
-                );
-                // or the victim sends 3 to a and 1 to b, who expect 2
-                refused_for_counts(
-                    rpar::run(p, |w| {
-                        let r = w.rank();
-                        let send_counts = if r == victim {
-                            compensating(p, 2, (a, b))
-                        } else {
-                            vec![2; p]
-                        };
-                        let (send_displs, _) = layout(&send_counts, false);
-                        let (recv_displs, len) = layout(&vec![2; p], false);
-                        let mut recv = vec![0u8; len];
-                        let sends = (&send_counts[..], &send_displs[..]);
-                        let receives = (&vec![2; p][..], &recv_displs[..]);
-                        w.alltoallv_into_with(&[9u8; 64][..], sends, &mut recv, receives, algorithm)
-                    }),
-                    what("sending"),
-                );
+                // blocks of 2 everywhere, but the victim expects 3 from a and 1 from b, or
+                // sends 3 to a and 1 to b, who expect 2
+                for (side, victim_sends) in [("receiving", false), ("sending", true)] {
+                    refused_for_counts(
+                        rpar::run(p, |w| {
+                            let right = vec![2; p];
+                            let wrong = if w.rank() == victim {
+                                compensating(p, 2, (a, b))
+                            } else {
+                                right.clone()
+                            };
+                            let (sends, receives) = if victim_sends {
+                                (&wrong, &right)
+                            } else {
+                                (&right, &wrong)
+                            };
+                            let (send_displs, _) = layout(sends, false);
+                            let (recv_displs, len) = layout(receives, false);
+                            let mut recv = vec![0u8; len];
+                            w.alltoallv_into_with(
+                                &[9u8; 64][..],
+                                (sends, &send_displs),
+                                &mut recv,
+                                (receives, &recv_displs),
+                                algorithm,
+                            )
+                        }),
+                        what(side),
+                    );
+                }
             }
         }
     }
@@ -818,13 +798,3 @@ fn zero_sized_elements_cost_nothing_per_element() {
     assert_eq!(got[0], rank([MANY, 0], 0, 0));
     assert_eq!(got[1], rank([0, TWO_HALVES], MANY, MANY));
 }
-
-const BCAST: &[Bcast] = &[
-    Bcast::Auto,
-    Bcast::Linear,
-    Bcast::Binomial,
-    Bcast::Pipeline,
-    Bcast::ScatterAllgather,
-    Bcast::Torus,
-    Bcast::SharedMemory,
-];

@@ -3,49 +3,23 @@
 //! byte collective underneath: columns of row-major matrices gathered into rows and into the
 //! columns of another matrix, scattered back, allgathered and exchanged (a distributed
 //! transpose), and a derived struct with padding; then MPI's signature rule (a mismatch is an
-//! error on every rank) and the bounds checks (a rank whose buffer does not fit its type fails
-//! before anything moves, and the others are told which rank).
+//! error on every rank, promptly, also when only the counts differ) and the bounds checks (a
+//! rank whose buffer does not fit its type fails before anything moves, and the others are told
+//! which rank); and what MPI ignores (a non-root's receive side of a gather, its send side of
+//! a scatter) is not read.
 
 mod common;
 
 use common::{check, every_rank_count, roots, within};
+use common::{ALLGATHER, ALLTOALL, BCAST, GATHER, SCATTER};
 use rpar::prelude::*;
-use rpar::{Allgather, Alltoall, Bcast, CommittedType, Error, Gather, Scatter, TypeMap};
+use rpar::{Alltoall, CommittedType, Error, TypeMap};
 use std::time::Duration;
 
 const RANKS: &[usize] = &[1, 2, 3, 4, 5, 8];
 /// Each rank's matrix: `ROWS x COLS`, row-major.
 const ROWS: usize = 3;
 const COLS: usize = 8;
-
-const BCAST: &[Bcast] = &[
-    Bcast::Auto,
-    Bcast::Linear,
-    Bcast::Binomial,
-    Bcast::Pipeline,
-    Bcast::ScatterAllgather,
-    Bcast::Torus,
-    Bcast::SharedMemory,
-];
-const GATHER: &[Gather] = &[Gather::Auto, Gather::Linear, Gather::Binomial];
-const SCATTER: &[Scatter] = &[Scatter::Auto, Scatter::Linear, Scatter::Binomial];
-const ALLGATHER: &[Allgather] = &[
-    Allgather::Auto,
-    Allgather::Ring,
-    Allgather::RecursiveDoubling,
-    Allgather::Pairwise,
-    Allgather::Bruck,
-    Allgather::Torus,
-    Allgather::SharedMemory,
-];
-const ALLTOALL: &[Alltoall] = &[
-    Alltoall::Auto,
-    Alltoall::Linear,
-    Alltoall::Pairwise,
-    Alltoall::Bruck,
-    Alltoall::Hypercube,
-    Alltoall::SharedMemory,
-];
 
 /// Element `(row, col)` of rank `rank`'s matrix.
 fn entry(rank: usize, row: usize, col: usize) -> f64 {

@@ -1,15 +1,46 @@
 //! Shared by the integration tests: for those that run the example programs, where cargo put
 //! an example's build, and running it (`cargo test` builds the examples next to the test
-//! binaries, `target/<profile>/examples`); for the collective tests, running a check on every
-//! rank count, the roots to try, and comparing a result with its reference as an error of the
-//! rank (so that the run fails with it, rather than one rank panicking while the others wait).
+//! binaries, `target/<profile>/examples`); for the collective tests, the algorithms of each
+//! family, running a check on every rank count, the roots to try, and comparing a result with
+//! its reference as an error of the rank (so that the run fails with it, rather than one rank
+//! panicking while the others wait).
 
 #![allow(dead_code)] // each test file uses the part it needs
 
-use rpar::{Comm, Error};
+use rpar::{Allgather, Alltoall, Bcast, Comm, Error, Gather, Scatter};
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
+
+/// Every algorithm of each data-movement family, `Auto` first, for the sweeps.
+pub(crate) const BCAST: &[Bcast] = &[
+    Bcast::Auto,
+    Bcast::Linear,
+    Bcast::Binomial,
+    Bcast::Pipeline,
+    Bcast::ScatterAllgather,
+    Bcast::Torus,
+    Bcast::SharedMemory,
+];
+pub(crate) const GATHER: &[Gather] = &[Gather::Auto, Gather::Linear, Gather::Binomial];
+pub(crate) const SCATTER: &[Scatter] = &[Scatter::Auto, Scatter::Linear, Scatter::Binomial];
+pub(crate) const ALLGATHER: &[Allgather] = &[
+    Allgather::Auto,
+    Allgather::Ring,
+    Allgather::RecursiveDoubling,
+    Allgather::Pairwise,
+    Allgather::Bruck,
+    Allgather::Torus,
+    Allgather::SharedMemory,
+];
+pub(crate) const ALLTOALL: &[Alltoall] = &[
+    Alltoall::Auto,
+    Alltoall::Linear,
+    Alltoall::Pairwise,
+    Alltoall::Bruck,
+    Alltoall::Hypercube,
+    Alltoall::SharedMemory,
+];
 
 /// `Ok` if `got` is `want`, else an error saying `what()` and both.
 pub(crate) fn check<T: PartialEq + std::fmt::Debug>(
