@@ -3,36 +3,25 @@
 //! and reduce_scatter_block; the v-forms with displacements on the receiving side
 //! (allgatherv_into, alltoallv_into) and their bounds checks; the owned forms (gather_owned,
 //! alltoall_owned), which must move every `Vec` rather than copy it; the refusal of `Ring` for
-//! non-commutative operators; and user counts that overflow, which must be errors, not panics.
+//! non-commutative operators; user counts that overflow, which must be errors, not panics;
+//! counts that are wrong but add up to right totals, which every algorithm must refuse rather
+//! than put one rank's data in another's block; and zero-sized elements, which must cost
+//! nothing per element, however many.
 //!
 //! Every algorithm of each family, for the rank counts in [`RANKS`] (powers of two and not,
 //! the fold of recursive doubling, the 2-D torus), with uneven counts that include empty
 //! blocks, and two layouts of the blocks: back to back in rank order, and in reverse rank order
 //! with a gap before each block (the gaps must be left untouched).
 
-use rpar::{Allgather, Alltoall, Comm, Error, Gather, ReduceScatter, Scatter, Sum, UserOp};
+mod common;
+
+use common::{check, every_rank_count, roots, under_valgrind, within};
+use common::{ALLGATHER, ALLTOALL, BCAST, GATHER, SCATTER};
+use rpar::{Alltoall, Error, ReduceScatter, Sum, UserOp};
+use std::time::Duration;
 
 const RANKS: &[usize] = &[1, 2, 3, 4, 5, 7, 8, 9, 16];
 
-const GATHER: &[Gather] = &[Gather::Auto, Gather::Linear, Gather::Binomial];
-const SCATTER: &[Scatter] = &[Scatter::Auto, Scatter::Linear, Scatter::Binomial];
-const ALLGATHER: &[Allgather] = &[
-    Allgather::Auto,
-    Allgather::Ring,
-    Allgather::RecursiveDoubling,
-    Allgather::Pairwise,
-    Allgather::Bruck,
-    Allgather::Torus,
-    Allgather::SharedMemory,
-];
-const ALLTOALL: &[Alltoall] = &[
-    Alltoall::Auto,
-    Alltoall::Linear,
-    Alltoall::Pairwise,
-    Alltoall::Bruck,
-    Alltoall::Hypercube,
-    Alltoall::SharedMemory,
-];
 const REDUCE_SCATTER: &[ReduceScatter] = &[
     ReduceScatter::Auto,
     ReduceScatter::RecursiveHalving,
@@ -96,37 +85,9 @@ fn placed(blocks: &[Vec<u64>], displs: &[usize], len: usize) -> Vec<u64> {
     buf
 }
 
-fn check<T: PartialEq + std::fmt::Debug>(
-    got: &T,
-    want: &T,
-    what: impl Fn() -> String,
-) -> rpar::Result<()> {
-    if got == want {
-        Ok(())
-    } else {
-        Err(Error::user(format!(
-            "{}: got {got:?}, expected {want:?}",
-            what()
-        )))
-    }
-}
-
-/// Runs `f` on every rank count of [`RANKS`] and fails with the first rank's error.
-fn every_rank_count(f: impl Fn(&Comm) -> rpar::Result<()> + Sync) {
-    for &p in RANKS {
-        rpar::run(p, |world| f(&world)).unwrap_or_else(|e| panic!("p = {p}: {e}"));
-    }
-}
-
-fn roots(p: usize) -> Vec<usize> {
-    let mut roots = vec![0, p / 2, p - 1];
-    roots.dedup();
-    roots
-}
-
 #[test]
 fn allgatherv_into_and_in_place_place_every_block() {
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let (counts, blocks) = uneven(p, 0, |i, k| value(i, 0, k));
         for reversed in [false, true] {
@@ -150,7 +111,7 @@ fn allgatherv_into_and_in_place_place_every_block() {
 
 #[test]
 fn gatherv_in_place_leaves_the_roots_block_and_places_the_others() {
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let (counts, blocks) = uneven(p, 1, |i, k| value(i, 1, k));
         for reversed in [false, true] {
@@ -179,7 +140,7 @@ fn gatherv_in_place_leaves_the_roots_block_and_places_the_others() {
 
 #[test]
 fn scatterv_in_place_gives_every_rank_its_block() {
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let (counts, blocks) = uneven(p, 2, |i, k| value(2, i, k));
         for reversed in [false, true] {
@@ -206,7 +167,7 @@ fn scatterv_in_place_gives_every_rank_its_block() {
 
 #[test]
 fn alltoallv_into_and_in_place_place_every_block() {
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         // what rank i sends rank j: count(i, j) elements (not symmetric)
         let send_counts: Vec<usize> = (0..p).map(|j| count(r, j)).collect();
@@ -278,7 +239,7 @@ fn compose(f: [u64; 2], g: [u64; 2]) -> [u64; 2] {
 #[test]
 fn reduce_scatter_in_place_leaves_the_block_at_the_front() {
     let affine = UserOp::non_commutative(compose);
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let counts: Vec<usize> = (0..p).map(|i| count(i, 3)).collect();
         let n: usize = counts.iter().sum();
@@ -337,7 +298,7 @@ fn reduce_scatter_in_place_leaves_the_block_at_the_front() {
 
 #[test]
 fn owned_forms_move_every_vec() {
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let addr = |v: &Vec<u64>| v.as_ptr() as usize;
         for &algorithm in GATHER {
@@ -535,4 +496,305 @@ fn ring_refuses_a_non_commutative_operator_on_every_rank() {
         }
         assert_eq!(auto, vec![want; 4]);
     }
+}
+
+/// Checks that a run in which some ranks' counts are wrong failed, and failed for the counts:
+/// with an [`Error::InvalidArgument`] or [`Error::Truncated`], or, for the forms whose calls
+/// name the bytes of a block, an [`Error::CollectiveMismatch`] (never `Ok`, a hang or a
+/// deadlock).
+fn refused_for_counts<R: std::fmt::Debug>(result: rpar::Result<R>, what: impl Fn() -> String) {
+    match result.map_err(failure) {
+        Err(
+            Error::InvalidArgument { .. }
+            | Error::Truncated { .. }
+            | Error::CollectiveMismatch { .. },
+        ) => {}
+        other => panic!("{}: expected a count error, got {other:?}", what()),
+    }
+}
+
+/// The counts of `p` ranks, all `n`, but `n + 1` at rank `a` and `n - 1` at rank `b`: wrong
+/// counts that add up to the right total.
+fn compensating(p: usize, n: usize, (a, b): (usize, usize)) -> Vec<usize> {
+    let mut counts = vec![n; p];
+    counts[a] += 1;
+    counts[b] -= 1;
+    counts
+}
+
+/// The pairs of ranks `(a, b)` other than `skip` that [`compensating`] makes wrong on `p`
+/// ranks: every pair on up to 5 ranks, on more the neighbours `(a, a + 1)` and `(a + 1, a)`
+/// (cyclically), which share every group of consecutive blocks that an algorithm moves in one
+/// message (a subtree, a row of the torus, a half of the hypercube).
+fn wrong_pairs(p: usize, skip: usize) -> Vec<(usize, usize)> {
+    let pairs: Vec<(usize, usize)> = if p <= 5 {
+        (0..p)
+            .flat_map(|a| (0..p).map(move |b| (a, b)))
+            .filter(|&(a, b)| a != b)
+            .collect()
+    } else {
+        (0..p)
+            .flat_map(|a| [(a, (a + 1) % p), ((a + 1) % p, a)])
+            .collect()
+    };
+    pairs
+        .into_iter()
+        .filter(|&(a, b)| a != skip && b != skip)
+        .collect()
+}
+
+/// Rank counts for the wrong-count tests: the binomial tree's and the hypercube's subtrees,
+/// recursive doubling's fold (5, 6), the torus's rows (6 = 2 x 3, 9 = 3 x 3).
+const WRONG_RANKS: &[usize] = &[3, 4, 5, 6, 8, 9];
+
+/// The runs of a wrong-count test: `(p, k)` for each of [`WRONG_RANKS`] and each rank `k` of
+/// `ranks(p)` (the roots, or the rank whose counts are wrong). Under valgrind 4 and 6 ranks
+/// and rank 0 only, which still have subtrees, halves of the hypercube, a fold of recursive
+/// doubling and rows of the torus.
+fn wrong_runs(ranks: impl Fn(usize) -> Vec<usize>) -> Vec<(usize, usize)> {
+    if under_valgrind() {
+        return vec![(4, 0), (6, 0)];
+    }
+    WRONG_RANKS
+        .iter()
+        .flat_map(|&p| ranks(p).into_iter().map(move |k| (p, k)))
+        .collect()
+}
+
+#[test]
+fn gathers_whose_counts_cancel_out_are_errors() {
+    // the review's case: 4 ranks, counts all 1, rank 2 sends 2 and rank 3 none
+    for &algorithm in GATHER {
+        refused_for_counts(
+            rpar::run(4, |w| {
+                let mine = vec![w.rank() as u8; [1, 1, 2, 0][w.rank()]];
+                w.gatherv_with(&mine, &[1; 4], 0, algorithm)
+            }),
+            || format!("gatherv {algorithm:?} p=4, rank 2 sends 2, rank 3 none"),
+        );
+    }
+    for (p, root) in wrong_runs(roots) {
+        for (a, b) in wrong_pairs(p, root) {
+            let sends = compensating(p, 2, (a, b));
+            for &algorithm in GATHER {
+                let what = |form: &'static str| {
+                    move || format!("{form} {algorithm:?} p={p} root={root} wrong {a}, {b}")
+                };
+                refused_for_counts(
+                    rpar::run(p, |w| {
+                        let mine = vec![7u16; sends[w.rank()]];
+                        w.gatherv_with(&mine, &vec![2; p], root, algorithm)
+                    }),
+                    what("gatherv"),
+                );
+                refused_for_counts(
+                    rpar::run(p, |w| {
+                        let r = w.rank();
+                        let (displs, len) = layout(&vec![2; p], true);
+                        let mut buf = if r == root {
+                            vec![0u16; len]
+                        } else {
+                            vec![7; sends[r]]
+                        };
+                        w.gatherv_in_place_with(&mut buf, &vec![2; p], &displs, root, algorithm)
+                    }),
+                    what("gatherv_in_place"),
+                );
+                // the uniform forms: the call names the bytes of a block
+                refused_for_counts(
+                    rpar::run(p, |w| {
+                        let mine = vec![7u16; sends[w.rank()]];
+                        w.gather_with(&mine[..], root, algorithm)
+                    }),
+                    what("gather"),
+                );
+                refused_for_counts(
+                    rpar::run(p, |w| {
+                        let r = w.rank();
+                        let mut buf = vec![7u16; if r == root { 2 * p } else { sends[r] }];
+                        w.gather_in_place_with(&mut buf, root, algorithm)
+                    }),
+                    what("gather_in_place"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn allgathervs_whose_counts_cancel_out_are_errors() {
+    for (p, victim) in wrong_runs(|p| (0..p).collect()) {
+        for (a, b) in wrong_pairs(p, victim) {
+            // every rank sends 2 elements; the victim's counts say 3 for a and 1 for b
+            let counts = |r: usize| {
+                if r == victim {
+                    compensating(p, 2, (a, b))
+                } else {
+                    vec![2; p]
+                }
+            };
+            for &algorithm in ALLGATHER {
+                let what = |form: &'static str| {
+                    move || format!("{form} {algorithm:?} p={p} victim={victim} wrong {a}, {b}")
+                };
+                refused_for_counts(
+                    rpar::run(p, |w| {
+                        let counts = counts(w.rank());
+                        w.allgatherv_with(&[5u32; 2][..], &counts, algorithm)
+                    }),
+                    what("allgatherv"),
+                );
+                // blocks in reverse order: the algorithm runs on a packed copy
+                refused_for_counts(
+                    rpar::run(p, |w| {
+                        let r = w.rank();
+                        let counts = counts(r);
+                        let (displs, len) = layout(&counts, true);
+                        let mut buf = vec![5u32; len];
+                        w.allgatherv_in_place_with(&mut buf, &counts, &displs, algorithm)?;
+                        Ok(buf)
+                    }),
+                    what("allgatherv_in_place"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn alltoallvs_whose_counts_cancel_out_are_errors() {
+    for (p, victim) in wrong_runs(|p| (0..p).collect()) {
+        for (a, b) in wrong_pairs(p, victim) {
+            for &algorithm in ALLTOALL {
+                if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
+                    continue;
+                }
+                let what = |side: &'static str| {
+                    move || {
+                        format!(
+                            "alltoallv {algorithm:?} p={p} victim={victim} {side} wrong \
+                             {a}, {b}"
+                        )
+                    }
+                };
+                // blocks of 2 everywhere, but the victim expects 3 from a and 1 from b, or
+                // sends 3 to a and 1 to b, who expect 2
+                for (side, victim_sends) in [("receiving", false), ("sending", true)] {
+                    refused_for_counts(
+                        rpar::run(p, |w| {
+                            let right = vec![2; p];
+                            let wrong = if w.rank() == victim {
+                                compensating(p, 2, (a, b))
+                            } else {
+                                right.clone()
+                            };
+                            let (sends, receives) = if victim_sends {
+                                (&wrong, &right)
+                            } else {
+                                (&right, &wrong)
+                            };
+                            let (send_displs, _) = layout(sends, false);
+                            let (recv_displs, len) = layout(receives, false);
+                            let mut recv = vec![0u8; len];
+                            w.alltoallv_into_with(
+                                &[9u8; 64][..],
+                                (sends, &send_displs),
+                                &mut recv,
+                                (receives, &recv_displs),
+                                algorithm,
+                            )
+                        }),
+                        what(side),
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn scatters_whose_counts_cancel_out_are_errors() {
+    for (p, root) in wrong_runs(roots) {
+        for (a, b) in wrong_pairs(p, root) {
+            for &algorithm in SCATTER {
+                let what = |form: &'static str| {
+                    move || format!("{form} {algorithm:?} p={p} root={root} wrong {a}, {b}")
+                };
+                // the root's counts say 3 for a and 1 for b, whose buffers hold 2
+                refused_for_counts(
+                    rpar::run(p, |w| {
+                        let counts = compensating(p, 2, (a, b));
+                        let (displs, len) = layout(&counts, false);
+                        let mut buf = vec![3u64; if w.rank() == root { len } else { 2 }];
+                        w.scatterv_in_place_with(&mut buf, &counts, &displs, root, algorithm)
+                    }),
+                    what("scatterv_in_place"),
+                );
+                // a's buffer holds 3 and b's 1 where the root's blocks are 2
+                refused_for_counts(
+                    rpar::run(p, |w| {
+                        let r = w.rank();
+                        let n = compensating(p, 2, (a, b))[r];
+                        let mut buf = vec![3u64; if r == root { 2 * p } else { n }];
+                        w.scatter_in_place_with(&mut buf, root, algorithm)
+                    }),
+                    what("scatter_in_place"),
+                );
+            }
+        }
+    }
+}
+
+/// An element type without bytes (a `Datatype`, as every array of one is).
+type Empty = [u8; 0];
+
+#[test]
+fn zero_sized_elements_cost_nothing_per_element() {
+    // usize::MAX of them: a loop over the elements would not end
+    const MANY: usize = usize::MAX;
+    const TWO_HALVES: usize = MANY / 2 * 2;
+    let got = within(Duration::from_secs(120), "collectives of [u8; 0]", || {
+        rpar::run(2, |w| {
+            let r = w.rank();
+            let mut many = [[0u8; 0]; MANY];
+            let mine: &[Empty] = if r == 0 { &many } else { &[] };
+            let half = &many[..MANY / 2];
+            // the lengths of what each call gives this rank
+            let mut lens = Vec::new();
+            for &algorithm in GATHER {
+                let all = w.gatherv_with(mine, &[MANY, 0], 0, algorithm)?;
+                lens.push(all.map_or(0, |a| a.len()));
+                lens.push(w.gather_with(half, 1, algorithm)?.map_or(0, |a| a.len()));
+            }
+            for &algorithm in SCATTER {
+                let theirs = w.scatterv_with(mine, &[0, MANY], &[0, 0], 0, algorithm)?;
+                lens.push(theirs.len());
+            }
+            for &algorithm in ALLGATHER {
+                lens.push(w.allgatherv_with(mine, &[MANY, 0], algorithm)?.len());
+                lens.push(w.allgather_with(half, algorithm)?.len());
+            }
+            for &algorithm in ALLTOALL {
+                // rank 0 sends MANY to rank 1
+                let (sends, receives) = [([0, MANY], [0, 0]), ([0, 0], [MANY, 0])][r];
+                let got = w.alltoallv_with(mine, &sends, &[0, 0], &receives, algorithm)?;
+                lens.push(got.len());
+            }
+            for &algorithm in BCAST {
+                w.bcast_with(&mut many[..], 0, algorithm)?;
+            }
+            Ok(lens)
+        })
+    })
+    .unwrap();
+    let rank = |gathered: [usize; 2], scattered, alltoall| {
+        let mut lens = Vec::new();
+        lens.extend(GATHER.iter().flat_map(|_| gathered));
+        lens.extend(SCATTER.iter().map(|_| scattered));
+        lens.extend(ALLGATHER.iter().flat_map(|_| [MANY, TWO_HALVES]));
+        lens.extend(ALLTOALL.iter().map(|_| alltoall));
+        lens
+    };
+    assert_eq!(got[0], rank([MANY, 0], 0, 0));
+    assert_eq!(got[1], rank([0, TWO_HALVES], MANY, MANY));
 }

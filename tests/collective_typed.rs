@@ -3,45 +3,23 @@
 //! byte collective underneath: columns of row-major matrices gathered into rows and into the
 //! columns of another matrix, scattered back, allgathered and exchanged (a distributed
 //! transpose), and a derived struct with padding; then MPI's signature rule (a mismatch is an
-//! error on every rank) and the bounds checks (a rank whose buffer does not fit its type fails
-//! before anything moves, and the others are told which rank).
+//! error on every rank, promptly, also when only the counts differ) and the bounds checks (a
+//! rank whose buffer does not fit its type fails before anything moves, and the others are told
+//! which rank); and what MPI ignores (a non-root's receive side of a gather, its send side of
+//! a scatter) is not read.
 
+mod common;
+
+use common::{check, every_rank_count, roots, within};
+use common::{ALLGATHER, ALLTOALL, BCAST, GATHER, SCATTER};
 use rpar::prelude::*;
-use rpar::{Allgather, Alltoall, Bcast, CommittedType, Error, Gather, Scatter, TypeMap};
+use rpar::{Alltoall, CommittedType, Error, TypeMap};
+use std::time::Duration;
 
 const RANKS: &[usize] = &[1, 2, 3, 4, 5, 8];
 /// Each rank's matrix: `ROWS x COLS`, row-major.
 const ROWS: usize = 3;
 const COLS: usize = 8;
-
-const BCAST: &[Bcast] = &[
-    Bcast::Auto,
-    Bcast::Linear,
-    Bcast::Binomial,
-    Bcast::Pipeline,
-    Bcast::ScatterAllgather,
-    Bcast::Torus,
-    Bcast::SharedMemory,
-];
-const GATHER: &[Gather] = &[Gather::Auto, Gather::Linear, Gather::Binomial];
-const SCATTER: &[Scatter] = &[Scatter::Auto, Scatter::Linear, Scatter::Binomial];
-const ALLGATHER: &[Allgather] = &[
-    Allgather::Auto,
-    Allgather::Ring,
-    Allgather::RecursiveDoubling,
-    Allgather::Pairwise,
-    Allgather::Bruck,
-    Allgather::Torus,
-    Allgather::SharedMemory,
-];
-const ALLTOALL: &[Alltoall] = &[
-    Alltoall::Auto,
-    Alltoall::Linear,
-    Alltoall::Pairwise,
-    Alltoall::Bruck,
-    Alltoall::Hypercube,
-    Alltoall::SharedMemory,
-];
 
 /// Element `(row, col)` of rank `rank`'s matrix.
 fn entry(rank: usize, row: usize, col: usize) -> f64 {
@@ -77,37 +55,10 @@ fn row() -> CommittedType {
         .commit()
 }
 
-fn every_rank_count(f: impl Fn(&Comm) -> rpar::Result<()> + Sync) {
-    for &p in RANKS {
-        rpar::run(p, |world| f(&world)).unwrap_or_else(|e| panic!("p = {p}: {e}"));
-    }
-}
-
-fn check<T: PartialEq + std::fmt::Debug>(
-    got: &T,
-    want: &T,
-    what: impl Fn() -> String,
-) -> rpar::Result<()> {
-    if got == want {
-        Ok(())
-    } else {
-        Err(Error::user(format!(
-            "{}: got {got:?}, expected {want:?}",
-            what()
-        )))
-    }
-}
-
-fn roots(p: usize) -> Vec<usize> {
-    let mut roots = vec![0, p / 2, p - 1];
-    roots.dedup();
-    roots
-}
-
 #[test]
 fn bcast_of_a_column_lands_in_the_column_only() {
     let (col, rows) = (column(), row());
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         for root in roots(p) {
             for &algorithm in BCAST {
@@ -156,7 +107,7 @@ fn bcast_of_a_column_lands_in_the_column_only() {
 #[test]
 fn gather_and_scatter_of_columns_against_a_sequential_reference() {
     let (col, rows) = (column(), row());
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let mine = matrix(r);
         let k = r % COLS; // rank r's column
@@ -230,7 +181,7 @@ fn gather_and_scatter_of_columns_against_a_sequential_reference() {
 #[test]
 fn allgather_and_alltoall_of_columns() {
     let (col, cols) = (column(), columns());
-    every_rank_count(|world| {
+    every_rank_count(RANKS, |world| {
         let (p, r) = (world.size(), world.rank());
         let mine = matrix(r);
         for &algorithm in ALLGATHER {
@@ -274,6 +225,53 @@ fn allgather_and_alltoall_of_columns() {
             check(&got, &want, || {
                 format!("alltoall_typed {algorithm:?} p={p} rank={r}")
             })?;
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn what_mpi_ignores_is_not_read() {
+    // MPI ignores the receive arguments of a gather and the send arguments of a scatter at
+    // the other ranks than the root: here they name other basic types, no buffer, and a count
+    // whose bytes overflow usize
+    let (col, rows) = (column(), row());
+    let ignored = TypeMap::contiguous(2, &i64::type_map()).unwrap().commit();
+    every_rank_count(RANKS, |world| {
+        let (p, r) = (world.size(), world.rank());
+        let mine = matrix(r);
+        let k = r % COLS;
+        for root in roots(p) {
+            for &algorithm in GATHER {
+                let send = (&mine[k..], &col, 1);
+                if r != root {
+                    let recv: (&mut [i64], _, _) = (&mut [], &ignored, usize::MAX);
+                    world.gather_typed_with(send, recv, root, algorithm)?;
+                    continue;
+                }
+                let mut got = vec![-1.0; p * ROWS];
+                world.gather_typed_with(send, (&mut got[..], &rows, 1), root, algorithm)?;
+                let want: Vec<f64> = (0..p * ROWS)
+                    .map(|i| entry(i / ROWS, i % ROWS, (i / ROWS) % COLS))
+                    .collect();
+                check(&got, &want, || {
+                    format!("gather_typed {algorithm:?} p={p} root={root}")
+                })?;
+            }
+            for &algorithm in SCATTER {
+                let all: Vec<f64> = (0..p * ROWS).map(|i| (root * 1000 + i) as f64).collect();
+                let mut m = vec![0.0; ROWS];
+                let recv = (&mut m[..], &rows, 1);
+                if r == root {
+                    world.scatter_typed_with((&all[..], &rows, 1), recv, root, algorithm)?;
+                } else {
+                    let send: (&[i64], _, _) = (&[], &ignored, usize::MAX);
+                    world.scatter_typed_with(send, recv, root, algorithm)?;
+                }
+                check(&m, &all[r * ROWS..(r + 1) * ROWS].to_vec(), || {
+                    format!("scatter_typed {algorithm:?} p={p} root={root} rank={r}")
+                })?;
+            }
         }
         Ok(())
     });
@@ -382,6 +380,48 @@ fn signatures_that_disagree_are_an_error_on_every_rank() {
                 );
             }
             other => panic!("{other}"),
+        }
+    }
+}
+
+#[test]
+fn counts_that_disagree_over_the_same_basic_types_are_an_error_on_every_rank() {
+    // every rank's type is f64 (the same basic-type sequence, the same primitive period): the
+    // signatures differ only in their length, and so in their bytes; rank 3 passes one more
+    const ODD: usize = 3;
+    let one = f64::type_map().commit();
+    let got = within(
+        Duration::from_secs(60),
+        "typed collectives whose counts disagree",
+        || {
+            rpar::run(4, move |world| {
+                let n = if world.rank() == ODD { 3 } else { 2 };
+                let (mut buf, mut out) = (vec![1.0f64; 16], vec![0.0f64; 16]);
+                Ok([
+                    world.bcast_typed(&mut buf, &one, n, 0),
+                    world.gather_typed(&buf, &one, n, &mut out, &one, 2, 0),
+                    world.scatter_typed(&buf, &one, 2, &mut out, &one, n, 0),
+                    world.allgather_typed(&buf, &one, n, &mut out, &one, 2),
+                    world.alltoall_typed(&buf, &one, 2, &mut out, &one, n),
+                ])
+            })
+        },
+    )
+    .unwrap();
+    let calls = ["bcast", "gather", "scatter", "allgather", "alltoall"];
+    for (r, results) in got.into_iter().enumerate() {
+        for (call, result) in calls.iter().zip(results) {
+            match result {
+                Err(Error::TypeMismatch {
+                    source_rank,
+                    sent,
+                    expected,
+                }) => assert!(
+                    source_rank == ODD || expected.contains(&format!("rank {ODD}")),
+                    "{call} at rank {r}: {sent} against {expected}"
+                ),
+                other => panic!("{call} at rank {r}: expected a type mismatch, got {other:?}"),
+            }
         }
     }
 }

@@ -1,11 +1,100 @@
-//! Shared by the tests that run the example programs: where cargo put an example's build, and
-//! running it. `cargo test` builds the examples next to the test binaries
-//! (`target/<profile>/examples`).
+//! Shared by the integration tests: for those that run the example programs, where cargo put
+//! an example's build, and running it (`cargo test` builds the examples next to the test
+//! binaries, `target/<profile>/examples`); for the collective tests, the algorithms of each
+//! family, running a check on every rank count, the roots to try, and comparing a result with
+//! its reference as an error of the rank (so that the run fails with it, rather than one rank
+//! panicking while the others wait).
 
 #![allow(dead_code)] // each test file uses the part it needs
 
+use rpar::{Allgather, Alltoall, Bcast, Comm, Error, Gather, Scatter};
 use std::path::PathBuf;
 use std::process::{Command, Output};
+use std::time::Duration;
+
+/// Every algorithm of each data-movement family, `Auto` first, for the sweeps.
+pub(crate) const BCAST: &[Bcast] = &[
+    Bcast::Auto,
+    Bcast::Linear,
+    Bcast::Binomial,
+    Bcast::Pipeline,
+    Bcast::ScatterAllgather,
+    Bcast::Torus,
+    Bcast::SharedMemory,
+];
+pub(crate) const GATHER: &[Gather] = &[Gather::Auto, Gather::Linear, Gather::Binomial];
+pub(crate) const SCATTER: &[Scatter] = &[Scatter::Auto, Scatter::Linear, Scatter::Binomial];
+pub(crate) const ALLGATHER: &[Allgather] = &[
+    Allgather::Auto,
+    Allgather::Ring,
+    Allgather::RecursiveDoubling,
+    Allgather::Pairwise,
+    Allgather::Bruck,
+    Allgather::Torus,
+    Allgather::SharedMemory,
+];
+pub(crate) const ALLTOALL: &[Alltoall] = &[
+    Alltoall::Auto,
+    Alltoall::Linear,
+    Alltoall::Pairwise,
+    Alltoall::Bruck,
+    Alltoall::Hypercube,
+    Alltoall::SharedMemory,
+];
+
+/// `Ok` if `got` is `want`, else an error saying `what()` and both.
+pub(crate) fn check<T: PartialEq + std::fmt::Debug>(
+    got: &T,
+    want: &T,
+    what: impl Fn() -> String,
+) -> rpar::Result<()> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(Error::user(format!(
+            "{}: got {got:?}, expected {want:?}",
+            what()
+        )))
+    }
+}
+
+/// Runs `f` on every rank of a run of each of `ranks` ranks, and panics with the first
+/// failing run's error.
+pub(crate) fn every_rank_count(ranks: &[usize], f: impl Fn(&Comm) -> rpar::Result<()> + Sync) {
+    for &p in ranks {
+        rpar::run(p, |world| f(&world)).unwrap_or_else(|e| panic!("p = {p}: {e}"));
+    }
+}
+
+/// Runs `f` on a thread of its own and returns what it returns, or panics saying `what` if it
+/// has not returned after `limit`: for checks that something fails or finishes promptly rather
+/// than hanging or spinning (a limit of seconds where it takes milliseconds, so that a loaded
+/// machine does not trip it).
+pub(crate) fn within<R: Send + 'static>(
+    limit: Duration,
+    what: &str,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> R {
+    let (done, result) = std::sync::mpsc::channel();
+    std::thread::spawn(move || done.send(f()));
+    result
+        .recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("{what}: not done after {limit:?}"))
+}
+
+/// Whether the tests run under valgrind (CI sets `RPAR_UNDER_VALGRIND`), some fifty times
+/// slower: sweeps then take a sample.
+pub(crate) fn under_valgrind() -> bool {
+    std::env::var_os("RPAR_UNDER_VALGRIND").is_some()
+}
+
+/// The roots a rooted collective is tried with on `p` ranks: the first, the middle and the
+/// last rank.
+pub(crate) fn roots(p: usize) -> Vec<usize> {
+    let mut roots = vec![0, p / 2, p - 1];
+    roots.dedup();
+    roots
+}
 
 /// The build of example `name`.
 pub(crate) fn example(name: &str) -> PathBuf {

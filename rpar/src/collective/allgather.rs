@@ -16,12 +16,17 @@
 //!   `q1 x q2` grid, then along each column with the rows as blocks;
 //!   `(q1 + q2 - 2) alpha + (p - 1) beta m`.
 //!
-//! All of them work on one buffer holding every rank's block at its offset, in place.
+//! All of them work on one buffer holding every rank's block at its offset, in place. For
+//! allgatherv, whose ranks each pass the counts of all (and may pass different ones), every
+//! message of more than one block (recursive doubling, Bruck, the torus's columns) is
+//! preceded by the lengths of its blocks, which the receiver compares one by one with its own
+//! counts: the total alone would let two wrong counts that add up to the right ones put one
+//! rank's data in another's block.
 
 use super::layout::Named;
 use super::layout::{
     blocks_total, check_per_rank, check_recv_blocks, consecutive, exchange, grid_shape, is_pow2,
-    offsets_of_counts, offsets_uniform, span, zeroed_vec, View,
+    lengths, offsets_of_counts, offsets_uniform, span, zeroed_vec, Lengths, View,
 };
 use super::select::{message_passing, resolve};
 use super::shared;
@@ -29,6 +34,7 @@ use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Error, Result};
+use std::ops::Range;
 
 const TAG_RING: i32 = 230;
 const TAG_DOUBLING: i32 = 231;
@@ -36,6 +42,7 @@ const TAG_PAIRWISE: i32 = 232;
 const TAG_BRUCK: i32 = 233;
 const TAG_ROW: i32 = 234;
 const TAG_COLUMN: i32 = 235;
+const TAG_LENGTHS: i32 = 236;
 
 const CALL: &str = "allgather";
 const CALL_V: &str = "allgatherv";
@@ -130,13 +137,14 @@ impl Comm {
     /// Gathers every rank's `send` (all of the same length) on every rank, in rank order
     /// (MPI_Allgather).
     ///
-    /// Errors: none of its own; as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
-    /// blocks of different lengths) and [`Error::Aborted`] if another rank fails during the
-    /// call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
     /// [`Comm::allgather_with`]).
+    ///
+    /// # Errors
+    ///
+    /// None of its own; as for every collective, [`Error::CollectiveMismatch`] if the ranks call
+    /// different collectives (or this one with blocks of different lengths) and [`Error::Aborted`]
+    /// if another rank fails during the call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| world.allgather(&[world.rank() as u8; 2][..]))?;
@@ -150,12 +158,14 @@ impl Comm {
     /// [`Comm::allgather`] with a chosen algorithm (MPI_Allgather, with the algorithm fixed as
     /// MPICH's `MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::allgather`].
-    ///
     /// Cost, for `m` the bytes of one block: `Ring` and `Pairwise` `(p - 1)(alpha + beta m)`,
     /// `RecursiveDoubling` `log2 p alpha + (p - 1) beta m`, `Bruck`
     /// `ceil(log2 p) alpha + (p - 1) beta m`, `Torus` `(q1 + q2 - 2) alpha + (p - 1) beta m`
     /// on a `q1 x q2` grid, `SharedMemory` `c + (p - 1) beta m` with `c` one synchronisation.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgather`].
     ///
     /// ```
     /// use rpar::Allgather;
@@ -182,14 +192,15 @@ impl Comm {
 
     /// Gathers every rank's `send` into `recv` (`p` times as long), MPI_Allgather's own form.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `recv` is not `p` times as long as `send`; and, as
-    /// for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
-    /// blocks of different lengths) and [`Error::Aborted`] if another rank fails during the
-    /// call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
     /// [`Comm::allgather_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `recv` is not `p` times as long as `send`; and, as for every
+    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives (or this
+    /// one with blocks of different lengths) and [`Error::Aborted`] if another rank fails during
+    /// the call.
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -206,7 +217,11 @@ impl Comm {
 
     /// [`Comm::allgather_into`] with a chosen algorithm (MPI_Allgather).
     ///
-    /// Errors: those of [`Comm::allgather_into`]. Cost: as [`Comm::allgather_with`].
+    /// Cost: as [`Comm::allgather_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgather_into`].
     ///
     /// ```
     /// use rpar::Allgather;
@@ -255,14 +270,15 @@ impl Comm {
     /// Allgather in place (MPI_Allgather with MPI_IN_PLACE): `buf` holds `p` equal blocks, this
     /// rank's own at block `rank()`; on return it holds every rank's.
     ///
-    /// Errors: [`Error::InvalidArgument`] if the length of `buf` is not a multiple of `p`; and,
-    /// as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
-    /// blocks of different lengths) and [`Error::Aborted`] if another rank fails during the
-    /// call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
     /// [`Comm::allgather_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if the length of `buf` is not a multiple of `p`; and, as for
+    /// every collective, [`Error::CollectiveMismatch`] if the ranks call different collectives (or
+    /// this one with blocks of different lengths) and [`Error::Aborted`] if another rank fails
+    /// during the call.
     ///
     /// ```
     /// let got = rpar::run(4, |world| {
@@ -280,7 +296,11 @@ impl Comm {
 
     /// [`Comm::allgather_in_place`] with a chosen algorithm (MPI_Allgather with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::allgather_in_place`]. Cost: as [`Comm::allgather_with`].
+    /// Cost: as [`Comm::allgather_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgather_in_place`].
     ///
     /// ```
     /// use rpar::Allgather;
@@ -319,16 +339,17 @@ impl Comm {
     /// (MPI_Allgatherv, blocks placed one after another). `counts` must be the same on all ranks
     /// and `counts[rank()]` must be `send`'s length.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `counts` has not one entry per rank or
-    /// `counts[rank()]` is not the length of `send`, and [`Error::InvalidArgument`] or
-    /// [`Error::Truncated`] if a block that arrives is not as long as `counts` says (the ranks'
-    /// `counts` disagree); and, as for every collective, [`Error::CollectiveMismatch`] if the
-    /// ranks call different collectives and [`Error::Aborted`] if another rank fails during the
-    /// call.
-    ///
     /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
     /// (blocks of different lengths have no shared-memory algorithm), see
     /// [`Comm::allgatherv_with`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `counts` has not one entry per rank or `counts[rank()]` is not
+    /// the length of `send`, and [`Error::InvalidArgument`] or [`Error::Truncated`] if a block that
+    /// arrives is not as long as `counts` says (the ranks' `counts` disagree); and, as for every
+    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives and
+    /// [`Error::Aborted`] if another rank fails during the call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -349,9 +370,13 @@ impl Comm {
     /// [`Comm::allgatherv`] with a chosen algorithm (MPI_Allgatherv). `SharedMemory`, like
     /// `Auto`, runs the message-passing rule of [`Allgather`]'s table.
     ///
-    /// Errors: those of [`Comm::allgatherv`].
+    /// Cost: as [`Comm::allgather_with`], with `m` the mean bytes of a block, plus for
+    /// `RecursiveDoubling`, `Bruck` and `Torus` an `alpha` for each of their messages of
+    /// several blocks, which the blocks' lengths precede.
     ///
-    /// Cost: as [`Comm::allgather_with`], with `m` the mean bytes of a block.
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgatherv`].
     ///
     /// ```
     /// use rpar::Allgather;
@@ -384,16 +409,17 @@ impl Comm {
     /// all ranks and `counts[rank()]` must be `send`'s length; elements of `recv` outside the
     /// blocks are left as they were.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `counts` or `displs` has not one entry per rank,
-    /// `counts[rank()]` is not the length of `send`, a block does not fit in `recv` or two
-    /// blocks overlap (MPI calls such a call erroneous), and [`Error::InvalidArgument`] or
-    /// [`Error::Truncated`] if a block that arrives is not as long as `counts` says (the ranks'
-    /// `counts` disagree); and, as for every collective, [`Error::CollectiveMismatch`] if the
-    /// ranks call different collectives and [`Error::Aborted`] if another rank fails during the
-    /// call.
-    ///
     /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
     /// (see [`Comm::allgatherv_into_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `counts` or `displs` has not one entry per rank,
+    /// `counts[rank()]` is not the length of `send`, a block does not fit in `recv` or two blocks
+    /// overlap (MPI calls such a call erroneous), and [`Error::InvalidArgument`] or
+    /// [`Error::Truncated`] if a block that arrives is not as long as `counts` says (the ranks'
+    /// `counts` disagree); and, as for every collective, [`Error::CollectiveMismatch`] if the ranks
+    /// call different collectives and [`Error::Aborted`] if another rank fails during the call.
     ///
     /// ```
     /// rpar::run(3, |world| {
@@ -419,12 +445,13 @@ impl Comm {
     /// [`Comm::allgatherv_into`] with a chosen algorithm (MPI_Allgatherv). `SharedMemory`, like
     /// `Auto`, runs the message-passing rule of [`Allgather`]'s table.
     ///
-    /// Errors: those of [`Comm::allgatherv_into`].
+    /// Cost: as [`Comm::allgatherv_with`]; when the blocks do not lie back to back in rank
+    /// order from element 0, the algorithm runs on a packed copy and each rank copies the
+    /// result into place (`n beta` more, `n` the bytes of all blocks).
     ///
-    /// Cost: as [`Comm::allgather_with`], with `m` the mean bytes of a block; when the blocks
-    /// do not lie back to back in rank order from element 0, the algorithm runs on a packed
-    /// copy and each rank copies the result into place (`n beta` more, `n` the bytes of all
-    /// blocks).
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgatherv_into`].
     ///
     /// ```
     /// use rpar::Allgather;
@@ -456,11 +483,12 @@ impl Comm {
     /// `counts[rank()]` elements at `displs[rank()]`; on return it holds every rank's block `i`
     /// at `displs[i]`.
     ///
-    /// Errors: those of [`Comm::allgatherv_into`] (but for the length of `send`, which there
-    /// is none of).
-    ///
     /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
     /// (see [`Comm::allgatherv_into_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgatherv_into`] (but for the length of `send`, which there is none of).
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -486,8 +514,11 @@ impl Comm {
     /// [`Comm::allgatherv_in_place`] with a chosen algorithm (MPI_Allgatherv with
     /// MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::allgatherv_in_place`]. Cost: as
-    /// [`Comm::allgatherv_into_with`].
+    /// Cost: as [`Comm::allgatherv_into_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgatherv_in_place`].
     ///
     /// ```
     /// use rpar::Allgather;
@@ -544,15 +575,17 @@ impl Comm {
         let mean_block = std::mem::size_of::<T>().saturating_mul(total) / p;
         let chosen = message_passing(algorithm, p, mean_block, true);
         let mine = displs[r]..displs[r] + counts[r];
+        // the ranks' `counts` may disagree: their lengths travel with the blocks
+        let blocks = Blocks::new(self, &off, Lengths::Sent);
         if consecutive(counts, displs) {
             if let Some(send) = own {
                 recv[mine].copy_from_slice(send);
             }
-            return allgather(self, &mut recv[..total], &off, chosen);
+            return allgather_blocks(self, &mut recv[..total], blocks, chosen);
         }
         let mut packed = zeroed_vec(total, CALL_V)?;
         packed[span(&off, r..r + 1)].copy_from_slice(own.unwrap_or(&recv[mine]));
-        allgather(self, &mut packed, &off, chosen)?;
+        allgather_blocks(self, &mut packed, blocks, chosen)?;
         for (i, &d) in displs.iter().enumerate() {
             recv[d..d + counts[i]].copy_from_slice(&packed[span(&off, i..i + 1)]);
         }
@@ -561,11 +594,22 @@ impl Comm {
 }
 
 /// Allgather on any channel, in place: block `i` of `buf` is `off[i]..off[i + 1]`, this rank's
-/// own block is already there.
+/// own block is already there, and the ranks agree on the blocks' lengths (the uniform forms,
+/// whose calls name the bytes of a block, the broadcast, and the recordings of `sim`).
 pub(crate) fn allgather<C: Named, T: Datatype>(
     ch: &C,
     buf: &mut [T],
     off: &[usize],
+    algorithm: Allgather,
+) -> Result<()> {
+    allgather_blocks(ch, buf, Blocks::new(ch, off, Lengths::Agreed), algorithm)
+}
+
+/// [`allgather`] on `blocks`, whose lengths travel with them if `blocks.lengths` says so.
+fn allgather_blocks<C: Named, T: Datatype>(
+    ch: &C,
+    buf: &mut [T],
+    blocks: Blocks<'_>,
     algorithm: Allgather,
 ) -> Result<()> {
     let p = ch.size();
@@ -575,47 +619,128 @@ pub(crate) fn allgather<C: Named, T: Datatype>(
     // `Auto` and `SharedMemory` resolve to a message-passing algorithm here
     let mean_block = std::mem::size_of_val(buf) / p;
     match message_passing(algorithm, p, mean_block, true) {
-        Allgather::Ring | Allgather::Auto | Allgather::SharedMemory => ring(ch, buf, off, TAG_RING),
-        Allgather::RecursiveDoubling => recursive_doubling(ch, buf, off),
-        Allgather::Pairwise => pairwise(ch, buf, off),
-        Allgather::Bruck => bruck(ch, buf, off),
-        Allgather::Torus => torus(ch, buf, off),
+        Allgather::Ring | Allgather::Auto | Allgather::SharedMemory => {
+            ring_of_groups(ch, buf, blocks, 1, TAG_RING)
+        }
+        Allgather::RecursiveDoubling => recursive_doubling(ch, buf, blocks),
+        Allgather::Pairwise => pairwise(ch, buf, blocks),
+        Allgather::Bruck => bruck(ch, buf, blocks),
+        Allgather::Torus => torus(ch, buf, blocks),
+    }
+}
+
+/// The blocks of an allgather's buffer as one of its steps sees them: block `i` is
+/// `off[i]..off[i + 1]`, the block of rank `(first + i) % ranks` of the channel the allgather
+/// runs on. With [`Lengths::Sent`] every message of more than one block is preceded by the
+/// blocks' lengths, and its receiver compares them with its own (a single block's length is
+/// its message's, which every receive checks).
+#[derive(Clone, Copy)]
+struct Blocks<'a> {
+    off: &'a [usize],
+    first: usize,
+    ranks: usize,
+    lengths: Lengths,
+}
+
+impl<'a> Blocks<'a> {
+    /// Block `i` is rank `i`'s.
+    fn new<C: Named>(ch: &C, off: &'a [usize], lengths: Lengths) -> Self {
+        Blocks {
+            off,
+            first: 0,
+            ranks: ch.size(),
+            lengths,
+        }
+    }
+
+    /// Blocks `range` as a layout of their own (block 0 is the first of them).
+    fn sub(self, range: std::ops::RangeInclusive<usize>) -> Self {
+        Blocks {
+            first: self.first + range.start(),
+            off: &self.off[range],
+            ..self
+        }
+    }
+
+    /// Sends the lengths of blocks `out` to `dest` ahead of their message, if they travel.
+    fn send_lengths<C: Named>(&self, ch: &C, out: Range<usize>, dest: usize) -> Result<()> {
+        if self.lengths == Lengths::Sent && out.len() > 1 {
+            lengths::send(ch, lengths::of(self.off, out), dest, TAG_LENGTHS)?;
+        }
+        Ok(())
+    }
+
+    /// Receives the lengths of blocks `inc` from `source`, if they travel, and checks them
+    /// against this rank's.
+    fn recv_lengths<C: Named>(&self, ch: &C, inc: Range<usize>, source: usize) -> Result<()> {
+        if self.lengths == Lengths::Sent && inc.len() > 1 {
+            let got = lengths::recv(ch, inc.len(), source, TAG_LENGTHS, CALL_V)?;
+            let mine = inc.map(|i| ((self.first + i) % self.ranks, self.off[i + 1] - self.off[i]));
+            lengths::check(&got, mine, CALL_V)?;
+        }
+        Ok(())
+    }
+
+    /// Sends blocks `out` to `dest` and receives blocks `inc` from `source` into place, each
+    /// preceded by its lengths if they travel.
+    fn exchange<C: Named, T: Datatype>(
+        &self,
+        ch: &C,
+        buf: &mut [T],
+        (out, dest): (Range<usize>, usize),
+        (inc, source): (Range<usize>, usize),
+        tag: i32,
+    ) -> Result<()> {
+        self.send_lengths(ch, out.clone(), dest)?;
+        self.recv_lengths(ch, inc.clone(), source)?;
+        let (out, inc) = (span(self.off, out), span(self.off, inc));
+        exchange(ch, buf, out, dest, inc, source, tag, CALL)
     }
 }
 
 /// Ring allgather over the members of `ch` (also the second phase of the van de Geijn
-/// broadcast and the phases of the torus scheme).
+/// broadcast), the ranks agreeing on the blocks' lengths.
 pub(crate) fn ring<C: Named, T: Datatype>(
     ch: &C,
     buf: &mut [T],
     off: &[usize],
     tag: i32,
 ) -> Result<()> {
+    ring_of_groups(ch, buf, Blocks::new(ch, off, Lengths::Agreed), 1, tag)
+}
+
+/// Ring allgather over the members of `ch`, member `i` holding blocks
+/// `i * group..(i + 1) * group` of `blocks` (the phases of the torus scheme: rows are groups).
+fn ring_of_groups<C: Named, T: Datatype>(
+    ch: &C,
+    buf: &mut [T],
+    blocks: Blocks<'_>,
+    group: usize,
+    tag: i32,
+) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     let (next, prev) = ((r + 1) % p, (r + p - 1) % p);
+    let of = |member: usize| member * group..(member + 1) * group;
     for s in 0..p - 1 {
         let out = (r + p - s) % p;
         let inc = (r + 2 * p - s - 1) % p;
-        exchange(
-            ch,
-            buf,
-            span(off, out..out + 1),
-            next,
-            span(off, inc..inc + 1),
-            prev,
-            tag,
-            CALL,
-        )?;
+        blocks.exchange(ch, buf, (of(out), next), (of(inc), prev), tag)?;
     }
     Ok(())
 }
 
-fn recursive_doubling<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
+fn recursive_doubling<C: Named, T: Datatype>(
+    ch: &C,
+    buf: &mut [T],
+    blocks: Blocks<'_>,
+) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
+    let off = blocks.off;
     let low = 1 << p.ilog2(); // p': the hypercube
     let extra = p - low; // ranks low..p fold into 0..extra
     if r >= low {
         ch.send(&buf[span(off, r..r + 1)], r - low, TAG_DOUBLING)?;
+        blocks.recv_lengths(ch, 0..p, r - low)?;
         let whole = buf.len();
         let got = ch.recv_into(buf, r - low, TAG_DOUBLING)?;
         return super::layout::check_count(got, whole, r - low, CALL);
@@ -630,37 +755,33 @@ fn recursive_doubling<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize
         let (mine, theirs) = (r & !(d - 1), partner & !(d - 1));
         let group = |base: usize| base..base + d;
         let folded = |base: usize| base.min(extra) + low..(base + d).min(extra) + low;
-        exchange(
+        let with = |range| (range, partner);
+        blocks.exchange(
             ch,
             buf,
-            span(off, group(mine)),
-            partner,
-            span(off, group(theirs)),
-            partner,
+            with(group(mine)),
+            with(group(theirs)),
             TAG_DOUBLING,
-            CALL,
         )?;
         if mine < extra || theirs < extra {
-            exchange(
+            blocks.exchange(
                 ch,
                 buf,
-                span(off, folded(mine)),
-                partner,
-                span(off, folded(theirs)),
-                partner,
+                with(folded(mine)),
+                with(folded(theirs)),
                 TAG_DOUBLING,
-                CALL,
             )?;
         }
         d *= 2;
     }
     if r < extra {
+        blocks.send_lengths(ch, 0..p, r + low)?;
         ch.send(buf, r + low, TAG_DOUBLING)?;
     }
     Ok(())
 }
 
-fn pairwise<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
+fn pairwise<C: Named, T: Datatype>(ch: &C, buf: &mut [T], blocks: Blocks<'_>) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     for s in 1..p {
         let (dest, source) = if is_pow2(p) {
@@ -668,53 +789,45 @@ fn pairwise<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Resu
         } else {
             ((r + s) % p, (r + p - s) % p)
         };
-        exchange(
-            ch,
-            buf,
-            span(off, r..r + 1),
-            dest,
-            span(off, source..source + 1),
-            source,
-            TAG_PAIRWISE,
-            CALL,
-        )?;
+        let own = (r..r + 1, dest);
+        blocks.exchange(ch, buf, own, (source..source + 1, source), TAG_PAIRWISE)?;
     }
     Ok(())
 }
 
-fn bruck<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
+fn bruck<C: Named, T: Datatype>(ch: &C, buf: &mut [T], blocks: Blocks<'_>) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
+    let off = blocks.off;
     // rotate so that block j is rank r + j's: own block first
     buf.rotate_left(off[r]);
     let lens: Vec<usize> = (0..p)
         .map(|j| off[(r + j) % p + 1] - off[(r + j) % p])
         .collect();
     let roff = offsets_of_counts(&lens, CALL)?;
+    let rotated = Blocks {
+        off: &roff,
+        first: blocks.first + r,
+        ..blocks
+    };
     let mut d = 1;
     while d < p {
         let count = d.min(p - d);
-        exchange(
-            ch,
-            buf,
-            span(&roff, 0..count),
-            (r + p - d) % p,
-            span(&roff, d..d + count),
-            (r + d) % p,
-            TAG_BRUCK,
-            CALL,
-        )?;
+        let (dest, source) = ((r + p - d) % p, (r + d) % p);
+        rotated.exchange(ch, buf, (0..count, dest), (d..d + count, source), TAG_BRUCK)?;
         d *= 2;
     }
     buf.rotate_right(off[r]);
     Ok(())
 }
 
-fn torus<C: Named, T: Datatype>(ch: &C, buf: &mut [T], off: &[usize]) -> Result<()> {
+fn torus<C: Named, T: Datatype>(ch: &C, buf: &mut [T], blocks: Blocks<'_>) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     let (q1, q2) = grid_shape(p);
     let (row, col) = (r / q2, r % q2);
     let row_view = View::strided(ch, row * q2, 1, q2, col);
-    ring(&row_view, buf, &off[row * q2..=(row + 1) * q2], TAG_ROW)?;
-    let rows: Vec<usize> = (0..=q1).map(|i| off[i * q2]).collect();
-    ring(&View::strided(ch, col, q2, q1, row), buf, &rows, TAG_COLUMN)
+    let row_blocks = blocks.sub(row * q2..=(row + 1) * q2);
+    ring_of_groups(&row_view, buf, row_blocks, 1, TAG_ROW)?;
+    // then the rows, each a group of q2 blocks, along the columns
+    let column = View::strided(ch, col, q2, q1, row);
+    ring_of_groups(&column, buf, blocks, q2, TAG_COLUMN)
 }

@@ -144,13 +144,15 @@ impl Comm {
     /// Combines every rank's `data` elementwise with `op` and gives every rank the result, of
     /// the same shape (MPI_Allreduce). All ranks pass the same length.
     ///
-    /// Errors: none of its own; as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives (or this one with different operators or vector lengths) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Allreduce`] and
     /// [`Comm::allreduce_with`]).
+    ///
+    /// # Errors
+    ///
+    /// None of its own; as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives (or this one with different operators or vector lengths) and
+    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
     ///
     /// ```
     /// use rpar::Sum;
@@ -169,8 +171,6 @@ impl Comm {
     /// [`Comm::allreduce`] with an explicit algorithm (MPI_Allreduce, with the algorithm fixed
     /// as MPICH's `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::allreduce`].
-    ///
     /// Cost, for `n` the bytes of each rank's vector: `RecursiveDoubling`
     /// `log2(p)(alpha + n beta + n gamma)`, plus `2 alpha + 2 n beta + n gamma` when `p` is not
     /// a power of two; `Ring` `2 (p-1) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`;
@@ -180,6 +180,10 @@ impl Comm {
     /// `(p - 1 + ceil(log2 p))(alpha + n beta) + (p-1) n gamma` with the linear one;
     /// `SharedMemory` (with `c` one synchronisation) `c + p n (beta + gamma)` for small vectors,
     /// `2c + 2 n beta + n gamma` per rank for large ones.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allreduce`].
     ///
     /// ```
     /// use rpar::{Allreduce, Sum};
@@ -205,8 +209,11 @@ impl Comm {
     /// [`Comm::allreduce`] in place (MPI_Allreduce with MPI_IN_PLACE): `buf` is replaced by the
     /// result on every rank.
     ///
-    /// Errors: those of [`Comm::allreduce`]. Cost: that of the algorithm `Auto` picks (see
-    /// [`Comm::allreduce_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Comm::allreduce_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allreduce`].
     ///
     /// ```
     /// use rpar::Min;
@@ -229,7 +236,11 @@ impl Comm {
     /// [`Comm::allreduce_in_place`] with an explicit algorithm (MPI_Allreduce with
     /// MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::allreduce`]. Cost: as [`Comm::allreduce_with`].
+    /// Cost: as [`Comm::allreduce_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allreduce`].
     ///
     /// ```
     /// use rpar::{Allreduce, UserOp};

@@ -20,7 +20,7 @@
 use super::layout::Named;
 use super::layout::{
     block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_recv_blocks,
-    is_pow2, offsets_of_counts, offsets_uniform, recv_exact, require_pow2, zeroed_vec,
+    is_pow2, lengths, offsets_of_counts, offsets_uniform, recv_exact, require_pow2, zeroed_vec,
 };
 use super::select::{message_passing, resolve};
 use super::shared;
@@ -140,13 +140,14 @@ impl Comm {
     /// Sends block `j` of `send` (`p` equal blocks) to rank `j` and returns the blocks received,
     /// block `i` from rank `i` (MPI_Alltoall).
     ///
-    /// Errors: [`Error::InvalidArgument`] if the length of `send` is not a multiple of `p`; and,
-    /// as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
-    /// buffers of different lengths) and [`Error::Aborted`] if another rank fails during the
-    /// call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::alltoall_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if the length of `send` is not a multiple of `p`; and, as for
+    /// every collective, [`Error::CollectiveMismatch`] if the ranks call different collectives (or
+    /// this one with buffers of different lengths) and [`Error::Aborted`] if another rank fails
+    /// during the call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -163,12 +164,14 @@ impl Comm {
     /// [`Comm::alltoall`] with a chosen algorithm (MPI_Alltoall, with the algorithm fixed as
     /// MPICH's `MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::alltoall`], and [`Error::InvalidArgument`] for `Hypercube` on a
-    /// number of ranks that is not a power of two.
-    ///
     /// Cost, for `m` the bytes of one block: `Linear` and `Pairwise` `(p - 1)(alpha + beta m)`,
     /// `Bruck` `ceil(log2 p)(alpha + beta m p / 2)`, `Hypercube` `log2 p (alpha + beta m p / 2)`,
     /// `SharedMemory` `c + (p - 1) beta m` with `c` one synchronisation.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::alltoall`], and [`Error::InvalidArgument`] for `Hypercube` on a number of
+    /// ranks that is not a power of two.
     ///
     /// ```
     /// use rpar::Alltoall;
@@ -207,13 +210,14 @@ impl Comm {
 
     /// Alltoall into `recv` (as long as `send`), MPI_Alltoall's own form.
     ///
-    /// Errors: [`Error::InvalidArgument`] if the length of `send` is not a multiple of `p` or
-    /// `recv` is not as long as `send`; and, as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
-    /// buffers of different lengths) and [`Error::Aborted`] if another rank fails during the
-    /// call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::alltoall_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if the length of `send` is not a multiple of `p` or `recv` is not
+    /// as long as `send`; and, as for every collective, [`Error::CollectiveMismatch`] if the ranks
+    /// call different collectives (or this one with buffers of different lengths) and
+    /// [`Error::Aborted`] if another rank fails during the call.
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -231,8 +235,12 @@ impl Comm {
 
     /// [`Comm::alltoall_into`] with a chosen algorithm (MPI_Alltoall).
     ///
-    /// Errors: those of [`Comm::alltoall_into`], and [`Error::InvalidArgument`] for `Hypercube`
-    /// on a number of ranks that is not a power of two. Cost: as [`Comm::alltoall_with`].
+    /// Cost: as [`Comm::alltoall_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::alltoall_into`], and [`Error::InvalidArgument`] for `Hypercube` on a number
+    /// of ranks that is not a power of two.
     ///
     /// ```
     /// use rpar::Alltoall;
@@ -282,13 +290,14 @@ impl Comm {
     /// Alltoall in place (MPI_Alltoall with MPI_IN_PLACE): `buf`'s blocks are sent and replaced
     /// by the blocks received.
     ///
-    /// Errors: [`Error::InvalidArgument`] if the length of `buf` is not a multiple of `p`; and,
-    /// as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
-    /// buffers of different lengths) and [`Error::Aborted`] if another rank fails during the
-    /// call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::alltoall_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if the length of `buf` is not a multiple of `p`; and, as for
+    /// every collective, [`Error::CollectiveMismatch`] if the ranks call different collectives (or
+    /// this one with buffers of different lengths) and [`Error::Aborted`] if another rank fails
+    /// during the call.
     ///
     /// ```
     /// let got = rpar::run(2, |world| {
@@ -305,9 +314,12 @@ impl Comm {
 
     /// [`Comm::alltoall_in_place`] with a chosen algorithm (MPI_Alltoall with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::alltoall_in_place`], and [`Error::InvalidArgument`] for
-    /// `Hypercube` on a number of ranks that is not a power of two. Cost: as
-    /// [`Comm::alltoall_with`].
+    /// Cost: as [`Comm::alltoall_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::alltoall_in_place`], and [`Error::InvalidArgument`] for `Hypercube` on a
+    /// number of ranks that is not a power of two.
     ///
     /// ```
     /// use rpar::Alltoall;
@@ -339,15 +351,16 @@ impl Comm {
     /// `send_displs[j]` go to rank `j`; `recv_counts[i]` elements come from rank `i` and are
     /// returned one after another in rank order.
     ///
-    /// Errors: [`Error::InvalidArgument`] if a count or displacement argument has not one entry
-    /// per rank, a block does not fit in `send`, or `send_counts[rank()]` differs from
-    /// `recv_counts[rank()]`; [`Error::InvalidArgument`] or [`Error::Truncated`] if a block
-    /// that arrives is not as long as `recv_counts` says; and, as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and
-    /// [`Error::Aborted`] if another rank fails during the call.
-    ///
     /// Cost: that of `Pairwise`, which `Auto` always takes here (see
     /// [`Comm::alltoallv_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if a count or displacement argument has not one entry per rank, a
+    /// block does not fit in `send`, or `send_counts[rank()]` differs from `recv_counts[rank()]`;
+    /// [`Error::InvalidArgument`] or [`Error::Truncated`] if a block that arrives is not as long as
+    /// `recv_counts` says; and, as for every collective, [`Error::CollectiveMismatch`] if the ranks
+    /// call different collectives and [`Error::Aborted`] if another rank fails during the call.
     ///
     /// ```
     /// let got = rpar::run(2, |world| {
@@ -376,11 +389,13 @@ impl Comm {
     /// [`Comm::alltoallv`] with a chosen algorithm (MPI_Alltoallv). `SharedMemory`, like
     /// `Auto`, runs `Pairwise`.
     ///
-    /// Errors: those of [`Comm::alltoallv`], and [`Error::InvalidArgument`] for `Hypercube` on
-    /// a number of ranks that is not a power of two.
-    ///
     /// Cost: as [`Comm::alltoall_with`], with `m` the mean bytes of a block; `Bruck` and
     /// `Hypercube` send each message's block lengths ahead of it (twice the `alpha` terms).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::alltoallv`], and [`Error::InvalidArgument`] for `Hypercube` on a number of
+    /// ranks that is not a power of two.
     ///
     /// ```
     /// use rpar::Alltoall;
@@ -418,16 +433,18 @@ impl Comm {
     /// come from rank `i` into `recv` at `recv_displs[i]`. Elements of `recv` outside the
     /// blocks are left as they were.
     ///
-    /// Errors: [`Error::InvalidArgument`] if a count or displacement argument has not one entry
-    /// per rank, a block does not fit in its buffer, two receive blocks overlap (MPI calls such
-    /// a call erroneous; send blocks may overlap), or `send_counts[rank()]` differs from
-    /// `recv_counts[rank()]`; [`Error::InvalidArgument`] or [`Error::Truncated`] if a block that
-    /// arrives is not as long as `recv_counts` says; and, as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and
-    /// [`Error::Aborted`] if another rank fails during the call.
-    ///
     /// Cost: that of `Pairwise`, which `Auto` always takes here (see
     /// [`Comm::alltoallv_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if a count or displacement argument has not one entry per rank, a
+    /// block does not fit in its buffer, two receive blocks overlap (MPI calls such a call
+    /// erroneous; send blocks may overlap), or `send_counts[rank()]` differs from
+    /// `recv_counts[rank()]`; [`Error::InvalidArgument`] or [`Error::Truncated`] if a block that
+    /// arrives is not as long as `recv_counts` says; and, as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and [`Error::Aborted`]
+    /// if another rank fails during the call.
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -464,9 +481,12 @@ impl Comm {
     /// receive blocks are each given as `(counts, displs)`. `SharedMemory`, like `Auto`, runs
     /// `Pairwise`.
     ///
-    /// Errors: those of [`Comm::alltoallv_into`], and [`Error::InvalidArgument`] for
-    /// `Hypercube` on a number of ranks that is not a power of two. Cost: as
-    /// [`Comm::alltoallv_with`].
+    /// Cost: as [`Comm::alltoallv_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::alltoallv_into`], and [`Error::InvalidArgument`] for `Hypercube` on a
+    /// number of ranks that is not a power of two.
     ///
     /// ```
     /// use rpar::Alltoall;
@@ -502,9 +522,11 @@ impl Comm {
     /// (which must be as long: what rank `i` sends rank `j` is `counts[j]` at rank `i` and
     /// `counts[i]` at rank `j`).
     ///
-    /// Errors: those of [`Comm::alltoallv_into`] for the blocks of `buf`.
-    ///
     /// Cost: that of `Pairwise`, which `Auto` always takes here, and one copy of `buf`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::alltoallv_into`] for the blocks of `buf`.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -531,9 +553,12 @@ impl Comm {
 
     /// [`Comm::alltoallv_in_place`] with a chosen algorithm (MPI_Alltoallv with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::alltoallv_in_place`], and [`Error::InvalidArgument`] for
-    /// `Hypercube` on a number of ranks that is not a power of two. Cost: as
-    /// [`Comm::alltoallv_with`], and one copy of `buf`.
+    /// Cost: as [`Comm::alltoallv_with`], and one copy of `buf`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::alltoallv_in_place`], and [`Error::InvalidArgument`] for `Hypercube` on a
+    /// number of ranks that is not a power of two.
     ///
     /// ```
     /// use rpar::Alltoall;
@@ -564,12 +589,14 @@ impl Comm {
     /// the `Vec`s: lengths may differ, and nobody needs to know them in advance). `send` must
     /// hold one `Vec` per rank.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `send` has not one entry per rank; and, as for every
-    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives and
-    /// [`Error::Aborted`] if another rank fails during the call.
-    ///
     /// Cost: that of `Linear`, which `Auto` takes here: `(p - 1) alpha` per rank, all at once,
     /// and no copy (on MPI, each move is a copy: `(p - 1)(alpha + beta m)`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `send` has not one entry per rank; and, as for every
+    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives and
+    /// [`Error::Aborted`] if another rank fails during the call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -589,11 +616,13 @@ impl Comm {
     /// `SharedMemory` run `Linear`; `Bruck` and `Hypercube` forward other ranks' `Vec`s, each
     /// as a message of its own, moved at every hop.
     ///
-    /// Errors: those of [`Comm::alltoall_owned`], and [`Error::InvalidArgument`] for
-    /// `Hypercube` on a number of ranks that is not a power of two.
-    ///
     /// Cost: `Linear` and `Pairwise` `(p - 1) alpha`; `Bruck` about `ceil(log2 p) p / 2` and
     /// `Hypercube` `log2 p p / 2` messages of one block each per rank; no copy in-process.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::alltoall_owned`], and [`Error::InvalidArgument`] for `Hypercube` on a
+    /// number of ranks that is not a power of two.
     ///
     /// ```
     /// use rpar::Alltoall;
@@ -808,10 +837,8 @@ fn swap_blocks<C: Named, T: Datatype>(
     let in_lens = match uniform {
         Some(n) => vec![n; inc.len()],
         None => {
-            let mut lens = vec![0usize; inc.len()];
-            let got = ch.sendrecv(&out_lens, dest, TAG_LENGTHS, &mut lens, source, TAG_LENGTHS)?;
-            check_count(got, inc.len(), source, CALL)?;
-            lens
+            lengths::send(ch, out_lens, dest, TAG_LENGTHS)?;
+            lengths::recv(ch, inc.len(), source, TAG_LENGTHS, CALL_V)?
         }
     };
     let off = offsets_of_counts(&in_lens, CALL)?;

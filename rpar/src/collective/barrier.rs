@@ -92,12 +92,14 @@ impl Barrier {
 impl Comm {
     /// Blocks until every rank of the communicator has called it (MPI_Barrier).
     ///
-    /// Errors: none of its own; as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails
-    /// during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Barrier`] and [`Comm::barrier_with`]).
+    ///
+    /// # Errors
+    ///
+    /// None of its own; as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// rpar::run(4, |world| world.barrier())?;
@@ -110,11 +112,13 @@ impl Comm {
     /// [`Comm::barrier`] with a chosen algorithm (MPI_Barrier, with the algorithm fixed as
     /// MPICH's `MPIR_CVAR_BARRIER_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::barrier`].
-    ///
     /// Cost: `Central` `2 (p - 1) alpha` on rank 0's links, `Dissemination`
     /// `ceil(log2 p) alpha`, `Tree` `2 ceil(log2 p) alpha`, `SharedMemory` `c`, one
     /// synchronisation.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::barrier`].
     ///
     /// ```
     /// use rpar::Barrier;

@@ -126,13 +126,15 @@ impl Comm {
     /// Broadcasts `buf` from `root` to every rank, in place (MPI_Bcast): on return every rank's
     /// `buf` holds the root's. All ranks must pass buffers of the same length.
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
-    /// is not a rank of the communicator; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives (or this one with buffers of different lengths) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Bcast`] and [`Comm::bcast_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is not a
+    /// rank of the communicator; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives (or this one with buffers of different lengths) and
+    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
     ///
     /// ```
     /// let got = rpar::run(5, |world| {
@@ -150,14 +152,16 @@ impl Comm {
     /// [`Comm::bcast`] with a chosen algorithm (MPI_Bcast, with the algorithm fixed as MPICH's
     /// `MPIR_CVAR_BCAST_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::bcast`].
-    ///
     /// Cost, for `m` the bytes of the message: `Linear` `(p - 1)(alpha + beta m)`, `Binomial`
     /// `ceil(log2 p)(alpha + beta m)`, `Pipeline` `(p - 2 + m / s)(alpha + beta s)` for
     /// segments of `s` bytes, `ScatterAllgather`
     /// `log2 p alpha + (p - 1) alpha + 2 beta m (p - 1) / p`, `Torus`
     /// `(log2 q1 + log2 q2)(alpha + beta m)` on a `q1 x q2` grid, `SharedMemory` `c + beta m`
     /// per reader with `c` one synchronisation.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::bcast`].
     ///
     /// ```
     /// use rpar::Bcast;
@@ -245,7 +249,12 @@ fn binomial_tree<C: Named, T: Datatype>(ch: &C, buf: &mut [T], tag: i32) -> Resu
 
 fn pipeline<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
-    let seg = (SEGMENT_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+    // zero-sized elements have no bytes to pipeline: one segment of all of them (any count
+    // of them, up to usize::MAX, would otherwise be cut into count / SEGMENT_BYTES messages)
+    let seg = match std::mem::size_of::<T>() {
+        0 => buf.len().max(1),
+        size => (SEGMENT_BYTES / size).max(1),
+    };
     for chunk in buf.chunks_mut(seg) {
         if r != 0 {
             recv_exact(ch, chunk, r - 1, TAG_PIPELINE, CALL)?;

@@ -4,23 +4,27 @@
 //!   `(p - 1)(alpha + beta m)`.
 //! - [`Gather::Binomial`]: the dual of the binomial broadcast: each rank collects its subtree's
 //!   blocks (consecutive ranks) and sends them to its parent in one message;
-//!   `ceil(log2 p) alpha + (p - 1) beta m`. Inner ranks need not know the counts: the root
-//!   checks each subtree's total against its own `counts`.
+//!   `ceil(log2 p) alpha + (p - 1) beta m`. Inner ranks need not know the counts: for gatherv
+//!   each message is preceded by the lengths of its subtree's blocks, which the root checks
+//!   one by one against its own `counts` (the subtree's total alone would let two wrong counts
+//!   that add up to the right ones put one rank's data in another's block).
 
 use super::layout::Named;
 use super::layout::{
     binomial, block_len, blocks_total, check_count, check_len, check_per_rank, check_recv_blocks,
-    check_root, offsets_of_counts, offsets_uniform, recv_exact, zeroed_vec, View,
+    check_root, lengths, offsets_of_counts, offsets_uniform, recv_exact, zeroed_vec, Lengths, View,
 };
 use super::select::message_passing;
 use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
+use std::borrow::Cow;
 
 const TAG_LINEAR: i32 = 210;
 const TAG_BINOMIAL: i32 = 211;
 const TAG_OWNED: i32 = 212;
+const TAG_LENGTHS: i32 = 213;
 
 const CALL_V: &str = "gatherv";
 
@@ -102,13 +106,15 @@ impl Comm {
     /// Gathers every rank's `send` (all of the same length) at `root`, in rank order
     /// (MPI_Gather): `Some(all blocks)` at the root, `None` elsewhere.
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
-    /// is not a rank of the communicator; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives (or this one with blocks of different lengths) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is not a
+    /// rank of the communicator; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives (or this one with blocks of different lengths) and
+    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
     ///
     /// ```
     /// let got = rpar::run(4, |world| world.gather(&(world.rank() as u16 * 3), 2))?;
@@ -127,10 +133,12 @@ impl Comm {
     /// [`Comm::gather`] with a chosen algorithm (MPI_Gather, with the algorithm fixed as MPICH's
     /// `MPIR_CVAR_GATHER_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::gather`].
-    ///
     /// Cost, for `m` the bytes of one block: `Linear` `(p - 1)(alpha + beta m)`, `Binomial`
     /// `ceil(log2 p) alpha + (p - 1) beta m`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gather`].
     ///
     /// ```
     /// use rpar::Gather;
@@ -161,13 +169,9 @@ impl Comm {
                 check_root(self, root)?;
                 let send = send.as_elems();
                 if self.rank() != root {
-                    gather(
-                        self,
-                        send,
-                        None,
-                        root,
-                        algorithm.resolve(self.size(), Some(std::mem::size_of_val(send))),
-                    )?;
+                    let algorithm =
+                        algorithm.resolve(self.size(), Some(std::mem::size_of_val(send)));
+                    gather(self, send, None, root, (algorithm, Lengths::Agreed))?;
                     return Ok(None);
                 }
                 let len = blocks_total(send.len(), self.size(), "gather")?;
@@ -181,11 +185,13 @@ impl Comm {
     /// Gathers every rank's `send` into the root's `recv` (`p` times as long; ignored at
     /// other ranks), MPI_Gather's own form.
     ///
-    /// Errors: those of [`Comm::gather`], and at the root
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `recv` is not `p` times as
-    /// long as `send`.
-    ///
     /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gather`], and at the root
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `recv` is not `p` times as long
+    /// as `send`.
     ///
     /// ```
     /// rpar::run(3, |world| {
@@ -209,7 +215,11 @@ impl Comm {
 
     /// [`Comm::gather_into`] with a chosen algorithm (MPI_Gather).
     ///
-    /// Errors: those of [`Comm::gather_into`]. Cost: as [`Comm::gather_with`].
+    /// Cost: as [`Comm::gather_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gather_into`].
     ///
     /// ```
     /// use rpar::Gather;
@@ -243,16 +253,17 @@ impl Comm {
     /// Gather with the root's block already in place (MPI_Gather with MPI_IN_PLACE): at the
     /// root `buf` holds `p` blocks, its own at block `root`; elsewhere `buf` is what is sent.
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
-    /// `root`; at the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `buf`'s
-    /// length is not a multiple of `p` or a rank sends fewer than `buf.len() / p` elements, and
-    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument`
-    /// (`Binomial`) if it sends more; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
-    /// fails during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`; at
+    /// the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `buf`'s length is not
+    /// a multiple of `p`; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives (or this one with blocks of different lengths: a rank whose `buf` is not as long
+    /// as a `p`-th of the root's) and [`Error::Aborted`](crate::Error::Aborted) if another rank
+    /// fails during the call.
     ///
     /// ```
     /// rpar::run(3, |world| {
@@ -271,7 +282,11 @@ impl Comm {
 
     /// [`Comm::gather_in_place`] with a chosen algorithm (MPI_Gather with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::gather_in_place`]. Cost: as [`Comm::gather_with`].
+    /// Cost: as [`Comm::gather_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gather_in_place`].
     ///
     /// ```
     /// use rpar::Gather;
@@ -292,18 +307,18 @@ impl Comm {
         root: usize,
         algorithm: Gather,
     ) -> Result<()> {
-        self.collective(Call::new("gather").root(root), &algorithm, || {
-            check_root(self, root)?;
+        // the root's block is a p-th of its buffer (if it is not, the root says so)
+        let block = if self.rank() == root {
+            std::mem::size_of_val(buf) / self.size()
+        } else {
+            std::mem::size_of_val(buf)
+        };
+        let call = Call::new("gather").root(root).bytes(block);
+        self.collective(call, &algorithm, || {
             if self.rank() == root {
                 gather_uniform(self, &[], buf, false, root, algorithm)
             } else {
-                gather(
-                    self,
-                    buf,
-                    None,
-                    root,
-                    algorithm.resolve(self.size(), Some(std::mem::size_of_val(buf))),
-                )
+                gather_uniform(self, buf, &mut [], false, root, algorithm)
             }
         })
     }
@@ -311,17 +326,18 @@ impl Comm {
     /// Gathers blocks of different lengths at `root` (MPI_Gatherv, blocks placed one after
     /// another): rank `i` sends `counts[i]` elements; `counts` is read at the root only.
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
-    /// `root`; at the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if
-    /// `counts` has not one entry per rank, if its own `send` is not `counts[root]` long or if
-    /// another rank sends fewer than `counts[i]` elements, and
-    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument`
-    /// (`Binomial`) if it sends more; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
-    /// fails during the call.
-    ///
     /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`; at
+    /// the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `counts` has not one
+    /// entry per rank, if its own `send` is not `counts[root]` long or if another rank sends fewer
+    /// than `counts[i]` elements, and [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or
+    /// `InvalidArgument` (`Binomial`) if it sends more; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -342,10 +358,14 @@ impl Comm {
 
     /// [`Comm::gatherv`] with a chosen algorithm (MPI_Gatherv).
     ///
-    /// Errors: those of [`Comm::gatherv`].
-    ///
     /// Cost, for `n` the bytes of the other ranks' blocks together: `Linear`
-    /// `(p - 1) alpha + n beta`, `Binomial` `ceil(log2 p) alpha + n beta` at the root.
+    /// `(p - 1) alpha + n beta`, `Binomial` `2 ceil(log2 p) alpha + n beta` at the root (each
+    /// message preceded by the lengths of its subtree's blocks, which the root checks one by
+    /// one).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gatherv`].
     ///
     /// ```
     /// use rpar::Gather;
@@ -383,18 +403,19 @@ impl Comm {
     /// elements at `displs[i]` (MPI_Gatherv's own form; `recv`, `counts` and `displs` are read
     /// at the root only).
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
-    /// `root`; at the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if
-    /// `counts` or `displs` has not one entry per rank, if a block does not fit in `recv`, if
-    /// its own `send` is not `counts[root]` long or if another rank sends fewer than
-    /// `counts[i]` elements, and
-    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument`
-    /// (`Binomial`) if it sends more; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
-    /// fails during the call.
-    ///
     /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`; at
+    /// the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `counts` or `displs`
+    /// has not one entry per rank, if a block does not fit in `recv`, if its own `send` is not
+    /// `counts[root]` long or if another rank sends fewer than `counts[i]` elements, and
+    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument` (`Binomial`)
+    /// if it sends more; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -421,7 +442,11 @@ impl Comm {
 
     /// [`Comm::gatherv_into`] with a chosen algorithm (MPI_Gatherv).
     ///
-    /// Errors: those of [`Comm::gatherv_into`]. Cost: as [`Comm::gatherv_with`].
+    /// Cost: as [`Comm::gatherv_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gatherv_into`].
     ///
     /// ```
     /// use rpar::Gather;
@@ -457,17 +482,19 @@ impl Comm {
     /// its own block already there; elsewhere `buf` is what is sent (and `counts` and `displs`
     /// are not read).
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad
-    /// `root`; at the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if
-    /// `counts` or `displs` has not one entry per rank, a block does not fit in `buf`, two
-    /// blocks overlap (MPI calls such a call erroneous) or another rank sends fewer than
-    /// `counts[i]` elements, and [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or
-    /// `InvalidArgument` (`Binomial`) if it sends more; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
-    /// fails during the call.
-    ///
     /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`; at
+    /// the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `counts` or `displs`
+    /// has not one entry per rank, a block does not fit in `buf`, two blocks overlap (MPI calls
+    /// such a call erroneous) or another rank sends fewer than `counts[i]` elements, and
+    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument` (`Binomial`)
+    /// if it sends more; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -492,7 +519,11 @@ impl Comm {
 
     /// [`Comm::gatherv_in_place`] with a chosen algorithm (MPI_Gatherv with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::gatherv_in_place`]. Cost: as [`Comm::gatherv_with`].
+    /// Cost: as [`Comm::gatherv_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gatherv_in_place`].
     ///
     /// ```
     /// use rpar::Gather;
@@ -528,14 +559,16 @@ impl Comm {
     /// them, in rank order, at the root, `None` elsewhere (MPI_Gatherv, with the counts carried
     /// by the `Vec`s: lengths may differ, and the root need not know them).
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
-    /// is not a rank of the communicator; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails
-    /// during the call.
-    ///
     /// Cost: that of `Linear`, which `Auto` takes: `(p - 1) alpha` at the root and no copy (on
     /// MPI, each move is a copy: `(p - 1)(alpha + beta m)`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is not a
+    /// rank of the communicator; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -557,10 +590,12 @@ impl Comm {
     /// [`Comm::gather_owned`] with a chosen algorithm (MPI_Gatherv). `Binomial` forwards every
     /// `Vec` of a subtree as a message of its own, moved at every hop.
     ///
-    /// Errors: those of [`Comm::gather_owned`].
-    ///
     /// Cost: `Linear` `(p - 1) alpha` at the root; `Binomial` `ceil(log2 p) alpha` of latency
     /// but `p - 1` messages into the root all the same; no copy in-process.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gather_owned`].
     ///
     /// ```
     /// use rpar::Gather;
@@ -599,7 +634,7 @@ impl Comm {
         algorithm: Gather,
     ) -> Result<()> {
         check_root(self, root)?;
-        let algorithm = algorithm.resolve(self.size(), None);
+        let algorithm = (algorithm.resolve(self.size(), None), Lengths::Sent);
         if self.rank() != root {
             return gather(self, send, None, root, algorithm);
         }
@@ -626,9 +661,10 @@ impl Comm {
 }
 
 /// Gather of equal blocks on any channel into `recv` at the root (ignored elsewhere;
-/// `with_own`: copy `send` into the root's block, otherwise it is in place): what
-/// `Comm::gather_into` and `Comm::gather_in_place` run, and what `sim::record_collective`
-/// records.
+/// `with_own`: copy `send` into the root's block, otherwise it is in place; at the other ranks
+/// `send` is what they send): what `Comm::gather_into` and `Comm::gather_in_place` run, and
+/// what `sim::record_collective` records. The callers' calls name the bytes of a block, so
+/// the ranks agree on the blocks' lengths ([`Lengths::Agreed`]).
 pub(crate) fn gather_uniform<C: Named, T: Datatype>(
     ch: &C,
     send: &[T],
@@ -639,13 +675,8 @@ pub(crate) fn gather_uniform<C: Named, T: Datatype>(
 ) -> Result<()> {
     check_root(ch, root)?;
     if ch.rank() != root {
-        return gather(
-            ch,
-            send,
-            None,
-            root,
-            algorithm.resolve(ch.size(), Some(std::mem::size_of_val(send))),
-        );
+        let algorithm = algorithm.resolve(ch.size(), Some(std::mem::size_of_val(send)));
+        return gather(ch, send, None, root, (algorithm, Lengths::Agreed));
     }
     let p = ch.size();
     let n = block_len(recv.len(), p, "receive", "gather")?;
@@ -661,16 +692,17 @@ pub(crate) fn gather_uniform<C: Named, T: Datatype>(
         displs: &off[..p],
         own: with_own.then_some(send),
     };
-    gather(ch, send, Some(target), root, algorithm)
+    gather(ch, send, Some(target), root, (algorithm, Lengths::Agreed))
 }
 
-/// Gather on any channel: non-roots pass `target: None`, the root its [`Target`].
+/// Gather on any channel: non-roots pass `target: None`, the root its [`Target`]; `lengths`
+/// says whether the binomial tree's messages carry the lengths of their blocks.
 fn gather<C: Named, T: Datatype>(
     ch: &C,
     send: &[T],
     target: Option<Target<'_, T>>,
     root: usize,
-    algorithm: Gather,
+    (algorithm, lengths): (Gather, Lengths),
 ) -> Result<()> {
     check_root(ch, root)?;
     let target = target.map(|mut t| {
@@ -682,7 +714,7 @@ fn gather<C: Named, T: Datatype>(
     });
     // `Auto` has been resolved by the callers (`Gather::resolve`), the same on every rank
     match algorithm {
-        Gather::Binomial => binomial_gather(&View::rotated(ch, root), send, target, root),
+        Gather::Binomial => binomial_gather(&View::rotated(ch, root), send, target, root, lengths),
         Gather::Linear | Gather::Auto => linear(ch, send, target, root),
     }
 }
@@ -704,30 +736,46 @@ fn linear<C: Named, T: Datatype>(
 }
 
 /// Binomial gather on a view rotated so that the root is member 0 (`root` is its real rank,
-/// for placing blocks).
+/// for placing blocks). With [`Lengths::Sent`] each message is preceded by the lengths of its
+/// blocks (member order), and the root checks every one of them against its `counts`.
 fn binomial_gather<C: Named, T: Datatype>(
     ch: &C,
     send: &[T],
     target: Option<Target<'_, T>>,
     root: usize,
+    lengths: Lengths,
 ) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     let children = binomial::children(r, p);
     let Some(t) = target else {
         let parent = binomial::parent(r);
+        let mut lens = vec![send.len()];
         let mut children = children.peekable();
-        if children.peek().is_none() {
-            return ch.send(send, parent, TAG_BINOMIAL);
+        let subtree = if children.peek().is_none() {
+            Cow::Borrowed(send)
+        } else {
+            let mut subtree = send.to_vec();
+            for c in children {
+                let (theirs, data) = recv_subtree::<_, T>(ch, c, lengths)?;
+                lens.extend(theirs.into_iter().flatten());
+                subtree.extend_from_slice(&data);
+            }
+            Cow::Owned(subtree)
+        };
+        if lengths == Lengths::Sent {
+            lengths::send(ch, lens, parent, TAG_LENGTHS)?;
         }
-        let mut subtree = send.to_vec();
-        for c in children {
-            subtree.extend_from_slice(&ch.recv_vec::<T>(c, TAG_BINOMIAL)?);
-        }
-        return ch.send_owned(subtree, parent, TAG_BINOMIAL);
+        return match subtree {
+            Cow::Borrowed(data) => ch.send(data, parent, TAG_BINOMIAL),
+            Cow::Owned(data) => ch.send_owned(data, parent, TAG_BINOMIAL),
+        };
     };
-    for c in children {
-        let got: Vec<T> = ch.recv_vec(c, TAG_BINOMIAL)?;
+    for c in binomial::children(r, p) {
         let members = (c..binomial::subtree_end(c, p)).map(|m| (m + root) % p);
+        let (lens, got) = recv_subtree::<_, T>(ch, c, lengths)?;
+        if let Some(lens) = lens {
+            lengths::check(&lens, members.clone().map(|i| (i, t.counts[i])), "gather")?;
+        }
         let due: usize = members.clone().map(|i| t.counts[i]).sum();
         check_count(got.len(), due, (c + root) % p, "gather")?;
         let mut at = 0;
@@ -738,6 +786,27 @@ fn binomial_gather<C: Named, T: Datatype>(
         }
     }
     Ok(())
+}
+
+/// Receives the blocks of child `c`'s subtree: with [`Lengths::Sent`] their lengths first
+/// (checked to add up to the data that follows), then the data.
+fn recv_subtree<C: Named, T: Datatype>(
+    ch: &C,
+    c: usize,
+    lengths: Lengths,
+) -> Result<(Option<Vec<usize>>, Vec<T>)> {
+    let lens = match lengths {
+        Lengths::Sent => {
+            let members = binomial::subtree_end(c, ch.size()) - c;
+            Some(lengths::recv(ch, members, c, TAG_LENGTHS, "gather")?)
+        }
+        Lengths::Agreed => None,
+    };
+    let data: Vec<T> = ch.recv_vec(c, TAG_BINOMIAL)?;
+    if let Some(lens) = &lens {
+        check_count(data.len(), lens.iter().sum(), ch.comm_rank(c), "gather")?;
+    }
+    Ok((lens, data))
 }
 
 /// The root receives every rank's `Vec`, moved, in rank order.

@@ -16,9 +16,11 @@ use std::ops::Range;
 /// A `Vec` of `len` values whose bytes are all zero: a receive buffer to be overwritten,
 /// allocated zeroed (untouched pages of a large one cost nothing until written).
 ///
-/// Errors: [`Error::InvalidArgument`] (naming `call`) if `len` values of `T` exceed the largest
-/// possible allocation (`isize::MAX` bytes) or the allocator cannot provide them: `len` comes
-/// from users' counts.
+/// # Errors
+///
+/// [`Error::InvalidArgument`] (naming `call`) if `len` values of `T` exceed the largest possible
+/// allocation (`isize::MAX` bytes) or the allocator cannot provide them: `len` comes from users'
+/// counts.
 pub(crate) fn zeroed_vec<T: Datatype>(len: usize, call: &'static str) -> Result<Vec<T>> {
     debug_assert!(T::type_map()
         .entries()
@@ -35,12 +37,7 @@ pub(crate) fn zeroed_vec<T: Datatype>(len: usize, call: &'static str) -> Result<
     };
     let layout = std::alloc::Layout::array::<T>(len).map_err(|_| too_large())?;
     if layout.size() == 0 {
-        // no bytes at all: `len` is 0 or `T` is zero-sized
-        // SAFETY: a zero-sized `T` has no bytes, so no bit pattern to be invalid (and if `len`
-        // is 0 the closure never runs).
-        return Ok((0..len)
-            .map(|_| unsafe { std::mem::zeroed::<T>() })
-            .collect());
+        return Ok(without_bytes(len));
     }
     // SAFETY: `layout` has non-zero size (checked above).
     let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
@@ -53,6 +50,22 @@ pub(crate) fn zeroed_vec<T: Datatype>(len: usize, call: &'static str) -> Result<
     // `zero_is_valid` holds for every basic type (an exhaustive match: a new basic type must
     // decide), so the all-zero bytes are `len` initialised, valid values of `T`.
     Ok(unsafe { Vec::from_raw_parts(ptr, len, len) })
+}
+
+/// [`zeroed_vec`] where `len` values of `T` have no bytes at all (`len` is 0 or `T` is
+/// zero-sized): made in one step, not value by value, since a user's count of zero-sized
+/// values may be anything up to `usize::MAX`.
+#[allow(clippy::uninit_vec)] // values without bytes: there is nothing to initialise
+fn without_bytes<T: Datatype>(len: usize) -> Vec<T> {
+    debug_assert!(len == 0 || std::mem::size_of::<T>() == 0);
+    let mut v = Vec::new();
+    // SAFETY: `len` is within the capacity: `set_len(0)` is always sound, and a `Vec` of a
+    // zero-sized `T` never allocates and has capacity usize::MAX. The values have no bytes,
+    // so there is nothing to initialise: by the `Datatype` contract every byte of a `T` is
+    // padding or a value of a basic type, so a `T` of no bytes is one of no basic values, the
+    // empty byte sequence, like every other.
+    unsafe { v.set_len(len) };
+    v
 }
 
 /// `parts` blocks of `each` elements: their total, or an error naming `call` if it overflows.
@@ -89,8 +102,9 @@ pub(crate) fn offsets_even(n: usize, parts: usize) -> Vec<usize> {
 
 /// Block offsets of consecutive blocks of the given lengths (prefix sums).
 ///
-/// Errors: [`Error::InvalidArgument`] (naming `call`) if the lengths add up to more than
-/// `usize::MAX`.
+/// # Errors
+///
+/// [`Error::InvalidArgument`] (naming `call`) if the lengths add up to more than `usize::MAX`.
 pub(crate) fn offsets_of_counts(counts: &[usize], call: &'static str) -> Result<Vec<usize>> {
     let mut off = Vec::with_capacity(counts.len() + 1);
     let mut at = 0usize;
@@ -190,6 +204,84 @@ pub(crate) fn check_count(
                  (all ranks must pass matching counts)"
             ),
         ))
+    }
+}
+
+/// Whether the receivers of a collective's messages that carry several ranks' blocks learn
+/// the blocks' lengths from the sender (see [`lengths`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lengths {
+    /// No: every block is as long as the receiver's own arguments say, and the ranks agree on
+    /// them because every rank's call names the bytes of its block alike (a message of a call
+    /// with other bytes is an [`Error::CollectiveMismatch`] where it arrives), or because one
+    /// rank, the root of a scatter, alone decides them.
+    Agreed,
+    /// Yes: the lengths travel ahead of each such message ([`lengths::send`]), and its
+    /// receiver takes them (scatterv, alltoallv) or compares them one by one with its own
+    /// (gatherv, allgatherv). A message's total alone would let two wrong lengths that add up
+    /// to the right one put one rank's data in another's block.
+    Sent,
+}
+
+/// The lengths of the blocks of a message that carries several ranks' blocks, sent ahead of
+/// it as a message of their own (see [`Lengths::Sent`]).
+pub(crate) mod lengths {
+    use super::{check_count, Named};
+    use crate::{Error, Result};
+    use std::ops::Range;
+
+    /// The lengths of blocks `blocks` of a layout with offsets `off`.
+    pub(crate) fn of(off: &[usize], blocks: Range<usize>) -> Vec<usize> {
+        blocks.map(|i| off[i + 1] - off[i]).collect()
+    }
+
+    /// Sends `lens`, the lengths of the blocks of the message that follows, to `dest`
+    /// (returns at once: the `Vec` moves).
+    pub(crate) fn send<C: Named>(ch: &C, lens: Vec<usize>, dest: usize, tag: i32) -> Result<()> {
+        ch.send_owned(lens, dest, tag)
+    }
+
+    /// Receives from `source` the lengths of the `blocks` blocks of the message that follows.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] (naming `call`) if they are not `blocks` lengths.
+    pub(crate) fn recv<C: Named>(
+        ch: &C,
+        blocks: usize,
+        source: usize,
+        tag: i32,
+        call: &'static str,
+    ) -> Result<Vec<usize>> {
+        let lens: Vec<usize> = ch.recv_vec(source, tag)?;
+        if lens.len() == blocks {
+            return Ok(lens);
+        }
+        Err(Error::invalid(
+            call,
+            format!(
+                "rank {} sent the lengths of {} blocks where {blocks} were expected",
+                ch.comm_rank(source),
+                lens.len()
+            ),
+        ))
+    }
+
+    /// Checks the lengths `got` of blocks that arrived against `expected`, this rank's own
+    /// (the rank whose block it is, and its length), block by block.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] (naming `call` and the first rank whose block is not as long as
+    /// expected).
+    pub(crate) fn check(
+        got: &[usize],
+        expected: impl IntoIterator<Item = (usize, usize)>,
+        call: &'static str,
+    ) -> Result<()> {
+        got.iter()
+            .zip(expected)
+            .try_for_each(|(&n, (rank, due))| check_count(n, due, rank, call))
     }
 }
 
@@ -520,6 +612,11 @@ mod tests {
     fn zeroed_vec_is_zero() {
         assert_eq!(zeroed_vec::<f64>(3, "t").unwrap(), vec![0.0; 3]);
         assert_eq!(zeroed_vec::<char>(2, "t").unwrap(), vec!['\0'; 2]);
+        assert!(zeroed_vec::<u16>(0, "t").unwrap().is_empty());
+        // zero-sized values: any number of them at once, not one by one
+        let none = zeroed_vec::<[u8; 0]>(usize::MAX, "t").unwrap();
+        assert_eq!(none.len(), usize::MAX);
+        assert_eq!(none[usize::MAX - 1], [0u8; 0]);
     }
 
     #[test]

@@ -120,13 +120,15 @@ impl Comm {
     /// Combines every rank's `data` elementwise with `op`; the result, of the same shape, is
     /// `Some` at `root` and `None` elsewhere (MPI_Reduce). All ranks pass the same length.
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
-    /// is not a rank of the communicator; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives (or this one with different operators or vector lengths) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Reduce`] and [`Comm::reduce_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is not a
+    /// rank of the communicator; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives (or this one with different operators or vector lengths) and
+    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
     ///
     /// ```
     /// use rpar::Sum;
@@ -145,8 +147,6 @@ impl Comm {
     /// [`Comm::reduce`] with an explicit algorithm (MPI_Reduce, with the algorithm fixed as
     /// MPICH's `MPIR_CVAR_REDUCE_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::reduce`].
-    ///
     /// Cost, for `n` the bytes of each rank's vector: `Linear`
     /// `(p-1)(alpha + n beta + n gamma)`; `Binomial` `ceil(log2 p)(alpha + n beta + n gamma)`,
     /// plus `alpha + n beta` for a non-commutative operator and a root other than 0;
@@ -154,6 +154,10 @@ impl Comm {
     /// two, plus `alpha + n beta + n gamma` otherwise; `SharedMemory` (with `c` one
     /// synchronisation) `c + (p - 1) n (beta + gamma)` at the root for small vectors,
     /// `2c + 2 n beta + n gamma` for large ones.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::reduce`].
     ///
     /// ```
     /// use rpar::{Reduce, Sum};
@@ -186,8 +190,11 @@ impl Comm {
     /// [`Comm::reduce`] in place (MPI_Reduce with MPI_IN_PLACE at the root): the root's `buf`
     /// is replaced by the result; at the other ranks `buf` is only read.
     ///
-    /// Errors: those of [`Comm::reduce`]. Cost: that of the algorithm `Auto` picks (see
-    /// [`Comm::reduce_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Comm::reduce_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::reduce`].
     ///
     /// ```
     /// use rpar::Max;
@@ -209,7 +216,11 @@ impl Comm {
 
     /// [`Comm::reduce_in_place`] with an explicit algorithm (MPI_Reduce with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::reduce`]. Cost: as [`Comm::reduce_with`].
+    /// Cost: as [`Comm::reduce_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::reduce`].
     ///
     /// ```
     /// use rpar::{Max, Reduce};

@@ -121,15 +121,16 @@ impl Comm {
     /// `counts[i]` elements, at rank `i` (MPI_Reduce_scatter). `counts` must be the same on all
     /// ranks, have one entry per rank and add up to the length of `data`.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `counts` has not one entry per rank or does not add
-    /// up to the length of `data`; [`Error::Truncated`] or [`Error::InvalidArgument`] if the
-    /// ranks' `counts` disagree; and, as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
-    /// different operators or input lengths) and [`Error::Aborted`] if another rank fails
-    /// during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
     /// [`Comm::reduce_scatter_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `counts` has not one entry per rank or does not add up to the
+    /// length of `data`; [`Error::Truncated`] or [`Error::InvalidArgument`] if the ranks' `counts`
+    /// disagree; and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call
+    /// different collectives (or this one with different operators or input lengths) and
+    /// [`Error::Aborted`] if another rank fails during the call.
     ///
     /// ```
     /// use rpar::Max;
@@ -151,14 +152,16 @@ impl Comm {
     /// [`Comm::reduce_scatter`] with an explicit algorithm (MPI_Reduce_scatter, with the
     /// algorithm fixed as MPICH's `MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::reduce_scatter`], and [`Error::InvalidArgument`] on every rank
-    /// for `Ring` with a non-commutative operator.
-    ///
     /// Cost, for `n` the bytes of the whole vector: `RecursiveHalving`
     /// `log2(p) alpha + (p-1)/p n (beta + gamma)` for `p` a power of two, plus
     /// `2 alpha + n beta + n gamma` otherwise; `Pairwise`
     /// `(p-1) alpha + (p-1)/p n beta + n gamma` (`p > 2`); `Ring`
     /// `(p-1) alpha + (p-1)/p n (beta + gamma)` (commutative operators only).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::reduce_scatter`], and [`Error::InvalidArgument`] on every rank for `Ring`
+    /// with a non-commutative operator.
     ///
     /// ```
     /// use rpar::{ReduceScatter, Sum};
@@ -191,10 +194,12 @@ impl Comm {
     /// this rank's input, the whole vector; on return its first `counts[rank()]` elements are
     /// this rank's block of the result (the rest is left as it was).
     ///
-    /// Errors: those of [`Comm::reduce_scatter`] (with `buf` as the input).
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
     /// [`Comm::reduce_scatter_with`]), and one copy of the block into `buf`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::reduce_scatter`] (with `buf` as the input).
     ///
     /// ```
     /// use rpar::Sum;
@@ -223,8 +228,11 @@ impl Comm {
     /// [`Comm::reduce_scatter_in_place`] with an explicit algorithm (MPI_Reduce_scatter with
     /// MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::reduce_scatter_with`]. Cost: as there, and one copy of the
-    /// block into `buf`.
+    /// Cost: as [`Comm::reduce_scatter_with`], and one copy of the block into `buf`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::reduce_scatter_with`].
     ///
     /// ```
     /// use rpar::{Max, ReduceScatter};
@@ -256,14 +264,15 @@ impl Comm {
     /// blocks at rank `i` (MPI_Reduce_scatter_block). The length of `data` must be a multiple of
     /// the number of ranks.
     ///
-    /// Errors: [`Error::InvalidArgument`] if the length of `data` is not a multiple of `p`; and,
-    /// as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives (or this one with
-    /// different operators or input lengths) and [`Error::Aborted`] if another rank fails
-    /// during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
     /// [`Comm::reduce_scatter_with`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if the length of `data` is not a multiple of `p`; and, as for
+    /// every collective, [`Error::CollectiveMismatch`] if the ranks call different collectives (or
+    /// this one with different operators or input lengths) and [`Error::Aborted`] if another rank
+    /// fails during the call.
     ///
     /// ```
     /// use rpar::Sum;
@@ -283,8 +292,12 @@ impl Comm {
     /// with the algorithm fixed as MPICH's `MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM`
     /// fixes it).
     ///
-    /// Errors: those of [`Comm::reduce_scatter_block`], and [`Error::InvalidArgument`] on every
-    /// rank for `Ring` with a non-commutative operator. Cost: as [`Comm::reduce_scatter_with`].
+    /// Cost: as [`Comm::reduce_scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::reduce_scatter_block`], and [`Error::InvalidArgument`] on every rank for
+    /// `Ring` with a non-commutative operator.
     ///
     /// ```
     /// use rpar::{ReduceScatter, UserOp};
@@ -317,10 +330,12 @@ impl Comm {
     /// `buf` holds this rank's input, `size()` equal blocks; on return its first block is this
     /// rank's block of the result (the rest is left as it was).
     ///
-    /// Errors: those of [`Comm::reduce_scatter_block`] (with `buf` as the input).
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
     /// [`Comm::reduce_scatter_with`]), and one copy of the block into `buf`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::reduce_scatter_block`] (with `buf` as the input).
     ///
     /// ```
     /// use rpar::Sum;
@@ -344,8 +359,11 @@ impl Comm {
     /// [`Comm::reduce_scatter_block_in_place`] with an explicit algorithm
     /// (MPI_Reduce_scatter_block with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::reduce_scatter_block_with`]. Cost: as
-    /// [`Comm::reduce_scatter_with`], and one copy of the block into `buf`.
+    /// Cost: as [`Comm::reduce_scatter_with`], and one copy of the block into `buf`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::reduce_scatter_block_with`].
     ///
     /// ```
     /// use rpar::{ReduceScatter, UserOp};

@@ -91,12 +91,14 @@ impl Comm {
     /// Inclusive prefix reduction: rank `i` gets `data` of ranks `0..=i` combined with `op` in
     /// rank order (MPI_Scan).
     ///
-    /// Errors: none of its own; as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives (or this one with different operators or vector lengths) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks (see [`Scan`] and [`Comm::scan_with`]).
+    ///
+    /// # Errors
+    ///
+    /// None of its own; as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives (or this one with different operators or vector lengths) and
+    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
     ///
     /// ```
     /// use rpar::Sum;
@@ -115,10 +117,12 @@ impl Comm {
     /// [`Comm::scan`] with an explicit algorithm (MPI_Scan, with the algorithm fixed as MPICH's
     /// `MPIR_CVAR_SCAN_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::scan`].
-    ///
     /// Cost, for `n` the bytes of each rank's vector: `Linear` `(p-1)(alpha + n beta + n gamma)`
     /// from first to last rank, `RecursiveDoubling` `ceil(log2 p)(alpha + n beta + 2 n gamma)`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scan`].
     ///
     /// ```
     /// use rpar::{Scan, Sum};
@@ -143,8 +147,11 @@ impl Comm {
 
     /// [`Comm::scan`] in place (MPI_Scan with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::scan`]. Cost: that of the algorithm `Auto` picks (see
-    /// [`Comm::scan_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Comm::scan_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scan`].
     ///
     /// ```
     /// use rpar::Prod;
@@ -166,7 +173,11 @@ impl Comm {
 
     /// [`Comm::scan_in_place`] with an explicit algorithm (MPI_Scan with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::scan`]. Cost: as [`Comm::scan_with`].
+    /// Cost: as [`Comm::scan_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scan`].
     ///
     /// ```
     /// use rpar::{Scan, UserOp};
@@ -194,8 +205,11 @@ impl Comm {
     /// Exclusive prefix reduction: rank `i > 0` gets `data` of ranks `0..i` combined with `op`
     /// in rank order; rank 0 gets `None` (MPI_Exscan, whose result is undefined at rank 0).
     ///
-    /// Errors: those of [`Comm::scan`]. Cost: that of the algorithm `Auto` picks (see
-    /// [`Comm::exscan_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Comm::exscan_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scan`].
     ///
     /// ```
     /// use rpar::Sum;
@@ -214,7 +228,11 @@ impl Comm {
     /// [`Comm::exscan`] with an explicit algorithm (MPI_Exscan, with the algorithm fixed as
     /// MPICH's `MPIR_CVAR_EXSCAN_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::scan`]. Cost: as [`Comm::scan_with`].
+    /// Cost: as [`Comm::scan_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scan`].
     ///
     /// ```
     /// use rpar::{Scan, Sum};
@@ -239,8 +257,11 @@ impl Comm {
     /// [`Comm::exscan`] in place (MPI_Exscan with MPI_IN_PLACE): `buf` is replaced by the
     /// exclusive prefix at ranks above 0 and left unchanged at rank 0.
     ///
-    /// Errors: those of [`Comm::scan`]. Cost: that of the algorithm `Auto` picks (see
-    /// [`Comm::exscan_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Comm::exscan_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scan`].
     ///
     /// ```
     /// use rpar::BOr;
@@ -262,7 +283,11 @@ impl Comm {
 
     /// [`Comm::exscan_in_place`] with an explicit algorithm (MPI_Exscan with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::scan`]. Cost: as [`Comm::scan_with`].
+    /// Cost: as [`Comm::scan_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scan`].
     ///
     /// ```
     /// use rpar::{Max, Scan};

@@ -12,12 +12,12 @@
 use super::layout::Named;
 use super::layout::{
     binomial, block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_root,
-    offsets_of_counts, offsets_uniform, View,
+    lengths, offsets_of_counts, offsets_uniform, span, Lengths, View,
 };
 use super::select::message_passing;
 use crate::comm::Call;
 use crate::datatype::Datatype;
-use crate::{Comm, Error, Result};
+use crate::{Comm, Result};
 use std::borrow::Cow;
 
 const TAG_LINEAR: i32 = 220;
@@ -122,14 +122,17 @@ impl Comm {
     /// Scatters the root's `send` (`p` equal blocks; ignored elsewhere) — block `i` to rank `i`
     /// (MPI_Scatter); returns this rank's block.
     ///
-    /// Errors: [`Error::RankOutOfRange`] on every rank if `root` is not a rank of the
-    /// communicator; [`Error::InvalidArgument`] at the root if the length of `send` is not a
-    /// multiple of `p`;
-    /// and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call different
-    /// collectives and [`Error::Aborted`] if another rank fails during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
     /// [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is not a
+    /// rank of the communicator; [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the
+    /// root if the length of `send` is not a multiple of `p`; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -146,10 +149,12 @@ impl Comm {
     /// [`Comm::scatter`] with a chosen algorithm (MPI_Scatter, with the algorithm fixed as
     /// MPICH's `MPIR_CVAR_SCATTER_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::scatter`].
-    ///
     /// Cost, for `m` the bytes of one block: `Linear` `(p - 1)(alpha + beta m)`, `Binomial`
     /// `ceil(log2 p) alpha + (p - 1) beta m`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatter`].
     ///
     /// ```
     /// use rpar::Scatter;
@@ -176,10 +181,12 @@ impl Comm {
     /// [`Comm::scatter`] from an owned `Vec` at the root: the root's own block is cut out of
     /// it rather than copied (no copy at all when the root is rank 0). MPI_Scatter.
     ///
-    /// Errors: those of [`Comm::scatter`].
-    ///
     /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
     /// [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatter`].
     ///
     /// ```
     /// let got = rpar::run(2, |world| {
@@ -195,7 +202,11 @@ impl Comm {
 
     /// [`Comm::scatter_owned`] with a chosen algorithm (MPI_Scatter).
     ///
-    /// Errors: those of [`Comm::scatter`]. Cost: as [`Comm::scatter_with`].
+    /// Cost: as [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatter`].
     ///
     /// ```
     /// use rpar::Scatter;
@@ -225,7 +236,7 @@ impl Comm {
                 counts: &vec![n; p],
                 displs: &off[..p],
             };
-            scatter(self, Some(&source), true, root, algorithm)?;
+            scatter(self, Some(&source), Lengths::Agreed, root, algorithm)?;
             send.truncate((root + 1) * n);
             send.drain(..root * n);
             Ok(send)
@@ -235,14 +246,18 @@ impl Comm {
     /// Scatters the root's `send` into every rank's `recv` (`p` times shorter than `send`;
     /// `send` is ignored elsewhere), MPI_Scatter's own form.
     ///
-    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
-    /// [`Error::InvalidArgument`] at the root if `send` is not `p` times as long as `recv`, and
-    /// at another rank if the block it receives is not as long as its `recv`;
-    /// and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call different
-    /// collectives and [`Error::Aborted`] if another rank fails during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
     /// [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`;
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if `send` is not `p`
+    /// times as long as `recv`, and at another rank if the block it receives is not as long as its
+    /// `recv`; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -259,7 +274,11 @@ impl Comm {
 
     /// [`Comm::scatter_into`] with a chosen algorithm (MPI_Scatter).
     ///
-    /// Errors: those of [`Comm::scatter_into`]. Cost: as [`Comm::scatter_with`].
+    /// Cost: as [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatter_into`].
     ///
     /// ```
     /// use rpar::Scatter;
@@ -300,14 +319,18 @@ impl Comm {
     /// Scatter with the root's block left in place (MPI_Scatter with MPI_IN_PLACE): at the
     /// root `buf` is the whole send buffer, elsewhere the receive buffer.
     ///
-    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
-    /// [`Error::InvalidArgument`] at the root if the length of `buf` is not a multiple of `p`,
-    /// and at another rank if the block it receives is not as long as its `buf`;
-    /// and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call different
-    /// collectives and [`Error::Aborted`] if another rank fails during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
     /// [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`;
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if the length of `buf`
+    /// is not a multiple of `p`, and at another rank if the block it receives is not as long as its
+    /// `buf`; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// rpar::run(3, |world| {
@@ -328,7 +351,11 @@ impl Comm {
 
     /// [`Comm::scatter_in_place`] with a chosen algorithm (MPI_Scatter with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::scatter_in_place`]. Cost: as [`Comm::scatter_with`].
+    /// Cost: as [`Comm::scatter_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatter_in_place`].
     ///
     /// ```
     /// use rpar::Scatter;
@@ -364,21 +391,24 @@ impl Comm {
                 counts: &vec![n; p],
                 displs: &off[..p],
             };
-            scatter(self, Some(&source), true, root, algorithm).map(|_| ())
+            scatter(self, Some(&source), Lengths::Agreed, root, algorithm).map(|_| ())
         })
     }
 
     /// Scatters blocks of different lengths (MPI_Scatterv): rank `i` gets the root's
     /// `send[displs[i]..][..counts[i]]`; `send`, `counts` and `displs` are read at the root only.
     ///
-    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
-    /// [`Error::InvalidArgument`] at the root if `counts` or `displs` has not one entry per
-    /// rank or a block does not fit in `send`;
-    /// and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call different
-    /// collectives and [`Error::Aborted`] if another rank fails during the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
     /// [`Comm::scatterv_with`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`;
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if `counts` or
+    /// `displs` has not one entry per rank or a block does not fit in `send`; and, as for every
+    /// collective, [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks
+    /// call different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
+    /// fails during the call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -399,11 +429,13 @@ impl Comm {
 
     /// [`Comm::scatterv`] with a chosen algorithm (MPI_Scatterv).
     ///
-    /// Errors: those of [`Comm::scatterv`].
-    ///
     /// Cost, for `n` the bytes of the other ranks' blocks together: `Linear`
     /// `(p - 1) alpha + n beta`, `Binomial` `2 ceil(log2 p) alpha + n beta` at the root (each
     /// message preceded by its subtree's counts).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatterv`].
     ///
     /// ```
     /// use rpar::Scatter;
@@ -437,15 +469,18 @@ impl Comm {
     /// elsewhere `buf` is the receive buffer, as long as this rank's block (and `counts` and
     /// `displs` are not read).
     ///
-    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
-    /// [`Error::InvalidArgument`] at the root if `counts` or `displs` has not one entry per
-    /// rank or a block does not fit in `buf`, and at another rank if the block it receives is
-    /// not as long as its `buf`; and, as for every collective, [`Error::CollectiveMismatch`] if
-    /// the ranks call different collectives and [`Error::Aborted`] if another rank fails during
-    /// the call.
-    ///
     /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
     /// [`Comm::scatterv_with`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`;
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if `counts` or
+    /// `displs` has not one entry per rank or a block does not fit in `buf`, and at another rank if
+    /// the block it receives is not as long as its `buf`; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -470,7 +505,11 @@ impl Comm {
 
     /// [`Comm::scatterv_in_place`] with a chosen algorithm (MPI_Scatterv with MPI_IN_PLACE).
     ///
-    /// Errors: those of [`Comm::scatterv_in_place`]. Cost: as [`Comm::scatterv_with`].
+    /// Cost: as [`Comm::scatterv_with`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatterv_in_place`].
     ///
     /// ```
     /// use rpar::Scatter;
@@ -515,7 +554,7 @@ impl Comm {
         check_root(self, root)?;
         let p = self.size();
         if self.rank() != root {
-            return scatter(self, None, false, root, algorithm)
+            return scatter(self, None, Lengths::Sent, root, algorithm)
                 .map(|mine| Some(mine.unwrap_or_default()));
         }
         check_per_rank(counts.len(), p, "counts", CALL_V)?;
@@ -526,7 +565,7 @@ impl Comm {
             counts,
             displs,
         };
-        scatter(self, Some(&source), false, root, algorithm)?;
+        scatter(self, Some(&source), Lengths::Sent, root, algorithm)?;
         Ok(None)
     }
 }
@@ -551,21 +590,21 @@ pub(crate) fn scatter_uniform<C: Named, T: Datatype>(
         counts: &vec![n; p],
         displs: &off[..p],
     };
-    scatter(ch, Some(&source), true, root, algorithm)?;
+    scatter(ch, Some(&source), Lengths::Agreed, root, algorithm)?;
     Ok(source.block(root).to_vec())
 }
 
 /// A non-root's part of a uniform scatter.
 fn scatter_to_me<C: Named, T: Datatype>(ch: &C, root: usize, algorithm: Scatter) -> Result<Vec<T>> {
-    Ok(scatter(ch, None, true, root, algorithm)?.unwrap_or_default())
+    Ok(scatter(ch, None, Lengths::Agreed, root, algorithm)?.unwrap_or_default())
 }
 
 /// Scatter on any channel: the root passes its [`Source`] and gets `None`; the others get their
-/// block. `uniform`: all blocks have the same length (no counts need to travel).
+/// block. [`Lengths::Agreed`]: all blocks have the same length (no counts need to travel).
 fn scatter<C: Named, T: Datatype>(
     ch: &C,
     source: Option<&Source<'_, T>>,
-    uniform: bool,
+    lengths: Lengths,
     root: usize,
     algorithm: Scatter,
 ) -> Result<Option<Vec<T>>> {
@@ -578,25 +617,27 @@ fn scatter<C: Named, T: Datatype>(
             Ok(None)
         }
         (Scatter::Linear, None) => ch.recv_vec(root, TAG_LINEAR).map(Some),
-        (_, source) => binomial_scatter(&View::rotated(ch, root), source, uniform, root),
+        (_, source) => binomial_scatter(&View::rotated(ch, root), source, lengths, root),
     }
 }
 
 /// Binomial scatter on a view rotated so that the root is member 0 (`root`: its real rank).
+/// With [`Lengths::Sent`] each message is preceded by the counts of its subtree's members.
 fn binomial_scatter<C: Named, T: Datatype>(
     ch: &C,
     source: Option<&Source<'_, T>>,
-    uniform: bool,
+    lengths: Lengths,
     root: usize,
 ) -> Result<Option<Vec<T>>> {
     let (r, p) = (ch.rank(), ch.size());
     let end = binomial::subtree_end(r, p);
+    let sent = lengths == Lengths::Sent;
     if let Some(src) = source {
         for c in binomial::children(r, p).rev() {
             let members = (c..binomial::subtree_end(c, p)).map(|m| (m + root) % p);
-            if !uniform {
-                let counts: Vec<usize> = members.clone().map(|i| src.counts[i]).collect();
-                ch.send_owned(counts, c, TAG_COUNTS)?;
+            if sent {
+                let counts = members.clone().map(|i| src.counts[i]).collect();
+                lengths::send(ch, counts, c, TAG_COUNTS)?;
             }
             match src.blocks(members) {
                 Cow::Borrowed(data) => ch.send(data, c, TAG_BINOMIAL)?,
@@ -606,24 +647,14 @@ fn binomial_scatter<C: Named, T: Datatype>(
         return Ok(None);
     }
     let parent = binomial::parent(r);
-    let counts: Option<Vec<usize>> = if uniform {
-        None
+    let counts = if sent {
+        Some(lengths::recv(ch, end - r, parent, TAG_COUNTS, CALL_V)?)
     } else {
-        Some(ch.recv_vec(parent, TAG_COUNTS)?)
+        None
     };
     let mut data: Vec<T> = ch.recv_vec(parent, TAG_BINOMIAL)?;
     let off = match counts {
-        Some(counts) if counts.len() == end - r => offsets_of_counts(&counts, "scatterv")?,
-        Some(counts) => {
-            return Err(Error::invalid(
-                "scatterv",
-                format!(
-                    "got counts for {} ranks, expected {}",
-                    counts.len(),
-                    end - r
-                ),
-            ))
-        }
+        Some(counts) => offsets_of_counts(&counts, CALL_V)?,
         None => offsets_uniform(
             block_len(data.len(), end - r, "received", "scatter")?,
             end - r,
@@ -631,14 +662,11 @@ fn binomial_scatter<C: Named, T: Datatype>(
     };
     check_count(data.len(), off[end - r], root, "scatter")?;
     for c in binomial::children(r, p).rev() {
-        let theirs = off[c - r]..off[binomial::subtree_end(c, p) - r];
-        if !uniform {
-            let counts: Vec<usize> = (c..binomial::subtree_end(c, p))
-                .map(|m| off[m - r + 1] - off[m - r])
-                .collect();
-            ch.send_owned(counts, c, TAG_COUNTS)?;
+        let theirs = c - r..binomial::subtree_end(c, p) - r;
+        if sent {
+            lengths::send(ch, lengths::of(&off, theirs.clone()), c, TAG_COUNTS)?;
         }
-        ch.send(&data[theirs], c, TAG_BINOMIAL)?;
+        ch.send(&data[span(&off, theirs)], c, TAG_BINOMIAL)?;
     }
     data.truncate(off[1]);
     Ok(Some(data))

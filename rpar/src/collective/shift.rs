@@ -78,12 +78,14 @@ impl Comm {
     /// `(rank - q) mod p` sent (`q` may be negative; sizes may differ between ranks). In MPI:
     /// MPI_Cart_shift on a periodic 1-D grid, then MPI_Sendrecv.
     ///
-    /// Errors: none of its own; as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails
-    /// during the call.
-    ///
     /// Cost: `alpha + beta m` for `m` the bytes sent (`Direct`, which `Auto` picks).
+    ///
+    /// # Errors
+    ///
+    /// None of its own; as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
+    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
+    /// call.
     ///
     /// ```
     /// let got = rpar::run(4, |world| world.shift_circular(&[world.rank() as u8][..], 1))?;
@@ -97,7 +99,11 @@ impl Comm {
     /// [`Comm::shift_circular`] of an owned `Vec`, which moves to its destination uncopied
     /// (MPI_Cart_shift and MPI_Sendrecv).
     ///
-    /// Errors: those of [`Comm::shift_circular`]. Cost: `alpha + beta m`, as there.
+    /// Cost: `alpha + beta m`, as [`Comm::shift_circular`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::shift_circular`].
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -114,12 +120,14 @@ impl Comm {
     /// [`Comm::shift_circular_owned`] with a chosen algorithm (MPI_Cart_shift and MPI_Sendrecv,
     /// or the hypercube's routing by hand).
     ///
-    /// Errors: those of [`Comm::shift_circular`], and
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) on every rank for `GrayCode`
-    /// on a number of ranks that is not a power of two.
-    ///
     /// Cost, for `m` the bytes each rank sends: `Direct` `alpha + beta m`, `GrayCode` at most
     /// `2 log2 p (alpha + beta m)`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::shift_circular`], and
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) on every rank for `GrayCode` on a
+    /// number of ranks that is not a power of two.
     ///
     /// ```
     /// use rpar::Shift;

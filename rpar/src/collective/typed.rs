@@ -8,7 +8,10 @@
 //! Each call runs in three steps:
 //!
 //! 1. every rank checks its buffers against its types and counts (bounds, and that every entry
-//!    lands on a value of its basic type) before anything is copied or sent;
+//!    lands on a value of its basic type) before anything is copied or sent — only the sides
+//!    it reads: MPI ignores a non-root's receive arguments of a gather and its send arguments
+//!    of a scatter, so those are neither checked nor fingerprinted (a neutral value stands
+//!    for them in step 2);
 //! 2. the ranks compare their type signatures, MPI's rule for collectives: what a rank sends a
 //!    rank must have the signature of what that rank receives. Each rank contributes a
 //!    fingerprint of each side — its bytes, and the primitive period of the signature (the
@@ -117,9 +120,19 @@ impl<'a, T: Datatype> Side<'a, T> {
         }
     }
 
-    /// The elements of `ty` this rank's buffer holds (`count` per block).
+    /// The elements of `ty` this rank's buffer holds (`count` per block; none if the side is
+    /// not read here).
     fn elements(&self, call: &'static str) -> Result<usize> {
-        blocks_total(self.count, self.blocks.unwrap_or(1), call)
+        self.blocks
+            .map_or(Ok(0), |blocks| blocks_total(self.count, blocks, call))
+    }
+
+    /// The fingerprint of one block of this side, if it is read here: a side that is not
+    /// read is not looked at at all (MPI ignores it, so its count may be anything).
+    fn fingerprint(&self, call: &'static str) -> Result<Option<Fingerprint>> {
+        self.blocks
+            .map(|_| Fingerprint::of(self.ty, self.count, call))
+            .transpose()
     }
 
     /// Checks that this side's elements lie in its buffer, if it is read here.
@@ -135,11 +148,33 @@ impl<'a, T: Datatype> Side<'a, T> {
     }
 }
 
+/// The words each rank contributes to the signature check: a status word, then the
+/// fingerprints of its send and its receive side.
+mod slots {
+    use std::ops::Range;
+    /// The send side's fingerprint.
+    pub(super) const SEND: Range<usize> = 1..5;
+    /// The receive side's fingerprint.
+    pub(super) const RECV: Range<usize> = 5..9;
+}
+
+/// Bits of the status word (the first) of each rank's [`slots`].
+mod status {
+    /// This rank's own checks failed (it returns its own error, the others name it).
+    pub(super) const FAILED: u64 = 1;
+    /// Its send side is not read (zeros stand for its fingerprint).
+    pub(super) const SEND_UNREAD: u64 = 2;
+    /// Its receive side is not read (zeros stand for its fingerprint).
+    pub(super) const RECV_UNREAD: u64 = 4;
+}
+
 impl Comm {
     /// Steps 1 and 2 of every typed collective: checks this rank's buffers (before anything
     /// moves), then compares every rank's send and receive signatures along `flow`, so that
-    /// every rank learns of every other's failed check and of every mismatch. Returns the
-    /// elements of the send and the receive side at this rank.
+    /// every rank learns of every other's failed check and of every mismatch. Only the sides
+    /// that are read at their rank are checked and compared (a non-root's receive side of a
+    /// gather, its send side of a scatter are not). Returns the elements of the send and the
+    /// receive side at this rank (0 for a side not read).
     fn typed_prologue<T: Datatype, U: Datatype>(
         &self,
         call: &'static str,
@@ -150,22 +185,28 @@ impl Comm {
         let mine = send
             .check(call, Access::Read)
             .and_then(|()| recv.check(call, Access::Write))
-            .and_then(|()| {
-                let sent = Fingerprint::of(send.ty, send.count, call)?;
-                Ok((sent, Fingerprint::of(recv.ty, recv.count, call)?))
-            });
+            .and_then(|()| Ok((send.fingerprint(call)?, recv.fingerprint(call)?)));
         let mut words = [0u64; 9];
         match &mine {
             Ok((s, r)) => {
-                words[1..5].copy_from_slice(&s.words());
-                words[5..9].copy_from_slice(&r.words());
+                let sides = [
+                    (s, slots::SEND, status::SEND_UNREAD),
+                    (r, slots::RECV, status::RECV_UNREAD),
+                ];
+                for (side, at, unread) in sides {
+                    match side {
+                        Some(fp) => words[at].copy_from_slice(&fp.words()),
+                        None => words[0] |= unread,
+                    }
+                }
             }
-            Err(_) => words[0] = 1, // this rank fails: it says so, then returns its own error
+            // this rank fails: it says so, then returns its own error
+            Err(_) => words[0] = status::FAILED,
         }
         let all = self.allgather(&words[..])?;
         mine?;
         let at = |i: usize| &all[9 * i..9 * (i + 1)];
-        if let Some(bad) = (0..self.size()).find(|&i| at(i)[0] != 0) {
+        if let Some(bad) = (0..self.size()).find(|&i| at(i)[0] & status::FAILED != 0) {
             return Err(Error::invalid(
                 call,
                 format!(
@@ -174,8 +215,11 @@ impl Comm {
                 ),
             ));
         }
-        let sent = |i: usize| Fingerprint::from_words(&at(i)[1..5]);
-        let received = |j: usize| Fingerprint::from_words(&at(j)[5..9]);
+        let side = |i: usize, words: std::ops::Range<usize>, unread: u64| {
+            (at(i)[0] & unread == 0).then(|| Fingerprint::from_words(&at(i)[words]))
+        };
+        let sent = |i: usize| side(i, slots::SEND, status::SEND_UNREAD);
+        let received = |j: usize| side(j, slots::RECV, status::RECV_UNREAD);
         let p = self.size();
         let pairs: Box<dyn Iterator<Item = (usize, usize)>> = match flow {
             Flow::From(root) => Box::new((0..p).map(move |j| (root, j))),
@@ -184,10 +228,15 @@ impl Comm {
             Flow::All => Box::new((0..p).map(|j| (0, j)).chain((0..p).map(|i| (i, 0)))),
         };
         for (i, j) in pairs {
-            if !sent(i).agrees(&received(j)) {
+            // a side not read at its rank has no signature to agree with (the root of a
+            // broadcast does not receive)
+            let (Some(s), Some(r)) = (sent(i), received(j)) else {
+                continue;
+            };
+            if !s.agrees(&r) {
                 return Err(Error::TypeMismatch {
-                    sent: sent(i).describe(),
-                    expected: format!("{} at rank {j}", received(j).describe()),
+                    sent: s.describe(),
+                    expected: format!("{} at rank {j}", r.describe()),
                     source_rank: i,
                 });
             }
@@ -202,16 +251,18 @@ impl Comm {
     /// root's elements where its own `ty` places them. The ranks' `(ty, count)` may differ if
     /// their type signatures agree with the root's (MPI's rule).
     ///
-    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
-    /// [`Error::BufferOutOfBounds`] or [`Error::InvalidArgument`] if `ty` reaches outside `buf`
-    /// or lands on padding or a value of another type (checked before anything moves; the
-    /// other ranks get an [`Error::InvalidArgument`] naming the rank); [`Error::TypeMismatch`]
-    /// on every rank if a rank's signature differs from the root's; and, as for every
-    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives and
-    /// [`Error::Aborted`] if another rank fails during the call.
-    ///
     /// Cost: that of [`Comm::bcast`] of the packed bytes, one pack at the root and one unpack
     /// elsewhere, and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] on every rank for a bad `root`; [`Error::BufferOutOfBounds`] or
+    /// [`Error::InvalidArgument`] if `ty` reaches outside `buf` or lands on padding or a value of
+    /// another type (checked before anything moves; the other ranks get an
+    /// [`Error::InvalidArgument`] naming the rank); [`Error::TypeMismatch`] on every rank if a
+    /// rank's signature differs from the root's; and, as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and [`Error::Aborted`]
+    /// if another rank fails during the call.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -238,8 +289,11 @@ impl Comm {
     /// [`Comm::bcast_typed`] with the algorithm of the byte broadcast chosen (MPI_Bcast with a
     /// derived datatype).
     ///
-    /// Errors: those of [`Comm::bcast_typed`]. Cost: as there, with the chosen algorithm's cost
-    /// (see [`Comm::bcast_with`]).
+    /// Cost: as [`Comm::bcast_typed`], with the chosen algorithm's cost (see [`Comm::bcast_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::bcast_typed`].
     ///
     /// ```
     /// use rpar::{Bcast, Datatype, TypeMap};
@@ -296,16 +350,18 @@ impl Comm {
     /// at the root only). Every rank's send signature must agree with the root's receive of
     /// `recv_count` elements (MPI's rule).
     ///
-    /// Errors: [`Error::RankOutOfRange`] on every rank for a bad `root`;
-    /// [`Error::BufferOutOfBounds`] or [`Error::InvalidArgument`] if a type reaches outside its
-    /// buffer or lands on padding or a value of another type (checked before anything moves;
-    /// the other ranks get an [`Error::InvalidArgument`] naming the rank);
-    /// [`Error::TypeMismatch`] on every rank if a rank's send signature differs from the
-    /// root's receive; and, as for every collective, [`Error::CollectiveMismatch`] if the ranks
-    /// call different collectives and [`Error::Aborted`] if another rank fails during the call.
-    ///
     /// Cost: that of [`Comm::gather`] of the packed bytes, one pack per rank and one unpack at
     /// the root, and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] on every rank for a bad `root`; [`Error::BufferOutOfBounds`] or
+    /// [`Error::InvalidArgument`] if a type reaches outside its buffer or lands on padding or a
+    /// value of another type (checked before anything moves; the other ranks get an
+    /// [`Error::InvalidArgument`] naming the rank); [`Error::TypeMismatch`] on every rank if a
+    /// rank's send signature differs from the root's receive; and, as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and [`Error::Aborted`]
+    /// if another rank fails during the call.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -340,8 +396,12 @@ impl Comm {
     /// [`Comm::gather_typed`] with the algorithm of the byte gather chosen (MPI_Gather with
     /// derived datatypes); each side is given as `(buffer, type, count)`.
     ///
-    /// Errors: those of [`Comm::gather_typed`]. Cost: as there, with the chosen algorithm's
-    /// cost (see [`Comm::gather_with`]).
+    /// Cost: as [`Comm::gather_typed`], with the chosen algorithm's cost (see
+    /// [`Comm::gather_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gather_typed`].
     ///
     /// ```
     /// use rpar::{Datatype, Gather, TypeMap};
@@ -393,10 +453,12 @@ impl Comm {
     /// `send_ty` and `send_count` are read at the root only). Every rank's receive signature
     /// must agree with a block of the root's send (MPI's rule).
     ///
-    /// Errors: as [`Comm::gather_typed`], with the roles of send and receive exchanged.
-    ///
     /// Cost: that of [`Comm::scatter`] of the packed bytes, one pack at the root and one unpack
     /// per rank, and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// # Errors
+    ///
+    /// As [`Comm::gather_typed`], with the roles of send and receive exchanged.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -430,8 +492,12 @@ impl Comm {
     /// [`Comm::scatter_typed`] with the algorithm of the byte scatter chosen (MPI_Scatter with
     /// derived datatypes); each side is given as `(buffer, type, count)`.
     ///
-    /// Errors: those of [`Comm::scatter_typed`]. Cost: as there, with the chosen algorithm's
-    /// cost (see [`Comm::scatter_with`]).
+    /// Cost: as [`Comm::scatter_typed`], with the chosen algorithm's cost (see
+    /// [`Comm::scatter_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatter_typed`].
     ///
     /// ```
     /// use rpar::{Datatype, Scatter, TypeMap};
@@ -478,15 +544,17 @@ impl Comm {
     /// `recv` (MPI_Allgather with derived datatypes). Every send signature must agree with
     /// every receive of `recv_count` elements (MPI's rule).
     ///
-    /// Errors: [`Error::BufferOutOfBounds`] or [`Error::InvalidArgument`] if a type reaches
-    /// outside its buffer or lands on padding or a value of another type (checked before
-    /// anything moves; the other ranks get an [`Error::InvalidArgument`] naming the rank);
-    /// [`Error::TypeMismatch`] on every rank if the signatures disagree; and, as for every
-    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives and
-    /// [`Error::Aborted`] if another rank fails during the call.
-    ///
     /// Cost: that of [`Comm::allgather`] of the packed bytes, one pack and one unpack per rank,
     /// and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BufferOutOfBounds`] or [`Error::InvalidArgument`] if a type reaches outside its
+    /// buffer or lands on padding or a value of another type (checked before anything moves; the
+    /// other ranks get an [`Error::InvalidArgument`] naming the rank); [`Error::TypeMismatch`] on
+    /// every rank if the signatures disagree; and, as for every collective,
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and [`Error::Aborted`]
+    /// if another rank fails during the call.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -518,8 +586,12 @@ impl Comm {
     /// [`Comm::allgather_typed`] with the algorithm of the byte allgather chosen
     /// (MPI_Allgather with derived datatypes); each side is given as `(buffer, type, count)`.
     ///
-    /// Errors: those of [`Comm::allgather_typed`]. Cost: as there, with the chosen algorithm's
-    /// cost (see [`Comm::allgather_with`]).
+    /// Cost: as [`Comm::allgather_typed`], with the chosen algorithm's cost (see
+    /// [`Comm::allgather_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgather_typed`].
     ///
     /// ```
     /// use rpar::{Allgather, Datatype, TypeMap};
@@ -558,10 +630,12 @@ impl Comm {
     /// (`i` the sender). Every block's send signature must agree with every block's receive
     /// (MPI's rule).
     ///
-    /// Errors: those of [`Comm::allgather_typed`].
-    ///
     /// Cost: that of [`Comm::alltoall`] of the packed bytes, one pack and one unpack per rank,
     /// and the signature check (an allgather of 72 bytes per rank).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgather_typed`].
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -594,9 +668,13 @@ impl Comm {
     /// [`Comm::alltoall_typed`] with the algorithm of the byte alltoall chosen (MPI_Alltoall
     /// with derived datatypes); each side is given as `(buffer, type, count)`.
     ///
-    /// Errors: those of [`Comm::alltoall_typed`], and [`Error::InvalidArgument`] for
-    /// `Hypercube` on a number of ranks that is not a power of two. Cost: as there, with the
-    /// chosen algorithm's cost (see [`Comm::alltoall_with`]).
+    /// Cost: as [`Comm::alltoall_typed`], with the chosen algorithm's cost (see
+    /// [`Comm::alltoall_with`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::alltoall_typed`], and [`Error::InvalidArgument`] for `Hypercube` on a
+    /// number of ranks that is not a power of two.
     ///
     /// ```
     /// use rpar::{Alltoall, Datatype, TypeMap};

@@ -120,10 +120,12 @@ pub trait Neighborhood {
 
     /// Sends `send` to every out-neighbour and receives one block of `send.len()` elements from
     /// each in-neighbour into `recv`, in neighbour order (MPI_Neighbor_allgather). Collective.
+    /// The [trait's example](Neighborhood) shows the call.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `recv` does not hold exactly one block per
-    /// in-neighbour; and, as for every collective, [`Error::Aborted`] if another rank fails
-    /// during the call. The [trait's example](Neighborhood) shows the call.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `recv` does not hold exactly one block per in-neighbour; and,
+    /// as for every collective, [`Error::Aborted`] if another rank fails during the call.
     fn neighbor_allgather<T: Datatype>(&self, send: &[T], recv: &mut [T]) -> Result<()> {
         let n = send.len();
         let sources = self.in_neighbors();
@@ -136,9 +138,11 @@ pub trait Neighborhood {
     /// Like [`Neighborhood::neighbor_allgather`], but the block from in-neighbour `j` goes to
     /// `recv[displs[j]..displs[j] + counts[j]]` (MPI_Neighbor_allgatherv). Collective.
     ///
-    /// Errors: [`Error::InvalidArgument`] for `counts` or `displs` not one per in-neighbour,
-    /// or a block outside `recv`; and, as for every collective, [`Error::Aborted`] if another
-    /// rank fails during the call.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for `counts` or `displs` not one per in-neighbour, or a block
+    /// outside `recv`; and, as for every collective, [`Error::Aborted`] if another rank fails
+    /// during the call.
     ///
     /// ```
     /// use rpar::Neighborhood;
@@ -182,9 +186,10 @@ pub trait Neighborhood {
     /// Sends block `k` of `count` elements of `send` to out-neighbour `k` and receives block
     /// `j` of `recv` from in-neighbour `j` (MPI_Neighbor_alltoall). Collective.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `send` or `recv` does not hold `count` elements
-    /// per neighbour; and, as for every collective, [`Error::Aborted`] if another rank fails
-    /// during the call.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `send` or `recv` does not hold `count` elements per neighbour;
+    /// and, as for every collective, [`Error::Aborted`] if another rank fails during the call.
     ///
     /// ```
     /// use rpar::Neighborhood;
@@ -225,9 +230,11 @@ pub trait Neighborhood {
     /// Like [`Neighborhood::neighbor_alltoall`] with a count and displacement per neighbour for
     /// the sends and for the receives (MPI_Neighbor_alltoallv). Collective.
     ///
-    /// Errors: [`Error::InvalidArgument`] for counts or displs not one per neighbour, or a
-    /// block outside its buffer; and, as for every collective, [`Error::Aborted`] if another
-    /// rank fails during the call.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for counts or displs not one per neighbour, or a block outside
+    /// its buffer; and, as for every collective, [`Error::Aborted`] if another rank fails during
+    /// the call.
     ///
     /// ```
     /// use rpar::Neighborhood;
