@@ -33,7 +33,7 @@ use super::reduce_scatter::{
     block, double, exchange, halve, recv_exact, require_commutative, ring, split_pair, Fold,
 };
 use super::scratch::Scratch;
-use super::select::{message_passing, resolve};
+use super::select::{dispatched, resolve, Native};
 use super::shared;
 use super::Channel;
 use crate::comm::Call;
@@ -276,6 +276,7 @@ impl Comm {
                 (algorithm, self.native(), op.predefined())
             {
                 if native.allreduce(acc, mpi_op) {
+                    self.runs(Native::<Allreduce>::of());
                     return Ok(());
                 }
             }
@@ -296,7 +297,7 @@ pub(crate) fn allreduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
     algorithm: Allreduce,
 ) -> Result<()> {
     let bytes = std::mem::size_of_val(acc);
-    match message_passing(algorithm, ch.size(), bytes, op.is_commutative()) {
+    match dispatched(ch, algorithm, bytes, op.is_commutative()) {
         Allreduce::Auto | Allreduce::SharedMemory | Allreduce::RecursiveDoubling => {
             recursive_doubling(ch, acc, op)
         }

@@ -16,7 +16,7 @@
 use super::op::ReduceOp;
 use super::reduce_scatter::{gather_slots, halve, recv_exact, Fold};
 use super::scratch::Scratch;
-use super::select::{message_passing, resolve};
+use super::select::{dispatched, resolve, Native};
 use super::shared;
 use super::Channel;
 use crate::comm::Call;
@@ -264,6 +264,7 @@ impl Comm {
             {
                 super::layout::check_root(self, root)?;
                 if native.reduce(acc, mpi_op, root) {
+                    self.runs(Native::<Reduce>::of());
                     return Ok(());
                 }
             }
@@ -294,7 +295,7 @@ pub(crate) fn reduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
         });
     }
     let bytes = std::mem::size_of_val(acc);
-    match message_passing(algorithm, p, bytes, op.is_commutative()) {
+    match dispatched(ch, algorithm, bytes, op.is_commutative()) {
         Reduce::Linear => linear(ch, acc, op, root),
         Reduce::Auto | Reduce::SharedMemory | Reduce::Binomial => binomial(ch, acc, op, root),
         Reduce::Rabenseifner => rabenseifner(ch, acc, op, root),

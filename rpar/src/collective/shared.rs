@@ -34,6 +34,8 @@
 use super::op::ReduceOp;
 use super::reduce::even_slots;
 use super::scratch::Scratch;
+use super::select::Algorithm;
+use super::{Allgather, Allreduce, Alltoall, Barrier, Bcast, Channel, Reduce};
 use crate::comm::signatures_agree;
 use crate::datatype::Datatype;
 use crate::transport::{Arena, ElemType, Endpoint, Post, Step, SLOT_ALIGN};
@@ -73,13 +75,18 @@ struct Shm<'a> {
 }
 
 impl<'a> Shm<'a> {
-    fn of(comm: &'a Comm) -> Result<Self> {
+    /// The shared memory of `comm`'s ranks, for an algorithm of the family `A`: reported to the
+    /// trace as `A`'s `SharedMemory`, which runs.
+    fn of<A: Algorithm>(comm: &'a Comm) -> Result<Self> {
         let arena = comm.arena().ok_or_else(|| {
             Error::invalid(
                 "a shared-memory collective",
                 "the ranks share no memory on the MPI transport",
             )
         })?;
+        if let Some(shared) = A::SHARED {
+            comm.runs(shared);
+        }
         Ok(Shm {
             arena,
             ep: comm.endpoint(),
@@ -213,7 +220,7 @@ impl<'a> Shm<'a> {
 
 /// MPI_Barrier: every rank posts nothing and waits for every post.
 pub(crate) fn barrier(comm: &Comm) -> Result<()> {
-    let shm = Shm::of(comm)?;
+    let shm = Shm::of::<Barrier>(comm)?;
     let step = shm.post::<u8>(None)?;
     step.await_all()?;
     (0..shm.p).try_for_each(|r| shm.read::<u8, _>(&step, r, 0, |_| ()))
@@ -221,7 +228,7 @@ pub(crate) fn barrier(comm: &Comm) -> Result<()> {
 
 /// MPI_Bcast from `root`: the root posts, the others copy its post.
 pub(crate) fn bcast<T: Datatype>(comm: &Comm, buf: &mut [T], root: usize) -> Result<()> {
-    let shm = Shm::of(comm)?;
+    let shm = Shm::of::<Bcast>(comm)?;
     if shm.me == root {
         return shm.give(buf);
     }
@@ -241,7 +248,7 @@ pub(crate) fn reduce<T: Datatype, O: ReduceOp<T>>(
     op: &O,
     root: usize,
 ) -> Result<()> {
-    let shm = Shm::of(comm)?;
+    let shm = Shm::of::<Reduce>(comm)?;
     if std::mem::size_of_val(acc) > IN_BLOCKS_BYTES {
         return in_blocks(&shm, acc, op, shm.me == root);
     }
@@ -269,7 +276,7 @@ pub(crate) fn allreduce<T: Datatype, O: ReduceOp<T>>(
     acc: &mut [T],
     op: &O,
 ) -> Result<()> {
-    let shm = Shm::of(comm)?;
+    let shm = Shm::of::<Allreduce>(comm)?;
     let n = acc.len();
     if std::mem::size_of_val(acc) > EAGER_BYTES {
         return in_blocks(&shm, acc, op, true);
@@ -316,7 +323,7 @@ fn in_blocks<T: Datatype, O: ReduceOp<T>>(
 
 /// MPI_Allgather: every rank posts its block and copies every other rank's into `recv`.
 pub(crate) fn allgather<T: Datatype>(comm: &Comm, send: &[T], recv: &mut [T]) -> Result<()> {
-    let shm = Shm::of(comm)?;
+    let shm = Shm::of::<Allgather>(comm)?;
     let n = send.len();
     shm.share(send, |step| {
         step.await_all()?;
@@ -334,7 +341,7 @@ pub(crate) fn allgather<T: Datatype>(comm: &Comm, send: &[T], recv: &mut [T]) ->
 /// MPI_Alltoall: every rank posts its whole send buffer (`p` blocks) and copies block `me` of
 /// every rank's into `recv`.
 pub(crate) fn alltoall<T: Datatype>(comm: &Comm, send: &[T], recv: &mut [T]) -> Result<()> {
-    let shm = Shm::of(comm)?;
+    let shm = Shm::of::<Alltoall>(comm)?;
     let n = send.len() / shm.p;
     let me = shm.me;
     shm.share(send, |step| {
