@@ -419,6 +419,10 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
                 world.allreduce_with(&mine(r)[..], Sum, a)?,
                 sum.clone(),
             );
+            // out of place: Auto hands MPI both buffers (MPI_Allreduce(sendbuf, recvbuf, …))
+            let mut recv = vec![0u64; len];
+            world.allreduce_into_with(&mine(r)[..], &mut recv[..], Sum, a)?;
+            check(&format!("allreduce_into {a:?}"), recv, sum.clone());
             let got = world.allreduce_with(&affine(&mine(r))[..], compose, a);
             if a == Allreduce::Ring {
                 // the ring would reorder the operands: it refuses a non-commutative operator
@@ -455,6 +459,11 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
                     got,
                     (r == root).then(|| sum.clone()),
                 );
+                // out of place; the receive buffer outside the root is ignored (empty here)
+                let mut recv = vec![u64::MAX; if r == root { len } else { 0 }];
+                world.reduce_into_with(&mine(r)[..], &mut recv[..], Sum, root, a)?;
+                let want = if r == root { sum.clone() } else { Vec::new() };
+                check(&format!("reduce_into {a:?} to {root}"), recv, want);
             }
             for a in [
                 Bcast::Auto,

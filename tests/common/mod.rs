@@ -1,8 +1,11 @@
-//! Shared by the tests that run the example programs: where cargo put an example's build, and
-//! running it. `cargo test` builds the examples next to the test binaries
-//! (`target/<profile>/examples`).
+//! Shared by the integration tests: for those that run the example programs, where cargo put
+//! an example's build, and running it (`cargo test` builds the examples next to the test
+//! binaries, `target/<profile>/examples`); for the reduction tests, their sequential
+//! references ([`reduction`]).
 
 #![allow(dead_code)] // each test file uses the part it needs
+
+pub(crate) mod reduction;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
