@@ -276,7 +276,13 @@ impl Comm {
         R: BufferMut<Elem = B::Elem> + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.allreduce_call(Some(send.as_elems()), recv.as_elems_mut(), &op, algorithm)
+        let (send, recv) = (send.as_elems(), recv.as_elems_mut());
+        // checked before the collective call: inside its closure, the check kept the closure
+        // from being inlined into the in-place forms in the release build (an 8-byte
+        // allreduce_in_place on one rank: 45 instructions more, by callgrind)
+        let what = "receive buffer (as long as the send buffer)";
+        check_len(recv.len(), send.len(), what, CALL)?;
+        self.allreduce_call(Some(send), recv, &op, algorithm)
     }
 
     /// [`Comm::allreduce`] in place (MPI_Allreduce with MPI_IN_PLACE): `buf` is replaced by the
@@ -338,8 +344,8 @@ impl Comm {
 
 impl Comm {
     /// One allreduce call, as a collective call of its own (traced, and checked against the
-    /// other ranks' calls): of `send` into `acc`, or with `send` `None` of `acc` in place.
-    /// What every form runs.
+    /// other ranks' calls): of `send` into `acc` (as long: the caller checked), or with `send`
+    /// `None` of `acc` in place. What every form runs.
     fn allreduce_call<T: Datatype, O: ReduceOp<T>>(
         &self,
         send: Option<&[T]>,
@@ -350,10 +356,6 @@ impl Comm {
         let bytes = std::mem::size_of_val(send.unwrap_or(acc));
         let call = Call::new("allreduce").reduction::<O>().bytes(bytes);
         self.collective(call, &algorithm, || {
-            if let Some(send) = send {
-                let what = "receive buffer (as long as the send buffer)";
-                check_len(acc.len(), send.len(), what, CALL)?;
-            }
             if let (Allreduce::Auto, Some(native), Some(mpi_op)) =
                 (algorithm, self.native(), op.predefined())
             {

@@ -261,6 +261,11 @@ impl Comm {
         O: ReduceOp<B::Elem>,
     {
         let (send, recv) = (send.as_elems(), recv.as_elems_mut());
+        if self.rank() == root {
+            // checked before the call, as `Comm::allreduce_into_with` checks
+            let what = "root's receive buffer (as long as its send buffer)";
+            check_len(recv.len(), send.len(), what, CALL)?;
+        }
         self.reduce_call(Some(send), recv, &op, root, algorithm)
     }
 
@@ -324,8 +329,9 @@ impl Comm {
 
 impl Comm {
     /// One reduce call, as a collective call of its own (traced, and checked against the other
-    /// ranks' calls): of `send` into the root's `acc` (ignored elsewhere), or with `send`
-    /// `None` of `acc` in place (the root's form of MPI_IN_PLACE). What every form runs.
+    /// ranks' calls): of `send` into the root's `acc` (as long: the caller checked; ignored
+    /// elsewhere), or with `send` `None` of `acc` in place (the root's form of MPI_IN_PLACE).
+    /// What every form runs.
     fn reduce_call<T: Datatype, O: ReduceOp<T>>(
         &self,
         send: Option<&[T]>,
@@ -337,15 +343,10 @@ impl Comm {
         let bytes = std::mem::size_of_val(send.unwrap_or(acc));
         let call = Call::new("reduce").root(root).reduction::<O>().bytes(bytes);
         self.collective(call, &algorithm, || {
-            check_root(self, root)?;
-            let is_root = self.rank() == root;
-            if let (Some(send), true) = (send, is_root) {
-                let what = "root's receive buffer (as long as its send buffer)";
-                check_len(acc.len(), send.len(), what, CALL)?;
-            }
             if let (Reduce::Auto, Some(native), Some(mpi_op)) =
                 (algorithm, self.native(), op.predefined())
             {
+                check_root(self, root)?;
                 if native.reduce(send, acc, mpi_op, root) {
                     self.runs(Native::<Reduce>::of());
                     return Ok(());
@@ -354,13 +355,15 @@ impl Comm {
             let shm = shared::available::<T>(self);
             let chosen = resolve(algorithm, shm, self.size(), bytes, op.is_commutative());
             if chosen == Reduce::SharedMemory {
+                check_root(self, root)?;
                 return shared::reduce(self, send, acc, op, root);
             }
             // the message-passing algorithms combine in place: into the root's `acc`, and
-            // elsewhere into a scratch copy (the other ranks' `acc` is not theirs to use)
+            // elsewhere into a scratch copy (the other ranks' `acc` is not theirs to use);
+            // `reduce_run` checks the root
             match send {
                 None => reduce_run(self, acc, op, root, chosen),
-                Some(send) if is_root => {
+                Some(send) if self.rank() == root => {
                     acc.copy_from_slice(send);
                     reduce_run(self, acc, op, root, chosen)
                 }
