@@ -9,7 +9,8 @@
 //! cross-checks against MPI itself — type maps as MPI datatypes (size, extent, true extent,
 //! packed bytes) and Cartesian topologies (`MPI_Dims_create`, `MPI_Cart_coords`,
 //! `MPI_Cart_shift`, `MPI_Cart_sub`). A traced job writes a trace per rank and run, whose
-//! arrows join across the ranks' files.
+//! arrows join across the ranks' files and whose collective spans name the algorithm that ran
+//! (`Mpi` where `Auto` handed the call to MPI's own collective).
 
 use rpar::mpi::rsmpi::ffi;
 use rpar::mpi::rsmpi::traits::AsRaw;
@@ -85,9 +86,10 @@ fn drive() {
     traced(&launcher, &exe);
 }
 
-/// Runs [`traced_job`] on 2 processes with `RPAR_TRACE` set and checks the 4 files: for each
-/// run a file per rank, with the rank's track; every arrow that leaves one rank's file arrives
-/// in the other's, inside a receive whose span says what came.
+/// Runs [`traced_job`] on 2 processes with `RPAR_TRACE` set and checks the 6 files: for each
+/// run a file per rank, with the rank's track; in the first two runs every arrow that leaves
+/// one rank's file arrives in the other's, inside a receive whose span says what came; in the
+/// third every collective span names the algorithm that ran.
 fn traced(launcher: &str, exe: &std::path::Path) {
     let dir = std::env::temp_dir().join(format!("rpar-mpi-trace-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary folder");
@@ -146,9 +148,46 @@ fn traced(launcher: &str, exe: &std::path::Path) {
             );
         }
     }
-    assert_eq!(std::fs::read_dir(&dir).expect("the folder").count(), 4);
+    let shown = |a: &dyn Debug| format!("{a:?}");
+    let want = [
+        // MPI's own for Sum, the ring asked for, and for a user operator (which MPI cannot
+        // take) the message-passing rule for 2 ranks and 8 bytes
+        (
+            "allreduce",
+            vec![
+                "Mpi".to_string(),
+                shown(&Allreduce::Ring),
+                shown(&Allreduce::select(2, 8, true)),
+            ],
+        ),
+        ("barrier", vec!["Mpi".into()]),
+        // the typed bcast's own span and its byte bcast's, and its signature check: an
+        // allgather and the allgather_into inside it
+        ("bcast_typed", vec!["Mpi".into()]),
+        ("bcast", vec!["Mpi".into()]),
+        ("allgather", vec!["Mpi".into(); 2]),
+        ("scan", vec![shown(&Scan::select(2, 8, true))]),
+    ];
+    for r in 0..2 {
+        let events = load(&format!("t.3.rank{r}.json"));
+        for (name, algorithms) in &want {
+            let mut got: Vec<&str> = events
+                .iter()
+                .filter(|e| e["ph"] == "X" && e["name"] == *name)
+                .map(|e| e["args"]["algorithm"].as_str().expect("an algorithm"))
+                .collect();
+            let mut algorithms: Vec<&str> = algorithms.iter().map(String::as_str).collect();
+            got.sort();
+            algorithms.sort();
+            check(&format!("rank {r}: {name}"), got, algorithms);
+        }
+    }
+    assert_eq!(std::fs::read_dir(&dir).expect("the folder").count(), 6);
     std::fs::remove_dir_all(&dir).ok();
-    println!("mpi: a traced job wrote a trace per rank and run, its arrows joined");
+    println!(
+        "mpi: a traced job wrote a trace per rank and run, its arrows joined, its collectives \
+         named by the algorithm that ran"
+    );
 }
 
 /// Two runs, each a swap of 24 bytes between ranks 0 and 1 with the run's tag, received from
@@ -164,6 +203,26 @@ fn traced_job() {
         })
         .expect("a traced run");
     }
+    // the collectives whose spans `traced` checks
+    rpar::run(2, |world| {
+        let x = world.rank() as u64 + 1;
+        check("MPI_Allreduce", world.allreduce(&x, Sum)?, 3);
+        check("ring", world.allreduce_with(&x, Sum, Allreduce::Ring)?, 3);
+        let max = UserOp::commutative(|a: u64, b: u64| a.max(b));
+        check("a user operator", world.allreduce(&x, max)?, 2);
+        world.barrier()?;
+        let mut v = [x; 2];
+        world.bcast_typed(
+            &mut v,
+            &TypeMap::contiguous(2, &u64::type_map())?.commit(),
+            1,
+            1,
+        )?;
+        check("the typed bcast", v, [2; 2]);
+        check("scan", world.scan(&x, Sum)?, x * (x + 1) / 2);
+        Ok(())
+    })
+    .expect("a traced run of collectives");
 }
 
 /// Rank 1 fails while the others wait for a message that never comes: MPI_Abort ends them all.
@@ -487,6 +546,10 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
                 world.allreduce_with(&mine(r)[..], Sum, a)?,
                 sum.clone(),
             );
+            // out of place: Auto hands MPI both buffers (MPI_Allreduce(sendbuf, recvbuf, …))
+            let mut recv = vec![0u64; len];
+            world.allreduce_into_with(&mine(r)[..], &mut recv[..], Sum, a)?;
+            check(&format!("allreduce_into {a:?}"), recv, sum.clone());
             let got = world.allreduce_with(&affine(&mine(r))[..], compose, a);
             if a == Allreduce::Ring {
                 // the ring would reorder the operands: it refuses a non-commutative operator
@@ -523,6 +586,11 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
                     got,
                     (r == root).then(|| sum.clone()),
                 );
+                // out of place; the receive buffer outside the root is ignored (empty here)
+                let mut recv = vec![u64::MAX; if r == root { len } else { 0 }];
+                world.reduce_into_with(&mine(r)[..], &mut recv[..], Sum, root, a)?;
+                let want = if r == root { sum.clone() } else { Vec::new() };
+                check(&format!("reduce_into {a:?} to {root}"), recv, want);
             }
             for a in [
                 Bcast::Auto,

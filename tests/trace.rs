@@ -9,7 +9,10 @@ use rpar::{Result, Universe};
 
 #[cfg(feature = "trace")]
 mod traced {
-    use rpar::{Allreduce, Bcast, Comm, Result, Sum, Universe, ANY_SOURCE, ANY_TAG};
+    use rpar::{
+        Allgather, Allreduce, Bcast, Comm, Datatype, Gather, ReduceScatter, Result, Scan, Sum,
+        TypeMap, Universe, ANY_SOURCE, ANY_TAG,
+    };
     use serde_json::Value;
     use std::collections::{BTreeMap, BTreeSet};
     use std::path::{Path, PathBuf};
@@ -461,6 +464,115 @@ mod traced {
         assert_eq!(t.about(1, "recv"), [(some(2), Some(9), some(8))]);
         assert_eq!(t.about(2, "recv"), [(some(3), Some(10), some(1))]);
         assert_eq!(t.about(3, "recv"), [(some(2), Some(8), some(8))]);
+        Ok(())
+    }
+
+    /// An element aligned beyond the shared-memory arena's slots (64 bytes): the shared-memory
+    /// algorithms cannot take it, so `Auto` runs the message-passing rule.
+    #[derive(Datatype, Clone, Copy, Debug, PartialEq)]
+    #[repr(C, align(128))]
+    struct Wide {
+        x: f64,
+    }
+
+    /// Collectives with `Auto`, explicit algorithms, an explicit `SharedMemory` where it cannot
+    /// run, and calls built on others, on 4 ranks; what `select` picks for each is in
+    /// [`auto_spans_show_the_algorithm_that_ran`].
+    fn auto_calls(w: Comm) -> Result<()> {
+        let r = w.rank();
+        assert_eq!(w.allreduce(&[r as u64; 4][..], Sum)?, [6; 4]);
+        assert_eq!(w.allreduce_with(&(r as u64), Sum, Allreduce::Ring)?, 6);
+        assert_eq!(w.scan(&(r as u64), Sum)?, (0..=r as u64).sum::<u64>());
+        let counts = [1, 2, 1, 2];
+        w.allgatherv(&vec![r as u8; counts[r]][..], &counts)?;
+        let big = [1 << 14; 4];
+        w.allgatherv(&vec![r as u8; big[r]][..], &big)?;
+        w.allgatherv_with(
+            &vec![r as u8; counts[r]][..],
+            &counts,
+            Allgather::SharedMemory,
+        )?;
+        assert_eq!(w.allgather(&[r as u8; 2][..])?.len(), 8);
+        let mut v = [r as u32; 3];
+        w.bcast_typed(
+            &mut v,
+            &TypeMap::contiguous(3, &u32::type_map())?.commit(),
+            1,
+            2,
+        )?;
+        assert_eq!(v, [2; 3]);
+        let mut wide = [Wide { x: r as f64 }; 2];
+        w.bcast(&mut wide[..], 3)?;
+        assert_eq!(wide, [Wide { x: 3.0 }; 2]);
+        assert_eq!(w.reduce_scatter_block(&[1u32; 8][..], Sum)?, [4, 4]);
+        let mut all = [0u16; 4];
+        w.gather_into(&(r as u16), &mut all, 0)?;
+        w.alltoall_owned(vec![vec![r]; 4])?;
+        w.split(Some(0), 0)?;
+        w.barrier()
+    }
+
+    #[test]
+    fn auto_spans_show_the_algorithm_that_ran() -> Result<()> {
+        let path = temp_file("auto", "trace.json");
+        Universe::new(4).trace(&path).run(auto_calls)?;
+        let t = Trace::load(&path);
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+        t.check(4);
+        let shown = |a: &dyn std::fmt::Debug| format!("{a:?}");
+        // in-process, the ranks share memory: SharedMemory where the family has it and the
+        // call's form can take it; elsewhere the family's `select` for p = 4 and the call's
+        // bytes (allgatherv: the mean block; 4 x 16 KiB is past the ring's 64 KiB)
+        let shm = "SharedMemory";
+        let want: [(&str, Vec<String>); 11] = [
+            ("allreduce", vec![shm.into(), shown(&Allreduce::Ring)]),
+            ("scan", vec![shown(&Scan::select(4, 8, true))]),
+            (
+                "allgatherv",
+                vec![
+                    shown(&Allgather::select(4, 1, true)),
+                    shown(&Allgather::select(4, 1 << 14, true)),
+                    shown(&Allgather::select(4, 1, true)), // SharedMemory asked, none for v
+                ],
+            ),
+            // allgather's own span and that of allgather_into inside it; then the typed
+            // bcast's signature check (an allgather), twice as well
+            ("allgather", vec![shm.into(); 4]),
+            ("bcast_typed", vec![shm.into()]),
+            // the typed bcast's byte bcast, then the Wide one: 128-byte alignment
+            (
+                "bcast",
+                vec![shm.into(), shown(&Bcast::select(4, 256, true))],
+            ),
+            (
+                "reduce_scatter_block",
+                vec![shown(&ReduceScatter::select(4, 32, true))],
+            ),
+            ("gather", vec![shown(&Gather::select(4, 2, true))]),
+            ("alltoall_owned", vec!["Linear".into()]),
+            ("split", vec!["GatherAtRank0".into()]),
+            ("barrier", vec![shm.into()]),
+        ];
+        for r in 0..4 {
+            for (name, algorithms) in &want {
+                let mut got: Vec<&str> = t
+                    .named(r, name)
+                    .iter()
+                    .map(|s| s.args["algorithm"].as_str().expect("an algorithm"))
+                    .collect();
+                let mut algorithms: Vec<&str> = algorithms.iter().map(String::as_str).collect();
+                got.sort();
+                algorithms.sort();
+                assert_eq!(got, algorithms, "rank {r}: {name}");
+            }
+            let calls: usize = want.iter().map(|(_, a)| a.len()).sum();
+            let collective = t.spans.iter().filter(|s| s.rank == r && s.is_collective());
+            assert_eq!(
+                collective.count(),
+                calls,
+                "rank {r}: no other collective span"
+            );
+        }
         Ok(())
     }
 

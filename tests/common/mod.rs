@@ -3,9 +3,12 @@
 //! binaries, `target/<profile>/examples`); for the collective tests, the algorithms of each
 //! family, running a check on every rank count, the roots to try, and comparing a result with
 //! its reference as an error of the rank (so that the run fails with it, rather than one rank
-//! panicking while the others wait).
+//! panicking while the others wait); for the out-of-place reduction tests, their sequential
+//! references ([`reduction`]).
 
 #![allow(dead_code)] // each test file uses the part it needs
+
+pub(crate) mod reduction;
 
 use rpar::{Allgather, Alltoall, Bcast, Comm, Error, Gather, Scatter};
 use std::path::PathBuf;

@@ -28,8 +28,9 @@ use super::layout::{
     blocks_total, check_per_rank, check_recv_blocks, consecutive, exchange, grid_shape, is_pow2,
     lengths, offsets_of_counts, offsets_uniform, span, zeroed_vec, Lengths, View,
 };
-use super::select::{message_passing, resolve};
+use super::select::{dispatched, message_passing, resolve, Native};
 use super::shared;
+use super::Channel;
 use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
@@ -252,6 +253,7 @@ impl Comm {
                 super::layout::check_len(recv.len(), n * p, "receive buffer", CALL)?;
                 if let (Allgather::Auto, Some(native)) = (algorithm, self.native()) {
                     if native.allgather(send, recv)? {
+                        self.runs(Native::<Allgather>::of());
                         return Ok(());
                     }
                 }
@@ -613,12 +615,13 @@ fn allgather_blocks<C: Named, T: Datatype>(
     algorithm: Allgather,
 ) -> Result<()> {
     let p = ch.size();
+    // `Auto` and `SharedMemory` resolve to a message-passing algorithm here
+    let mean_block = std::mem::size_of_val(buf) / p;
+    let algorithm = dispatched(ch, algorithm, mean_block, true);
     if p == 1 {
         return Ok(());
     }
-    // `Auto` and `SharedMemory` resolve to a message-passing algorithm here
-    let mean_block = std::mem::size_of_val(buf) / p;
-    match message_passing(algorithm, p, mean_block, true) {
+    match algorithm {
         Allgather::Ring | Allgather::Auto | Allgather::SharedMemory => {
             ring_of_groups(ch, buf, blocks, 1, TAG_RING)
         }

@@ -22,8 +22,9 @@ use super::layout::{
     block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_recv_blocks,
     is_pow2, lengths, offsets_of_counts, offsets_uniform, recv_exact, require_pow2, zeroed_vec,
 };
-use super::select::{message_passing, resolve};
+use super::select::{message_passing, resolve, Native};
 use super::shared;
+use super::Channel;
 use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
@@ -272,6 +273,7 @@ impl Comm {
                         && send.len().is_multiple_of(p)
                         && native.alltoall(send, recv)?
                     {
+                        self.runs(Native::<Alltoall>::of());
                         return Ok(());
                     }
                 }
@@ -727,7 +729,7 @@ fn alltoall<C: Named, T: Datatype>(
     }
     let moves = Moves::Packed(uniform.then(|| sb.counts[0]));
     // `Auto` has been resolved by the callers, the same on every rank
-    match algorithm {
+    match ch.runs(algorithm) {
         Alltoall::Linear => {
             recv[rb.range(r)].copy_from_slice(&send[sb.range(r)]);
             linear(ch, send, sb, recv, rb)
@@ -943,7 +945,8 @@ fn alltoall_owned<C: Named, T: Datatype>(
     algorithm: Alltoall,
 ) -> Result<Vec<Vec<T>>> {
     let (r, p) = (ch.rank(), ch.size());
-    match algorithm {
+    // `Auto` has been resolved by the caller
+    match ch.runs(algorithm) {
         Alltoall::Bruck => return bruck_blocks(ch, send, Moves::Owned),
         Alltoall::Hypercube => return hypercube_blocks(ch, send, Moves::Owned),
         Alltoall::Linear | Alltoall::Pairwise | Alltoall::Auto | Alltoall::SharedMemory => {}

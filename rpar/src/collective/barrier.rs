@@ -9,7 +9,7 @@
 //!   broadcast back; `2 ceil(log2 p) alpha`.
 
 use super::layout::binomial;
-use super::select::{message_passing, resolve};
+use super::select::{dispatched, resolve, Native};
 use super::shared;
 use super::Channel;
 use crate::comm::Call;
@@ -129,6 +129,7 @@ impl Comm {
         self.collective(Call::new("barrier"), &algorithm, || {
             if let (Barrier::Auto, Some(native)) = (algorithm, self.native()) {
                 native.barrier();
+                self.runs(Native::<Barrier>::of());
                 return Ok(());
             }
             let shm = shared::available::<u8>(self);
@@ -152,7 +153,7 @@ fn wait_for<C: Channel>(ch: &C, from: usize, tag: i32) -> Result<()> {
 pub(crate) fn barrier<C: Channel>(ch: &C, algorithm: Barrier) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     // `Auto` and `SharedMemory` resolve to a message-passing algorithm here
-    match message_passing(algorithm, p, 0, true) {
+    match dispatched(ch, algorithm, 0, true) {
         Barrier::Central | Barrier::Auto | Barrier::SharedMemory if r == 0 => {
             (1..p).try_for_each(|i| wait_for(ch, i, TAG_CENTRAL))?;
             (1..p).try_for_each(|i| signal(ch, i, TAG_CENTRAL))

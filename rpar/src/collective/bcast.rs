@@ -16,8 +16,9 @@
 use super::allgather;
 use super::layout::Named;
 use super::layout::{binomial, grid_shape, offsets_even, recv_exact, span, View};
-use super::select::{message_passing, resolve};
+use super::select::{dispatched, resolve, Native};
 use super::shared;
+use super::Channel;
 use crate::comm::BufferMut;
 use crate::comm::Call;
 use crate::datatype::Datatype;
@@ -189,6 +190,7 @@ impl Comm {
                 if let (Bcast::Auto, Some(native)) = (algorithm, self.native()) {
                     super::layout::check_root(self, root)?;
                     if native.bcast(buf, root)? {
+                        self.runs(Native::<Bcast>::of());
                         return Ok(());
                     }
                 }
@@ -213,12 +215,13 @@ pub(crate) fn bcast<C: Named, T: Datatype>(
 ) -> Result<()> {
     super::layout::check_root(ch, root)?;
     let p = ch.size();
+    // `Auto` and `SharedMemory` resolve to a message-passing algorithm here
+    let algorithm = dispatched(ch, algorithm, size_of_val(buf), true);
     if p == 1 || buf.is_empty() {
         return Ok(());
     }
     let view = View::rotated(ch, root);
-    // `Auto` and `SharedMemory` resolve to a message-passing algorithm here
-    match message_passing(algorithm, p, size_of_val(buf), true) {
+    match algorithm {
         Bcast::Linear | Bcast::Auto | Bcast::SharedMemory => linear(&view, buf),
         Bcast::Binomial => binomial_tree(&view, buf, TAG_BINOMIAL),
         Bcast::Pipeline => pipeline(&view, buf),

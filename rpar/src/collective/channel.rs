@@ -3,8 +3,11 @@
 //! implementations can record an algorithm's communication schedule (for the cost model and the
 //! network simulator) or run it over MPI, with the algorithm's code unchanged.
 
+use super::select::Label;
 use crate::datatype::Datatype;
+use crate::trace::RankTrace;
 use crate::{Comm, Result};
+use std::any::TypeId;
 
 /// Point-to-point messaging as collective algorithms see it: ranks `0..size()` of one group,
 /// tagged messages, FIFO between each pair.
@@ -40,6 +43,22 @@ pub(crate) trait Channel {
     fn local_reduction(&self, bytes: usize) {
         let _ = bytes;
     }
+    /// Notes that the collective call in progress runs `algorithm`, decided now (`Auto`, or a
+    /// `SharedMemory` that cannot run here, resolved), and returns it. On a `Comm` that records
+    /// a trace the call's span then shows it; otherwise (no trace, a schedule recorder) it
+    /// only returns it. Call it where a family dispatches to the algorithm it runs.
+    #[inline]
+    fn runs<L: Label>(&self, algorithm: L) -> L {
+        algorithm
+    }
+}
+
+/// [`Channel::runs`] on a `Comm` that records a trace (out of line: with tracing off a call
+/// pays the test of the trace only).
+#[cold]
+#[inline(never)]
+fn report_run<L: Label>(trace: &RankTrace, algorithm: L) {
+    trace.runs(TypeId::of::<L::Family>(), algorithm.label());
 }
 
 impl Channel for Comm {
@@ -91,5 +110,13 @@ impl Channel for Comm {
                 recv_tag,
             )?
             .count)
+    }
+
+    #[inline]
+    fn runs<L: Label>(&self, algorithm: L) -> L {
+        if let Some(trace) = self.endpoint().trace() {
+            report_run(trace, algorithm);
+        }
+        algorithm
     }
 }

@@ -15,6 +15,7 @@ use super::layout::{
     check_root, lengths, offsets_of_counts, offsets_uniform, recv_exact, zeroed_vec, Lengths, View,
 };
 use super::select::message_passing;
+use super::Channel;
 use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
@@ -614,7 +615,7 @@ impl Comm {
     ) -> Result<Option<Vec<Vec<T>>>> {
         self.collective(Call::new("gather_owned").root(root), &algorithm, || {
             check_root(self, root)?;
-            match algorithm.resolve(self.size(), None) {
+            match self.runs(algorithm.resolve(self.size(), None)) {
                 Gather::Binomial => binomial_owned(&View::rotated(self, root), send, root),
                 Gather::Linear | Gather::Auto => linear_owned(self, send, root),
             }
@@ -713,7 +714,7 @@ fn gather<C: Named, T: Datatype>(
         t
     });
     // `Auto` has been resolved by the callers (`Gather::resolve`), the same on every rank
-    match algorithm {
+    match ch.runs(algorithm) {
         Gather::Binomial => binomial_gather(&View::rotated(ch, root), send, target, root, lengths),
         Gather::Linear | Gather::Auto => linear(ch, send, target, root),
     }

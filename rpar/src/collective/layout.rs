@@ -527,6 +527,10 @@ impl<C: Channel> Channel for View<'_, C> {
             recv_tag,
         )
     }
+
+    fn runs<L: super::select::Label>(&self, algorithm: L) -> L {
+        self.ch.runs(algorithm)
+    }
 }
 
 /// The binomial tree of `p` ranks rooted at 0 (MPICH's numbering): the parent of `r > 0` is

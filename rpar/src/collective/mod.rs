@@ -89,6 +89,7 @@ pub use scan::Scan;
 pub(crate) use scan::{prefix as scan_algorithm, Prefix};
 pub(crate) use scatter::scatter_uniform as scatter_algorithm;
 pub use scatter::Scatter;
+pub(crate) use select::Label;
 pub(crate) use shift::shift as shift_algorithm;
 pub use shift::Shift;
 

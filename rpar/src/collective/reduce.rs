@@ -13,10 +13,11 @@
 //!   Rabenseifner and Gropp, IJHPCA 19(1), 2005): `2 log2(p) alpha + 2 (p-1)/p n beta +
 //!   (p-1)/p n gamma` for a power of two, plus a fold (`alpha + n beta + n gamma`) otherwise.
 
+use super::layout::{check_len, check_root};
 use super::op::ReduceOp;
 use super::reduce_scatter::{gather_slots, halve, recv_exact, Fold};
 use super::scratch::Scratch;
-use super::select::{message_passing, resolve};
+use super::select::{dispatched, resolve, Native};
 use super::shared;
 use super::Channel;
 use crate::comm::Call;
@@ -32,7 +33,8 @@ const TAG_GATHER: i32 = 104;
 
 const CALL: &str = "reduce";
 
-/// Reduce algorithms, for [`Comm::reduce_with`].
+/// Reduce algorithms, for [`Comm::reduce_with`], [`Comm::reduce_into_with`] and
+/// [`Comm::reduce_in_place_with`].
 ///
 /// An MPI library picks among such algorithms inside MPI_Reduce; MPICH lets the user fix the choice
 /// with `MPIR_CVAR_REDUCE_INTRA_ALGORITHM`, as the `_with` forms do here.
@@ -182,9 +184,93 @@ impl Comm {
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        let mut acc = data.as_elems().to_vec();
-        self.reduce_call(&mut acc, &op, root, algorithm)?;
-        Ok((self.rank() == root).then(|| B::to_owned_shape(acc)))
+        let data = data.as_elems();
+        if self.rank() != root {
+            self.reduce_call(Some(data), &mut [], &op, root, algorithm)?;
+            return Ok(None);
+        }
+        let mut acc = data.to_vec();
+        self.reduce_call(None, &mut acc, &op, root, algorithm)?;
+        Ok(Some(B::to_owned_shape(acc)))
+    }
+
+    /// Combines every rank's `send` elementwise with `op` into the root's `recv`, which must be
+    /// as long (MPI_Reduce's own form, `sendbuf` and `recvbuf`); `send` is only read, and
+    /// `recv` is neither read nor written at the other ranks (as MPI ignores their `recvbuf`:
+    /// any length, e.g. empty, will do). All ranks pass the same length of `send`.
+    ///
+    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
+    /// is not a rank of the communicator; at the root
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `recv` is not as long as
+    /// `send`; and, as for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives (or this one with different operators or vector lengths) and
+    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
+    ///
+    /// Cost: that of the algorithm `Auto` picks (see [`Reduce`] and [`Comm::reduce_with`]),
+    /// with `send` read where it lies (`SharedMemory`, MPI's own) or copied once, where the
+    /// message-passing algorithms combine in place (into `recv` at the root, into a scratch
+    /// buffer elsewhere).
+    ///
+    /// ```
+    /// use rpar::Sum;
+    /// let got = rpar::run(4, |world| {
+    ///     let send = [world.rank() as u64, 10];
+    ///     let mut recv = [0u64; 2];
+    ///     world.reduce_into(&send[..], &mut recv[..], Sum, 1)?;
+    ///     Ok(recv)
+    /// })?;
+    /// assert_eq!(got[1], [6, 40]);
+    /// assert_eq!(got[0], [0, 0]); // not written outside the root
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn reduce_into<B, R, O>(&self, send: &B, recv: &mut R, op: O, root: usize) -> Result<()>
+    where
+        B: Buffer + ?Sized,
+        R: BufferMut<Elem = B::Elem> + ?Sized,
+        O: ReduceOp<B::Elem>,
+    {
+        self.reduce_into_with(send, recv, op, root, Reduce::Auto)
+    }
+
+    /// [`Comm::reduce_into`] with an explicit algorithm (MPI_Reduce, with the algorithm fixed
+    /// as MPICH's `MPIR_CVAR_REDUCE_INTRA_ALGORITHM` fixes it).
+    ///
+    /// Errors: those of [`Comm::reduce_into`]. Cost: as [`Comm::reduce_with`], and one copy of
+    /// `send` for the message-passing algorithms.
+    ///
+    /// ```
+    /// use rpar::{Min, Reduce};
+    /// let got = rpar::run(6, |world| {
+    ///     let send = vec![world.rank() as f32 - 2.0; 3];
+    ///     let mut recv = if world.rank() == 5 { vec![0.0; 3] } else { Vec::new() };
+    ///     world.reduce_into_with(&send, &mut recv, Min, 5, Reduce::Binomial)?;
+    ///     Ok(recv)
+    /// })?;
+    /// assert_eq!(got[5], [-2.0; 3]);
+    /// assert!(got[0].is_empty());
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn reduce_into_with<B, R, O>(
+        &self,
+        send: &B,
+        recv: &mut R,
+        op: O,
+        root: usize,
+        algorithm: Reduce,
+    ) -> Result<()>
+    where
+        B: Buffer + ?Sized,
+        R: BufferMut<Elem = B::Elem> + ?Sized,
+        O: ReduceOp<B::Elem>,
+    {
+        let (send, recv) = (send.as_elems(), recv.as_elems_mut());
+        if self.rank() == root {
+            // checked before the call, as `Comm::allreduce_into_with` checks
+            let what = "root's receive buffer (as long as its send buffer)";
+            check_len(recv.len(), send.len(), what, CALL)?;
+        }
+        self.reduce_call(Some(send), recv, &op, root, algorithm)
     }
 
     /// [`Comm::reduce`] in place (MPI_Reduce with MPI_IN_PLACE at the root): the root's `buf`
@@ -245,46 +331,59 @@ impl Comm {
         O: ReduceOp<B::Elem>,
     {
         if self.rank() == root {
-            self.reduce_call(buf.as_elems_mut(), &op, root, algorithm)
+            self.reduce_call(None, buf.as_elems_mut(), &op, root, algorithm)
         } else {
-            let mine = buf.as_elems();
-            let mut copy = Scratch::new(mine, mine.len());
-            copy.copy_from_slice(mine);
-            self.reduce_call(&mut copy, &op, root, algorithm)
+            self.reduce_call(Some(buf.as_elems()), &mut [], &op, root, algorithm)
         }
     }
 }
 
 impl Comm {
-    /// One reduce call on `acc` (the result lands in it at `root`), as a collective call of its
-    /// own: traced, and checked against the other ranks' calls.
+    /// One reduce call, as a collective call of its own (traced, and checked against the other
+    /// ranks' calls): of `send` into the root's `acc` (as long: the caller checked; ignored
+    /// elsewhere), or with `send` `None` of `acc` in place (the root's form of MPI_IN_PLACE).
+    /// What every form runs.
     fn reduce_call<T: Datatype, O: ReduceOp<T>>(
         &self,
+        send: Option<&[T]>,
         acc: &mut [T],
         op: &O,
         root: usize,
         algorithm: Reduce,
     ) -> Result<()> {
-        let call = Call::new("reduce")
-            .root(root)
-            .reduction::<O>()
-            .bytes(std::mem::size_of_val(acc));
+        let bytes = std::mem::size_of_val(send.unwrap_or(acc));
+        let call = Call::new("reduce").root(root).reduction::<O>().bytes(bytes);
         self.collective(call, &algorithm, || {
             if let (Reduce::Auto, Some(native), Some(mpi_op)) =
                 (algorithm, self.native(), op.predefined())
             {
-                super::layout::check_root(self, root)?;
-                if native.reduce(acc, mpi_op, root) {
+                check_root(self, root)?;
+                if native.reduce(send, acc, mpi_op, root) {
+                    self.runs(Native::<Reduce>::of());
                     return Ok(());
                 }
             }
-            let (shm, bytes) = (shared::available::<T>(self), std::mem::size_of_val(acc));
+            let shm = shared::available::<T>(self);
             let chosen = resolve(algorithm, shm, self.size(), bytes, op.is_commutative());
             if chosen == Reduce::SharedMemory {
-                super::layout::check_root(self, root)?;
-                return shared::reduce(self, acc, op, root);
+                check_root(self, root)?;
+                return shared::reduce(self, send, acc, op, root);
             }
-            reduce_run(self, acc, op, root, chosen)
+            // the message-passing algorithms combine in place: into the root's `acc`, and
+            // elsewhere into a scratch copy (the other ranks' `acc` is not theirs to use);
+            // `reduce_run` checks the root
+            match send {
+                None => reduce_run(self, acc, op, root, chosen),
+                Some(send) if self.rank() == root => {
+                    acc.copy_from_slice(send);
+                    reduce_run(self, acc, op, root, chosen)
+                }
+                Some(send) => {
+                    let mut copy = Scratch::new(send, send.len());
+                    copy.copy_from_slice(send);
+                    reduce_run(self, &mut copy, op, root, chosen)
+                }
+            }
         })
     }
 }
@@ -305,7 +404,7 @@ pub(crate) fn reduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
         });
     }
     let bytes = std::mem::size_of_val(acc);
-    match message_passing(algorithm, p, bytes, op.is_commutative()) {
+    match dispatched(ch, algorithm, bytes, op.is_commutative()) {
         Reduce::Linear => linear(ch, acc, op, root),
         Reduce::Auto | Reduce::SharedMemory | Reduce::Binomial => binomial(ch, acc, op, root),
         Reduce::Rabenseifner => rabenseifner(ch, acc, op, root),

@@ -25,7 +25,7 @@
 
 use super::op::ReduceOp;
 use super::scratch::Scratch;
-use super::select::message_passing;
+use super::select::dispatched;
 use super::Channel;
 use crate::comm::Buffer;
 use crate::comm::Call;
@@ -483,7 +483,7 @@ pub(crate) fn reduce_scatter_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
     algorithm: ReduceScatter,
 ) -> Result<Vec<T>> {
     let bytes = std::mem::size_of_val(data);
-    match message_passing(algorithm, ch.size(), bytes, op.is_commutative()) {
+    match dispatched(ch, algorithm, bytes, op.is_commutative()) {
         ReduceScatter::Pairwise => pairwise(ch, data, displs, op),
         ReduceScatter::Ring => {
             require_commutative(op, "reduce_scatter", "RecursiveHalving or Pairwise")?;

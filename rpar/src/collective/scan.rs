@@ -14,6 +14,7 @@
 use super::op::ReduceOp;
 use super::reduce_scatter::{exchange, recv_exact};
 use super::scratch::Scratch;
+use super::select::dispatched;
 use super::Channel;
 use crate::comm::Call;
 use crate::comm::{Buffer, BufferMut};
@@ -348,11 +349,8 @@ pub(crate) fn prefix<C: Channel, T: Datatype, O: ReduceOp<T>>(
     algorithm: Scan,
     kind: Prefix,
 ) -> Result<bool> {
-    let algorithm = match algorithm {
-        Scan::Auto => Scan::select(ch.size(), std::mem::size_of_val(acc), op.is_commutative()),
-        chosen => chosen,
-    };
-    match algorithm {
+    let bytes = std::mem::size_of_val(acc);
+    match dispatched(ch, algorithm, bytes, op.is_commutative()) {
         Scan::Linear => chain(ch, acc, op, kind)?,
         Scan::Auto | Scan::RecursiveDoubling => recursive_doubling(ch, acc, op, kind)?,
     }

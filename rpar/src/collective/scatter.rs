@@ -14,7 +14,7 @@ use super::layout::{
     binomial, block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_root,
     lengths, offsets_of_counts, offsets_uniform, span, Lengths, View,
 };
-use super::select::message_passing;
+use super::select::dispatched;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
@@ -609,7 +609,7 @@ fn scatter<C: Named, T: Datatype>(
     algorithm: Scatter,
 ) -> Result<Option<Vec<T>>> {
     let p = ch.size();
-    match (message_passing(algorithm, p, 0, true), source) {
+    match (dispatched(ch, algorithm, 0, true), source) {
         (Scatter::Linear, Some(src)) => {
             for i in (0..p).filter(|&i| i != root) {
                 ch.send(src.block(i), i, TAG_LINEAR)?;

@@ -3,15 +3,66 @@
 //! of the family's message-passing rule, its public `select(ranks, bytes, commutative)` (the
 //! table in `collective/mod.rs`). The MPI transport's own collectives, which `Auto` runs before
 //! either rule where MPI has one, are picked by each `Comm` form itself.
+//!
+//! What a trace shows as a call's algorithm is its [`Label`]: the call's span opens with the
+//! algorithm asked for, and the code that runs one reports it (`Channel::runs`: each family's
+//! dispatch to its message-passing algorithms, each shared-memory algorithm, and each `Comm`
+//! form where MPI's own collective ran, as [`Native`]), so that the span shows what ran.
 
+use super::Channel;
 use super::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, ReduceScatter, Scan, Scatter,
     Shift,
 };
 
+/// What a trace shows as a collective call's algorithm: an algorithm enum by its variant's
+/// name, MPI's own collective as `Mpi` ([`Native`]), or the fixed name of a call that has one
+/// algorithm only (`split`: `GatherAtRank0`). A report of an algorithm reaches the open spans of
+/// its [`Label::Family`].
+pub(crate) trait Label: Copy + 'static {
+    /// The algorithm enum of the family (for a fixed name, `&str`).
+    type Family: 'static;
+    /// The name shown.
+    fn label(self) -> String;
+}
+
+impl Label for &'static str {
+    type Family = &'static str;
+    fn label(self) -> String {
+        self.to_string()
+    }
+}
+
+/// MPI's own collective (`MPI_Allreduce`, …), which `Auto` runs on the MPI transport where MPI
+/// has one, as an algorithm of the family `A`: labelled `Mpi`.
+#[derive(Debug)]
+pub(crate) struct Native<A>(std::marker::PhantomData<A>);
+
+impl<A> Clone for Native<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A> Copy for Native<A> {}
+
+impl<A: Algorithm> Native<A> {
+    /// MPI's own collective of family `A`.
+    pub(crate) const fn of() -> Self {
+        Native(std::marker::PhantomData)
+    }
+}
+
+impl<A: Algorithm> Label for Native<A> {
+    type Family = A;
+    fn label(self) -> String {
+        "Mpi".to_string()
+    }
+}
+
 /// An algorithm enum: its `Auto`, its shared-memory algorithm if the family has one, and its
 /// message-passing rule.
-pub(crate) trait Algorithm: Copy + PartialEq {
+pub(crate) trait Algorithm: Label<Family = Self> + PartialEq + std::fmt::Debug {
     /// The variant that lets the library choose.
     const AUTO: Self;
     /// The family's shared-memory algorithm (`None` for the families without one).
@@ -54,10 +105,28 @@ pub(crate) fn message_passing<A: Algorithm>(
     resolve(algorithm, false, ranks, bytes, commutative)
 }
 
+/// What a family's dispatch on `ch` runs for `algorithm`: [`message_passing`] for `ch`'s ranks,
+/// reported as the call's algorithm (`Channel::runs`).
+pub(crate) fn dispatched<C: Channel, A: Algorithm>(
+    ch: &C,
+    algorithm: A,
+    bytes: usize,
+    commutative: bool,
+) -> A {
+    ch.runs(message_passing(algorithm, ch.size(), bytes, commutative))
+}
+
 macro_rules! algorithms {
     (@shared $name:ident) => { None };
     (@shared $name:ident $shm:ident) => { Some($name::$shm) };
     ($($name:ident $(: $shm:ident)?),* $(,)?) => {$(
+        impl Label for $name {
+            type Family = $name;
+            fn label(self) -> String {
+                format!("{self:?}")
+            }
+        }
+
         impl Algorithm for $name {
             const AUTO: Self = $name::Auto;
             const SHARED: Option<Self> = algorithms!(@shared $name $($shm)?);

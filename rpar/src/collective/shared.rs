@@ -34,6 +34,8 @@
 use super::op::ReduceOp;
 use super::reduce::even_slots;
 use super::scratch::Scratch;
+use super::select::Algorithm;
+use super::{Allgather, Allreduce, Alltoall, Barrier, Bcast, Channel, Reduce};
 use crate::datatype::Datatype;
 use crate::transport::{Arena, ElemType, Endpoint, Post, Step, SLOT_ALIGN};
 use crate::{Comm, Error, Result};
@@ -72,13 +74,18 @@ struct Shm<'a> {
 }
 
 impl<'a> Shm<'a> {
-    fn of(comm: &'a Comm) -> Result<Self> {
+    /// The shared memory of `comm`'s ranks, for an algorithm of the family `A`: reported to the
+    /// trace as `A`'s `SharedMemory`, which runs.
+    fn of<A: Algorithm>(comm: &'a Comm) -> Result<Self> {
         let arena = comm.arena().ok_or_else(|| {
             Error::invalid(
                 "a shared-memory collective",
                 "the ranks share no memory on the MPI transport",
             )
         })?;
+        if let Some(shared) = A::SHARED {
+            comm.runs(shared);
+        }
         Ok(Shm {
             arena,
             ep: comm.endpoint(),
@@ -214,7 +221,7 @@ impl<'a> Shm<'a> {
 
 /// MPI_Barrier: every rank posts nothing and waits for every post.
 pub(crate) fn barrier(comm: &Comm) -> Result<()> {
-    let shm = Shm::of(comm)?;
+    let shm = Shm::of::<Barrier>(comm)?;
     let step = shm.post::<u8>(None)?;
     step.await_all()?;
     (0..shm.p).try_for_each(|r| shm.read::<u8, _>(&step, r, 0, |_| ()))
@@ -222,7 +229,7 @@ pub(crate) fn barrier(comm: &Comm) -> Result<()> {
 
 /// MPI_Bcast from `root`: the root posts, the others copy its post.
 pub(crate) fn bcast<T: Datatype>(comm: &Comm, buf: &mut [T], root: usize) -> Result<()> {
-    let shm = Shm::of(comm)?;
+    let shm = Shm::of::<Bcast>(comm)?;
     if shm.me == root {
         return shm.give(buf);
     }
@@ -232,30 +239,42 @@ pub(crate) fn bcast<T: Datatype>(comm: &Comm, buf: &mut [T], root: usize) -> Res
     step.check_next()
 }
 
-/// MPI_Reduce to `root`, in place in `acc` (the root's ends as the result). Small vectors
-/// (up to [`IN_BLOCKS_BYTES`]): every rank posts (a copy, and returns at once, if it is small)
-/// and the root combines them all. Larger ones: as [`in_blocks`], the root alone collecting the
-/// blocks.
+/// MPI_Reduce to `root` of every rank's `send` into the root's `acc`, or with `send` `None` of
+/// `acc` in place (MPI_IN_PLACE; the root's `acc` ends as the result). Outside the root `acc` is
+/// not touched when `send` is given. Small vectors (up to [`IN_BLOCKS_BYTES`]): every rank posts
+/// (a copy, and returns at once, if it is small) and the root combines them all. Larger ones: as
+/// [`in_blocks`], the root alone collecting the blocks.
 pub(crate) fn reduce<T: Datatype, O: ReduceOp<T>>(
     comm: &Comm,
+    send: Option<&[T]>,
     acc: &mut [T],
     op: &O,
     root: usize,
 ) -> Result<()> {
-    let shm = Shm::of(comm)?;
-    if std::mem::size_of_val(acc) > IN_BLOCKS_BYTES {
-        return in_blocks(&shm, acc, op, shm.me == root);
+    let shm = Shm::of::<Reduce>(comm)?;
+    let input = send.unwrap_or(acc);
+    if std::mem::size_of_val(input) > IN_BLOCKS_BYTES {
+        return in_blocks(&shm, send, acc, op, shm.me == root);
     }
     if shm.me != root {
-        return shm.give(acc);
+        return shm.give(input);
     }
     let step = shm.post::<T>(None)?;
     step.await_all()?;
     let n = acc.len();
-    if root > 0 {
-        let mut lower = Scratch::new(acc, n);
-        shm.combine(&step, &mut lower, op, 0..root, (n, 0..n))?;
-        op.reduce_left(&lower, acc);
+    match send {
+        // the lower ranks' combination lands in `acc`, the root's own is read where it is
+        Some(own) if root > 0 => {
+            shm.combine(&step, acc, op, 0..root, (n, 0..n))?;
+            op.reduce_right(acc, own);
+        }
+        Some(own) => acc.copy_from_slice(own),
+        None if root > 0 => {
+            let mut lower = Scratch::new(acc, n);
+            shm.combine(&step, &mut lower, op, 0..root, (n, 0..n))?;
+            op.reduce_left(&lower, acc);
+        }
+        None => {}
     }
     for r in root + 1..shm.p {
         shm.read(&step, r, n, |x| op.reduce_right(acc, x))?;
@@ -263,37 +282,43 @@ pub(crate) fn reduce<T: Datatype, O: ReduceOp<T>>(
     Ok(())
 }
 
-/// MPI_Allreduce in place in `acc`. Small vectors: every rank combines every post. Large ones:
-/// [`in_blocks`].
+/// MPI_Allreduce of `send` into `acc` (as long), or with `send` `None` of `acc` in place
+/// (MPI_IN_PLACE). Small vectors: every rank posts its input and combines every post into
+/// `acc`. Large ones: [`in_blocks`].
 pub(crate) fn allreduce<T: Datatype, O: ReduceOp<T>>(
     comm: &Comm,
+    send: Option<&[T]>,
     acc: &mut [T],
     op: &O,
 ) -> Result<()> {
-    let shm = Shm::of(comm)?;
+    let shm = Shm::of::<Allreduce>(comm)?;
     let n = acc.len();
-    if std::mem::size_of_val(acc) > EAGER_BYTES {
-        return in_blocks(&shm, acc, op, true);
+    let input = send.unwrap_or(acc);
+    if std::mem::size_of_val(input) > EAGER_BYTES {
+        return in_blocks(&shm, send, acc, op, true);
     }
-    let step = shm.post(Some(&acc[..]))?;
+    let step = shm.post(Some(input))?;
     step.await_all()?;
     shm.combine(&step, acc, op, 0..shm.p, (n, 0..n))
 }
 
-/// The reduction of large vectors, in two steps with every vector read in place: each rank
-/// combines its `1/p` block of all ranks' `acc` (a reduce-scatter, the work shared by all), then
-/// each rank that `collects` copies every rank's combined block into its `acc`.
+/// The reduction of large vectors, in two steps with every input read in place (`send`, or
+/// with `send` `None` `acc` itself): each rank combines its `1/p` block of all ranks' inputs (a
+/// reduce-scatter, the work shared by all), then each rank that `collects` copies every rank's
+/// combined block into its `acc` (as long as the input; not touched elsewhere).
 fn in_blocks<T: Datatype, O: ReduceOp<T>>(
     shm: &Shm<'_>,
+    send: Option<&[T]>,
     acc: &mut [T],
     op: &O,
     collects: bool,
 ) -> Result<()> {
-    let n = acc.len();
+    let input = send.unwrap_or(acc);
+    let n = input.len();
     let blocks = even_slots(n, shm.p);
     let mine = blocks[shm.me]..blocks[shm.me + 1];
-    let mut part = Scratch::new(acc, mine.len());
-    shm.lend(acc, |step| {
+    let mut part = Scratch::new(input, mine.len());
+    shm.lend(input, |step| {
         step.await_all()?;
         shm.combine(step, &mut part, op, 0..shm.p, (n, mine.clone()))
     })?;
@@ -317,7 +342,7 @@ fn in_blocks<T: Datatype, O: ReduceOp<T>>(
 
 /// MPI_Allgather: every rank posts its block and copies every other rank's into `recv`.
 pub(crate) fn allgather<T: Datatype>(comm: &Comm, send: &[T], recv: &mut [T]) -> Result<()> {
-    let shm = Shm::of(comm)?;
+    let shm = Shm::of::<Allgather>(comm)?;
     let n = send.len();
     shm.share(send, |step| {
         step.await_all()?;
@@ -335,7 +360,7 @@ pub(crate) fn allgather<T: Datatype>(comm: &Comm, send: &[T], recv: &mut [T]) ->
 /// MPI_Alltoall: every rank posts its whole send buffer (`p` blocks) and copies block `me` of
 /// every rank's into `recv`.
 pub(crate) fn alltoall<T: Datatype>(comm: &Comm, send: &[T], recv: &mut [T]) -> Result<()> {
-    let shm = Shm::of(comm)?;
+    let shm = Shm::of::<Alltoall>(comm)?;
     let n = send.len() / shm.p;
     let me = shm.me;
     shm.share(send, |step| {

@@ -14,7 +14,7 @@
 //! Data travels as owned `Vec`s: no copies on the way.
 
 use super::layout::require_pow2;
-use super::select::message_passing;
+use super::select::dispatched;
 use super::Channel;
 use crate::comm::Buffer;
 use crate::comm::Call;
@@ -158,7 +158,7 @@ pub(crate) fn shift<C: Channel, T: Datatype>(
 ) -> Result<Vec<T>> {
     let p = ch.size();
     let q = q.rem_euclid(p as isize) as usize;
-    match message_passing(algorithm, p, std::mem::size_of_val(&data[..]), true) {
+    match dispatched(ch, algorithm, std::mem::size_of_val(&data[..]), true) {
         Shift::GrayCode => {
             require_pow2(p, "Gray-code", "shift_circular")?;
             gray_code(ch, data, q)

@@ -15,9 +15,11 @@ pub use buffer::{Buffer, BufferMut};
 pub use request::{test_all, wait_all, wait_any, Request};
 pub use scope::Scope;
 
+use crate::collective::Label;
 use crate::trace::{RankTrace, Span, SpanArgs};
 use crate::transport::{Arena, CallKey, CollectiveCall, Endpoint, Matched, NativeComm};
 use crate::{Error, Result};
+use std::any::TypeId;
 use std::fmt;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -539,27 +541,38 @@ impl Comm {
         )
     }
 
-    /// Runs `f` as one collective call: traced as a span named `operation` with its algorithm,
-    /// and checked against the other ranks' calls (see [`Comm::in_collective`]).
-    pub(crate) fn collective<R>(
+    /// Runs `f` as one collective call: traced as a span named `operation` with its algorithm
+    /// (the one asked for until `f` reports the one it runs: `Channel::runs`), and checked
+    /// against the other ranks' calls (see [`Comm::in_collective`]).
+    pub(crate) fn collective<R, A: Label>(
         &self,
         call: Call,
-        algorithm: &dyn std::fmt::Debug,
+        algorithm: &A,
         f: impl FnOnce() -> Result<R>,
     ) -> Result<R> {
-        let _span = self.ep.trace().map(|t| {
-            t.span(
-                call.operation,
-                SpanArgs {
-                    peer: call.root,
-                    tag: None,
-                    bytes: call.bytes,
-                    algorithm: Some(format!("{algorithm:?}")),
-                    communicator: self.id,
-                },
-            )
-        });
+        let _span = self
+            .ep
+            .trace()
+            .map(|t| self.open_collective_span(t, &call, *algorithm));
         self.in_collective(call.operation, call.root, call.reduction, call.bytes, f)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn open_collective_span<'a, A: Label>(
+        &self,
+        trace: &'a RankTrace,
+        call: &Call,
+        algorithm: A,
+    ) -> Span<'a> {
+        let args = SpanArgs {
+            peer: call.root,
+            tag: None,
+            bytes: call.bytes,
+            algorithm: Some(algorithm.label()),
+            communicator: self.id,
+        };
+        trace.collective_span(call.operation, args, TypeId::of::<A::Family>())
     }
 
     /// Takes note of a matched message: records it in the trace (the head of its flow arrow)

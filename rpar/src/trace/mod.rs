@@ -26,6 +26,7 @@ pub(crate) use chrome::write_chrome_trace;
 pub use matrix::CommMatrix;
 pub(crate) use matrix::MatrixRow;
 
+use std::any::TypeId;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -115,6 +116,16 @@ pub(crate) struct RankTrace {
     /// The message that arrived since the innermost open receive span began (see
     /// [`RankTrace::receive_span`]).
     arrival: Cell<Option<Arrival>>,
+    /// The collective calls in progress, innermost last (see [`RankTrace::collective_span`]).
+    collectives: RefCell<Vec<OpenCollective>>,
+}
+
+/// A collective call in progress: the family of its algorithm (the type of its algorithm
+/// enum) and the algorithm reported as run, once known.
+#[derive(Debug)]
+struct OpenCollective {
+    family: TypeId,
+    ran: Option<String>,
 }
 
 impl RankTrace {
@@ -127,6 +138,7 @@ impl RankTrace {
             next_flow: RefCell::new(0),
             events: RefCell::new(Vec::new()),
             arrival: Cell::new(None),
+            collectives: RefCell::new(Vec::new()),
         }
     }
 
@@ -143,6 +155,37 @@ impl RankTrace {
             args,
             keep: true,
             of_arrival: false,
+            collective: None,
+        }
+    }
+
+    /// Starts the span of a collective call whose algorithm is of `family` (the type of its
+    /// algorithm enum); `args` name the algorithm asked for. An algorithm of that family that
+    /// [`RankTrace::runs`] reports before the span ends replaces it: so `Auto` shows as what it
+    /// chose. A call built on another of its family (`allgather` on `allgather_into`, the
+    /// typed forms on the byte collectives) shows what the inner one ran; when several report,
+    /// the last does (the typed forms' signature check runs before their data moves).
+    pub(crate) fn collective_span(
+        &self,
+        name: &'static str,
+        args: SpanArgs,
+        family: TypeId,
+    ) -> Span<'_> {
+        let mut open = self.collectives.borrow_mut();
+        let mut span = self.span(name, args);
+        span.collective = Some(open.len());
+        open.push(OpenCollective { family, ran: None });
+        span
+    }
+
+    /// The collective call in progress runs `algorithm`, of `family`: every open collective
+    /// span of that family shows it (see [`RankTrace::collective_span`]).
+    #[cold]
+    pub(crate) fn runs(&self, family: TypeId, algorithm: String) {
+        for open in self.collectives.borrow_mut().iter_mut() {
+            if open.family == family {
+                open.ran = Some(algorithm.clone());
+            }
         }
     }
 
@@ -206,6 +249,9 @@ pub(crate) struct Span<'a> {
     /// Whether the message that arrives during it describes it (see
     /// [`RankTrace::receive_span`]).
     of_arrival: bool,
+    /// For a collective call's span, its place in the stack of open collective calls (see
+    /// [`RankTrace::collective_span`]).
+    collective: Option<usize>,
 }
 
 impl Span<'_> {
@@ -227,6 +273,13 @@ impl Span<'_> {
 impl Drop for Span<'_> {
     #[cold]
     fn drop(&mut self) {
+        if let Some(depth) = self.collective {
+            let mut open = self.trace.collectives.borrow_mut();
+            if let Some(ran) = open.get_mut(depth).and_then(|c| c.ran.take()) {
+                self.args.algorithm = Some(ran);
+            }
+            open.truncate(depth);
+        }
         if !self.keep {
             return;
         }
@@ -273,6 +326,52 @@ mod tests {
             with_infix(Path::new("a/trace.json"), "rank3"),
             Path::new("a/trace.rank3.json")
         );
+    }
+
+    #[test]
+    fn a_collective_span_shows_what_its_family_ran_last() {
+        #[derive(Debug)]
+        struct Outer;
+        #[derive(Debug)]
+        struct Inner;
+        let (outer, inner) = (TypeId::of::<Outer>(), TypeId::of::<Inner>());
+        let t = RankTrace::new(0, 1, Instant::now());
+        let asked = |a: &str| SpanArgs {
+            algorithm: Some(a.to_string()),
+            ..SpanArgs::default()
+        };
+        {
+            let _typed = t.collective_span("typed", asked("Auto"), outer);
+            {
+                // a check of another family, then the data movement of the call's own
+                let _check = t.collective_span("check", asked("Auto"), inner);
+                t.runs(inner, "SharedMemory".into());
+            }
+            let _plain = t.collective_span("plain", asked("Auto"), outer);
+            t.runs(outer, "Ring".into());
+        }
+        // nothing reported: the algorithm asked for
+        drop(t.collective_span("explicit", asked("Binomial"), outer));
+        // a report outside any span of its family changes nothing
+        t.runs(inner, "Linear".into());
+        let (_, events) = t.take();
+        let shown: Vec<(&str, Option<&str>)> = events
+            .iter()
+            .map(|e| match e {
+                Event::Span { name, args, .. } => (*name, args.algorithm.as_deref()),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("check", Some("SharedMemory")),
+                ("plain", Some("Ring")),
+                ("typed", Some("Ring")),
+                ("explicit", Some("Binomial")),
+            ]
+        );
+        assert!(t.collectives.borrow().is_empty());
     }
 
     #[test]

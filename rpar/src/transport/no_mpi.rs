@@ -80,11 +80,22 @@ impl NativeComm {
         match *self {}
     }
 
-    pub(crate) fn allreduce<T>(&self, _buf: &mut [T], _op: Predefined) -> bool {
+    pub(crate) fn allreduce<T>(
+        &self,
+        _send: Option<&[T]>,
+        _recv: &mut [T],
+        _op: Predefined,
+    ) -> bool {
         match *self {}
     }
 
-    pub(crate) fn reduce<T>(&self, _buf: &mut [T], _op: Predefined, _root: usize) -> bool {
+    pub(crate) fn reduce<T>(
+        &self,
+        _send: Option<&[T]>,
+        _recv: &mut [T],
+        _op: Predefined,
+        _root: usize,
+    ) -> bool {
         match *self {}
     }
 

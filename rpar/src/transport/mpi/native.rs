@@ -15,6 +15,7 @@ use ::mpi::ffi::{MPI_Datatype, MPI_Op};
 use ::mpi::topology::{Color, Communicator, SimpleCommunicator};
 use ::mpi::traits::AsRaw;
 use std::any::TypeId;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -39,6 +40,12 @@ impl std::fmt::Debug for NativeComm {
 /// A count MPI takes (`int`), or `None` if it does not fit (then rpar's algorithm runs).
 fn count(n: usize) -> Option<i32> {
     i32::try_from(n).ok()
+}
+
+/// What MPI reads of a reduction of `send` into `recv`: `send`, or with `send` `None` (in place)
+/// a copy of `recv` (rsmpi has no `MPI_IN_PLACE`).
+fn input<'a, T: Datatype>(send: Option<&'a [T]>, recv: &[T]) -> Cow<'a, [T]> {
+    send.map_or_else(|| Cow::Owned(recv.to_vec()), Cow::Borrowed)
 }
 
 /// The MPI operator and element type of a reduction MPI can do itself on `T`.
@@ -142,22 +149,28 @@ impl NativeComm {
         Ok(true)
     }
 
-    /// MPI_Allreduce into `buf` (rsmpi has no `MPI_IN_PLACE`: MPI reads a copy of it); false if
-    /// MPI cannot reduce these elements with `op`.
-    pub(crate) fn allreduce<T: Datatype>(&self, buf: &mut [T], op: Predefined) -> bool {
+    /// MPI_Allreduce of `send` into `recv` (as long), or with `send` `None` of `recv` in place
+    /// (MPI then reads a copy of it: [`input`]); false if MPI cannot reduce these elements with
+    /// `op`.
+    pub(crate) fn allreduce<T: Datatype>(
+        &self,
+        send: Option<&[T]>,
+        recv: &mut [T],
+        op: Predefined,
+    ) -> bool {
         let Some((mpi_op, t, per)) = reduction::<T>(op) else {
             return false;
         };
-        let Some(n) = count(buf.len() * per) else {
+        let Some(n) = count(recv.len() * per) else {
             return false;
         };
-        let send = buf.to_vec();
-        // SAFETY: `send` and `buf` hold `n` values of the basic type `t` each (T is dense, of
-        // that type only); they do not overlap.
+        let send = input(send, recv);
+        // SAFETY: `send` and `recv` hold `n` values of the basic type `t` each (T is dense, of
+        // that type only; the caller checked that they are as long); they do not overlap.
         unsafe {
             ffi::MPI_Allreduce(
                 send.as_ptr() as *const c_void,
-                buf.as_mut_ptr().cast(),
+                recv.as_mut_ptr().cast(),
                 n,
                 t,
                 mpi_op,
@@ -167,24 +180,32 @@ impl NativeComm {
         true
     }
 
-    /// MPI_Reduce to `root`, into `buf` at the root (other ranks' `buf` is left as it was); false
-    /// if MPI cannot reduce these elements with `op`.
-    pub(crate) fn reduce<T: Datatype>(&self, buf: &mut [T], op: Predefined, root: usize) -> bool {
+    /// MPI_Reduce to `root` of `send` into the root's `recv` (as long; not touched at the other
+    /// ranks), or with `send` `None` of `recv` in place (at the root MPI then reads a copy of
+    /// it); false if MPI cannot reduce these elements with `op`.
+    pub(crate) fn reduce<T: Datatype>(
+        &self,
+        send: Option<&[T]>,
+        recv: &mut [T],
+        op: Predefined,
+        root: usize,
+    ) -> bool {
         let Some((mpi_op, t, per)) = reduction::<T>(op) else {
             return false;
         };
-        let Some(n) = count(buf.len() * per) else {
+        let Some(n) = count(send.map_or(recv.len(), <[T]>::len) * per) else {
             return false;
         };
         let me = self.comm.rank() as usize;
-        // SAFETY: at the root MPI reads a copy of `buf` and writes `buf` (`n` values of `t`
-        // each); elsewhere it only reads `buf` and ignores the receive buffer.
+        // SAFETY: MPI reads `n` values of `t` from the send buffer (`send`, or `recv` or a copy
+        // of it); at the root it writes as many into `recv` (the caller checked its length),
+        // which does not overlap the send buffer; elsewhere it ignores the receive buffer.
         unsafe {
             if me == root {
-                let send = buf.to_vec();
+                let send = input(send, recv);
                 ffi::MPI_Reduce(
                     send.as_ptr() as *const c_void,
-                    buf.as_mut_ptr().cast(),
+                    recv.as_mut_ptr().cast(),
                     n,
                     t,
                     mpi_op,
@@ -193,7 +214,7 @@ impl NativeComm {
                 );
             } else {
                 ffi::MPI_Reduce(
-                    buf.as_ptr().cast(),
+                    send.unwrap_or(recv).as_ptr().cast(),
                     std::ptr::null_mut(),
                     n,
                     t,
