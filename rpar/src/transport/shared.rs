@@ -40,7 +40,7 @@ use super::fabric::Fabric;
 use super::message::ElemType;
 use crate::Result;
 use crossbeam::utils::CachePadded;
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -420,18 +420,20 @@ impl Arena {
             }
         }
         own.next_step.store(s + 1, Ordering::Relaxed);
-        let call = ep.collective();
         Ok(Step {
             arena: self,
             ep,
             me,
             s,
-            call,
-            key: call_key(&call),
+            key: call_key(&ep.collective()),
+            unwoken: Cell::new(false),
         })
     }
 
-    /// Writes `post` into the step's slot and publishes it.
+    /// Writes `post` into the step's slot and publishes it. Members parked until it is there
+    /// are woken later, once — when this member is about to wait itself ([`Step::flush`]) or
+    /// when it is done with the step — rather than here: a waker's fence per step saved, and only
+    /// waiters that have used up their poll budget (parked) need a wake-up at all.
     fn publish(&self, step: &Step<'_>, post: Post) {
         let slot = step.own_slot();
         // SAFETY: as in `step`: this member's slot, free since `begin`.
@@ -440,14 +442,11 @@ impl Arena {
                 key: step.key,
                 ..post
             };
-            *slot.call.get() = step.call;
+            *slot.call.get() = step.ep.collective();
         }
         slot.stamp.store(step.s + 1, Ordering::Release);
         self.count(step.ep.fabric(), step.s, Until::Posted);
-        self.parts[step.me]
-            .member
-            .waiters
-            .wake(step.ep.fabric(), &self.world);
+        step.unwoken.set(true);
     }
 
     /// Counts one more member that posted (or is done with) step `s`, for [`Totals`]; the one
@@ -531,9 +530,10 @@ pub(crate) struct Step<'a> {
     ep: &'a Endpoint,
     me: usize,
     s: u64,
-    /// The collective call this member is in, and its key.
-    call: Option<CollectiveCall>,
+    /// The key of the collective call this member is in (the call itself is the endpoint's).
     key: u64,
+    /// Whether this member's post is published but those parked until it came not yet woken.
+    unwoken: Cell<bool>,
 }
 
 impl std::fmt::Debug for Step<'_> {
@@ -548,6 +548,19 @@ impl std::fmt::Debug for Step<'_> {
 impl Step<'_> {
     fn own_slot(&self) -> &Slot {
         self.arena.parts[self.me].slot(self.s)
+    }
+
+    /// Wakes the members parked until this member's post came, if that is still to do: before
+    /// this member waits itself (a member never waits while others may wait, parked, for what
+    /// it has done — so no wake-up is held back for long) and when the step ends.
+    fn flush(&self) {
+        if self.unwoken.replace(false) {
+            let arena = self.arena;
+            arena.parts[self.me]
+                .member
+                .waiters
+                .wake(self.ep.fabric(), &arena.world);
+        }
     }
 
     /// The number of this step among the member's steps on the communicator (0, 1, …).
@@ -573,7 +586,7 @@ impl Step<'_> {
         if post.key != self.key {
             // SAFETY: as above.
             let theirs = unsafe { *slot.call.get() };
-            if theirs != self.call {
+            if theirs != self.ep.collective() {
                 return Err(self.mismatch(r, theirs));
             }
         }
@@ -586,6 +599,7 @@ impl Step<'_> {
         if self.arena.totals.is_none() {
             return Ok(()); // few members: `read` waits for each, which costs no more
         }
+        self.flush();
         self.arena.wait_all(self.ep, self.me, self.s, Until::Posted)
     }
 
@@ -594,7 +608,10 @@ impl Step<'_> {
     /// the post; its bytes may be read during `f` (and only then).
     pub(crate) fn read<R>(&self, r: usize, f: impl FnOnce(&Post) -> Result<R>) -> Result<R> {
         let arena = self.arena;
-        arena.wait(self.ep, self.me, r, self.s, Until::Posted)?;
+        if !arena.reached(r, self.s, Until::Posted) {
+            self.flush();
+            arena.wait(self.ep, self.me, r, self.s, Until::Posted)?;
+        }
         let part = &arena.parts[r];
         let slot = part.slot(self.s);
         // SAFETY: the slot's stamp `> s` was seen with Acquire, so the owner's writes of this
@@ -604,7 +621,7 @@ impl Step<'_> {
         if post.key != self.key {
             // SAFETY: as above.
             let theirs = unsafe { *slot.call.get() };
-            if theirs != self.call {
+            if theirs != self.ep.collective() {
                 return Err(self.mismatch(r, theirs));
             }
         }
@@ -626,7 +643,7 @@ impl Step<'_> {
     /// The error of a post of member `r` from the call `theirs`, not this member's: a collective
     /// mismatch, which aborts the run.
     fn mismatch(&self, r: usize, theirs: Option<CollectiveCall>) -> crate::Error {
-        match (self.call, theirs) {
+        match (self.ep.collective(), theirs) {
             (Some(mine), Some(theirs)) => {
                 self.ep
                     .collective_mismatch(self.arena.context / 2, mine, (r, theirs))
