@@ -5,7 +5,8 @@
 
 use std::fmt;
 
-/// Everything that can go wrong in rpar, as a value.
+/// Everything that can go wrong in rpar, as a value (where MPI returns an error class such as
+/// `MPI_ERR_RANK`, `MPI_ERR_TAG` or `MPI_ERR_TRUNCATE`, or aborts the job).
 ///
 /// ```
 /// let err = rpar::run(2, |world| {
@@ -289,7 +290,8 @@ fn list_deadlock(blocked: &[BlockedCall], finished: &[usize]) -> String {
 }
 
 impl Error {
-    /// An application error with a message, for use inside a rank's closure.
+    /// An application error with a message, for use inside a rank's closure (returned from a
+    /// rank, it ends the run as MPI_Abort would end the job).
     ///
     /// ```
     /// let err = rpar::run(1, |_| -> rpar::Result<()> { Err(rpar::Error::user("no input")) });

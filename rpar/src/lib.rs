@@ -26,6 +26,81 @@
 //! communicators ([`CartComm`], [`GraphComm`], [`DistGraphComm`], [`topology!`]); `transport`
 //! the mailboxes underneath. Data flows one way: user code → `Comm` → collective algorithm →
 //! transport.
+//!
+//! # Collectives
+//!
+//! Every collective is a method of [`Comm`] named after its MPI routine (MPI_Allreduce is
+//! [`Comm::allreduce`]), called by every rank of the communicator in the same order. Each
+//! comes in the forms MPI has, and a few that Rust makes possible:
+//!
+//! - the plain form returns a new result (`allreduce`, `gather` → `Some` at the root);
+//! - `_into` writes into a buffer you give, MPI's `sendbuf` and `recvbuf`
+//!   ([`Comm::allreduce_into`], [`Comm::gather_into`]; with counts and displacements,
+//!   [`Comm::allgatherv_into`], [`Comm::alltoallv_into`]);
+//! - `_in_place` is MPI_IN_PLACE ([`Comm::allreduce_in_place`], [`Comm::gatherv_in_place`],
+//!   [`Comm::scatterv_in_place`], [`Comm::allgatherv_in_place`], [`Comm::alltoallv_in_place`],
+//!   [`Comm::reduce_scatter_in_place`], [`Comm::reduce_scatter_block_in_place`], …);
+//! - `v` forms take a count per rank (MPI_Gatherv, MPI_Alltoallv, …);
+//! - `_owned` moves `Vec`s, uncopied in-process, their lengths being the counts
+//!   ([`Comm::scatter_owned`], [`Comm::gather_owned`], [`Comm::alltoall_owned`]);
+//! - `_typed` lays the data out by a committed derived datatype and a count
+//!   ([`Comm::bcast_typed`], [`Comm::gather_typed`], [`Comm::scatter_typed`],
+//!   [`Comm::allgather_typed`], [`Comm::alltoall_typed`]);
+//! - and every form has a `_with` twin that names the algorithm, an enum per family
+//!   ([`Bcast`], [`Allreduce`], …) whose variants' rustdoc gives each one's alpha-beta cost.
+//!
+//! ```
+//! use rpar::{Allreduce, Sum};
+//!
+//! let got = rpar::run(4, |world| {
+//!     let mine = [world.rank() as u64, 1];
+//!     let mut total = [0u64; 2];
+//!     world.allreduce_into(&mine[..], &mut total[..], Sum)?; // MPI_Allreduce(sendbuf, recvbuf)
+//!     let ring = world.allreduce_with(&mine[..], Sum, Allreduce::Ring)?; // the ring algorithm
+//!     assert_eq!(ring, total);
+//!     Ok(total)
+//! })?;
+//! assert_eq!(got[3], [6, 4]);
+//! # Ok::<(), rpar::Error>(())
+//! ```
+//!
+//! ## Default algorithms
+//!
+//! An explicitly chosen algorithm runs as chosen (or refuses with an error: a `Hypercube` on a
+//! rank count that is not a power of two, a `Ring` reduction with a non-commutative operator).
+//! `Auto` is decided by three rules, the first that applies:
+//!
+//! 1. **On the MPI transport** `Auto` runs MPI's own `MPI_Barrier`, `MPI_Bcast`,
+//!    `MPI_Allgather` (not in place), `MPI_Alltoall`, and `MPI_Reduce` and `MPI_Allreduce` for
+//!    predefined operators.
+//! 2. **In-process**, where the communicator's ranks share an arena and the element type's
+//!    alignment fits it, the forms with equal blocks of barrier, bcast, reduce, allreduce,
+//!    allgather and alltoall run `SharedMemory`.
+//! 3. **Everywhere else** (and for an explicit `SharedMemory` where it cannot run), the family's
+//!    `select(ranks, bytes, commutative)`: a pure function of the operation, the rank count `p`,
+//!    the bytes `m` (as the row says), whether `p` is a power of two, and the operator's
+//!    commutativity, tuned on the 2-core development machine:
+//!
+//! | operation | `bytes` (`m`) | `select` |
+//! |---|---|---|
+//! | barrier ([`Barrier`]) | ignored | `p <= 2` or `p >= 16`: `Central`; else `Dissemination` |
+//! | bcast ([`Bcast`]) | the message | `p <= 2`: `Linear`; else `Binomial` |
+//! | gather ([`Gather`]), gatherv, gather_owned | one block (gatherv: unknown) | `Linear` |
+//! | scatter(v) ([`Scatter`]) | ignored (the receivers do not know it) | `p <= 8`: `Linear`; else `Binomial` |
+//! | allgather(v) ([`Allgather`]) | one block (allgatherv: the mean) | `p m < 64 KiB`: `Ring`; `p` a power of two: `RecursiveDoubling`; else `Torus` |
+//! | alltoall ([`Alltoall`]) | one block | `p >= 16` and `m <= 256 B`: `Bruck`; `m <= 32 KiB`: `Linear`; else `Pairwise` |
+//! | alltoallv | — | `Pairwise` |
+//! | alltoall_owned | — | `Linear` |
+//! | reduce ([`Reduce`]) | one rank's vector | `p <= 8` or `m < 8 KiB`: `Linear`; else `Binomial` |
+//! | allreduce ([`Allreduce`]) | one rank's vector | `m < 4 KiB`: `RecursiveDoubling`; else `ReduceBcast` |
+//! | reduce_scatter(_block) ([`ReduceScatter`]) | one rank's whole input | `m < 16 KiB`: `RecursiveHalving`; else `Pairwise` |
+//! | scan, exscan ([`Scan`]) | one rank's vector | `p > 8` and `m < 8 KiB`: `RecursiveDoubling`; else `Linear` |
+//! | shift_circular ([`Shift`]) | what each rank sends | `Direct` |
+//!
+//! Commutativity changes no choice: every default keeps a non-commutative operator's rank order
+//! (`Ring`, the one reduction algorithm that would not, is never a default). The typed forms
+//! (`bcast_typed`, …) run the byte collective's `Auto` on the packed data. Each family's own
+//! table, with the measurements behind it, is on its enum.
 
 #![forbid(unsafe_op_in_unsafe_fn)]
 

@@ -50,11 +50,11 @@ fn declare(item: &Item, checked: Option<&Checked>) -> TokenStream {
                 "A {shape} Cartesian grid (periodic: {periods:?}), declared with `topology!`."
             );
             let consts = quote! {
-                /// The grid's extent along each dim.
+                /// The grid's extent along each dim (MPI_Cart_create's `dims`).
                 pub const DIMS: [usize; #n] = [#(#dims),*];
-                /// Whether each dim wraps around.
+                /// Whether each dim wraps around (MPI_Cart_create's `periods`).
                 pub const PERIODS: [bool; #n] = [#(#periods),*];
-                /// The number of dims.
+                /// The number of dims (MPI_Cart_create's `ndims`, MPI_Cartdim_get).
                 pub const NDIMS: usize = #n;
                 /// The number of ranks: the product of the dims.
                 pub const SIZE: usize = 1 #(* #dims)*;
@@ -70,7 +70,7 @@ fn declare(item: &Item, checked: Option<&Checked>) -> TokenStream {
             let summary =
                 format!("A graph of {n} nodes and {m} edge entries, declared with `topology!`.");
             let consts = quote! {
-                /// The number of nodes.
+                /// The number of nodes (MPI_Graph_create's `nnodes`).
                 pub const NODES: usize = #n;
                 /// MPI's index array: the cumulative degrees of nodes 0, 1, ….
                 pub const INDEX: [usize; #n] = [#(#index),*];
@@ -96,7 +96,8 @@ fn declare(item: &Item, checked: Option<&Checked>) -> TokenStream {
             #[automatically_derived]
             impl #name {
                 #consts
-                /// Whether ranks may be renumbered (`reorder = true`; see `CartComm::cart_map`).
+                /// Whether ranks may be renumbered (`reorder = true`, MPI's `reorder`; see
+                /// `CartComm::cart_map`).
                 pub const REORDER: bool = #reorder;
             }
 

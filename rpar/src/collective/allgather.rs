@@ -57,8 +57,8 @@ const CALL_V: &str = "allgatherv";
 /// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by the number of ranks `p` and the total result size `p * m` in bytes (the table of
-/// every operation's defaults in `rpar/src/collective/mod.rs`; tuned on the 2-core machine with
+/// `Auto` picks by the number of ranks `p` and the total result size `p * m` in bytes (the [table
+/// of every operation's defaults](crate#default-algorithms); tuned on the 2-core machine with
 /// `cargo bench --bench collective_move`): in-process, where the ranks share memory and the blocks
 /// are equal, `SharedMemory`; elsewhere (recordings, allgatherv; on MPI, `Auto` runs
 /// `MPI_Allgather` except in place) [`Allgather::select`]:

@@ -59,8 +59,8 @@ const CALL: &str = "allreduce";
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by the rank count `p` and the bytes `n` of each rank's vector (the table of every
-/// operation's defaults in `rpar/src/collective/mod.rs`): in-process, where the ranks share memory,
+/// `Auto` picks by the rank count `p` and the bytes `n` of each rank's vector (the [table of every
+/// operation's defaults](crate#default-algorithms)): in-process, where the ranks share memory,
 /// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Allreduce` for a predefined
 /// operator) [`Allreduce::select`]. Commutativity does not change the choice: `Ring`, the one
 /// algorithm that would reorder a non-commutative operator's operands (and refuses it), is never
@@ -212,15 +212,17 @@ impl Comm {
     /// be as long (MPI_Allreduce's own form, `sendbuf` and `recvbuf`); `send` is only read. All
     /// ranks pass the same length.
     ///
-    /// Errors: [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `recv` is not as
+    /// Cost: that of the algorithm `Auto` picks (see [`Allreduce`] and
+    /// [`Comm::allreduce_with`]), with `send` read where it lies (`SharedMemory`, MPI's own)
+    /// or copied once into `recv`, where the message-passing algorithms combine in place.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `recv` is not as
     /// long as `send`; and, as for every collective,
     /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
     /// different collectives (or this one with different operators or vector lengths) and
     /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Allreduce`] and
-    /// [`Comm::allreduce_with`]), with `send` read where it lies (`SharedMemory`, MPI's own)
-    /// or copied once into `recv`, where the message-passing algorithms combine in place.
     ///
     /// ```
     /// use rpar::Sum;
@@ -249,10 +251,14 @@ impl Comm {
     /// [`Comm::allreduce_into`] with an explicit algorithm (MPI_Allreduce, with the algorithm
     /// fixed as MPICH's `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::allreduce_into`], and
+    /// Cost: as [`Comm::allreduce_with`], and one copy of `send` into `recv` for the
+    /// message-passing algorithms.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allreduce_into`], and
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for `Ring` with a
-    /// non-commutative operator. Cost: as [`Comm::allreduce_with`], and one copy of `send`
-    /// into `recv` for the message-passing algorithms.
+    /// non-commutative operator.
     ///
     /// ```
     /// use rpar::{Allreduce, Max};

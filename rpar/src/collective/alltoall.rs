@@ -48,8 +48,8 @@ const CALL_V: &str = "alltoallv";
 /// Each variant's cost is for `p` ranks and `m` the bytes of one block (one rank to one rank):
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by the ranks `p` and the bytes `m` of one block (the table of every operation's
-/// defaults in `rpar/src/collective/mod.rs`; tuned on the 2-core machine with `cargo bench --bench
+/// `Auto` picks by the ranks `p` and the bytes `m` of one block (the [table of every operation's
+/// defaults](crate#default-algorithms); tuned on the 2-core machine with `cargo bench --bench
 /// collective_move`): in-process, where the ranks share memory and the blocks are equal,
 /// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Alltoall`) [`Alltoall::select`].
 /// Alltoallv, whose block sizes differ, takes `Pairwise`, and [`Comm::alltoall_owned`], whose

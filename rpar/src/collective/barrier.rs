@@ -27,10 +27,10 @@ const TAG_TREE_DOWN: i32 = 303;
 ///
 /// Each variant's cost is for `p` ranks, alpha per message.
 ///
-/// `Auto` is a function of the ranks `p` (the table of every operation's defaults in
-/// `rpar/src/collective/mod.rs`; tuned on the 2-core machine with
-/// `cargo bench --bench collective_move`): in-process, where the ranks share memory,
-/// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Barrier`) [`Barrier::select`]:
+/// `Auto` is a function of the ranks `p` (the [table of every operation's
+/// defaults](crate#default-algorithms); tuned on the 2-core machine with `cargo bench --bench
+/// collective_move`): in-process, where the ranks share memory, `SharedMemory`; elsewhere
+/// (recordings; on MPI, `Auto` runs `MPI_Barrier`) [`Barrier::select`]:
 ///
 /// | ranks `p` | algorithm |
 /// |---|---|

@@ -46,8 +46,8 @@ const CALL: &str = "bcast";
 /// Each variant's cost is for `p` ranks and `m` the bytes of the message:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by the number of ranks `p` and the message size `m` in bytes (the table of every
-/// operation's defaults in `rpar/src/collective/mod.rs`; tuned on the 2-core machine with
+/// `Auto` picks by the number of ranks `p` and the message size `m` in bytes (the [table of every
+/// operation's defaults](crate#default-algorithms); tuned on the 2-core machine with
 /// `cargo bench --bench collective_move`): in-process, where the ranks share memory,
 /// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Bcast`) [`Bcast::select`]:
 ///

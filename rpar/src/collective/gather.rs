@@ -37,7 +37,8 @@ const CALL_V: &str = "gatherv";
 /// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` ([`Gather::select`], tuned on the 2-core machine with
+/// `Auto` ([`Gather::select`], a row of the [table of every operation's
+/// defaults](crate#default-algorithms), tuned on the 2-core machine with
 /// `cargo bench --bench collective_move`; gather has no shared-memory algorithm) picks by ranks
 /// `p` and the bytes `m` of one rank's block:
 ///

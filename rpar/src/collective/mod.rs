@@ -1,47 +1,15 @@
-//! Collective operations. This file holds the tags of the internal messages and the table of
-//! every operation's default algorithm; the algorithm families live one per file beside it (each
-//! with its algorithm enum, its own table and its `select`), `select.rs` layers the rules.
+//! Collective operations. This file holds the tags of the internal messages; the algorithm
+//! families live one per file beside it (each with its algorithm enum, its own table and its
+//! `select`), `select.rs` layers the rules.
 //!
 //! Collectives run on the communicator's collective context through the same point-to-point
 //! code as users' messages, so user traffic can never match them.
 //!
 //! # Defaults
 //!
-//! An explicitly chosen algorithm runs as chosen (or refuses with an error: a `Hypercube` on a
-//! rank count that is not a power of two, a `Ring` reduction with a non-commutative operator).
-//! `Auto` is decided by three rules, the first that applies:
-//!
-//! 1. **On the MPI transport** `Auto` runs MPI's own `MPI_Barrier`, `MPI_Bcast`,
-//!    `MPI_Allgather` (not in place), `MPI_Alltoall`, and `MPI_Reduce` and `MPI_Allreduce` for
-//!    predefined operators.
-//! 2. **In-process**, where the communicator's ranks share an arena and the element type's
-//!    alignment fits it, the forms with equal blocks of barrier, bcast, reduce, allreduce,
-//!    allgather and alltoall run `SharedMemory`.
-//! 3. **Everywhere else** (and for an explicit `SharedMemory` where it cannot run), the family's
-//!    `select(ranks, bytes, commutative)`: a pure function of the operation, the rank count `p`,
-//!    the bytes `m` (as the row says), whether `p` is a power of two, and the operator's
-//!    commutativity, tuned on the 2-core development machine:
-//!
-//! | operation | `bytes` (`m`) | `select` |
-//! |---|---|---|
-//! | barrier ([`Barrier`]) | ignored | `p <= 2` or `p >= 16`: `Central`; else `Dissemination` |
-//! | bcast ([`Bcast`]) | the message | `p <= 2`: `Linear`; else `Binomial` |
-//! | gather ([`Gather`]), gatherv, gather_owned | one block (gatherv: unknown) | `Linear` |
-//! | scatter(v) ([`Scatter`]) | ignored (the receivers do not know it) | `p <= 8`: `Linear`; else `Binomial` |
-//! | allgather(v) ([`Allgather`]) | one block (allgatherv: the mean) | `p m < 64 KiB`: `Ring`; `p` a power of two: `RecursiveDoubling`; else `Torus` |
-//! | alltoall ([`Alltoall`]) | one block | `p >= 16` and `m <= 256 B`: `Bruck`; `m <= 32 KiB`: `Linear`; else `Pairwise` |
-//! | alltoallv | — | `Pairwise` |
-//! | alltoall_owned | — | `Linear` |
-//! | reduce ([`Reduce`]) | one rank's vector | `p <= 8` or `m < 8 KiB`: `Linear`; else `Binomial` |
-//! | allreduce ([`Allreduce`]) | one rank's vector | `m < 4 KiB`: `RecursiveDoubling`; else `ReduceBcast` |
-//! | reduce_scatter(_block) ([`ReduceScatter`]) | one rank's whole input | `m < 16 KiB`: `RecursiveHalving`; else `Pairwise` |
-//! | scan, exscan ([`Scan`]) | one rank's vector | `p > 8` and `m < 8 KiB`: `RecursiveDoubling`; else `Linear` |
-//! | shift_circular ([`Shift`]) | what each rank sends | `Direct` |
-//!
-//! Commutativity changes no choice: every default keeps a non-commutative operator's rank order
-//! (`Ring`, the one reduction algorithm that would not, is never a default). The typed forms
-//! (`bcast_typed`, …) run the byte collective's `Auto` on the packed data. Each family's own
-//! table, with the measurements behind it, is on its enum.
+//! The rules that decide what `Auto` runs, and the table of every operation's default, are in
+//! the crate root's rustdoc (`lib.rs`, "Default algorithms"), where docs.rs shows them;
+//! `select.rs` applies the rules, and each family's `select` is its row of the table.
 
 mod allgather;
 mod allreduce;

@@ -42,8 +42,8 @@ const CALL: &str = "reduce";
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by the rank count `p` and the bytes `n` of each rank's input (the table of every
-/// operation's defaults in `rpar/src/collective/mod.rs`): in-process, where the ranks share memory,
+/// `Auto` picks by the rank count `p` and the bytes `n` of each rank's input (the [table of every
+/// operation's defaults](crate#default-algorithms)): in-process, where the ranks share memory,
 /// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Reduce` for a predefined
 /// operator) [`Reduce::select`] (the operator's commutativity does not change the choice: every
 /// algorithm gets the rank-ordered result for a non-commutative operator):
@@ -199,18 +199,20 @@ impl Comm {
     /// `recv` is neither read nor written at the other ranks (as MPI ignores their `recvbuf`:
     /// any length, e.g. empty, will do). All ranks pass the same length of `send`.
     ///
-    /// Errors: [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
+    /// Cost: that of the algorithm `Auto` picks (see [`Reduce`] and [`Comm::reduce_with`]),
+    /// with `send` read where it lies (`SharedMemory`, MPI's own) or copied once, where the
+    /// message-passing algorithms combine in place (into `recv` at the root, into a scratch
+    /// buffer elsewhere).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
     /// is not a rank of the communicator; at the root
     /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `recv` is not as long as
     /// `send`; and, as for every collective,
     /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
     /// different collectives (or this one with different operators or vector lengths) and
     /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Reduce`] and [`Comm::reduce_with`]),
-    /// with `send` read where it lies (`SharedMemory`, MPI's own) or copied once, where the
-    /// message-passing algorithms combine in place (into `recv` at the root, into a scratch
-    /// buffer elsewhere).
     ///
     /// ```
     /// use rpar::Sum;
@@ -236,8 +238,12 @@ impl Comm {
     /// [`Comm::reduce_into`] with an explicit algorithm (MPI_Reduce, with the algorithm fixed
     /// as MPICH's `MPIR_CVAR_REDUCE_INTRA_ALGORITHM` fixes it).
     ///
-    /// Errors: those of [`Comm::reduce_into`]. Cost: as [`Comm::reduce_with`], and one copy of
-    /// `send` for the message-passing algorithms.
+    /// Cost: as [`Comm::reduce_with`], and one copy of `send` for the message-passing
+    /// algorithms.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::reduce_into`].
     ///
     /// ```
     /// use rpar::{Min, Reduce};

@@ -49,11 +49,11 @@ const TAG_RING: i32 = 134;
 /// Each variant's cost is for `p` ranks and `n` the bytes of the whole vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by [`ReduceScatter::select`] (the table of every operation's defaults in
-/// `rpar/src/collective/mod.rs`; reduce-scatter has no shared-memory algorithm): a pure function of
-/// the rank count `p`, the total bytes `n` of each rank's input, and the operator's commutativity
-/// (which changes no choice: `Ring`, the one algorithm that would reorder a non-commutative
-/// operator's operands, is never the default):
+/// `Auto` picks by [`ReduceScatter::select`] (the [table of every operation's
+/// defaults](crate#default-algorithms); reduce-scatter has no shared-memory algorithm): a pure
+/// function of the rank count `p`, the total bytes `n` of each rank's input, and the operator's
+/// commutativity (which changes no choice: `Ring`, the one algorithm that would reorder a
+/// non-commutative operator's operands, is never the default):
 ///
 /// | p | n | commutative | choice |
 /// |---|---|---|---|

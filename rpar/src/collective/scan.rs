@@ -32,8 +32,9 @@ const TAG_DOUBLING: i32 = 121;
 /// Each variant's cost is for `p` ranks and `n` the bytes of each rank's vector:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` picks by [`Scan::select`], a pure function of the rank count `p` and the bytes `n` of
-/// each rank's vector:
+/// `Auto` picks by [`Scan::select`] (a row of the [table of every operation's
+/// defaults](crate#default-algorithms)), a pure function of the rank count `p` and the bytes `n`
+/// of each rank's vector:
 ///
 /// | p | n | choice |
 /// |---|---|---|

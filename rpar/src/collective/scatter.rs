@@ -34,9 +34,10 @@ const CALL_V: &str = "scatterv";
 /// Each variant's cost is for `p` ranks and `m` the bytes of one rank's block:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` ([`Scatter::select`]; scatter has no shared-memory algorithm) depends on the ranks
-/// `p` only, since the non-root ranks of [`Comm::scatter`] do not know the size of what they
-/// will receive:
+/// `Auto` ([`Scatter::select`], a row of the [table of every operation's
+/// defaults](crate#default-algorithms); scatter has no shared-memory algorithm) depends on the
+/// ranks `p` only, since the non-root ranks of [`Comm::scatter`] do not know the size of what
+/// they will receive:
 ///
 /// | ranks `p` | algorithm  |
 /// |-----------|------------|

@@ -1,8 +1,9 @@
 //! How `Auto` becomes an algorithm, the same way for every family: [`resolve`] layers the
 //! in-process rule (the family's `SharedMemory` algorithm where the ranks share an arena) on top
 //! of the family's message-passing rule, its public `select(ranks, bytes, commutative)` (the
-//! table in `collective/mod.rs`). The MPI transport's own collectives, which `Auto` runs before
-//! either rule where MPI has one, are picked by each `Comm` form itself.
+//! table under "Default algorithms" in the crate root, `lib.rs`). The MPI transport's own
+//! collectives, which `Auto` runs before either rule where MPI has one, are picked by each
+//! `Comm` form itself.
 //!
 //! What a trace shows as a call's algorithm is its [`Label`]: the call's span opens with the
 //! algorithm asked for, and the code that runs one reports it (`Channel::runs`: each family's
@@ -153,7 +154,7 @@ algorithms!(
 
 #[cfg(test)]
 mod tests {
-    //! The boundaries of every row of the default table (`collective/mod.rs`).
+    //! The boundaries of every row of the default table ("Default algorithms" in `lib.rs`).
 
     use super::*;
 

@@ -32,9 +32,10 @@ const TAG_GRAY: i32 = 251;
 /// Each variant's cost is for `p` ranks and `m` the bytes each rank sends:
 /// alpha per message, beta per byte, gamma per byte combined.
 ///
-/// `Auto` ([`Shift::select`]) is `Direct` for every `p` and size: in one process every rank
-/// reaches every other in one hop, so the hypercube's route only adds steps. `GrayCode` is
-/// there for comparison and for recording the schedule a real hypercube would run.
+/// `Auto` ([`Shift::select`], a row of the [table of every operation's
+/// defaults](crate#default-algorithms)) is `Direct` for every `p` and size: in one process
+/// every rank reaches every other in one hop, so the hypercube's route only adds steps.
+/// `GrayCode` is there for comparison and for recording the schedule a real hypercube would run.
 ///
 /// | ranks `p` | message `m` | algorithm |
 /// |-----------|-------------|-----------|

@@ -417,7 +417,9 @@ impl Comm {
     /// The world rank of rank `rank` of this communicator (MPI_Group_translate_ranks from this
     /// communicator's group to the world's).
     ///
-    /// Errors: [`Error::RankOutOfRange`] if `rank` is not a rank of this communicator.
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] if `rank` is not a rank of this communicator.
     ///
     /// ```
     /// rpar::run(4, |world| {

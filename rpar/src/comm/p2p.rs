@@ -31,7 +31,9 @@ impl Comm {
     /// Small messages are copied and the call returns at once; large ones (over 32 KiB) are
     /// copied once, straight into the receiver's buffer, when the receiver takes them.
     ///
-    /// Errors: [`Error::RankOutOfRange`] for a `dest` that is not a rank of the communicator,
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] for a `dest` that is not a rank of the communicator,
     /// [`Error::InvalidTag`] for a negative tag, [`Error::Aborted`] if the run was aborted, and
     /// for large messages [`Error::PeerFinished`] if the receiver finished without receiving it
     /// or [`Error::Deadlock`] if every rank is blocked. A small message to a rank that has
@@ -63,11 +65,13 @@ impl Comm {
     /// Sends a `Vec` by moving it: the receiver of a `recv` gets this very allocation, with no
     /// copy at all (MPI_Send; MPI has no move). Returns at once.
     ///
-    /// Errors: [`Error::RankOutOfRange`] for a `dest` that is not a rank of the communicator,
-    /// [`Error::InvalidTag`] for a negative tag, [`Error::Aborted`] if the run was aborted.
-    ///
     /// Cost: no copy in-process when received with [`Comm::recv`] of `T` (a
     /// [`Comm::recv_into`] copies once); one copy on the MPI transport.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] for a `dest` that is not a rank of the communicator,
+    /// [`Error::InvalidTag`] for a negative tag, [`Error::Aborted`] if the run was aborted.
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -94,15 +98,17 @@ impl Comm {
     /// Receives a message from `source` (or [`ANY_SOURCE`]) with `tag` (or [`ANY_TAG`]) as a
     /// new `Vec` of however many elements it has (MPI_Probe + MPI_Recv).
     ///
-    /// Errors: [`Error::RankOutOfRange`] for a `source` that is neither a rank nor
+    /// Cost: matching searches this rank's queue of unreceived messages in arrival order. The
+    /// data is copied at most once: an owned `Vec<T>` the sender already made (with
+    /// [`Comm::send_owned`], or for a message of 33 bytes to 32 KiB) is taken over as it is.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] for a `source` that is neither a rank nor
     /// [`ANY_SOURCE`], [`Error::InvalidTag`] for a negative tag other than [`ANY_TAG`],
     /// [`Error::TypeMismatch`] if the message's type signature differs from `T`'s (it then stays
     /// queued), [`Error::Aborted`] if another rank failed, [`Error::Deadlock`] if every rank is
     /// blocked.
-    ///
-    /// Cost: matching searches this rank's queue of unreceived messages in arrival order. The
-    /// data is copied at most once: an owned `Vec<T>` the sender already made (with
-    /// [`Comm::send_owned`], or for a message of 33 bytes to 32 KiB) is taken over as it is.
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -125,7 +131,9 @@ impl Comm {
     /// Receives a message into `buf` (MPI_Recv); returns its status (`count` = elements
     /// received, which may be fewer than `buf` holds).
     ///
-    /// Errors: as [`Comm::recv`], and [`Error::Truncated`] if the message does not fit — the
+    /// # Errors
+    ///
+    /// As [`Comm::recv`], and [`Error::Truncated`] if the message does not fit — the
     /// message then stays queued and can be received with a larger buffer.
     ///
     /// ```
@@ -157,7 +165,9 @@ impl Comm {
     /// Sends `send` to `dest` and receives into `recv` from `source` in one call
     /// (MPI_Sendrecv): safe against the deadlock of two ranks that both send first.
     ///
-    /// Errors: those of [`Comm::send`] and [`Comm::recv_into`]; a bad `source` or `recv_tag`
+    /// # Errors
+    ///
+    /// Those of [`Comm::send`] and [`Comm::recv_into`]; a bad `source` or `recv_tag`
     /// is refused before anything is sent.
     ///
     /// ```
@@ -201,11 +211,13 @@ impl Comm {
     /// Sends the contents of `buf` to `dest`, then receives into `buf` from `source`
     /// (MPI_Sendrecv_replace).
     ///
-    /// Errors: those of [`Comm::sendrecv`]. On [`Error::Truncated`] or [`Error::TypeMismatch`]
-    /// the send has been made and `buf` is unchanged.
-    ///
     /// Cost: one copy of `buf` before it is overwritten (MPI too uses a temporary buffer), and
     /// the receive's copy into it.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::sendrecv`]. On [`Error::Truncated`] or [`Error::TypeMismatch`]
+    /// the send has been made and `buf` is unchanged.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -246,10 +258,12 @@ impl Comm {
     /// Waits for a matching message and returns its status and size without receiving it
     /// (MPI_Probe).
     ///
-    /// Errors: [`Error::RankOutOfRange`] and [`Error::InvalidTag`] as for [`Comm::recv`];
-    /// [`Error::Aborted`] if another rank failed, [`Error::Deadlock`] if every rank is blocked.
-    ///
     /// Cost: a search of this rank's queue of unreceived messages, as for a receive.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] and [`Error::InvalidTag`] as for [`Comm::recv`];
+    /// [`Error::Aborted`] if another rank failed, [`Error::Deadlock`] if every rank is blocked.
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -277,7 +291,9 @@ impl Comm {
     /// Like [`Comm::probe`], but returns `None` at once if no matching message is there
     /// (MPI_Iprobe).
     ///
-    /// Errors: [`Error::RankOutOfRange`] and [`Error::InvalidTag`] as for [`Comm::recv`];
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] and [`Error::InvalidTag`] as for [`Comm::recv`];
     /// [`Error::Aborted`] if the run was aborted.
     ///
     /// ```

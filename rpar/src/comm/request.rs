@@ -171,12 +171,14 @@ impl Comm {
     /// again immediately and the request is already complete; for large messages without that
     /// copy use [`Comm::scope`].
     ///
-    /// Errors: [`Error::InvalidTag`] for a negative tag, [`Error::RankOutOfRange`] for a `dest`
-    /// that is not a rank of the communicator, [`Error::Aborted`] if the run was aborted.
-    ///
     /// Cost: one copy of `buf` now and one into the receiver's buffer, except that a
     /// [`Comm::recv`] of the same element type takes over the copy of a message of more than
     /// 32 bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidTag`] for a negative tag, [`Error::RankOutOfRange`] for a `dest`
+    /// that is not a rank of the communicator, [`Error::Aborted`] if the run was aborted.
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
@@ -218,10 +220,12 @@ impl Comm {
     /// MPI has no move). The request is complete at once; its status says this rank, `tag`
     /// and the number of elements.
     ///
-    /// Errors: those of [`Comm::isend`].
-    ///
     /// Cost: no copy in-process (a [`Comm::recv`] of `T` gets this very allocation); one on
     /// the MPI transport, where the data is packed into an MPI message.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::isend`].
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -270,7 +274,9 @@ impl Comm {
     /// Starts a receive into `buf` (MPI_Irecv). The request borrows `buf` until it is dropped;
     /// the message is written into `buf` by the `wait` or `test` that completes it.
     ///
-    /// Errors: [`Error::RankOutOfRange`] for a `source` that is neither a rank nor
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] for a `source` that is neither a rank nor
     /// [`ANY_SOURCE`](crate::ANY_SOURCE), [`Error::InvalidTag`] for a negative tag other than
     /// [`ANY_TAG`](crate::ANY_TAG), [`Error::Aborted`] if the run was aborted; completing it, those
     /// of [`Request::wait`].
@@ -348,7 +354,9 @@ impl<'a> Request<'a> {
 
     /// Blocks until the operation completes (MPI_Wait), and returns its status.
     ///
-    /// Errors, for a receive: [`Error::Truncated`] if the message does not fit the buffer and
+    /// # Errors
+    ///
+    /// For a receive: [`Error::Truncated`] if the message does not fit the buffer and
     /// [`Error::TypeMismatch`] if its type signature differs — the message then stays queued
     /// for another receive; for a large send started in a [`Comm::scope`],
     /// [`Error::PeerFinished`] if the receiver finished without receiving it; for both,
@@ -388,7 +396,9 @@ impl<'a> Request<'a> {
     /// Completes the operation if it can without blocking (MPI_Test): `Some(status)` once done,
     /// and the same status again on every later call (where MPI would have freed the request).
     ///
-    /// Errors: those of [`Request::wait`], except [`Error::Deadlock`]. After an error the
+    /// # Errors
+    ///
+    /// Those of [`Request::wait`], except [`Error::Deadlock`]. After an error the
     /// request is spent: testing or waiting for it again is [`Error::InvalidArgument`].
     ///
     /// ```
@@ -499,7 +509,9 @@ impl Drop for Request<'_> {
 
 /// Waits for all requests (MPI_Waitall); the statuses in the same order.
 ///
-/// Errors: the first error of a request, in list order (see [`Request::wait`]); the requests
+/// # Errors
+///
+/// The first error of a request, in list order (see [`Request::wait`]); the requests
 /// after it are dropped, which cancels their receives.
 ///
 /// ```
@@ -530,11 +542,13 @@ pub fn wait_all(requests: Vec<Request<'_>>) -> Result<Vec<Status>> {
 /// its index and status. Unlike MPI, which leaves `MPI_REQUEST_NULL` in its place, the requests
 /// after it move down by one. When several are complete, the first in the list is taken.
 ///
-/// Errors: [`Error::InvalidArgument`] for an empty list (MPI would return `MPI_UNDEFINED`);
-/// the errors of [`Request::wait`] for the request that failed (it stays in the list, spent).
-///
 /// Cost: once at the start and each time a message arrives, the requests are tested in order
 /// until one is complete; a test searches this rank's `r` posted receives: O(n r) a round.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] for an empty list (MPI would return `MPI_UNDEFINED`);
+/// the errors of [`Request::wait`] for the request that failed (it stays in the list, spent).
 ///
 /// ```
 /// rpar::run(3, |world| {
@@ -597,10 +611,12 @@ pub fn wait_any(requests: &mut Vec<Request<'_>>) -> Result<(usize, Status)> {
 /// in list order. Requests are tested in order and the call stops at the first that is not
 /// complete; those completed stay so, and later calls return their statuses again.
 ///
-/// Errors: those of [`Request::test`], for the first request that fails.
-///
 /// Cost: at most one test per request, each a search of this rank's `r` posted receives:
 /// O(n r).
+///
+/// # Errors
+///
+/// Those of [`Request::test`], for the first request that fails.
 ///
 /// ```
 /// rpar::run(2, |world| {

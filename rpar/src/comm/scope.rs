@@ -55,7 +55,9 @@ impl Comm {
     /// are complete when `scope` returns, so the borrowed buffers are free again. The MPI
     /// equivalent is MPI_Isend … MPI_Waitall, with the wait made impossible to forget.
     ///
-    /// Errors: [`Error::PeerFinished`](crate::Error::PeerFinished) if the receiver of a large
+    /// # Errors
+    ///
+    /// [`Error::PeerFinished`](crate::Error::PeerFinished) if the receiver of a large
     /// send started in the scope finished without receiving it, or
     /// [`Error::Aborted`](crate::Error::Aborted) if another rank failed while the scope waited
     /// for its sends; else the error `f` returned (the scope waits for its sends either way).
@@ -126,14 +128,16 @@ impl<'scope> Scope<'scope, '_> {
     /// Starts a send of `buf`, which stays borrowed until the scope ends (MPI_Isend). The request
     /// need not be waited for: the scope waits for every send at its end.
     ///
-    /// Errors: [`Error::InvalidTag`](crate::Error::InvalidTag) for a negative tag,
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) for a `dest` that is not a rank,
-    /// [`Error::Aborted`](crate::Error::Aborted) if the run was aborted; waiting for it, those of
-    /// [`Request::wait`].
-    ///
     /// Cost: up to 32 KiB, `buf` is copied now and the request is complete at once; above, it
     /// is copied once, by the receiver, straight into its own buffer (in-process; on the MPI
     /// transport MPI sends it).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidTag`](crate::Error::InvalidTag) for a negative tag,
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) for a `dest` that is not a rank,
+    /// [`Error::Aborted`](crate::Error::Aborted) if the run was aborted; waiting for it, those of
+    /// [`Request::wait`].
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -184,7 +188,9 @@ impl<'scope> Scope<'scope, '_> {
     /// for the whole scope, so that the scope's own sends can be started after it. Wait for it
     /// inside the scope: dropping it unfinished cancels it.
     ///
-    /// Errors: those of [`Comm::irecv_into`].
+    /// # Errors
+    ///
+    /// Those of [`Comm::irecv_into`].
     ///
     /// ```
     /// let got = rpar::run(3, |world| {

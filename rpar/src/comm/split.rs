@@ -12,16 +12,18 @@ impl Comm {
     /// communicator, ordered by `key`, ties broken by rank here. `None` (MPI_UNDEFINED) takes part
     /// in the call but gets no communicator. Collective: every rank must call it.
     ///
-    /// Errors: as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives, [`Error::Aborted`](crate::Error::Aborted) if another rank fails
-    /// during the call.
-    ///
     /// Cost: through rank 0, which receives every rank's color and key (`p - 1` messages of 16
     /// bytes), sorts them, and sends each rank its new group (`p - 1` messages of `8 (g + 2)`
     /// bytes for a group of `g`): `2 (p - 1) alpha` and `O(p log p)` at rank 0. On the MPI
     /// transport also a max-allreduce (recursive doubling, `ceil(log2 p) alpha`) that agrees on
     /// the new communicators' ids, and MPI_Comm_split for MPI's mirror of them.
+    ///
+    /// # Errors
+    ///
+    /// As for every collective,
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
+    /// different collectives, [`Error::Aborted`](crate::Error::Aborted) if another rank fails
+    /// during the call.
     ///
     /// ```
     /// let sizes = rpar::run(5, |world| {
@@ -124,10 +126,12 @@ impl Comm {
     /// A copy of the communicator with a message space of its own (MPI_Comm_dup): same ranks,
     /// but messages on one never match receives on the other. Collective.
     ///
-    /// Errors: those of [`Comm::split`].
-    ///
     /// Cost: rank 0 sends the new id to every other rank: `(p - 1) alpha`. On the MPI transport
     /// also a max-allreduce (`ceil(log2 p) alpha`) and MPI_Comm_dup.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::split`].
     ///
     /// ```
     /// rpar::run(2, |world| {

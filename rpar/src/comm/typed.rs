@@ -25,19 +25,21 @@ impl Comm {
     /// Sends `count` elements laid out by the committed type `ty`, with displacement 0 at the
     /// start of `buf`, to `dest` with `tag` (MPI_Send with a derived datatype).
     ///
-    /// Errors: [`Error::RankOutOfRange`] for a `dest` that is not a rank, [`Error::InvalidTag`]
-    /// for a negative tag; [`Error::BufferOutOfBounds`] if the type would touch bytes outside
-    /// `buf`, [`Error::InvalidArgument`] if an entry lands on padding or on a value of another
-    /// basic type in `T`'s layout (both checked before anything is sent); [`Error::Aborted`] if
-    /// the run was aborted; for large messages [`Error::PeerFinished`] if the receiver finished
-    /// without receiving it.
-    ///
     /// Cost: above 32 KiB of data (`RENDEZVOUS_BYTES`), one copy per segment, by the receiver
     /// from `buf` straight into its own buffer: no pack buffer, whatever the receive (typed or
     /// plain, gap-free or padded; `tests/datatype_single_copy.rs` counts the allocations). Up
     /// to 32 KiB, one pack by the sender into the message and one unpack by the receiver: a
     /// small blocking send must complete without a matching receive, so, as in MPI's eager
     /// protocol, its data is copied out before the receive is posted.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] for a `dest` that is not a rank, [`Error::InvalidTag`]
+    /// for a negative tag; [`Error::BufferOutOfBounds`] if the type would touch bytes outside
+    /// `buf`, [`Error::InvalidArgument`] if an entry lands on padding or on a value of another
+    /// basic type in `T`'s layout (both checked before anything is sent); [`Error::Aborted`] if
+    /// the run was aborted; for large messages [`Error::PeerFinished`] if the receiver finished
+    /// without receiving it.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -73,7 +75,9 @@ impl Comm {
     /// `&buf[origin]`), so that types with negative displacements can be sent (MPI_Send with a
     /// derived datatype).
     ///
-    /// Errors: those of [`Comm::send_typed`], and [`Error::InvalidArgument`] if `origin` is past
+    /// # Errors
+    ///
+    /// Those of [`Comm::send_typed`], and [`Error::InvalidArgument`] if `origin` is past
     /// the end of `buf`.
     ///
     /// ```
@@ -150,18 +154,20 @@ impl Comm {
     /// (MPI_Recv with a derived datatype). `Status::count` is the number of elements of `ty`
     /// received, [`UNDEFINED`](crate::UNDEFINED) if that is not a whole number (MPI_Get_count).
     ///
-    /// The message's type signature must be a prefix of the receive's (MPI's rule), else
-    /// [`Error::TypeMismatch`]; a longer one is [`Error::Truncated`]. Either way the message
-    /// stays queued.
-    ///
-    /// Errors, besides those two: [`Error::RankOutOfRange`] for a `source` that is neither a
-    /// rank nor `ANY_SOURCE`, [`Error::InvalidTag`] for a negative tag other than `ANY_TAG`;
-    /// [`Error::BufferOutOfBounds`] and [`Error::InvalidArgument`] as for [`Comm::send_typed`],
-    /// checked before anything is received; [`Error::Aborted`] if another rank failed,
-    /// [`Error::Deadlock`] if every rank is blocked.
+    /// The message's type signature must be a prefix of the receive's (MPI's rule).
     ///
     /// Cost: one copy of the data into `buf`, scattered by `ty` (and gathered by the sender's
     /// type, for a large typed message).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::TypeMismatch`] if the message's signature is not a prefix of the receive's,
+    /// [`Error::Truncated`] if it is longer (either way the message stays queued);
+    /// [`Error::RankOutOfRange`] for a `source` that is neither a rank nor `ANY_SOURCE`,
+    /// [`Error::InvalidTag`] for a negative tag other than `ANY_TAG`;
+    /// [`Error::BufferOutOfBounds`] and [`Error::InvalidArgument`] as for [`Comm::send_typed`],
+    /// checked before anything is received; [`Error::Aborted`] if another rank failed,
+    /// [`Error::Deadlock`] if every rank is blocked.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -196,7 +202,9 @@ impl Comm {
     /// `&buf[origin]`), so that types with negative displacements can be received into (MPI_Recv
     /// with a derived datatype).
     ///
-    /// Errors: those of [`Comm::recv_typed`], and [`Error::InvalidArgument`] if `origin` is past
+    /// # Errors
+    ///
+    /// Those of [`Comm::recv_typed`], and [`Error::InvalidArgument`] if `origin` is past
     /// the end of `buf`.
     ///
     /// ```

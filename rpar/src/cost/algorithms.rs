@@ -234,7 +234,9 @@ impl Algorithm {
     /// The critical-path counts for `p` ranks and `m` bytes (see the variant's doc for what
     /// `m` is).
     ///
-    /// Errors: [`Error::InvalidArgument`] for `p == 0`, and for recursive-doubling allgather
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for `p == 0`, and for recursive-doubling allgather
     /// and recursive-halving reduce-scatter when `p` is not a power of two.
     ///
     /// ```
@@ -366,7 +368,9 @@ impl Algorithm {
     /// The predicted time for `p` ranks and `m` bytes with `params`:
     /// [`cost`](Algorithm::cost)`(p, m)` [`.time(params)`](Cost::time).
     ///
-    /// Errors: those of [`Algorithm::cost`].
+    /// # Errors
+    ///
+    /// Those of [`Algorithm::cost`].
     ///
     /// ```
     /// use rpar::cost::{Algorithm, Params};

@@ -126,7 +126,9 @@ pub fn fit_line(points: &[(f64, f64)]) -> (f64, f64, f64) {
 /// same result). Ranks 0 and 1 ping-pong [`DEFAULT_SIZES`], [`DEFAULT_REPS`] round trips each
 /// after two warm-ups; other ranks wait for the result. Needs at least 2 ranks.
 ///
-/// Errors: those of [`calibrate_sizes`].
+/// # Errors
+///
+/// Those of [`calibrate_sizes`].
 ///
 /// ```
 /// let cal = rpar::run(2, |world| rpar::cost::calibrate(&world))?;
@@ -142,7 +144,9 @@ pub fn calibrate(comm: &Comm) -> Result<Calibration> {
 /// [`calibrate`] over the message sizes `sizes` (bytes), with `reps` timed round trips each.
 /// Collective: every rank calls it with the same `sizes` and `reps`.
 ///
-/// Errors: [`Error::InvalidArgument`] for fewer than 2 ranks, fewer than 2 sizes or 0
+/// # Errors
+///
+/// [`Error::InvalidArgument`] for fewer than 2 ranks, fewer than 2 sizes or 0
 /// repetitions; [`Error::Aborted`] if another rank fails meanwhile.
 ///
 /// ```

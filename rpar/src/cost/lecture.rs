@@ -98,8 +98,10 @@ fn square(call: &'static str, net: &Network) -> Result<f64> {
 ///   **(t_n + m t_c) log2 p + 2 t_s (sqrt(p) - 1)**.
 /// * Fully connected: a binomial tree, **(t_n + t_s + m t_c) ceil(log2 p)**.
 ///
-/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a mesh, a torus that is not square,
-/// and, with cut-through, a ring or torus whose node count is not a power of two.
+/// # Errors
+///
+/// [`Error::InvalidArgument`] (`no closed form for …`) for a mesh, a torus that is not square, and,
+/// with cut-through, a ring or torus whose node count is not a power of two.
 ///
 /// ```
 /// use rpar::cost::{lecture, Network, Params, Switching};
@@ -145,7 +147,9 @@ pub fn one_to_all_broadcast(
 /// **(t_n + t_s + m t_c + m gamma) log2 p**; in general the broadcast's time plus
 /// (combining steps) m gamma.
 ///
-/// Errors: those of [`one_to_all_broadcast`].
+/// # Errors
+///
+/// Those of [`one_to_all_broadcast`].
 ///
 /// ```
 /// use rpar::cost::{lecture, Network, Params, Switching};
@@ -185,8 +189,10 @@ pub fn single_node_accumulation(
 /// * Hypercube (and fully connected, p a power of two): recursive doubling, log2 p exchanges,
 ///   the i-th of 2^i m bytes: **(t_n + t_s) log2 p + m t_c (p - 1)**.
 ///
-/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a mesh, a torus that is not
-/// square, or a fully connected network whose node count is not a power of two.
+/// # Errors
+///
+/// [`Error::InvalidArgument`] (`no closed form for …`) for a mesh, a torus that is not square, or a
+/// fully connected network whose node count is not a power of two.
 ///
 /// ```
 /// use rpar::cost::{lecture, Network, Params, Switching};
@@ -224,8 +230,10 @@ pub fn all_to_all_broadcast(
 /// exchanges of m bytes across the dimensions, each followed by a combine:
 /// **(t_n + t_s + m t_c + m gamma) log2 p**.
 ///
-/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a network that is not a
-/// hypercube or fully connected, or a node count that is not a power of two.
+/// # Errors
+///
+/// [`Error::InvalidArgument`] (`no closed form for …`) for a network that is not a hypercube or
+/// fully connected, or a node count that is not a power of two.
 ///
 /// ```
 /// use rpar::cost::{lecture, Network, Params};
@@ -251,8 +259,10 @@ pub fn all_reduce(params: &Params, net: &Network, m: usize) -> Result<f64> {
 /// node adds the incoming sum into the sum it forwards and, if the partner is lower, into its
 /// result — two combines on the worst node: **(t_n + t_s + m t_c + 2 m gamma) log2 p**.
 ///
-/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a network that is not a
-/// hypercube or fully connected, or a node count that is not a power of two.
+/// # Errors
+///
+/// [`Error::InvalidArgument`] (`no closed form for …`) for a network that is not a hypercube or
+/// fully connected, or a node count that is not a power of two.
 ///
 /// ```
 /// use rpar::cost::{lecture, Network, Params};
@@ -282,8 +292,10 @@ pub fn prefix_sums(params: &Params, net: &Network, m: usize) -> Result<f64> {
 /// half of its p/2^i blocks across dimension i; m (p/2 + p/4 + … + 1) bytes in all:
 /// **(t_n + t_s) log2 p + m t_c (p - 1)**.
 ///
-/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a network that is not a
-/// hypercube or fully connected, or a node count that is not a power of two.
+/// # Errors
+///
+/// [`Error::InvalidArgument`] (`no closed form for …`) for a network that is not a hypercube or
+/// fully connected, or a node count that is not a power of two.
 ///
 /// ```
 /// use rpar::cost::{lecture, Network, Params};
@@ -324,8 +336,9 @@ fn hypercube_like(call: &'static str, net: &Network) -> Result<()> {
 ///   **(t_n + m t_c)(p - 1) + t_s (p/2) log2 p**.
 /// * Fully connected: p - 1 direct exchanges, **(t_n + t_s + m t_c)(p - 1)**.
 ///
-/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a mesh or a torus that is not
-/// square.
+/// # Errors
+///
+/// [`Error::InvalidArgument`] (`no closed form for …`) for a mesh or a torus that is not square.
 ///
 /// ```
 /// use rpar::cost::{lecture, Network, Params, Switching::*};
@@ -381,8 +394,10 @@ pub fn all_to_all_personalized(
 ///   message over the longest route: **t_n + m t_c + t_s h**, h = max over i of the Hamming
 ///   distance of i and (i + q) mod p (at most log2 p).
 ///
-/// Errors: [`Error::InvalidArgument`] (`no closed form for …`) for a network that is not a square
-/// torus or a hypercube.
+/// # Errors
+///
+/// [`Error::InvalidArgument`] (`no closed form for …`) for a network that is not a square torus or
+/// a hypercube.
 ///
 /// ```
 /// use rpar::cost::{lecture, Network, Params, Switching::*};
@@ -433,8 +448,8 @@ pub fn circular_shift(
     }
 }
 
-/// The N-body program's gather of all bodies with the ring scheme: p - 1 steps, each node
-/// passes `m` bytes to its neighbour: **(p - 1)(alpha + m beta)**.
+/// The N-body program's gather of all bodies (MPI_Allgather) with the ring scheme: p - 1 steps,
+/// each node passes `m` bytes to its neighbour: **(p - 1)(alpha + m beta)**.
 ///
 /// ```
 /// use rpar::cost::{lecture, Params};
@@ -445,8 +460,8 @@ pub fn nbody_gather_ring(params: &Params, p: usize, m: usize) -> f64 {
     p.saturating_sub(1) as f64 * (params.alpha() + m as f64 * params.beta())
 }
 
-/// The N-body gather with recursive doubling (Bruck's algorithm for p not a power of two):
-/// ceil(log2 p) steps, (p - 1) m bytes in all: **alpha ceil(log2 p) + (p - 1) m beta**.
+/// The N-body gather (MPI_Allgather) with recursive doubling (Bruck's algorithm for p not a power
+/// of two): ceil(log2 p) steps, (p - 1) m bytes in all: **alpha ceil(log2 p) + (p - 1) m beta**.
 ///
 /// ```
 /// use rpar::cost::{lecture, Params};

@@ -154,7 +154,9 @@ impl Network {
 
     /// A square sqrt(p) x sqrt(p) torus; `p` must be a perfect square.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `p` is not a perfect square.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `p` is not a perfect square.
     ///
     /// ```
     /// assert_eq!(rpar::cost::Network::square_torus(64)?, rpar::cost::Network::torus(8, 8));
@@ -184,7 +186,9 @@ impl Network {
 
     /// The hypercube of `p` nodes; `p` must be a power of two.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `p` is not a power of two.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `p` is not a power of two.
     ///
     /// ```
     /// use rpar::cost::Network;
@@ -300,7 +304,9 @@ impl Network {
     /// shorter way round on a torus; hypercube: e-cube — differing address bits corrected from
     /// the lowest to the highest; fully connected: the direct link.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `from` or `to` is not a node of the network.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `from` or `to` is not a node of the network.
     ///
     /// ```
     /// use rpar::cost::{Link, Network};

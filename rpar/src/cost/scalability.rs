@@ -49,7 +49,9 @@ pub fn total_overhead(t1: f64, tp: f64, p: usize) -> f64 {
 /// The isoefficiency constant **K = e / (1 - e)**, for 0 < e < 1: efficiency `e` holds exactly
 /// when W = K T_0(W, p).
 ///
-/// Errors: [`Error::InvalidArgument`] unless 0 < `e` < 1.
+/// # Errors
+///
+/// [`Error::InvalidArgument`] unless 0 < `e` < 1.
 ///
 /// ```
 /// use rpar::cost::isoefficiency_constant;
@@ -134,7 +136,9 @@ pub trait ScalingModel {
     /// exactly `e`, the root of W = K T_0(W, p). Assumes the efficiency grows with W (errors if
     /// no W up to 2^1000 reaches `e`).
     ///
-    /// Errors: [`Error::InvalidArgument`] unless 0 < `e` < 1, or if no problem size reaches `e`.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] unless 0 < `e` < 1, or if no problem size reaches `e`.
     ///
     /// ```
     /// use rpar::cost::{ScalingModel, SumOfNumbers};
@@ -175,7 +179,9 @@ pub trait ScalingModel {
 
     /// The smallest whole problem size with efficiency at least `e` on `p` ranks.
     ///
-    /// Errors: those of [`ScalingModel::isoefficiency`].
+    /// # Errors
+    ///
+    /// Those of [`ScalingModel::isoefficiency`].
     ///
     /// ```
     /// use rpar::cost::{ScalingModel, SumOfNumbers};

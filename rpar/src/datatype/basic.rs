@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-/// A predefined element type: the building block of every [`TypeMap`](super::TypeMap).
+/// A predefined element type: the building block of every [`TypeMap`](super::TypeMap) (MPI's
+/// predefined datatypes, `MPI_INT32_T`, `MPI_DOUBLE`, `MPI_BYTE`, …: each variant names its own).
 ///
 /// Prints as its Rust name (`f64`, `i32`, …), the lecture's notation for type maps.
 ///
@@ -73,7 +74,7 @@ impl BasicType {
         Self::ALL.get(usize::from(code)).copied()
     }
 
-    /// Size in bytes.
+    /// Size in bytes (MPI_Type_size of the predefined type).
     ///
     /// ```
     /// assert_eq!(rpar::BasicType::F64.size(), 8);
@@ -110,7 +111,8 @@ impl BasicType {
         }
     }
 
-    /// The Rust name of the type, as printed in type maps (`byte` for [`BasicType::Byte`]).
+    /// The Rust name of the type, as printed in type maps (`byte` for [`BasicType::Byte`]);
+    /// MPI_Type_get_name gives MPI's (`MPI_DOUBLE` for `f64`).
     ///
     /// ```
     /// use rpar::BasicType;

@@ -330,7 +330,8 @@ fn push_block(runs: &mut Vec<Run>, (disp, len): (isize, usize)) {
 }
 
 impl CommittedType {
-    /// The type map this type was committed from.
+    /// The type map this type was committed from (what MPI_Type_get_envelope and
+    /// MPI_Type_get_contents decode from an MPI datatype).
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};

@@ -15,7 +15,8 @@ use crate::{Error, Result};
 /// Type maps larger than this many entries are refused rather than exhausting memory.
 const MAX_ENTRIES: usize = 1 << 28;
 
-/// Storage order of a multi-dimensional array, for [`TypeMap::subarray`].
+/// Storage order of a multi-dimensional array, for [`TypeMap::subarray`] (the `order` argument of
+/// MPI_Type_create_subarray: `MPI_ORDER_C` or `MPI_ORDER_FORTRAN`).
 ///
 /// ```
 /// use rpar::{Datatype, Order, TypeMap};

@@ -13,7 +13,9 @@ impl CommittedType {
     /// Every byte the type touches is checked to lie in `buf` and to be a value of the entry's
     /// basic type in `T`'s layout; `out` must have room.
     ///
-    /// Errors: [`Error::BufferOutOfBounds`] if the type reaches outside `buf`;
+    /// # Errors
+    ///
+    /// [`Error::BufferOutOfBounds`] if the type reaches outside `buf`;
     /// [`Error::InvalidArgument`] if an entry lands on padding or on a value of another basic
     /// type in `T`'s layout, if `out` has no room for the packed bytes, or if their count
     /// overflows `usize`.
@@ -41,9 +43,12 @@ impl CommittedType {
     }
 
     /// Like [`CommittedType::pack`], with displacement 0 at element `origin` of `buf`, so that
-    /// types with negative displacements (negative strides, a negative `lb`) can be used.
+    /// types with negative displacements (negative strides, a negative `lb`) can be used (MPI_Pack
+    /// of `&buf[origin]`).
     ///
-    /// Errors: [`Error::BufferOutOfBounds`] if the type reaches outside `buf`;
+    /// # Errors
+    ///
+    /// [`Error::BufferOutOfBounds`] if the type reaches outside `buf`;
     /// [`Error::InvalidArgument`] if an entry lands on padding or on a value of another basic
     /// type in `T`'s layout, if `origin` is past the end of `buf`, if `out` has no room for
     /// the packed bytes, or if their count overflows `usize`.
@@ -86,8 +91,10 @@ impl CommittedType {
     /// Packs `count` elements into a new `Vec` of exactly [`pack_size`](Self::pack_size) bytes
     /// (MPI_Pack into a buffer of MPI_Pack_size bytes).
     ///
-    /// Errors: those of [`CommittedType::pack`] (`out` always has room), and
-    /// [`Error::InvalidArgument`] if there is no memory for the packed bytes.
+    /// # Errors
+    ///
+    /// Those of [`CommittedType::pack`] (`out` always has room), and [`Error::InvalidArgument`] if
+    /// there is no memory for the packed bytes.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -103,10 +110,13 @@ impl CommittedType {
         self.pack_to_vec_at(buf, 0, count)
     }
 
-    /// Like [`CommittedType::pack_to_vec`], with displacement 0 at element `origin` of `buf`.
+    /// Like [`CommittedType::pack_to_vec`], with displacement 0 at element `origin` of `buf`
+    /// (MPI_Pack of `&buf[origin]`).
     ///
-    /// Errors: those of [`CommittedType::pack_at`] (`out` always has room), and
-    /// [`Error::InvalidArgument`] if there is no memory for the packed bytes.
+    /// # Errors
+    ///
+    /// Those of [`CommittedType::pack_at`] (`out` always has room), and [`Error::InvalidArgument`]
+    /// if there is no memory for the packed bytes.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -139,11 +149,13 @@ impl CommittedType {
     /// Bytes bound for a `bool` or `char` are validated first: invalid ones are an error and
     /// nothing is written.
     ///
-    /// Errors: [`Error::InvalidValue`] for bytes that are no valid `bool` or `char`;
-    /// [`Error::BufferOutOfBounds`] if the type reaches outside `buf`;
-    /// [`Error::InvalidArgument`] if an entry lands on padding or on a value of another basic
-    /// type in `T`'s layout (or on a `bool` or `char` for a `byte` entry), if `packed` holds
-    /// fewer than the needed bytes at `*position`, or if their count overflows `usize`.
+    /// # Errors
+    ///
+    /// [`Error::InvalidValue`] for bytes that are no valid `bool` or `char`;
+    /// [`Error::BufferOutOfBounds`] if the type reaches outside `buf`; [`Error::InvalidArgument`]
+    /// if an entry lands on padding or on a value of another basic type in `T`'s layout (or on a
+    /// `bool` or `char` for a `byte` entry), if `packed` holds fewer than the needed bytes at
+    /// `*position`, or if their count overflows `usize`.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -166,10 +178,13 @@ impl CommittedType {
         self.unpack_at(packed, position, buf, 0, count)
     }
 
-    /// Like [`CommittedType::unpack`], with displacement 0 at element `origin` of `buf`.
+    /// Like [`CommittedType::unpack`], with displacement 0 at element `origin` of `buf` (MPI_Unpack
+    /// into `&buf[origin]`).
     ///
-    /// Errors: those of [`CommittedType::unpack`], and [`Error::InvalidArgument`] if `origin` is
-    /// past the end of `buf`.
+    /// # Errors
+    ///
+    /// Those of [`CommittedType::unpack`], and [`Error::InvalidArgument`] if `origin` is past the
+    /// end of `buf`.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};

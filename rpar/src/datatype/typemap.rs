@@ -171,7 +171,8 @@ impl TypeMap {
         self.lb
     }
 
-    /// Upper bound: `lb + extent`.
+    /// Upper bound: `lb + extent` (MPI-1's MPI_Type_ub; MPI_Type_get_extent gives `lb` and
+    /// `extent`).
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -225,7 +226,8 @@ impl TypeMap {
         self.entries.iter().map(|&(_, d)| d).min().unwrap_or(0)
     }
 
-    /// True upper bound: one past the highest byte of data (0 for a map without entries).
+    /// True upper bound: one past the highest byte of data (0 for a map without entries): `true_lb
+    /// + true_extent` of MPI_Type_get_true_extent.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -254,7 +256,8 @@ impl TypeMap {
         self.true_ub() - self.true_lb()
     }
 
-    /// The type signature: the basic types in map order, without displacements.
+    /// The type signature: the basic types in map order, without displacements (MPI's type
+    /// signature, which a send and its receive must agree on; MPI has no call that lists it).
     ///
     /// ```
     /// use rpar::{BasicType::*, Datatype, TypeMap};

@@ -44,7 +44,9 @@ const ABORT: u64 = 2;
 /// Returns, at rank 0, the results in task order (result `i` is that of the `i`-th task);
 /// `None` on the other ranks. With one rank, rank 0 computes every task itself.
 ///
-/// Errors: the first task whose `work` fails stops the farm; rank 0 and the failing rank return
+/// # Errors
+///
+/// The first task whose `work` fails stops the farm; rank 0 and the failing rank return
 /// [`Error::TaskFailed`], the other workers [`Error::Aborted`].
 ///
 /// ```
@@ -147,7 +149,9 @@ impl ManagerWorker {
     ///
     /// Returns at rank 0 the results in task order and the [`FarmStats`]; nothing elsewhere.
     ///
-    /// Errors: a chunk size of 0 ([`Error::InvalidArgument`]); a task whose `work` fails:
+    /// # Errors
+    ///
+    /// A chunk size of 0 ([`Error::InvalidArgument`]); a task whose `work` fails:
     /// [`Error::TaskFailed`] at rank 0 and the failing rank, [`Error::Aborted`] at the other
     /// workers, once every worker has been told to stop.
     ///

@@ -29,14 +29,18 @@ pub trait Payload: Sized + Send + 'static {
     /// Sends `items` to rank `dest` of `comm` with `tag` (a fixed number of MPI_Send calls).
     /// See the [trait's example](Payload).
     ///
-    /// Errors: those of [`Comm::send_owned`]: [`Error::RankOutOfRange`] for a bad `dest`,
+    /// # Errors
+    ///
+    /// Those of [`Comm::send_owned`]: [`Error::RankOutOfRange`] for a bad `dest`,
     /// [`Error::InvalidTag`] for a bad tag, [`Error::Aborted`] if the run is aborted.
     fn send_batch(comm: &Comm, items: Vec<Self>, dest: usize, tag: i32) -> Result<()>;
 
     /// Receives a batch of `count` items that [`Payload::send_batch`] sent from `source` with
     /// `tag`. See the [trait's example](Payload).
     ///
-    /// Errors: [`Error::InvalidArgument`] if the messages do not hold exactly `count` items;
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if the messages do not hold exactly `count` items;
     /// those of [`Comm::recv`] ([`Error::TypeMismatch`] for messages of another element type,
     /// [`Error::Aborted`] if the run is aborted).
     fn recv_batch(comm: &Comm, count: usize, source: usize, tag: i32) -> Result<Vec<Self>>;

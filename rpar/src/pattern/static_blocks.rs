@@ -29,7 +29,9 @@ const FAILURE: i32 = 5;
 /// Returns, at rank 0, the results in task order and the [`FarmStats`] (every rank is a
 /// worker, there is no manager); nothing elsewhere.
 ///
-/// Errors: a task whose `work` fails: [`Error::TaskFailed`](crate::Error::TaskFailed) at the
+/// # Errors
+///
+/// A task whose `work` fails: [`Error::TaskFailed`](crate::Error::TaskFailed) at the
 /// failing rank and, once every block is in, at rank 0 (the first failure in rank order).
 ///
 /// ```

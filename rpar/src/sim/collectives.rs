@@ -77,7 +77,9 @@ impl Named for Recorder {
 /// shift; for alltoall the block for each destination, for reduce-scatter the block each rank
 /// ends with (each rank's input is `p` of them).
 ///
-/// Errors: those of [`record`](super::record): [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+/// # Errors
+///
+/// Those of [`record`](super::record): [`Error::InvalidArgument`](crate::Error::InvalidArgument)
 /// for `p == 0`, and an algorithm's own refusal (say, of a `p` it does not support) as
 /// [`Error::RankFailed`](crate::Error::RankFailed) naming the rank.
 ///

@@ -208,7 +208,9 @@ impl Simulator {
     /// (or the placement names a missing node), or when the schedule deadlocks (a cycle of
     /// receives that no send can break).
     ///
-    /// Errors: [`Error::InvalidArgument`] in each of those cases.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] in each of those cases.
     ///
     /// ```
     /// use rpar::cost::{Network, Params, Switching};

@@ -123,7 +123,9 @@ impl Recorder {
 
     /// Records a send of `bytes` bytes to `dest` with `tag` (MPI_Send). Never blocks.
     ///
-    /// Errors: [`Error::RankOutOfRange`] for a `dest` beyond [`size`](Recorder::size);
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] for a `dest` beyond [`size`](Recorder::size);
     /// [`Error::InvalidTag`] for a tag outside `0..=TAG_UB`.
     ///
     /// ```
@@ -150,7 +152,9 @@ impl Recorder {
     /// Never blocks: the receive is matched to its send when the schedule is built, where a
     /// message larger than `bytes` is an [`Error::Truncated`].
     ///
-    /// Errors: [`Error::RankOutOfRange`] for a `source` beyond [`size`](Recorder::size);
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] for a `source` beyond [`size`](Recorder::size);
     /// [`Error::InvalidTag`] for a tag outside `0..=TAG_UB` (wildcards cannot be recorded).
     ///
     /// ```
@@ -310,7 +314,9 @@ impl Channel for Recorder {
 /// forwards has the right size. The program must therefore be deterministic (the same
 /// operations for the same sizes), as every collective is.
 ///
-/// Errors: `p == 0`; an error of the program (as [`Error::RankFailed`] naming the rank); a
+/// # Errors
+///
+/// `p == 0`; an error of the program (as [`Error::RankFailed`] naming the rank); a
 /// receive without a send or the other way round; a message larger than its receive buffer;
 /// `recv_vec`s that wait for each other (a deadlock).
 ///

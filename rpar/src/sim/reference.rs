@@ -247,7 +247,9 @@ impl Reference {
 
     /// Runs it on `comm`, moving real data (collective: every rank calls it).
     ///
-    /// Errors: [`Error::InvalidArgument`] for the recursive-doubling algorithms on a `comm`
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for the recursive-doubling algorithms on a `comm`
     /// whose size is not a power of two; those of the point-to-point calls underneath
     /// ([`Error::Aborted`] if another rank fails meanwhile).
     ///
@@ -266,7 +268,9 @@ impl Reference {
 
     /// Records its schedule on `p` ranks with `bytes` bytes per rank (see [`record`]).
     ///
-    /// Errors: those of [`record`]; the recursive-doubling algorithms on `p` not a power of
+    /// # Errors
+    ///
+    /// Those of [`record`]; the recursive-doubling algorithms on `p` not a power of
     /// two fail in rank 0's run ([`Error::RankFailed`] for rank 0).
     ///
     /// ```

@@ -79,7 +79,9 @@ impl Schedule {
     /// Matching is MPI's: the k-th send from a to b with tag t meets the k-th receive at b from
     /// a with tag t. On success each receive's `bytes` is its message's size.
     ///
-    /// Errors: [`Error::RankOutOfRange`] for a send to a rank the schedule does not have;
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] for a send to a rank the schedule does not have;
     /// [`Error::InvalidArgument`] for a send without a matching receive or the other way round
     /// (or more than 2^32 - 1 operations); [`Error::Truncated`] for a message larger than its
     /// receive's capacity.

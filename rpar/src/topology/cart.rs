@@ -137,7 +137,9 @@ impl<const N: usize> CartComm<N> {
     /// placement (a Gray-code embedding when every dim is a power of two, otherwise the
     /// identity).
     ///
-    /// Errors: [`Error::InvalidArgument`] for a zero dim or a grid larger than `comm`; and, as
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a zero dim or a grid larger than `comm`; and, as
     /// for every collective, [`Error::Aborted`] if another rank fails during the call and
     /// [`Error::CollectiveMismatch`] if the ranks call different collectives.
     ///
@@ -180,7 +182,9 @@ impl<const N: usize> CartComm<N> {
     /// included, are then hypercube neighbours. Otherwise no better placement is known and the
     /// grid takes ranks 0..n in order, as MPICH's does.
     ///
-    /// Errors: [`Error::InvalidArgument`] for a zero dim or a grid larger than `comm`.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a zero dim or a grid larger than `comm`.
     ///
     /// ```
     /// let ring = rpar::run(8, |world| {
@@ -261,7 +265,9 @@ impl<const N: usize> CartComm<N> {
 
     /// The coordinates of `rank` (MPI_Cart_coords).
     ///
-    /// Errors: [`Error::RankOutOfRange`] if `rank` is not in the grid.
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] if `rank` is not in the grid.
     ///
     /// ```
     /// rpar::run(6, |world| {
@@ -281,7 +287,9 @@ impl<const N: usize> CartComm<N> {
     /// The rank at `coords` (MPI_Cart_rank). On periodic dims any integer is allowed and wraps
     /// around; on the others a coordinate outside `0..dim` is an error.
     ///
-    /// Errors: [`Error::InvalidArgument`] for a coordinate outside `0..dim` on a non-periodic
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a coordinate outside `0..dim` on a non-periodic
     /// dim.
     ///
     /// ```
@@ -325,7 +333,9 @@ impl<const N: usize> CartComm<N> {
     /// by `disp` (MPI_Cart_shift). `None` (MPI_PROC_NULL) where that step leaves a non-periodic
     /// grid; on periodic dims any `disp` wraps around, however large.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `dim` is not below `N`.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `dim` is not below `N`.
     ///
     /// ```
     /// rpar::run(5, |world| {
@@ -360,7 +370,9 @@ impl<const N: usize> CartComm<N> {
     /// ones. `M` must be the number of `true`s. Keeping no dim gives every rank a grid of its
     /// own, of size 1 and 0 dims. Collective.
     ///
-    /// Errors: [`Error::InvalidArgument`] if `M` is not the number of `true`s in `remain`; and,
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `M` is not the number of `true`s in `remain`; and,
     /// as for every collective, [`Error::Aborted`] if another rank fails during the call.
     ///
     /// ```
@@ -409,7 +421,9 @@ impl<const N: usize> CartComm<N> {
 
     /// A copy with a message space of its own and the same grid (MPI_Comm_dup). Collective.
     ///
-    /// Errors: as for every collective, [`Error::Aborted`] if another rank fails during the
+    /// # Errors
+    ///
+    /// As for every collective, [`Error::Aborted`] if another rank fails during the
     /// call and [`Error::CollectiveMismatch`] if the ranks call different collectives.
     ///
     /// ```

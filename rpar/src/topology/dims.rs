@@ -11,7 +11,9 @@ use crate::{Error, Result};
 /// Fills the zero entries of `dims` with a grid shape for `nnodes` ranks that is as balanced as
 /// possible, in non-increasing order; non-zero entries are kept (MPI_Dims_create).
 ///
-/// Errors: [`Error::InvalidArgument`] if `nnodes` is 0 or not a multiple of the product of the
+/// # Errors
+///
+/// [`Error::InvalidArgument`] if `nnodes` is 0 or not a multiple of the product of the
 /// fixed entries. As in MPI (and MPICH), when every entry is fixed only that divisibility is
 /// checked.
 ///

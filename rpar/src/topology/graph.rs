@@ -55,10 +55,12 @@ impl GraphComm {
     /// `reorder` is accepted and ignored: rpar knows no placement of general graphs better than
     /// the identity (MPI allows this; MPICH does the same).
     ///
-    /// Errors: [`Error::InvalidArgument`] for an empty graph, more nodes than ranks, `index`
-    /// decreasing, `edges` not `index[n-1]` long, or an edge to a node that does not exist;
-    /// and, as for every collective, [`Error::Aborted`] if another rank fails during the call
-    /// and [`Error::CollectiveMismatch`] if the ranks call different collectives.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for an empty graph, more nodes than ranks, `index` decreasing,
+    /// `edges` not `index[n-1]` long, or an edge to a node that does not exist; and, as for every
+    /// collective, [`Error::Aborted`] if another rank fails during the call and
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives.
     ///
     /// ```
     /// let got = rpar::run(5, |world| {
@@ -92,11 +94,13 @@ impl GraphComm {
         }))
     }
 
-    /// Makes a graph communicator from adjacency lists: `adjacency[i]` lists node `i`'s
-    /// neighbours. The same as [`GraphComm::create`] with the (index, edges) arrays they give.
-    /// Collective.
+    /// Makes a graph communicator from adjacency lists: `adjacency[i]` lists node `i`'s neighbours.
+    /// The same as [`GraphComm::create`] with the (index, edges) arrays they give
+    /// (MPI_Graph_create). Collective.
     ///
-    /// Errors: those of [`GraphComm::create`].
+    /// # Errors
+    ///
+    /// Those of [`GraphComm::create`].
     ///
     /// ```
     /// let degrees = rpar::run(4, |world| {
@@ -156,7 +160,9 @@ impl GraphComm {
 
     /// The degree of node `rank` (MPI_Graph_neighbors_count).
     ///
-    /// Errors: [`Error::RankOutOfRange`] if there is no such node.
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] if there is no such node.
     ///
     /// ```
     /// rpar::run(4, |world| {
@@ -175,7 +181,9 @@ impl GraphComm {
 
     /// The neighbours of node `rank`, in the order given at creation (MPI_Graph_neighbors).
     ///
-    /// Errors: [`Error::RankOutOfRange`] if there is no such node.
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] if there is no such node.
     ///
     /// ```
     /// rpar::run(3, |world| {
@@ -197,8 +205,10 @@ impl GraphComm {
 
     /// A copy with a message space of its own and the same graph (MPI_Comm_dup). Collective.
     ///
-    /// Errors: as for every collective, [`Error::Aborted`] if another rank fails during the
-    /// call and [`Error::CollectiveMismatch`] if the ranks call different collectives.
+    /// # Errors
+    ///
+    /// As for every collective, [`Error::Aborted`] if another rank fails during the call and
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives.
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -354,10 +364,11 @@ impl DistGraphComm {
     /// Every edge must be listed by both ends: `a` lists `b` among its destinations exactly as
     /// often as `b` lists `a` among its sources. rpar checks this (MPI leaves it erroneous).
     ///
-    /// Errors: [`Error::RankOutOfRange`] for a rank of `sources` or `destinations` that is not
-    /// in `comm`; [`Error::InvalidArgument`], on every rank, for edges that the two ends do not
-    /// agree on; and, as for every collective, [`Error::Aborted`] if another rank fails during
-    /// the call.
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] for a rank of `sources` or `destinations` that is not in `comm`;
+    /// [`Error::InvalidArgument`], on every rank, for edges that the two ends do not agree on; and,
+    /// as for every collective, [`Error::Aborted`] if another rank fails during the call.
     ///
     /// ```
     /// let err = rpar::run(2, |world| {
@@ -422,8 +433,10 @@ impl DistGraphComm {
 
     /// A copy with a message space of its own and the same graph (MPI_Comm_dup). Collective.
     ///
-    /// Errors: as for every collective, [`Error::Aborted`] if another rank fails during the
-    /// call and [`Error::CollectiveMismatch`] if the ranks call different collectives.
+    /// # Errors
+    ///
+    /// As for every collective, [`Error::Aborted`] if another rank fails during the call and
+    /// [`Error::CollectiveMismatch`] if the ranks call different collectives.
     ///
     /// ```
     /// rpar::run(2, |world| {

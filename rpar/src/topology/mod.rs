@@ -68,7 +68,8 @@ impl Comm {
 
 /// A topology declared as a type, as `topology!` writes them: its size and how to build its
 /// communicator. `spmd!(topology = T, |grid| …)` launches `T::SIZE` ranks and hands each
-/// `T::create(&world)`.
+/// `T::create(&world)` (MPI_Cart_create or MPI_Graph_create, with the shape checked at compile
+/// time).
 ///
 /// ```
 /// rpar::topology! {
@@ -89,8 +90,10 @@ pub trait Topology {
     /// Builds the topology on the first `SIZE` ranks of `comm`; the others get `None`.
     /// Collective. See the [trait's example](Topology).
     ///
-    /// Errors: those of [`CartComm::create`] or [`GraphComm::create`], which `topology!`'s
-    /// implementation calls; [`Error::InvalidArgument`](crate::Error::InvalidArgument) in
-    /// particular when `comm` has fewer than `SIZE` ranks.
+    /// # Errors
+    ///
+    /// Those of [`CartComm::create`] or [`GraphComm::create`], which `topology!`'s implementation
+    /// calls; [`Error::InvalidArgument`](crate::Error::InvalidArgument) in particular when `comm`
+    /// has fewer than `SIZE` ranks.
     fn create(comm: &Comm) -> Result<Option<Self::Comm>>;
 }

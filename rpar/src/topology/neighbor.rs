@@ -32,8 +32,8 @@ pub(crate) mod tags {
     pub(crate) const DIST_GRAPH: i32 = 403;
 }
 
-/// A communicator with neighbours: the neighbourhood collectives, on [`CartComm`],
-/// [`GraphComm`] and [`DistGraphComm`] alike.
+/// A communicator with neighbours: the neighbourhood collectives (MPI_Neighbor_allgather(v),
+/// MPI_Neighbor_alltoall(v)), on [`CartComm`], [`GraphComm`] and [`DistGraphComm`] alike.
 ///
 /// ```
 /// use rpar::Neighborhood;

@@ -76,8 +76,9 @@ pub enum Transport {
 const DEFAULT_POLL: Duration = Duration::from_micros(50);
 
 impl Universe {
-    /// A universe of `ranks` ranks (threads), with the defaults of every setting below. Nothing
-    /// starts until [`run`](Universe::run); a universe can run any number of programs.
+    /// A universe of `ranks` ranks (threads; `mpiexec -n ranks`), with the defaults of every
+    /// setting below. Nothing starts until [`run`](Universe::run); a universe can run any number of
+    /// programs.
     ///
     /// ```
     /// let u = rpar::Universe::new(4);
@@ -314,19 +315,21 @@ impl Universe {
         self.ranks
     }
 
-    /// Runs `program` on every rank and returns the ranks' results in rank order.
+    /// Runs `program` on every rank and returns the ranks' results in rank order (the program
+    /// between MPI_Init and MPI_Finalize, `world` its MPI_COMM_WORLD).
     ///
     /// If a rank panics or returns an error, the run is aborted: every other rank's blocked
     /// call returns [`Error::Aborted`] at once, and `run` returns [`Error::RankPanicked`] or
     /// [`Error::RankFailed`] naming the first rank that failed.
     ///
-    /// Errors: [`Error::RankPanicked`] or [`Error::RankFailed`] as above;
-    /// [`Error::CollectiveMismatch`] if the ranks of a communicator called different
-    /// collectives; [`Error::Deadlock`] if the [watchdog](Universe::deadlock_detection) found
-    /// every rank blocked; [`Error::Leaks`] in [strict](Universe::strict) mode;
-    /// [`Error::InvalidArgument`] for 0 ranks, a rank thread that could not be started, a
-    /// [trace](Universe::trace) file that could not be written, or [`Transport::Mpi`] without
-    /// the `mpi` cargo feature.
+    /// # Errors
+    ///
+    /// [`Error::RankPanicked`] or [`Error::RankFailed`] as above; [`Error::CollectiveMismatch`] if
+    /// the ranks of a communicator called different collectives; [`Error::Deadlock`] if the
+    /// [watchdog](Universe::deadlock_detection) found every rank blocked; [`Error::Leaks`] in
+    /// [strict](Universe::strict) mode; [`Error::InvalidArgument`] for 0 ranks, a rank thread that
+    /// could not be started, a [trace](Universe::trace) file that could not be written, or
+    /// [`Transport::Mpi`] without the `mpi` cargo feature.
     ///
     /// ```
     /// let err = rpar::Universe::new(3)
@@ -352,7 +355,9 @@ impl Universe {
     /// never received, receives never completed. In [strict](Universe::strict) mode those are
     /// an [`Error::Leaks`] instead.
     ///
-    /// Errors: those of [`Universe::run`].
+    /// # Errors
+    ///
+    /// Those of [`Universe::run`].
     ///
     /// ```
     /// let report = rpar::Universe::new(2).run_report(|world| {
@@ -636,7 +641,9 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 /// Runs `program` on `ranks` ranks: shorthand for `Universe::new(ranks).run(program)`
 /// (`mpiexec -n ranks`, with MPI_Init and MPI_Finalize around the program).
 ///
-/// Errors: those of [`Universe::run`].
+/// # Errors
+///
+/// Those of [`Universe::run`].
 ///
 /// ```
 /// let sum: usize = rpar::run(8, |world| Ok(world.rank()))?.iter().sum();

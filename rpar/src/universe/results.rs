@@ -48,7 +48,9 @@ impl ResultLink<'_> {
 
     /// Sends `data` (one part of a result: a slice of [`Datatype`]s) to the peer as one message.
     ///
-    /// Errors: those of a send (see [`Comm::send`]); [`Error::Aborted`] if the run is aborted.
+    /// # Errors
+    ///
+    /// Those of a send (see [`Comm::send`]); [`Error::Aborted`] if the run is aborted.
     ///
     /// ```
     /// use rpar::{RankResult, ResultLink};
@@ -75,7 +77,9 @@ impl ResultLink<'_> {
     /// Receives the next part of the peer's result, as sent by [`ResultLink::send`], whatever
     /// its length.
     ///
-    /// Errors: those of a receive (see [`Comm::recv`]): [`Error::TypeMismatch`] if the part was
+    /// # Errors
+    ///
+    /// Those of a receive (see [`Comm::recv`]): [`Error::TypeMismatch`] if the part was
     /// sent with another element type; [`Error::Aborted`] if the run is aborted.
     ///
     /// ```
@@ -165,13 +169,17 @@ pub trait RankResult: Sized {
     /// Sends this result to another rank, in parts through `link` (see the
     /// [trait's example](RankResult)).
     ///
-    /// Errors: those of [`ResultLink::send`].
+    /// # Errors
+    ///
+    /// Those of [`ResultLink::send`].
     fn send_result(&self, link: &ResultLink<'_>) -> Result<()>;
 
     /// Receives another rank's result, its parts in the order
     /// [`send_result`](RankResult::send_result) sent them (see the [trait's example](RankResult)).
     ///
-    /// Errors: those of [`ResultLink::recv`], and any the implementation raises for parts that
+    /// # Errors
+    ///
+    /// Those of [`ResultLink::recv`], and any the implementation raises for parts that
     /// do not fit together.
     fn recv_result(link: &ResultLink<'_>) -> Result<Self>;
 
@@ -195,7 +203,9 @@ pub trait RankResult: Sized {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     ///
-    /// Errors: those of [`ResultLink::send`].
+    /// # Errors
+    ///
+    /// Those of [`ResultLink::send`].
     fn send_all(items: &[Self], link: &ResultLink<'_>) -> Result<()> {
         link.send_value(&(items.len() as u64))?;
         items.iter().try_for_each(|item| item.send_result(link))
@@ -203,7 +213,9 @@ pub trait RankResult: Sized {
 
     /// Receives a slice sent by [`RankResult::send_all`] (see its example).
     ///
-    /// Errors: those of [`ResultLink::recv`].
+    /// # Errors
+    ///
+    /// Those of [`ResultLink::recv`].
     fn recv_all(link: &ResultLink<'_>) -> Result<Vec<Self>> {
         let n = link.recv_value::<u64>()?;
         (0..n).map(|_| Self::recv_result(link)).collect()
@@ -213,7 +225,9 @@ pub trait RankResult: Sized {
 impl ResultLink<'_> {
     /// Sends one value (the whole result, for a [`Datatype`]) as one message.
     ///
-    /// Errors: those of [`ResultLink::send`].
+    /// # Errors
+    ///
+    /// Those of [`ResultLink::send`].
     ///
     /// ```
     /// use rpar::{RankResult, ResultLink};
@@ -238,7 +252,9 @@ impl ResultLink<'_> {
 
     /// Receives one value sent by [`ResultLink::send_value`].
     ///
-    /// Errors: those of [`ResultLink::recv`], and [`Error::InvalidArgument`] if the message
+    /// # Errors
+    ///
+    /// Those of [`ResultLink::recv`], and [`Error::InvalidArgument`] if the message
     /// holds no value.
     ///
     /// ```

@@ -130,11 +130,13 @@ impl MpiDatatype {
     /// The MPI datatype of `map` (MPI_Type_create_struct, MPI_Type_create_resized,
     /// MPI_Type_commit), initialising MPI first if it is not yet.
     ///
-    /// Errors: [`Error::InvalidArgument`] if MPI could not be initialised, or if the map has more
-    /// blocks of adjacent entries than an MPI `int` counts.
-    ///
     /// Cost: O(entries) to merge adjacent entries of one basic type into blocks, then MPI's
     /// commit.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if MPI could not be initialised, or if the map has more
+    /// blocks of adjacent entries than an MPI `int` counts.
     ///
     /// ```
     /// use rpar::{BasicType::*, TypeMap};
@@ -266,12 +268,14 @@ impl MpiDatatype {
     /// there): MPI's packed bytes, for comparing with
     /// [`CommittedType::pack_to_vec_at`](crate::CommittedType::pack_to_vec_at).
     ///
-    /// Errors: [`Error::InvalidArgument`] if the elements do not lie within `buf`, if an entry
+    /// Cost: one copy of `count` elements' data, by MPI.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if the elements do not lie within `buf`, if an entry
     /// of the type would land on padding or on a value of another basic type in `T`'s layout
     /// (checked as rpar's own pack checks, so that MPI never reads padding), or if `count` or
     /// the packed size exceeds what an MPI `int` counts.
-    ///
-    /// Cost: one copy of `count` elements' data, by MPI.
     ///
     /// ```
     /// use rpar::{Datatype, Error, TypeMap};
