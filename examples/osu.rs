@@ -8,9 +8,11 @@
 //! on P ranks.
 //! Figures, timed as `shared/peers/peer_bench.c` times them: ping-pong latency (half round
 //! trip); streaming bandwidth (loops of a window of 64 sends, 16 at 4 MiB, and an
-//! acknowledgement: the sender's are non-blocking and waited for together, and so are the
-//! receiver's, each into a buffer of its own where the peers' all share one, since two pending
-//! receives cannot borrow one buffer); owned-`Vec` bandwidth, in the same loops and windows;
+//! acknowledgement: the sender's are non-blocking and waited for together; the receiver takes
+//! them into one buffer, as the peers' do — they post all the window's receives on one buffer,
+//! which two pending receives in rpar cannot borrow both, so it receives them one after
+//! another while the sends are all in flight); owned-`Vec` bandwidth, in the same loops and
+//! windows;
 //! allreduce (out of place, as the peers'), bcast, allgather and alltoall at 8 B, 64 KiB and
 //! 1 MiB per rank on 2, 4 and 8 ranks, and (rpar only) at 8 B and 64 KiB on 64 ranks and at
 //! 8 B on 256 ranks; each the median of 7 repetitions, like the peers' program. Pack throughput
@@ -99,14 +101,14 @@ fn stream_rate<S>(
 }
 
 /// Streaming bandwidth in GB/s: `loops` times, rank 0 starts `window` sends of `m` bytes
-/// (zero-copy, scoped) and waits for them, rank 1 posts `window` receives and waits for them,
-/// then acknowledges with 1 byte.
+/// (zero-copy, scoped) and waits for them, rank 1 receives them one after another into one
+/// buffer (the peers' `window` receives all name one buffer), then acknowledges with 1 byte.
 fn bandwidth(w: &Comm, m: usize, shape: (usize, usize)) -> Result<f64> {
     let sbuf = vec![1u8; m];
-    // the receiver's buffers, filled so that their pages are there before the timed part, as
-    // the peers' memset does
-    let mut rbufs = vec![0xffu8; if w.rank() == 1 { m * shape.0 } else { 0 }];
-    let one_loop = |rbufs: &mut Vec<u8>| {
+    // the receiver's buffer, filled so that its pages are there before the timed part, as the
+    // peers' memset does
+    let mut rbuf = vec![0xffu8; if w.rank() == 1 { m } else { 0 }];
+    let one_loop = |rbuf: &mut Vec<u8>| {
         let mut ack = [0u8; 1];
         if w.rank() == 0 {
             w.scope(|s| {
@@ -117,13 +119,14 @@ fn bandwidth(w: &Comm, m: usize, shape: (usize, usize)) -> Result<f64> {
             })?;
             w.recv_into(&mut ack[..], 1, 3)?;
         } else {
-            let posted = rbufs.chunks_mut(m).map(|buf| w.irecv_into(buf, 0, 2));
-            rpar::wait_all(posted.collect::<Result<Vec<_>>>()?)?;
+            for _ in 0..shape.0 {
+                w.recv_into(&mut rbuf[..], 0, 2)?;
+            }
             w.send(&ack[..], 0, 3)?;
         }
         Ok(())
     };
-    stream_rate(w, m, shape, &mut rbufs, one_loop, |_| Ok(()))
+    stream_rate(w, m, shape, &mut rbuf, one_loop, |_| Ok(()))
 }
 
 /// Owned-`Vec` streaming bandwidth in GB/s: the loops and windows of [`bandwidth`], but each
