@@ -121,6 +121,30 @@ fn call_key(call: &Option<CollectiveCall>) -> u64 {
     .fold(0x243f_6a88_85a3_08d3, mix)
 }
 
+/// Asks the core for the cache line at `slot` in the exclusive state, as a write would, without
+/// waiting for it: the owner of a slot takes its first line (stamp, post, small data) back from
+/// the readers this way some steps before it posts there. On 2 cores, a 2-rank 8-byte
+/// broadcast took 0.128 us a call without it and 0.079 with it 32 steps ahead (the post's
+/// stores had stalled on that line); a hint only — nothing is read or written.
+#[inline(always)]
+fn prefetch_for_write(slot: &Slot) {
+    let line: *const Slot = slot;
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetchw` only moves a cache line (a NOP where the CPU lacks it, as x86 decodes
+    // it since the 3DNow! days); it never faults, reads or writes no register but its address,
+    // and leaves the flags alone.
+    unsafe {
+        std::arch::asm!("prefetchw [{}]", in(reg) line, options(nostack, preserves_flags, readonly));
+    }
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: `prfm` is a hint: it never faults and changes no register, flag or memory.
+    unsafe {
+        std::arch::asm!("prfm pstl1keep, [{}]", in(reg) line, options(nostack, preserves_flags, readonly));
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    let _ = line;
+}
+
 /// One of a member's slots: the stamp of the step posted in it, the post, and room for its
 /// bytes. The first cache line holds the stamp, the post and the smallest data; a reader goes
 /// further only for larger data, or for the whole call when its key differs.
@@ -420,6 +444,10 @@ impl Arena {
             }
         }
         own.next_step.store(s + 1, Ordering::Relaxed);
+        // the slot this member writes `depth / 8` steps from now: ask for its first line now, so
+        // that taking it back from the readers (who read it `depth` steps ago) overlaps with
+        // the steps between instead of stalling the post
+        prefetch_for_write(self.parts[me].slot(s + depth / 8));
         Ok(Step {
             arena: self,
             ep,
