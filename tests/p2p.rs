@@ -251,6 +251,78 @@ fn large_head_to_head_blocking_sends_complete() -> Result<()> {
     Ok(())
 }
 
+/// Bytes that say where they are and whose they are: a piece copied to the wrong place, twice,
+/// or not at all shows.
+fn pattern(len: usize, seed: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i * 31 + i / 65536 * 7 + seed) as u8)
+        .collect()
+}
+
+#[test]
+fn large_copies_shared_with_the_waiting_sender_arrive_whole() -> Result<()> {
+    // From 256 KiB on, the receiver and a sender waiting for its rendezvous copy 64 KiB pieces
+    // each; sizes around the threshold and not a whole number of pieces, in every way a large
+    // borrowed send is received: into a buffer, as a new Vec, head to head, several sends in
+    // flight from one scope, and with a sender that is busy (not helping) while it is copied.
+    let sizes = [
+        (256 << 10) - 1,
+        256 << 10,
+        (256 << 10) + 1,
+        (1 << 20) + 13,
+        (4 << 20) - 7,
+    ];
+    rpar::run(2, |w| {
+        let (me, other) = (w.rank(), 1 - w.rank());
+        for (k, &len) in sizes.iter().enumerate() {
+            let mine = pattern(len, 2 * k + me);
+            let theirs = pattern(len, 2 * k + other);
+            // into a buffer, the sender blocked in `send`
+            let mut got = vec![0u8; len];
+            if me == 0 {
+                w.send(&mine[..], 1, 1)?;
+            } else {
+                w.recv_into(&mut got[..], 0, 1)?;
+                assert!(got == theirs, "recv_into of {len} bytes");
+            }
+            // as a new Vec, head to head (each copies the other's offer out while it waits)
+            w.send(&mine[..], other, 2)?;
+            let (v, st) = w.recv::<u8>(other, 2)?;
+            assert_eq!(st.count, len);
+            assert!(v == theirs, "recv of {len} bytes head to head");
+            // three sends in flight from one scope, received in order into one buffer
+            if me == 0 {
+                w.scope(|s| {
+                    for _ in 0..3 {
+                        s.isend(&mine[..], 1, 3)?;
+                    }
+                    Ok(())
+                })?;
+            } else {
+                for _ in 0..3 {
+                    got.fill(0);
+                    w.recv_into(&mut got[..], 0, 3)?;
+                    assert!(got == theirs, "scoped send of {len} bytes");
+                }
+            }
+            // a sender busy elsewhere while it is received: the receiver copies every piece
+            if me == 0 {
+                w.scope(|s| {
+                    s.isend(&mine[..], 1, 4)?;
+                    std::thread::sleep(Duration::from_millis(20));
+                    Ok(())
+                })?;
+            } else {
+                got.fill(0);
+                w.recv_into(&mut got[..], 0, 4)?;
+                assert!(got == theirs, "busy sender, {len} bytes");
+            }
+        }
+        Ok(())
+    })?;
+    Ok(())
+}
+
 #[test]
 fn nonblocking_requests_wait_test_and_any() -> Result<()> {
     rpar::run(4, |w| {

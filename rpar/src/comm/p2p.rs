@@ -583,7 +583,11 @@ pub(crate) fn finish_rendezvous(
     (context, dest, tag): SendTarget,
 ) -> Result<()> {
     let waiting = Waiting::Send { context, dest, tag };
-    if let Err(err) = ep.wait_send(|| pending.outcome() != SendOutcome::Pending, waiting) {
+    let done = || {
+        pending.help(); // a large copy the receiver has begun: copy pieces of it too
+        pending.outcome() != SendOutcome::Pending
+    };
+    if let Err(err) = ep.wait_send(done, waiting) {
         if pending.cancel() != SendOutcome::Delivered {
             return Err(err);
         }

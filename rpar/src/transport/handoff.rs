@@ -1,5 +1,6 @@
-//! [`Handoff`]: the state machine of a rendezvous, alone, so that it can be model-checked with
-//! loom (`RUSTFLAGS="--cfg loom" cargo test -p rpar --lib handoff`).
+//! [`Handoff`]: the state machine of a rendezvous, and [`Chunks`]: the pieces of a large copy
+//! that its two sides share; alone, so that they can be model-checked with loom
+//! (`RUSTFLAGS="--cfg loom" cargo test -p rpar --lib handoff`).
 //!
 //! ```text
 //! PENDING --receiver claims--> COPYING --copy done--> DONE       (sender may reuse its buffer)
@@ -12,9 +13,9 @@
 //! withdrawal that loses the race to a claim waits out `COPYING`.
 
 #[cfg(loom)]
-use loom::sync::atomic::{AtomicU8, Ordering};
+use loom::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 #[cfg(not(loom))]
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 const PENDING: u8 = 0;
 const COPYING: u8 = 1;
@@ -66,6 +67,12 @@ impl Handoff {
             .is_ok()
     }
 
+    /// Sender: whether the receiver is copying right now (`Acquire`: what the receiver wrote
+    /// before its claim is visible after this returns true).
+    pub(crate) fn copying(&self) -> bool {
+        self.state.load(Ordering::Acquire) == COPYING
+    }
+
     /// Sender: the outcome so far.
     pub(crate) fn outcome(&self) -> SendOutcome {
         match self.state.load(Ordering::Acquire) {
@@ -94,6 +101,54 @@ impl Handoff {
         }
         let _ = &backoff;
         self.outcome()
+    }
+}
+
+/// The `count` pieces of one large copy, each taken by exactly one of the sides that work on
+/// it (the receiver, and the sender while it waits for the copy to end); the receiver ends the
+/// copy only once every piece is copied.
+#[derive(Debug)]
+pub(crate) struct Chunks {
+    /// Pieces handed out so far (it stops at `count`).
+    next: AtomicUsize,
+    /// Pieces copied.
+    done: AtomicUsize,
+    count: usize,
+}
+
+impl Chunks {
+    pub(crate) fn new(count: usize) -> Self {
+        Chunks {
+            next: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+            count,
+        }
+    }
+
+    /// How many pieces the copy has (0: it is not shared).
+    pub(crate) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The next piece nobody has taken, if any: its taker copies it, then calls
+    /// [`Chunks::finish`]. (`Relaxed`: the index only divides the work; the bytes are
+    /// published by `finish`.)
+    pub(crate) fn take(&self) -> Option<usize> {
+        self.next
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < self.count).then_some(n + 1)
+            })
+            .ok()
+    }
+
+    /// One taken piece is copied (`Release`: its bytes are written before the count says so).
+    pub(crate) fn finish(&self) {
+        self.done.fetch_add(1, Ordering::Release);
+    }
+
+    /// Whether every piece is copied (`Acquire`: then every piece's bytes are visible).
+    pub(crate) fn all_done(&self) -> bool {
+        self.done.load(Ordering::Acquire) == self.count
     }
 }
 
@@ -137,6 +192,42 @@ mod loom_model {
                 SendOutcome::Dropped => assert_eq!(got, None),
                 SendOutcome::Pending => panic!("cancel returned pending"),
             }
+        });
+    }
+
+    #[test]
+    fn a_shared_copy_is_whole_when_the_receiver_ends_it() {
+        // two pieces; the receiver takes pieces and waits for all of them, the sender takes
+        // pieces while the copy is on: every piece is written once, and all before the end
+        loom::model(|| {
+            let h = Arc::new(Handoff::new());
+            let chunks = Arc::new(Chunks::new(2));
+            let dst = Arc::new([UnsafeCell::new(0u8), UnsafeCell::new(0u8)]);
+            let (h2, chunks2, dst2) = (h.clone(), chunks.clone(), dst.clone());
+            let r = thread::spawn(move || {
+                assert!(h2.claim());
+                while let Some(c) = chunks2.take() {
+                    dst2[c].with_mut(|p| unsafe { *p += 1 });
+                    chunks2.finish();
+                }
+                while !chunks2.all_done() {
+                    loom::thread::yield_now();
+                }
+                // the receive buffer is whole: read it all
+                let got = [
+                    dst2[0].with(|p| unsafe { *p }),
+                    dst2[1].with(|p| unsafe { *p }),
+                ];
+                h2.complete();
+                got
+            });
+            if h.copying() {
+                while let Some(c) = chunks.take() {
+                    dst[c].with_mut(|p| unsafe { *p += 1 });
+                    chunks.finish();
+                }
+            }
+            assert_eq!(r.join().unwrap(), [1, 1]);
         });
     }
 

@@ -10,24 +10,46 @@
 //! ```
 //!
 //! The sender never returns while the state is COPYING, so its buffer outlives every read.
+//!
+//! A large plain copy ([`HELP_FROM`] bytes and more) is shared: the receiver publishes its
+//! destination, claims, wakes the sender, and copies [`CHUNK`]-byte pieces; the sender, waiting
+//! for the hand-over to end, copies pieces too ([`PendingSend::help`]), each piece taken by one
+//! side only ([`Chunks`]). The receiver ends the copy only once every piece is copied, so the
+//! sender writes the receive buffer only while the receive that borrows it is still running.
+//! Ranks are threads, each on a core of its own when there are enough: two cores copy at once
+//! (one core alone is held back by how many cache misses it can have in flight).
 
 use super::endpoint::Envelope;
-use super::handoff::Handoff;
 pub(crate) use super::handoff::SendOutcome;
+use super::handoff::{Chunks, Handoff};
 use super::message::{ElemType, ErasedVec};
 use crossbeam::channel::Sender;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Arc;
+
+/// Plain copies of at least this many bytes are shared between receiver and sender.
+pub(crate) const HELP_FROM: usize = 256 << 10;
+
+/// The piece of a shared copy that one side takes at a time.
+const CHUNK: usize = 64 << 10;
 
 #[derive(Debug)]
 struct Shared {
     handoff: Handoff,
     ptr: *const u8,
     bytes: usize,
+    /// The pieces of a shared copy (none below [`HELP_FROM`] bytes).
+    chunks: Chunks,
+    /// Where a shared copy goes: set by the receiver before it claims (null: the copy is not
+    /// shared, as a typed read is not).
+    dst: AtomicPtr<u8>,
 }
 
-// SAFETY: `ptr` is only dereferenced by the receiver while it holds the COPYING state, during
-// which the sender keeps the buffer alive and unmodified (it waits for DONE); the buffer holds
-// `T: Datatype` values, which are `Sync`.
+// SAFETY: `ptr` is only dereferenced while the state is COPYING, during which the sender keeps
+// the buffer alive and unmodified (it waits for DONE); the buffer holds `T: Datatype` values,
+// which are `Sync`. `dst` is written through only for a piece taken from `chunks` while the
+// state is COPYING, and the receiver, which borrows the buffer there, returns only once every
+// piece is done.
 unsafe impl Send for Shared {}
 // SAFETY: as above; all other fields are atomics or immutable.
 unsafe impl Sync for Shared {}
@@ -56,10 +78,17 @@ pub(crate) unsafe fn publish(
     bytes: usize,
     wake: Sender<Envelope>,
 ) -> (PendingSend, Ticket) {
+    let pieces = if bytes >= HELP_FROM {
+        bytes.div_ceil(CHUNK)
+    } else {
+        0
+    };
     let shared = Arc::new(Shared {
         handoff: Handoff::new(),
         ptr,
         bytes,
+        chunks: Chunks::new(pieces),
+        dst: AtomicPtr::new(std::ptr::null_mut()),
     });
     (
         PendingSend {
@@ -72,6 +101,26 @@ pub(crate) unsafe fn publish(
 impl PendingSend {
     pub(crate) fn outcome(&self) -> SendOutcome {
         self.shared.handoff.outcome()
+    }
+
+    /// Copies pieces of a shared copy that the receiver has begun and nobody has taken yet, if
+    /// any (see the module docs): for the sender while it waits for the hand-over to end.
+    pub(crate) fn help(&self) {
+        let s = &*self.shared;
+        if s.chunks.count() == 0 || !s.handoff.copying() {
+            return;
+        }
+        let dst = s.dst.load(Ordering::Relaxed);
+        if dst.is_null() {
+            return; // a typed read: not shared
+        }
+        while let Some(c) = s.chunks.take() {
+            // SAFETY: `c` is ours alone (`take`), the state is COPYING, so the receiver that
+            // published `dst` for `bytes` bytes is copying and ends only after this piece is
+            // finished; our own buffer holds `bytes` bytes and we are waiting on it.
+            unsafe { s.copy_piece(dst, c) };
+            s.chunks.finish();
+        }
     }
 
     /// Withdraws the offer. Afterwards the receiver no longer reads the buffer: if it was in the
@@ -96,10 +145,32 @@ impl Ticket {
     ///
     /// `dst` must be valid for writes of [`Ticket::bytes`] bytes and not overlap the source.
     pub(crate) unsafe fn copy_to(self, dst: *mut u8) -> bool {
-        let bytes = self.shared.bytes;
-        // SAFETY: `read_with` hands the published pointer, valid for `bytes` bytes; the caller
-        // guarantees `dst`.
-        unsafe { self.read_with(|src| std::ptr::copy_nonoverlapping(src, dst, bytes)) }
+        let s = &*self.shared;
+        if s.chunks.count() == 0 {
+            let bytes = s.bytes;
+            // SAFETY: `read_with` hands the published pointer, valid for `bytes` bytes; the
+            // caller guarantees `dst`.
+            return unsafe { self.read_with(|src| std::ptr::copy_nonoverlapping(src, dst, bytes)) };
+        }
+        // published before the claim, whose `AcqRel` the sender's `copying` reads after
+        s.dst.store(dst, Ordering::Relaxed);
+        if !s.handoff.claim() {
+            return false;
+        }
+        // the sender may be waiting: it copies pieces too once it looks
+        let _ = self.wake.send(Envelope::Wake);
+        while let Some(c) = s.chunks.take() {
+            // SAFETY: piece `c` is ours alone; the state is COPYING, so the sender keeps its
+            // buffer, and the caller guarantees `dst` for `bytes` bytes.
+            unsafe { s.copy_piece(dst, c) };
+            s.chunks.finish();
+        }
+        let backoff = crossbeam::utils::Backoff::new();
+        while !s.chunks.all_done() {
+            backoff.snooze(); // the sender is finishing its last piece
+        }
+        self.release();
+        true
     }
 
     /// Runs `read` on the sender's published pointer while the sender is held, then releases
@@ -118,10 +189,15 @@ impl Ticket {
         // in the COPYING state the sender keeps its buffer alive and unmodified (publish's
         // contract), so `read` sees it whole
         read(self.shared.ptr);
+        self.release();
+        true
+    }
+
+    /// Ends a claimed hand-over: the sender may reuse its buffer, and is woken to see it.
+    fn release(self) {
         self.shared.handoff.complete();
         let _ = self.wake.send(Envelope::Wake);
         // `self` is dropped here with the state DONE: Drop does nothing more.
-        true
     }
 
     /// Copies the data into a fresh owned buffer (used when the message is matched while the
@@ -134,6 +210,22 @@ impl Ticket {
             ok = unsafe { self.copy_to(dst) };
         });
         ok.then_some(v)
+    }
+}
+
+impl Shared {
+    /// Copies piece `c` of the published bytes to the same place in `dst`.
+    ///
+    /// # Safety
+    ///
+    /// The state must be COPYING, piece `c` taken by the caller, and `dst` valid for writes of
+    /// `bytes` bytes that nobody else touches but through other pieces.
+    unsafe fn copy_piece(&self, dst: *mut u8, c: usize) {
+        let at = c * CHUNK;
+        let len = CHUNK.min(self.bytes - at);
+        // SAFETY: `at + len <= bytes` for a piece below `count`; the source is the published
+        // buffer (alive while COPYING), the destination the caller's; they do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(self.ptr.add(at), dst.add(at), len) };
     }
 }
 
