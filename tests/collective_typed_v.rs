@@ -670,3 +670,37 @@ fn a_type_or_a_block_outside_its_buffer_is_an_error_on_every_rank() {
     );
     failed_at(got, 2, |e| matches!(e, Error::BufferOutOfBounds { .. }));
 }
+
+/// Two fields of different basic types, no padding.
+#[derive(Datatype, Clone, Copy, Debug, PartialEq, Default)]
+struct Pair {
+    a: u32,
+    b: f32,
+}
+
+#[test]
+fn a_block_inside_an_element_must_land_on_the_field_it_names() {
+    // blocks of u32 at u32 positions of a buffer of pairs: even positions are the `a`
+    // fields, odd ones the `b` fields (f32)
+    let got = each_rank(2, "allgatherv_typed into the fields of pairs", |world| {
+        let u = u32::type_map().commit();
+        let r = world.rank() as u32;
+        let mut recv = [Pair::default(); 2];
+        world.allgatherv_typed(&[r + 1], &u, 1, &mut recv, &u, &[1, 1], &[2, 0])?;
+        let mut untouched = [Pair::default(); 2];
+        let bad = world.allgatherv_typed(&[r + 1], &u, 1, &mut untouched, &u, &[1, 1], &[0, 1]);
+        Ok((recv, bad, untouched))
+    });
+    for result in got {
+        let (recv, bad, untouched) = result.unwrap();
+        let pair = |a| Pair { a, b: 0.0 };
+        assert_eq!(recv, [pair(2), pair(1)]);
+        match bad {
+            Err(Error::InvalidArgument { message, .. }) => {
+                assert!(message.contains("f32"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(untouched, [Pair::default(); 2]);
+    }
+}
