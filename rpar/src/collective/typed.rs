@@ -25,6 +25,10 @@
 //!
 //! So the cost is that of the byte collective plus one pack and one unpack per rank and the
 //! allgather of 72 bytes per rank.
+//!
+//! The v-forms (`typed_v.rs`) run the same steps on sides whose blocks have a count per rank
+//! ([`Blocks::Varying`]): their counts join the allgather of step 2, and every pair of ranks
+//! is compared.
 
 use super::layout::{blocks_total, check_disjoint, check_per_rank, offsets_of_counts, zeroed_vec};
 use super::{Allgather, Alltoall, Bcast, Gather, Scatter};
@@ -173,7 +177,7 @@ impl<'a, T: Datatype> Side<'a, T> {
     }
 
     /// The per-rank counts of a varying side read here (its unit's multiple for each rank).
-    fn counts(&self) -> Option<&'a [usize]> {
+    pub(super) fn counts(&self) -> Option<&'a [usize]> {
         match self.blocks {
             Some(Blocks::Varying { counts, .. }) => Some(counts),
             _ => None,

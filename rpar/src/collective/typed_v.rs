@@ -55,17 +55,9 @@ impl Packed {
 }
 
 impl<T: Datatype> Side<'_, T> {
-    /// The counts of a varying side (checked to be one per rank).
-    fn varying_counts(&self) -> &[usize] {
-        match self.blocks {
-            Some(Blocks::Varying { counts, .. }) => counts,
-            _ => &[],
-        }
-    }
-
     /// Packs every rank's block of this varying side, in rank order, into one stream.
     fn pack_blocks(&self, call: &'static str) -> Result<(Vec<u8>, Packed)> {
-        let counts = self.varying_counts();
+        let counts = self.counts().unwrap_or(&[]);
         let layout = Packed::of(self.ty, counts, call)?;
         let mut out = zeroed_vec::<u8>(layout.total(), call)?;
         let mut position = 0;

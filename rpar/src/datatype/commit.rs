@@ -248,7 +248,7 @@ impl Compiled {
             Some(u) if u == b => {
                 let s = b.size() as isize;
                 let aligned = |x: isize| x % s == 0;
-                base % b.size() == 0
+                base.is_multiple_of(b.size())
                     && (count == 1 || aligned(self.extent))
                     && self
                         .runs
