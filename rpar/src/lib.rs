@@ -45,7 +45,9 @@
 //!   ([`Comm::scatter_owned`], [`Comm::gather_owned`], [`Comm::alltoall_owned`]);
 //! - `_typed` lays the data out by a committed derived datatype and a count
 //!   ([`Comm::bcast_typed`], [`Comm::gather_typed`], [`Comm::scatter_typed`],
-//!   [`Comm::allgather_typed`], [`Comm::alltoall_typed`]);
+//!   [`Comm::allgather_typed`], [`Comm::alltoall_typed`]), the v-forms by a count per rank
+//!   and displacements in extents of the type ([`Comm::gatherv_typed`],
+//!   [`Comm::scatterv_typed`], [`Comm::allgatherv_typed`], [`Comm::alltoallv_typed`]);
 //! - and every form has a `_with` twin that names the algorithm, an enum per family
 //!   ([`Bcast`], [`Allreduce`], …) whose variants' rustdoc gives each one's alpha-beta cost.
 //!

@@ -353,6 +353,12 @@ pub(crate) fn check_recv_blocks(
     call: &'static str,
 ) -> Result<()> {
     check_blocks_fit(counts, displs, len, "receive", call)?;
+    check_disjoint(counts, displs, call)
+}
+
+/// Checks that no two receive blocks `displs[i]..displs[i] + counts[i]` overlap (empty blocks
+/// overlap nothing; every block's end fits in `usize`, as [`check_blocks_fit`] checks).
+pub(crate) fn check_disjoint(counts: &[usize], displs: &[usize], call: &'static str) -> Result<()> {
     let mut blocks: Vec<(usize, usize, usize)> = (0..counts.len())
         .filter(|&i| counts[i] > 0)
         .map(|i| (displs[i], counts[i], i))

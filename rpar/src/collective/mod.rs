@@ -29,6 +29,7 @@ mod select;
 mod shared;
 mod shift;
 mod typed;
+mod typed_v;
 
 pub use allgather::Allgather;
 pub use allreduce::Allreduce;

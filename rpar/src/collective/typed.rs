@@ -25,8 +25,12 @@
 //!
 //! So the cost is that of the byte collective plus one pack and one unpack per rank and the
 //! allgather of 72 bytes per rank.
+//!
+//! The v-forms (`typed_v.rs`) run the same steps on sides whose blocks have a count per rank
+//! ([`Blocks::Varying`]): their counts join the allgather of step 2, and every pair of ranks
+//! is compared.
 
-use super::layout::{blocks_total, zeroed_vec};
+use super::layout::{blocks_total, check_disjoint, check_per_rank, offsets_of_counts, zeroed_vec};
 use super::{Allgather, Alltoall, Bcast, Gather, Scatter};
 use crate::comm::Call;
 use crate::datatype::{Access, CommittedType, Datatype, PeriodDigest};
@@ -39,7 +43,7 @@ use crate::{Comm, Error, Result};
 /// fingerprints, exactly so for periods of up to three runs, up to a 64-bit hash's collision
 /// for longer ones (the digest says what that risks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Fingerprint {
+pub(super) struct Fingerprint {
     /// Bytes of data in all (packed size).
     bytes: u64,
     /// The digest of one element's primitive period; that of nothing if there are no bytes.
@@ -48,7 +52,7 @@ struct Fingerprint {
 
 impl Fingerprint {
     /// The fingerprint of `count` elements of `ty`: O(1), whatever the type.
-    fn of(ty: &CommittedType, count: usize, call: &'static str) -> Result<Fingerprint> {
+    pub(super) fn of(ty: &CommittedType, count: usize, call: &'static str) -> Result<Fingerprint> {
         let c = &*ty.inner;
         let bytes = c.size.checked_mul(count).ok_or_else(|| {
             Error::invalid(
@@ -64,6 +68,20 @@ impl Fingerprint {
                 c.digest
             },
         })
+    }
+
+    /// The fingerprint of `n` times this signature (`n` blocks of a v-collective's unit): no
+    /// overflow, as every rank checked the bytes of each of its blocks (`Side::check`).
+    fn times(self, n: u64) -> Fingerprint {
+        let bytes = self.bytes.saturating_mul(n);
+        Fingerprint {
+            bytes,
+            period: if bytes == 0 {
+                PeriodDigest::NOTHING
+            } else {
+                self.period
+            },
+        }
     }
 
     /// Whether data of this signature can be received by `other`: the same sequence of basic
@@ -91,7 +109,7 @@ impl Fingerprint {
 
 /// Which ranks send to which in a collective, for the signature check.
 #[derive(Debug, Clone, Copy)]
-enum Flow {
+pub(super) enum Flow {
     /// The root sends to every rank (bcast, scatter).
     From(usize),
     /// Every rank sends to the root (gather).
@@ -100,51 +118,179 @@ enum Flow {
     All,
 }
 
-/// One side of a typed call as this rank's arguments give it: the buffer, its type, the count
-/// of one block, and how many blocks this rank's buffer holds (`None`: the side is not read at
-/// this rank, as MPI ignores a non-root's receive arguments of a gather).
-struct Side<'a, T> {
-    buf: &'a [T],
-    ty: &'a CommittedType,
-    count: usize,
-    blocks: Option<usize>,
+/// How the elements of one side of a typed call are laid out in its buffer.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Blocks<'a> {
+    /// `blocks` blocks of `count` elements each, back to back from the buffer's start (the
+    /// typed collectives of `typed.rs`).
+    Uniform { count: usize, blocks: usize },
+    /// One block per rank, rank `i`'s `counts[i]` elements from `displs[i]` extents into the
+    /// buffer (the v-collectives of `typed_v.rs`); `what` names the side in errors.
+    Varying {
+        counts: &'a [usize],
+        displs: &'a [usize],
+        what: &'static str,
+    },
+}
+
+/// One side of a typed call as this rank's arguments give it: the buffer, its type, and the
+/// layout of its blocks (`None`: the side is not read at this rank, as MPI ignores a
+/// non-root's receive arguments of a gather).
+pub(super) struct Side<'a, T> {
+    pub(super) buf: &'a [T],
+    pub(super) ty: &'a CommittedType,
+    pub(super) blocks: Option<Blocks<'a>>,
 }
 
 impl<'a, T: Datatype> Side<'a, T> {
+    /// A side of `blocks` blocks of `count` elements each (if read here).
     fn new((buf, ty, count): (&'a [T], &'a CommittedType, usize), blocks: Option<usize>) -> Self {
         Side {
             buf,
             ty,
-            count,
-            blocks,
+            blocks: blocks.map(|blocks| Blocks::Uniform { count, blocks }),
         }
     }
 
-    /// The elements of `ty` this rank's buffer holds (`count` per block; none if the side is
-    /// not read here).
+    /// The elements of `ty` this rank's buffer holds (none if the side is not read here; for
+    /// a varying side at most `usize::MAX`).
     fn elements(&self, call: &'static str) -> Result<usize> {
-        self.blocks
-            .map_or(Ok(0), |blocks| blocks_total(self.count, blocks, call))
+        match self.blocks {
+            None => Ok(0),
+            Some(Blocks::Uniform { count, blocks }) => blocks_total(count, blocks, call),
+            // saturating: no error after the signature check, where only this rank would see
+            // it (a type of no bytes lets the counts add up past usize::MAX)
+            Some(Blocks::Varying { counts, .. }) => {
+                Ok(counts.iter().fold(0, |n: usize, &c| n.saturating_add(c)))
+            }
+        }
     }
 
-    /// The fingerprint of one block of this side, if it is read here: a side that is not
-    /// read is not looked at at all (MPI ignores it, so its count may be anything).
+    /// The fingerprint of this side's unit, if it is read here: of one block of a uniform
+    /// side, of one element of a varying one (whose blocks are multiples of it). A side that
+    /// is not read is not looked at at all (MPI ignores it, so its count may be anything).
     fn fingerprint(&self, call: &'static str) -> Result<Option<Fingerprint>> {
         self.blocks
-            .map(|_| Fingerprint::of(self.ty, self.count, call))
+            .map(|blocks| match blocks {
+                Blocks::Uniform { count, .. } => Fingerprint::of(self.ty, count, call),
+                Blocks::Varying { .. } => Fingerprint::of(self.ty, 1, call),
+            })
             .transpose()
     }
 
-    /// Checks that this side's elements lie in its buffer, if it is read here.
-    fn check(&self, call: &'static str, access: Access) -> Result<()> {
-        if self.blocks.is_none() {
+    /// The per-rank counts of a varying side read here (its unit's multiple for each rank).
+    pub(super) fn counts(&self) -> Option<&'a [usize]> {
+        match self.blocks {
+            Some(Blocks::Varying { counts, .. }) => Some(counts),
+            _ => None,
+        }
+    }
+
+    /// Checks that this side's elements lie in its buffer, if it is read here; for a varying
+    /// side also that it has a count and a displacement per rank, that no block's bytes
+    /// overflow, and (a receive side) that no two blocks write the same byte.
+    fn check(&self, call: &'static str, access: Access, p: usize) -> Result<()> {
+        let c = &*self.ty.inner;
+        match self.blocks {
+            None => Ok(()),
+            Some(Blocks::Uniform { .. }) => {
+                let count = self.elements(call)?;
+                c.check_slice(call, self.buf, 0, count, access).map(drop)
+            }
+            Some(Blocks::Varying {
+                counts,
+                displs,
+                what,
+            }) => {
+                check_per_rank(counts.len(), p, &format!("the {what} counts"), call)?;
+                check_per_rank(displs.len(), p, &format!("the {what} displacements"), call)?;
+                let len = std::mem::size_of_val(self.buf);
+                let bytes: Vec<usize> = (0..p)
+                    .map(|i| Ok(Fingerprint::of(self.ty, counts[i], call)?.bytes as usize))
+                    .collect::<Result<_>>()?;
+                offsets_of_counts(&bytes, call)?; // their total fits in usize
+                for i in self.nonempty() {
+                    let base = self.block_base(i, call)?;
+                    c.check_buffer::<T>(call, base, len, counts[i], access)?;
+                }
+                if access == Access::Write {
+                    self.check_no_overlap(call)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The ranks whose blocks of a varying side hold data.
+    pub(super) fn nonempty(&self) -> impl Iterator<Item = usize> + 'a {
+        let (counts, size) = (self.counts().unwrap_or(&[]), self.ty.size());
+        (0..counts.len()).filter(move |&i| counts[i] > 0 && size > 0)
+    }
+
+    /// Where rank `i`'s block of a varying side starts: `displs[i] * extent` bytes into the
+    /// buffer, which must be in it (a block may not start before the buffer or past its end).
+    pub(super) fn block_base(&self, i: usize, call: &'static str) -> Result<usize> {
+        let Some(Blocks::Varying { displs, what, .. }) = self.blocks else {
+            return Ok(0);
+        };
+        let (d, extent) = (displs[i], self.ty.extent());
+        let len = std::mem::size_of_val(self.buf);
+        let at = d as i128 * extent as i128;
+        if (0..=len as i128).contains(&at) {
+            return Ok(at as usize);
+        }
+        Err(Error::invalid(
+            call,
+            format!(
+                "the {what} block of rank {i} starts at displacement {d} x extent {extent} = \
+                 byte {at}, outside the {what} buffer of {len} bytes"
+            ),
+        ))
+    }
+
+    /// Checks that no byte of a varying receive side is written twice (MPI calls such a call
+    /// erroneous): no two blocks may share an element position (`displs[i]..displs[i] +
+    /// counts[i]`), and, unless every element lies within its own extent (a positive extent
+    /// at least the true extent), no two elements' bytes may overlap (checked exactly, on the
+    /// sorted byte spans of all the blocks: O(b log b) for `b` contiguous pieces in all).
+    fn check_no_overlap(&self, call: &'static str) -> Result<()> {
+        let Some(Blocks::Varying { counts, displs, .. }) = self.blocks else {
+            return Ok(());
+        };
+        let c = &*self.ty.inner;
+        if c.size == 0 {
             return Ok(());
         }
-        let count = self.elements(call)?;
-        self.ty
-            .inner
-            .check_slice(call, self.buf, 0, count, access)
-            .map(drop)
+        if let Some(i) = (0..counts.len()).find(|&i| displs[i].checked_add(counts[i]).is_none()) {
+            return Err(Error::invalid(
+                call,
+                format!(
+                    "the receive block of rank {i} ({} elements at displacement {}) ends past \
+                     usize::MAX",
+                    counts[i], displs[i]
+                ),
+            ));
+        }
+        check_disjoint(counts, displs, call)?;
+        if c.extent > 0 && c.true_ub - c.true_lb <= c.extent {
+            return Ok(());
+        }
+        let mut spans = Vec::new();
+        for i in self.nonempty() {
+            c.spans(self.block_base(i, call)?, counts[i], &mut spans);
+        }
+        spans.sort_unstable();
+        match spans.windows(2).find(|w| w[0].1 > w[1].0) {
+            None => Ok(()),
+            Some(w) => Err(Error::invalid(
+                call,
+                format!(
+                    "the receive blocks write byte {} of the receive buffer twice (bytes \
+                     {}..{} and {}..{} of two elements): every byte may be received once only",
+                    w[1].0, w[0].0, w[0].1, w[1].0, w[1].1
+                ),
+            )),
+        }
     }
 }
 
@@ -168,6 +314,9 @@ mod status {
     pub(super) const RECV_UNREAD: u64 = 4;
 }
 
+/// The words of the signature check before the per-rank counts of a varying side.
+const HEADER: usize = 9;
+
 impl Comm {
     /// Steps 1 and 2 of every typed collective: checks this rank's buffers (before anything
     /// moves), then compares every rank's send and receive signatures along `flow`, so that
@@ -182,11 +331,39 @@ impl Comm {
         recv: &Side<'_, U>,
         flow: Flow,
     ) -> Result<(usize, usize)> {
+        self.typed_prologue_v(call, send, recv, flow, |_| [false; 2])
+    }
+
+    /// [`Comm::typed_prologue`] for sides that may be varying (one block per rank, the
+    /// v-collectives): `varying(i)` says whether rank `i`'s send and receive sides are varying
+    /// and read (the same answer on every rank, from the call's shape alone, and true at this
+    /// rank for exactly its varying sides). Each rank contributes its status, the fingerprints
+    /// of its sides' units and, for each varying side, its `p` counts to one allgather (of
+    /// `72 + 8 p` bytes per varying side), and every rank compares every pair: what rank `i`
+    /// sends rank `j`, `counts[j]` units of its send side, against what `j` receives from
+    /// `i`. With no varying side the 72 bytes of each rank go through an allgather, and along
+    /// [`Flow::All`] every pair agrees if all agree with rank 0's.
+    pub(super) fn typed_prologue_v<T: Datatype, U: Datatype>(
+        &self,
+        call: &'static str,
+        send: &Side<'_, T>,
+        recv: &Side<'_, U>,
+        flow: Flow,
+        varying: impl Fn(usize) -> [bool; 2],
+    ) -> Result<(usize, usize)> {
+        let p = self.size();
+        let lens: Vec<usize> = (0..p)
+            .map(|i| HEADER + varying(i).iter().filter(|&&v| v).count() * p)
+            .collect();
+        debug_assert_eq!(
+            varying(self.rank()),
+            [send.counts().is_some(), recv.counts().is_some()]
+        );
         let mine = send
-            .check(call, Access::Read)
-            .and_then(|()| recv.check(call, Access::Write))
+            .check(call, Access::Read, p)
+            .and_then(|()| recv.check(call, Access::Write, p))
             .and_then(|()| Ok((send.fingerprint(call)?, recv.fingerprint(call)?)));
-        let mut words = [0u64; 9];
+        let mut words = vec![0u64; lens[self.rank()]];
         match &mine {
             Ok((s, r)) => {
                 let sides = [
@@ -199,38 +376,66 @@ impl Comm {
                         None => words[0] |= unread,
                     }
                 }
+                let counts = send.counts().into_iter().chain(recv.counts()).flatten();
+                for (w, &n) in words[HEADER..].iter_mut().zip(counts) {
+                    *w = n as u64;
+                }
             }
             // this rank fails: it says so, then returns its own error
             Err(_) => words[0] = status::FAILED,
         }
-        let all = self.allgather(&words[..])?;
+        let all = if lens.iter().all(|&n| n == HEADER) {
+            self.allgather(&words[..])?
+        } else {
+            self.allgatherv(&words[..], &lens)?
+        };
         mine?;
-        let at = |i: usize| &all[9 * i..9 * (i + 1)];
-        if let Some(bad) = (0..self.size()).find(|&i| at(i)[0] & status::FAILED != 0) {
+        let off = offsets_of_counts(&lens, call)?;
+        let at = |i: usize| &all[off[i]..off[i + 1]];
+        if let Some(bad) = (0..p).find(|&i| at(i)[0] & status::FAILED != 0) {
+            let what = if (0..p).any(|i| varying(i) != [false; 2]) {
+                "datatype, counts and displacements touch (or its counts and displacements \
+                 are not one per rank)"
+            } else {
+                "datatype and count touch"
+            };
             return Err(Error::invalid(
                 call,
                 format!(
-                    "rank {bad}'s buffer does not hold what its datatype and count touch (it \
-                     reports the details)"
+                    "rank {bad}'s buffer does not hold what its {what} (it reports the details)"
                 ),
             ));
         }
-        let side = |i: usize, words: std::ops::Range<usize>, unread: u64| {
-            (at(i)[0] & unread == 0).then(|| Fingerprint::from_words(&at(i)[words]))
+        // the counts of rank i's varying side `s` (0 send, 1 receive), if it has one
+        let counts = |i: usize, s: usize| {
+            let v = varying(i);
+            v[s].then(|| {
+                let from = HEADER + if s == 1 && v[0] { p } else { 0 };
+                &at(i)[from..from + p]
+            })
         };
-        let sent = |i: usize| side(i, slots::SEND, status::SEND_UNREAD);
-        let received = |j: usize| side(j, slots::RECV, status::RECV_UNREAD);
-        let p = self.size();
+        let side = |i: usize, peer: usize, s: usize, unread: u64| {
+            let range = if s == 0 { slots::SEND } else { slots::RECV };
+            (at(i)[0] & unread == 0).then(|| {
+                let unit = Fingerprint::from_words(&at(i)[range]);
+                unit.times(counts(i, s).map_or(1, |c| c[peer]))
+            })
+        };
+        // what rank i sends rank j, and what rank j receives from rank i
+        let sent = |i: usize, j: usize| side(i, j, 0, status::SEND_UNREAD);
+        let received = |j: usize, i: usize| side(j, i, 1, status::RECV_UNREAD);
+        let uniform = (0..p).all(|i| varying(i) == [false; 2]);
         let pairs: Box<dyn Iterator<Item = (usize, usize)>> = match flow {
             Flow::From(root) => Box::new((0..p).map(move |j| (root, j))),
             Flow::To(root) => Box::new((0..p).map(move |i| (i, root))),
             // signatures that agree are equal: every pair agrees if all agree with rank 0's
-            Flow::All => Box::new((0..p).map(|j| (0, j)).chain((0..p).map(|i| (i, 0)))),
+            Flow::All if uniform => Box::new((0..p).map(|j| (0, j)).chain((0..p).map(|i| (i, 0)))),
+            Flow::All => Box::new((0..p).flat_map(move |i| (0..p).map(move |j| (i, j)))),
         };
         for (i, j) in pairs {
             // a side not read at its rank has no signature to agree with (the root of a
             // broadcast does not receive)
-            let (Some(s), Some(r)) = (sent(i), received(j)) else {
+            let (Some(s), Some(r)) = (sent(i, j), received(j, i)) else {
                 continue;
             };
             if !s.agrees(&r) {

@@ -224,16 +224,22 @@ impl Compiled {
             });
         }
         // computed at compile time: no type map is built for buffers of one basic type
-        if self.fits_uniform(const { T::LAYOUT.dense_uniform() }, count, access) {
+        if self.fits_uniform(const { T::LAYOUT.dense_uniform() }, base, count, access) {
             return Ok(());
         }
-        self.check_entries::<T>(call, &T::type_map(), count, access)
+        self.check_entries::<T>(call, &T::type_map(), base, count, access)
     }
 
     /// The fast check for buffers whose element is gap-free and of one basic type `b` (`f64`,
     /// `[i32; 4]`, …, see [`TypeLayout::dense_uniform`](super::TypeLayout::dense_uniform)):
     /// O(runs).
-    fn fits_uniform(&self, elem: Option<BasicType>, count: usize, access: Access) -> bool {
+    fn fits_uniform(
+        &self,
+        elem: Option<BasicType>,
+        base: usize,
+        count: usize,
+        access: Access,
+    ) -> bool {
         let Some(b) = elem else {
             return false;
         };
@@ -242,7 +248,8 @@ impl Compiled {
             Some(u) if u == b => {
                 let s = b.size() as isize;
                 let aligned = |x: isize| x % s == 0;
-                (count == 1 || aligned(self.extent))
+                base.is_multiple_of(b.size())
+                    && (count == 1 || aligned(self.extent))
                     && self
                         .runs
                         .iter()
@@ -252,11 +259,13 @@ impl Compiled {
         }
     }
 
-    /// The general check: every entry of every element against `T`'s sorted entries.
+    /// The general check: every entry of every element, `base` bytes into the buffer, against
+    /// `T`'s sorted entries.
     fn check_entries<T: Datatype>(
         &self,
         call: &'static str,
         elem: &TypeMap,
+        base: usize,
         count: usize,
         access: Access,
     ) -> Result<()> {
@@ -268,7 +277,8 @@ impl Compiled {
         for k in 0..distinct as isize {
             for &(b, d) in self.map.entries() {
                 let pos = d + k * self.extent;
-                let off = pos.rem_euclid(t_size);
+                // in the buffer (the bounds check passed), so `base + pos` fits in isize
+                let off = (base as isize + pos).rem_euclid(t_size);
                 let i = sorted.partition_point(|&(_, e)| e <= off);
                 let under = i
                     .checked_sub(1)

@@ -69,11 +69,26 @@ impl CommittedType {
         out: &mut [u8],
         position: &mut usize,
     ) -> Result<()> {
+        let base = self.inner.origin_byte("MPI_Pack", buf, origin)?;
+        self.pack_from_byte("MPI_Pack", buf, base, count, out, position)
+    }
+
+    /// [`CommittedType::pack_at`] with displacement 0 at byte `base` of `buf`, which need not
+    /// be the start of an element (the block of a v-collective, `displs[i] * extent` bytes in).
+    pub(crate) fn pack_from_byte<T: Datatype>(
+        &self,
+        call: &'static str,
+        buf: &[T],
+        base: usize,
+        count: usize,
+        out: &mut [u8],
+        position: &mut usize,
+    ) -> Result<()> {
         let ty = &*self.inner;
-        let base = ty.check_slice("MPI_Pack", buf, origin, count, Access::Read)?;
-        let needed = self.packed_bytes("MPI_Pack", count)?;
-        let dst = room("MPI_Pack", out.len(), *position, needed)?;
-        // SAFETY: check_slice proved every byte the type names for `count` elements at `base`
+        ty.check_buffer::<T>(call, base, std::mem::size_of_val(buf), count, Access::Read)?;
+        let needed = self.packed_bytes(call, count)?;
+        let dst = room(call, out.len(), *position, needed)?;
+        // SAFETY: check_buffer proved every byte the type names for `count` elements at `base`
         // lies in `buf` (and is data, not padding); `out[dst..dst + needed]` exists (`room`)
         // and is a distinct, exclusively borrowed buffer.
         unsafe {
@@ -205,12 +220,27 @@ impl CommittedType {
         origin: usize,
         count: usize,
     ) -> Result<()> {
+        let base = self.inner.origin_byte("MPI_Unpack", buf, origin)?;
+        self.unpack_to_byte("MPI_Unpack", packed, position, buf, base, count)
+    }
+
+    /// [`CommittedType::unpack_at`] with displacement 0 at byte `base` of `buf`, which need not
+    /// be the start of an element (the block of a v-collective, `displs[i] * extent` bytes in).
+    pub(crate) fn unpack_to_byte<T: Datatype>(
+        &self,
+        call: &'static str,
+        packed: &[u8],
+        position: &mut usize,
+        buf: &mut [T],
+        base: usize,
+        count: usize,
+    ) -> Result<()> {
         let ty = &*self.inner;
-        let base = ty.check_slice("MPI_Unpack", buf, origin, count, Access::Write)?;
-        let needed = self.packed_bytes("MPI_Unpack", count)?;
-        let src = room("MPI_Unpack", packed.len(), *position, needed)?;
-        ty.validate("MPI_Unpack", &packed[src..src + needed], count)?;
-        // SAFETY: check_slice proved every byte the type names lies in `buf` and on a value
+        ty.check_buffer::<T>(call, base, std::mem::size_of_val(buf), count, Access::Write)?;
+        let needed = self.packed_bytes(call, count)?;
+        let src = room(call, packed.len(), *position, needed)?;
+        ty.validate(call, &packed[src..src + needed], count)?;
+        // SAFETY: check_buffer proved every byte the type names lies in `buf` and on a value
         // of the entry's basic type; `packed[src..src + needed]` exists and does not overlap
         // the exclusively borrowed `buf`; bytes bound for bool/char were validated just above,
         // all other basic types accept every bit pattern.
@@ -269,6 +299,19 @@ impl Compiled {
         count: usize,
         access: Access,
     ) -> Result<usize> {
+        let base = self.origin_byte(call, buf, origin)?;
+        let len = std::mem::size_of_val(buf);
+        self.check_buffer::<T>(call, base, len, count, access)?;
+        Ok(base)
+    }
+
+    /// The byte offset of element `origin` of `buf`, if it is at most one past the end.
+    pub(crate) fn origin_byte<T: Datatype>(
+        &self,
+        call: &'static str,
+        buf: &[T],
+        origin: usize,
+    ) -> Result<usize> {
         if origin > buf.len() {
             return Err(Error::invalid(
                 call,
@@ -278,10 +321,22 @@ impl Compiled {
                 ),
             ));
         }
-        let base = origin * std::mem::size_of::<T>();
-        let len = std::mem::size_of_val(buf);
-        self.check_buffer::<T>(call, base, len, count, access)?;
-        Ok(base)
+        Ok(origin * std::mem::size_of::<T>())
+    }
+
+    /// Appends the byte spans `(start, end)` that `count` elements at byte `base` touch, one
+    /// per contiguous block of the type (O(blocks)); the caller has checked that they lie in
+    /// the buffer. For the overlap check of a v-collective's receive blocks.
+    pub(crate) fn spans(&self, base: usize, count: usize, out: &mut Vec<(usize, usize)>) {
+        for k in 0..count as isize {
+            for r in &self.runs {
+                for m in 0..r.count as isize {
+                    // in the buffer: the caller checked the elements' bounds
+                    let at = (base as isize + k * self.extent + r.disp + m * r.stride) as usize;
+                    out.push((at, at + r.len));
+                }
+            }
+        }
     }
 
     /// Checks that the packed bytes of `count` elements are valid values wherever a `bool` or a
