@@ -12,7 +12,8 @@
 
 mod common;
 
-use common::reduction::{check, compose, mix, refused, roots, Reference, ALLREDUCES, REDUCES};
+use common::reduction::{check, compose, refused, Reference, ALLREDUCES, REDUCES};
+use common::{mix, roots};
 use rpar::{Allreduce, Comm, Datatype, Error, ReduceOp, Sum, UserOp};
 use std::fmt::Debug;
 

@@ -14,6 +14,7 @@
 //! checks it, so that the threads are started once per rank count.
 
 mod collective;
+mod common;
 
 use collective::{every_rank_count, roots, COUNTS, LARGE, LARGE_RANKS};
 use rpar::{Allgather, Alltoall, Barrier, Bcast, Comm, Error, Gather, Scatter, Shift};

@@ -17,6 +17,7 @@
 //! `ring_with_non_commutative_op`).
 
 mod collective;
+mod common;
 
 use collective::reduction::{run_sweep, sweep, Forms, Reference};
 use collective::{every_rank_count, mix, COUNTS, LARGE, LARGE_RANKS};

@@ -5,6 +5,7 @@
 //! reduction collectives. (Floats: `collective_reduce.rs`.)
 
 mod collective;
+mod common;
 
 use collective::reduction::{sweep, Forms, ALLREDUCES};
 use collective::{mix, COUNTS};

@@ -4,6 +4,7 @@
 //! operator) is left out, as in every sweep (`ring_with_non_commutative_op`).
 
 mod collective;
+mod common;
 
 use collective::reduction::ring_with_non_commutative_op;
 use proptest::prelude::*;

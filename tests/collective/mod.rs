@@ -10,6 +10,9 @@
 
 pub(crate) mod reduction;
 
+#[allow(unused_imports)] // each test file uses the part it needs
+pub(crate) use crate::common::{mix, roots};
+
 /// Element counts per rank of the sweeps over every rank count.
 pub(crate) const COUNTS: [usize; 4] = [0, 1, 7, 1000];
 
@@ -24,20 +27,4 @@ pub(crate) const LARGE_RANKS: [usize; 7] = [1, 2, 3, 8, 20, 33, 64];
 /// The rank counts of the full sweeps: 1..=33 and 64.
 pub(crate) fn every_rank_count() -> impl Iterator<Item = usize> {
     (1..=33).chain([64])
-}
-
-/// The roots swept on `p` ranks: 0, 1, `p / 2` and `p - 1` (fewer where they coincide).
-pub(crate) fn roots(p: usize) -> Vec<usize> {
-    let mut r = vec![0, 1 % p, p / 2, p - 1];
-    r.sort_unstable();
-    r.dedup();
-    r
-}
-
-/// A deterministic pseudo-random value for element `i` of rank `rank` (splitmix64).
-pub(crate) fn mix(rank: usize, i: usize, salt: u64) -> u64 {
-    let mut z = (rank as u64) << 32 ^ (i as u64) ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }

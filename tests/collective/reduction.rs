@@ -10,25 +10,13 @@
 //! `p / 2` and `p - 1`.
 
 use super::roots;
-use rpar::{Allreduce, Bcast, Comm, Datatype, Error, Loc, Reduce, ReduceOp, ReduceScatter, Scan};
+use rpar::{Allreduce, Bcast, Comm, Datatype, Error, Loc, ReduceOp, ReduceScatter, Scan};
 use std::fmt::Debug;
 use std::ops::Range;
 
-pub(crate) const REDUCES: [Reduce; 5] = [
-    Reduce::Auto,
-    Reduce::Linear,
-    Reduce::Binomial,
-    Reduce::Rabenseifner,
-    Reduce::SharedMemory,
-];
-pub(crate) const ALLREDUCES: [Allreduce; 6] = [
-    Allreduce::Auto,
-    Allreduce::RecursiveDoubling,
-    Allreduce::Ring,
-    Allreduce::Rabenseifner,
-    Allreduce::ReduceBcast,
-    Allreduce::SharedMemory,
-];
+#[allow(unused_imports)] // each test file uses the part it needs
+pub(crate) use crate::common::reduction::{ALLREDUCES, REDUCES};
+
 pub(crate) const SCANS: [Scan; 3] = [Scan::Auto, Scan::Linear, Scan::RecursiveDoubling];
 pub(crate) const REDUCE_SCATTERS: [ReduceScatter; 4] = [
     ReduceScatter::Auto,

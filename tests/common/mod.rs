@@ -91,12 +91,21 @@ pub(crate) fn under_valgrind() -> bool {
     std::env::var_os("RPAR_UNDER_VALGRIND").is_some()
 }
 
-/// The roots a rooted collective is tried with on `p` ranks: the first, the middle and the
-/// last rank.
+/// The roots a rooted collective is tried with on `p` ranks: 0, 1, `p / 2` and `p - 1` (fewer
+/// where they coincide).
 pub(crate) fn roots(p: usize) -> Vec<usize> {
-    let mut roots = vec![0, p / 2, p - 1];
-    roots.dedup();
-    roots
+    let mut r = vec![0, 1 % p, p / 2, p - 1];
+    r.sort_unstable();
+    r.dedup();
+    r
+}
+
+/// A deterministic pseudo-random value for element `i` of rank `rank` (splitmix64).
+pub(crate) fn mix(rank: usize, i: usize, salt: u64) -> u64 {
+    let mut z = (rank as u64) << 32 ^ (i as u64) ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// The build of example `name`.

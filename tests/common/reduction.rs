@@ -25,21 +25,6 @@ pub(crate) const ALLREDUCES: [Allreduce; 6] = [
     Allreduce::SharedMemory,
 ];
 
-/// The roots a rooted reduction is checked with on `p` ranks: 0, the middle rank and the last.
-pub(crate) fn roots(p: usize) -> Vec<usize> {
-    let mut roots = vec![0, p / 2, p - 1];
-    roots.dedup();
-    roots
-}
-
-/// A deterministic pseudo-random value for element `i` of rank `rank` (splitmix64).
-pub(crate) fn mix(rank: usize, i: usize, salt: u64) -> u64 {
-    let mut z = (rank as u64) << 32 ^ (i as u64) ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// Affine map `x -> a x + b` as `[a, b]`; `compose(f, g)` applies `f` first, then `g`.
 pub(crate) fn compose(f: [u64; 2], g: [u64; 2]) -> [u64; 2] {
     [
