@@ -198,9 +198,11 @@ impl Compiled {
         }
     }
 
-    /// Checks that `count` elements of this type, with displacement 0 at byte `base` (a multiple
-    /// of `T`'s size) of a buffer of `len` bytes of `T`s, stay inside it, and that every entry lands on a value of its own basic type in `T`'s
-    /// layout (a `byte` entry on any data byte; when writing, not on a `bool` or `char`).
+    /// Checks that `count` elements of this type, with displacement 0 at byte `base` (any byte,
+    /// at most `len`) of a buffer of `len` bytes of `T`s, stay inside it, and that every entry
+    /// lands on a value of its own basic type in `T`'s layout (a `byte` entry on any data byte;
+    /// when writing, not on a `bool` or `char`). A `base` past the end is an error even for no
+    /// data, so that callers may offset the buffer's pointer by it.
     pub(crate) fn check_buffer<T: Datatype>(
         &self,
         call: &'static str,
@@ -209,6 +211,12 @@ impl Compiled {
         count: usize,
         access: Access,
     ) -> Result<()> {
+        if base > len {
+            return Err(Error::invalid(
+                call,
+                format!("a start {base} bytes into a buffer of {len} bytes"),
+            ));
+        }
         if count == 0 || self.size == 0 {
             return Ok(());
         }
