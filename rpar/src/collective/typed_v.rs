@@ -39,10 +39,20 @@ struct Packed {
 }
 
 impl Packed {
-    /// The layout of `counts[i]` elements of `ty` for each rank `i`, back to back. The bytes
-    /// and their total fit in `usize` (checked by the side's check in the prologue).
+    /// The layout of `counts[i]` elements of `ty` for each rank `i`, back to back (the side's
+    /// check in the prologue has bounded them; an overflow here is still an error, not a wrap).
     fn of(ty: &CommittedType, counts: &[usize], call: &'static str) -> Result<Packed> {
-        let counts: Vec<usize> = counts.iter().map(|&n| n * ty.size()).collect();
+        let counts = counts
+            .iter()
+            .map(|&n| {
+                n.checked_mul(ty.size()).ok_or_else(|| {
+                    crate::Error::invalid(
+                        call,
+                        format!("{n} elements of {} bytes overflow usize", ty.size()),
+                    )
+                })
+            })
+            .collect::<Result<Vec<usize>>>()?;
         let mut displs = offsets_of_counts(&counts, call)?;
         displs.pop();
         Ok(Packed { counts, displs })
