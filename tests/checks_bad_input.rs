@@ -91,11 +91,6 @@ const CASES: &[Case] = &[
         |w| w.world_rank_of(9).map(|_| ()),
         rank_out_of_range,
     ),
-    (
-        "wait_any of nothing",
-        |_| rpar::wait_any(&mut Vec::new()).map(|_| ()),
-        |e| matches!(e, Error::InvalidArgument { .. }),
-    ),
 ];
 
 #[test]

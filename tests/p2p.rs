@@ -333,8 +333,12 @@ fn nonblocking_requests_wait_test_and_any() -> Result<()> {
                 reqs.push(w.irecv_into(&mut b[..], i + 1, 0)?);
             }
             let mut seen = Vec::new();
-            while !reqs.is_empty() {
-                let (_, st) = rpar::wait_any(&mut reqs)?;
+            while let Some((i, st)) = rpar::wait_any(&mut reqs)? {
+                assert_eq!(
+                    i + 1,
+                    st.source,
+                    "the index is the request's place in the list"
+                );
                 seen.push(st.source);
             }
             drop(reqs);

@@ -114,6 +114,11 @@ mod comm;
 pub mod cost;
 mod datatype;
 mod error;
+#[cfg(rpar_faults)]
+#[doc(hidden)]
+pub mod fault;
+#[cfg(not(rpar_faults))]
+mod fault;
 #[cfg(feature = "mpi")]
 pub mod mpi {
     //! The MPI transport's public pieces (cargo feature `mpi`): rpar type maps as MPI
@@ -134,8 +139,8 @@ pub use collective::{
     Shift, Sum, UserOp,
 };
 pub use comm::{
-    test_all, wait_all, wait_any, Buffer, BufferMut, Comm, Probed, Request, Scope, Status,
-    ANY_SOURCE, ANY_TAG, TAG_UB, UNDEFINED,
+    test_all, test_any, test_some, wait_all, wait_any, wait_some, Buffer, BufferMut, Comm, Probed,
+    Request, Scope, Status, TestAny, ANY_SOURCE, ANY_TAG, TAG_UB, UNDEFINED,
 };
 pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};
 

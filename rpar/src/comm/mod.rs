@@ -12,7 +12,7 @@ mod split;
 mod typed;
 
 pub use buffer::{Buffer, BufferMut};
-pub use request::{test_all, wait_all, wait_any, Request};
+pub use request::{test_all, test_any, test_some, wait_all, wait_any, wait_some, Request, TestAny};
 pub use scope::Scope;
 
 use crate::collective::Label;

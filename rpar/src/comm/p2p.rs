@@ -12,7 +12,7 @@ use crate::datatype::Datatype;
 use crate::trace::Span;
 use crate::transport::{
     publish, CallKey, Data, ElemType, Endpoint, ErasedVec, Header, Message, Pattern, PendingSend,
-    SendOutcome, Waiting, INLINE_BYTES, RENDEZVOUS_BYTES,
+    SendOutcome, Ticket, Waiting, INLINE_BYTES, RENDEZVOUS_BYTES,
 };
 use crate::{Error, Result};
 
@@ -418,20 +418,20 @@ impl Comm {
     }
 
     /// Posts a borrowed send: eager (copied now) when small, a rendezvous when large. The
-    /// returned rendezvous, if any, must be finished with [`Comm::finish_send`] before `elems`
-    /// is released.
+    /// returned offer, if any, must be finished ([`Offer::finish`]) or dropped (which withdraws
+    /// it) before `elems` is released.
     ///
     /// # Safety
     ///
-    /// If this returns `Some`, the caller must keep `elems` alive and unmodified until
-    /// `finish_send` (or `PendingSend::cancel`) returns.
+    /// If this returns `Some`, the caller must keep `elems` alive and unmodified until the
+    /// offer is finished or dropped, and must not leak it (`mem::forget`).
     pub(crate) unsafe fn post_send<T: Datatype>(
         &self,
         context: u32,
         elems: &[T],
         dest: usize,
         tag: i32,
-    ) -> Result<Option<PendingSend>> {
+    ) -> Result<Option<Offer<'_>>> {
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
         if let Some(sent) = self.send_remote(context, elems, dest, tag) {
@@ -445,22 +445,34 @@ impl Comm {
             self.post_message(context, Message { elem, count, data }, dest, tag)?;
             return Ok(None);
         }
-        let own_mailbox = self
-            .endpoint()
-            .fabric()
-            .mailbox(self.endpoint().world_rank());
-        // SAFETY: the caller keeps `elems` alive and unmodified until the rendezvous is finished
-        // (this function's contract).
-        let (pending, ticket) =
-            unsafe { publish(elems.as_ptr().cast(), bytes, own_mailbox.clone()) };
+        // SAFETY: the caller keeps `elems` alive and unmodified until the offer is finished or
+        // withdrawn (this function's contract).
+        let (offer, ticket) =
+            unsafe { self.offer(elems.as_ptr().cast(), bytes, (context, dest, tag)) };
         let data = Data::Borrowed(ticket);
         self.post_message(context, Message { elem, count, data }, dest, tag)?;
-        Ok(Some(pending))
+        crate::fault::point("rendezvous: offered")?;
+        Ok(Some(offer))
     }
 
-    /// Waits until a rendezvous send is delivered; on abort, withdraws it.
-    pub(crate) fn finish_send(&self, pending: &PendingSend, to: SendTarget) -> Result<()> {
-        finish_rendezvous(self.endpoint(), pending, to)
+    /// Publishes `bytes` bytes at `ptr` for the receiver of a send to `to`: the sender's
+    /// [`Offer`] and the receiver's ticket, to travel in the message.
+    ///
+    /// # Safety
+    ///
+    /// As [`publish`]: the bytes stay alive and unmodified until the offer is finished or
+    /// dropped (and it is not leaked).
+    pub(crate) unsafe fn offer(
+        &self,
+        ptr: *const u8,
+        bytes: usize,
+        to: SendTarget,
+    ) -> (Offer<'_>, Ticket) {
+        let ep = self.endpoint();
+        let own_mailbox = ep.fabric().mailbox(ep.world_rank()).clone();
+        // SAFETY: passed on to our caller.
+        let (pending, ticket) = unsafe { publish(ptr, bytes, own_mailbox) };
+        (Offer { pending, ep, to }, ticket)
     }
 
     pub(crate) fn send_in<T: Datatype>(
@@ -470,11 +482,11 @@ impl Comm {
         dest: usize,
         tag: i32,
     ) -> Result<()> {
-        // SAFETY: `elems` is borrowed for this whole call and the rendezvous is finished before
-        // it returns.
+        // SAFETY: `elems` is borrowed for this whole call and the offer is finished (or, on an
+        // unwind, dropped) before it returns.
         match unsafe { self.post_send(context, elems, dest, tag)? } {
             None => Ok(()),
-            Some(pending) => self.finish_send(&pending, (context, dest, tag)),
+            Some(offer) => offer.finish(),
         }
     }
 
@@ -541,12 +553,12 @@ impl Comm {
         recv_tag: i32,
     ) -> Result<Status> {
         self.pattern(context, source, recv_tag)?; // refuse bad arguments before sending
-                                                  // SAFETY: `send` is borrowed for this whole call; the rendezvous is finished below on
-                                                  // every path before returning.
-        let pending = unsafe { self.post_send(context, send, dest, send_tag)? };
+                                                  // SAFETY: `send` is borrowed for this whole call; the offer is finished below, or
+                                                  // dropped on an unwind, before it returns.
+        let offer = unsafe { self.post_send(context, send, dest, send_tag)? };
         let received = self.recv_into_in(context, recv, source, recv_tag);
-        if let Some(pending) = pending {
-            self.finish_send(&pending, (context, dest, send_tag))?;
+        if let Some(offer) = offer {
+            offer.finish()?;
         }
         received
     }
@@ -563,8 +575,8 @@ impl Comm {
         self.pattern(context, source, recv_tag)?;
         if std::mem::size_of_val(buf) <= INLINE_BYTES {
             // SAFETY: a message this small is always copied eagerly: no rendezvous to finish.
-            let pending = unsafe { self.post_send(context, buf, dest, send_tag)? };
-            debug_assert!(pending.is_none());
+            let offer = unsafe { self.post_send(context, buf, dest, send_tag)? };
+            debug_assert!(offer.is_none());
         } else {
             self.send_owned_in(context, buf.to_vec(), dest, send_tag)?;
         }
@@ -575,6 +587,59 @@ impl Comm {
 /// Where a send goes: (context, destination rank in the communicator, tag).
 pub(crate) type SendTarget = (u32, usize, i32);
 
+/// A rendezvous this rank offered from a borrowed buffer: the buffer may be released only once
+/// the offer is finished ([`Offer::finish`]) or withdrawn. Dropping an unfinished offer
+/// withdraws it, waiting out a copy in progress — when the rank is unwinding from a panic,
+/// after aborting the run, so that a receiver turned away reports this rank's panic rather than
+/// a failure of its own.
+#[derive(Debug)]
+pub(crate) struct Offer<'a> {
+    pending: PendingSend,
+    ep: &'a Endpoint,
+    to: SendTarget,
+}
+
+impl Offer<'_> {
+    /// Waits until the receiver has the data, making progress meanwhile; on abort, withdraws
+    /// the offer (see [`finish_rendezvous`]).
+    pub(crate) fn finish(self) -> Result<()> {
+        finish_rendezvous(self.ep, &self.pending, self.to)
+        // dropped here, finished: nothing to withdraw
+    }
+
+    /// The sender's view of the hand-over, for a request that waits for it.
+    pub(crate) fn pending(&self) -> &PendingSend {
+        &self.pending
+    }
+
+    /// Where the offer goes.
+    pub(crate) fn target(&self) -> SendTarget {
+        self.to
+    }
+
+    /// Withdraws the offer because this rank is failing with a panic (caught by a scope, or
+    /// unwinding): the run is aborted first if a receiver may still come for it.
+    pub(crate) fn abandon(self) {
+        self.withdraw(true);
+    }
+
+    fn withdraw(&self, panicking: bool) {
+        if self.pending.outcome() != SendOutcome::Pending {
+            return; // delivered, dropped or withdrawn already
+        }
+        if panicking {
+            self.ep.fabric().abort_unwinding(self.ep.world_rank());
+        }
+        self.pending.cancel();
+    }
+}
+
+impl Drop for Offer<'_> {
+    fn drop(&mut self) {
+        self.withdraw(std::thread::panicking());
+    }
+}
+
 /// Waits until a rendezvous send to `dest` is delivered, making progress meanwhile; on abort,
 /// withdraws it (waiting out a copy in progress) so that the buffer is no longer read.
 pub(crate) fn finish_rendezvous(
@@ -583,6 +648,7 @@ pub(crate) fn finish_rendezvous(
     (context, dest, tag): SendTarget,
 ) -> Result<()> {
     let waiting = Waiting::Send { context, dest, tag };
+    crate::fault::point("rendezvous: waiting")?;
     let done = || {
         pending.help(); // a large copy the receiver has begun: copy pieces of it too
         pending.outcome() != SendOutcome::Pending

@@ -18,7 +18,8 @@ use std::marker::PhantomData;
 use std::rc::Rc;
 
 /// A pending non-blocking operation (MPI_Request). Complete it with [`Request::wait`] or
-/// [`Request::test`], or several with [`wait_all`], [`wait_any`], [`test_all`]. Dropping an
+/// [`Request::test`], or several with [`wait_all`], [`wait_any`], [`wait_some`], [`test_all`],
+/// [`test_any`], [`test_some`]. Dropping an
 /// incomplete receive request cancels it (MPI_Cancel + MPI_Request_free; its message, if it had
 /// one, stays receivable). A receive request borrows its buffer until it is dropped, so the
 /// buffer is read after the request is gone; a request from [`Comm::isend`] is complete at once.
@@ -141,7 +142,11 @@ impl About {
 }
 
 enum State {
+    /// Complete, its status not yet taken by a call on several requests.
     Done(Status),
+    /// Inactive (MPI_REQUEST_NULL): completed by [`wait_any`], [`test_any`], [`wait_some`] or
+    /// [`test_some`], which took its status and left it in its place in the list.
+    Null,
     Recv {
         slot: SlotId,
         buf: RawRecvBuf,
@@ -158,6 +163,7 @@ impl std::fmt::Debug for Request<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let state = match &self.state {
             State::Done(s) => format!("done {s:?}"),
+            State::Null => "inactive".into(),
             State::Recv { .. } => "receiving".into(),
             State::Send { .. } => "sending".into(),
             State::Finished => "finished".into(),
@@ -379,6 +385,9 @@ impl<'a> Request<'a> {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn wait(mut self) -> Result<Status> {
+        if self.is_null() {
+            return Ok(EMPTY); // nothing to complete: no span
+        }
         let _span = About::span(
             &self.about,
             &self.ep,
@@ -445,7 +454,70 @@ impl<'a> Request<'a> {
     }
 
     fn is_done(&self) -> bool {
-        matches!(self.state, State::Done(_))
+        matches!(self.state, State::Done(_) | State::Null)
+    }
+
+    /// Whether the request is inactive (MPI_REQUEST_NULL): [`wait_any`], [`test_any`],
+    /// [`wait_some`] and [`test_some`] leave the requests they complete in the list this way,
+    /// so that indices stay those of the list as given. Waiting for or testing an inactive
+    /// request returns an empty status at once (source [`ANY_SOURCE`](crate::ANY_SOURCE), tag
+    /// [`ANY_TAG`](crate::ANY_TAG), count 0), as MPI does for MPI_REQUEST_NULL.
+    pub fn is_null(&self) -> bool {
+        matches!(self.state, State::Null)
+    }
+
+    /// The posted receive this request completes, if it is a pending receive.
+    fn slot(&self) -> Option<SlotId> {
+        match self.state {
+            State::Recv { slot, .. } => Some(slot),
+            _ => None,
+        }
+    }
+
+    /// Completes the request if it can without blocking, and then leaves it inactive
+    /// (MPI_REQUEST_NULL): the status, or `None` if it is still pending or already inactive.
+    fn take_if_done(&mut self) -> Result<Option<Status>> {
+        if self.is_null() {
+            return Ok(None);
+        }
+        let polled = self.state.poll(&self.ep, false)?;
+        if polled.is_some() {
+            self.state = State::Null;
+        }
+        Ok(polled)
+    }
+}
+
+/// The empty status of an inactive request (MPI's for MPI_REQUEST_NULL).
+const EMPTY: Status = Status {
+    source: crate::ANY_SOURCE,
+    tag: crate::ANY_TAG,
+    count: 0,
+};
+
+/// The posted receives of a list of requests, marked as completed by the call running now
+/// while it lives: a rendezvous that reaches one of them meanwhile is then left in the sender's
+/// buffer for this call to copy straight into the receive buffer (any other matched receive's
+/// is copied out at once, so that its sender is not held up: see `Endpoint::queue`).
+struct Holding {
+    ep: Rc<Endpoint>,
+    slots: Vec<SlotId>,
+}
+
+impl Holding {
+    fn new(ep: &Rc<Endpoint>, requests: &[Request<'_>]) -> Holding {
+        let slots: Vec<SlotId> = requests.iter().filter_map(Request::slot).collect();
+        ep.hold(slots.iter().copied(), 1);
+        Holding {
+            ep: ep.clone(),
+            slots,
+        }
+    }
+}
+
+impl Drop for Holding {
+    fn drop(&mut self) {
+        self.ep.hold(self.slots.iter().copied(), -1);
     }
 }
 
@@ -454,6 +526,7 @@ impl State {
     fn poll(&mut self, ep: &Endpoint, block: bool) -> Result<Option<Status>> {
         match &*self {
             State::Done(status) => Ok(Some(*status)),
+            State::Null => Ok(Some(EMPTY)),
             State::Finished => Err(Error::invalid(
                 "Request::wait",
                 "the request has already completed",
@@ -507,7 +580,8 @@ impl Drop for Request<'_> {
     }
 }
 
-/// Waits for all requests (MPI_Waitall); the statuses in the same order.
+/// Waits for all requests (MPI_Waitall); the statuses in the same order (an inactive request's
+/// is empty: see [`Request::is_null`]).
 ///
 /// # Errors
 ///
@@ -530,25 +604,32 @@ impl Drop for Request<'_> {
 /// # Ok::<(), rpar::Error>(())
 /// ```
 pub fn wait_all(requests: Vec<Request<'_>>) -> Result<Vec<Status>> {
-    let ep = requests.first().map(|r| r.ep.clone());
-    let _span = ep.as_deref().and_then(|ep| {
-        let name = "wait_all";
-        About::span(&requests[0].about, ep, name, Of::Several, Receives::Nothing)
-    });
+    let Some(ep) = requests.first().map(|r| r.ep.clone()) else {
+        return Ok(Vec::new());
+    };
+    let _span = About::span(
+        &requests[0].about,
+        &ep,
+        "wait_all",
+        Of::Several,
+        Receives::Nothing,
+    );
+    let _held = Holding::new(&ep, &requests);
     requests.into_iter().map(Request::wait).collect()
 }
 
-/// Waits until one of the requests completes (MPI_Waitany), removes it from the list and returns
-/// its index and status. Unlike MPI, which leaves `MPI_REQUEST_NULL` in its place, the requests
-/// after it move down by one. When several are complete, the first in the list is taken.
+/// Waits until one of the active requests completes (MPI_Waitany) and returns its index in the
+/// list as given and its status; the request is left inactive in its place
+/// ([`Request::is_null`]), so indices are stable across calls, as in MPI. When several are
+/// complete, the first in the list is taken. `None` — at once — if no request is active (an
+/// empty list included): MPI's `MPI_UNDEFINED` index.
 ///
 /// Cost: once at the start and each time a message arrives, the requests are tested in order
 /// until one is complete; a test searches this rank's `r` posted receives: O(n r) a round.
 ///
 /// # Errors
 ///
-/// [`Error::InvalidArgument`] for an empty list (MPI would return `MPI_UNDEFINED`);
-/// the errors of [`Request::wait`] for the request that failed (it stays in the list, spent).
+/// The errors of [`Request::wait`] for the request that failed (it stays in the list, spent).
 ///
 /// ```
 /// rpar::run(3, |world| {
@@ -556,13 +637,13 @@ pub fn wait_all(requests: Vec<Request<'_>>) -> Result<Vec<Status>> {
 ///         0 => {
 ///             let (mut a, mut b) = (0u32, 0u32);
 ///             let mut reqs = vec![world.irecv_into(&mut a, 1, 0)?, world.irecv_into(&mut b, 2, 0)?];
-///             let (i, st) = rpar::wait_any(&mut reqs)?;
+///             let (i, st) = rpar::wait_any(&mut reqs)?.unwrap();
 ///             assert_eq!((i, st.source), (1, 2)); // rank 1 waits for rank 0's go
 ///             world.send(&0u8, 1, 1)?;
-///             let (i, st) = rpar::wait_any(&mut reqs)?;
-///             assert_eq!((i, st.source, reqs.len()), (0, 1, 0));
-///             let err = rpar::wait_any(&mut reqs).unwrap_err();
-///             assert!(matches!(err, rpar::Error::InvalidArgument { .. }));
+///             let (i, st) = rpar::wait_any(&mut reqs)?.unwrap();
+///             assert_eq!((i, st.source), (0, 1)); // its index in the list as given
+///             assert!(reqs.iter().all(rpar::Request::is_null));
+///             assert_eq!(rpar::wait_any(&mut reqs)?, None); // none active: MPI_UNDEFINED
 ///             drop(reqs);
 ///             assert_eq!((a, b), (10, 20));
 ///         }
@@ -576,12 +657,9 @@ pub fn wait_all(requests: Vec<Request<'_>>) -> Result<Vec<Status>> {
 /// })?;
 /// # Ok::<(), rpar::Error>(())
 /// ```
-pub fn wait_any(requests: &mut Vec<Request<'_>>) -> Result<(usize, Status)> {
-    let Some(first) = requests.first() else {
-        return Err(Error::invalid(
-            "wait_any",
-            "expected at least one request, got none",
-        ));
+pub fn wait_any(requests: &mut [Request<'_>]) -> Result<Option<(usize, Status)>> {
+    let Some(first) = requests.iter().find(|r| !r.is_null()) else {
+        return Ok(None);
     };
     let ep = first.ep.clone();
     let mut span = About::span(
@@ -591,25 +669,191 @@ pub fn wait_any(requests: &mut Vec<Request<'_>>) -> Result<(usize, Status)> {
         Of::Several,
         Receives::OneMessage,
     );
+    let _held = Holding::new(&ep, requests);
     loop {
         ep.check_live()?;
-        for i in 0..requests.len() {
-            let r = &mut requests[i];
-            if let Some(status) = r.state.poll(&r.ep, false)? {
-                if let (Some(s), Some(about)) = (span.as_mut(), r.about.as_deref()) {
-                    about.describe(s);
-                }
-                requests.remove(i);
-                return Ok((i, status));
+        if let Some((i, status)) = first_complete(requests)? {
+            if let (Some(s), Some(about)) = (span.as_mut(), requests[i].about.as_deref()) {
+                about.describe(s);
             }
+            return Ok(Some((i, status)));
         }
         ep.wait_progress()?;
     }
 }
 
+/// The first active request that completes without blocking, left inactive: its index and
+/// status.
+fn first_complete(requests: &mut [Request<'_>]) -> Result<Option<(usize, Status)>> {
+    for (i, r) in requests.iter_mut().enumerate() {
+        if let Some(status) = r.take_if_done()? {
+            return Ok(Some((i, status)));
+        }
+    }
+    Ok(None)
+}
+
+/// What [`test_any`] found (MPI_Testany's `flag` and `index`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestAny {
+    /// The request at this index (in the list as given) completed, with this status; it is
+    /// now inactive (`flag` true).
+    Completed(usize, Status),
+    /// Active requests, none complete yet (`flag` false).
+    NoneComplete,
+    /// No active request (`flag` true, index `MPI_UNDEFINED`).
+    NoneActive,
+}
+
+/// Completes one of the active requests if one can complete without blocking (MPI_Testany):
+/// the first in the list, left inactive in its place (see [`wait_any`]).
+///
+/// # Errors
+///
+/// Those of [`Request::test`], for the request that failed.
+///
+/// ```
+/// use rpar::TestAny;
+/// rpar::run(2, |world| {
+///     if world.rank() == 1 {
+///         world.recv::<u8>(0, 1)?;
+///         return world.send(&5u8, 0, 0);
+///     }
+///     let mut x = 0u8;
+///     let mut reqs = [world.irecv_into(&mut x, 1, 0)?];
+///     assert_eq!(rpar::test_any(&mut reqs)?, TestAny::NoneComplete);
+///     world.send(&0u8, 1, 1)?;
+///     let done = loop {
+///         if let TestAny::Completed(i, st) = rpar::test_any(&mut reqs)? {
+///             break (i, st.source);
+///         }
+///     };
+///     assert_eq!(done, (0, 1));
+///     assert_eq!(rpar::test_any(&mut reqs)?, TestAny::NoneActive);
+///     drop(reqs);
+///     assert_eq!(x, 5);
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub fn test_any(requests: &mut [Request<'_>]) -> Result<TestAny> {
+    let Some(first) = requests.iter().find(|r| !r.is_null()) else {
+        return Ok(TestAny::NoneActive);
+    };
+    let ep = first.ep.clone();
+    ep.check_live()?;
+    let _held = Holding::new(&ep, requests);
+    Ok(match first_complete(requests)? {
+        Some((i, status)) => TestAny::Completed(i, status),
+        None => TestAny::NoneComplete,
+    })
+}
+
+/// Waits until at least one active request completes (MPI_Waitsome), then completes every one
+/// that can without blocking: their indices in the list as given (ascending) and statuses;
+/// each is left inactive in its place. `None` — at once — if no request is active
+/// (`outcount` MPI_UNDEFINED).
+///
+/// # Errors
+///
+/// Those of [`Request::wait`], for the first request that failed (the ones completed before
+/// it in the same call are inactive: their statuses are lost, as MPI's are with
+/// MPI_ERR_IN_STATUS).
+///
+/// ```
+/// rpar::run(3, |world| {
+///     if world.rank() > 0 {
+///         return world.send(&(world.rank() as u8), 0, 0);
+///     }
+///     let (mut a, mut b) = (0u8, 0u8);
+///     let mut reqs = vec![world.irecv_into(&mut a, 1, 0)?, world.irecv_into(&mut b, 2, 0)?];
+///     let mut seen = Vec::new();
+///     while let Some(done) = rpar::wait_some(&mut reqs)? {
+///         seen.extend(done.into_iter().map(|(i, st)| (i, st.source)));
+///     }
+///     seen.sort_unstable();
+///     assert_eq!(seen, [(0, 1), (1, 2)]);
+///     drop(reqs);
+///     assert_eq!((a, b), (1, 2));
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub fn wait_some(requests: &mut [Request<'_>]) -> Result<Option<Vec<(usize, Status)>>> {
+    let Some(first) = requests.iter().find(|r| !r.is_null()) else {
+        return Ok(None);
+    };
+    let ep = first.ep.clone();
+    let _span = About::span(
+        &first.about,
+        &ep,
+        "wait_some",
+        Of::Several,
+        Receives::Nothing,
+    );
+    let _held = Holding::new(&ep, requests);
+    loop {
+        ep.check_live()?;
+        let done = all_complete(requests)?;
+        if !done.is_empty() {
+            return Ok(Some(done));
+        }
+        ep.wait_progress()?;
+    }
+}
+
+/// Completes every active request that can without blocking (MPI_Testsome): their indices in
+/// the list as given (ascending) and statuses, each left inactive in its place — possibly none;
+/// `None` if no request is active (`outcount` MPI_UNDEFINED).
+///
+/// # Errors
+///
+/// Those of [`Request::test`], for the first request that failed.
+///
+/// ```
+/// rpar::run(2, |world| {
+///     if world.rank() == 1 {
+///         return world.send(&[3u16; 2][..], 0, 0);
+///     }
+///     let mut got = [0u16; 2];
+///     let mut reqs = [world.irecv_into(&mut got[..], 1, 0)?];
+///     let done = loop {
+///         let done = rpar::test_some(&mut reqs)?.expect("one request is active");
+///         if !done.is_empty() {
+///             break done;
+///         }
+///     };
+///     assert_eq!((done[0].0, done[0].1.count), (0, 2));
+///     assert_eq!(rpar::test_some(&mut reqs)?, None);
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub fn test_some(requests: &mut [Request<'_>]) -> Result<Option<Vec<(usize, Status)>>> {
+    let Some(first) = requests.iter().find(|r| !r.is_null()) else {
+        return Ok(None);
+    };
+    let ep = first.ep.clone();
+    ep.check_live()?;
+    let _held = Holding::new(&ep, requests);
+    all_complete(requests).map(Some)
+}
+
+/// Every active request that completes without blocking, left inactive: indices and statuses.
+fn all_complete(requests: &mut [Request<'_>]) -> Result<Vec<(usize, Status)>> {
+    let mut done = Vec::new();
+    for (i, r) in requests.iter_mut().enumerate() {
+        if let Some(status) = r.take_if_done()? {
+            done.push((i, status));
+        }
+    }
+    Ok(done)
+}
+
 /// Completes what it can without blocking (MPI_Testall): `Some(statuses)` once all are done,
-/// in list order. Requests are tested in order and the call stops at the first that is not
-/// complete; those completed stay so, and later calls return their statuses again.
+/// in list order (an inactive request's is empty: see [`Request::is_null`]). Requests are
+/// tested in order and the call stops at the first that is not complete; those completed stay
+/// so, and later calls return their statuses again.
 ///
 /// Cost: at most one test per request, each a search of this rank's `r` posted receives:
 /// O(n r).
@@ -641,11 +885,17 @@ pub fn wait_any(requests: &mut Vec<Request<'_>>) -> Result<(usize, Status)> {
 /// # Ok::<(), rpar::Error>(())
 /// ```
 pub fn test_all(requests: &mut [Request<'_>]) -> Result<Option<Vec<Status>>> {
-    let ep = requests.first().map(|r| r.ep.clone());
-    let span = ep.as_deref().and_then(|ep| {
-        let name = "test_all";
-        About::span(&requests[0].about, ep, name, Of::Several, Receives::Nothing)
-    });
+    let Some(ep) = requests.first().map(|r| r.ep.clone()) else {
+        return Ok(Some(Vec::new()));
+    };
+    let span = About::span(
+        &requests[0].about,
+        &ep,
+        "test_all",
+        Of::Several,
+        Receives::Nothing,
+    );
+    let _held = Holding::new(&ep, requests);
     let done = |requests: &[Request<'_>]| requests.iter().filter(|r| r.is_done()).count();
     let done_before = span.as_ref().map(|_| done(requests));
     let polled = test_each(requests);

@@ -1,10 +1,9 @@
 //! [`Scope`]: non-blocking sends from borrowed buffers without a copy, made sound by waiting for
 //! all of them at the end of the scope (as `std::thread::scope` does for threads).
 
-use super::p2p::{check_send_tag, finish_rendezvous, SendTarget};
+use super::p2p::{check_send_tag, Offer};
 use super::request::About;
 use super::{span_on, Buffer, BufferMut, Comm, Receives, Request, Status, UNKNOWN};
-use crate::transport::PendingSend;
 use crate::Result;
 use std::cell::RefCell;
 use std::marker::PhantomData;
@@ -36,7 +35,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 /// ```
 pub struct Scope<'scope, 'env: 'scope> {
     comm: &'env Comm,
-    pending: RefCell<Vec<(PendingSend, SendTarget)>>,
+    pending: RefCell<Vec<Offer<'env>>>,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _env: PhantomData<&'env mut &'env ()>,
 }
@@ -101,23 +100,11 @@ impl Comm {
                         span_on(ep, "scope_wait", self.id, UNKNOWN, Receives::Nothing)
                     }
                 };
-                let mut first_err = None;
-                for (p, to) in &pending {
-                    if first_err.is_some() {
-                        p.cancel();
-                    } else if let Err(e) = finish_rendezvous(self.endpoint(), p, *to) {
-                        first_err = Some(e);
-                    }
-                }
-                match first_err {
-                    Some(e) => Err(e),
-                    None => result,
-                }
+                // the first error ends the wait: the offers after it are withdrawn as they drop
+                pending.into_iter().try_for_each(Offer::finish).and(result)
             }
             Err(panic) => {
-                for (p, _) in &pending {
-                    p.cancel();
-                }
+                pending.into_iter().for_each(Offer::abandon);
                 resume_unwind(panic)
             }
         }
@@ -173,13 +160,13 @@ impl<'scope> Scope<'scope, '_> {
         let about = About::of(comm, dest, tag, Some(bytes));
         // SAFETY: `buf` is borrowed for 'scope, and the scope finishes (or withdraws) every
         // pending rendezvous before it returns, on every path including a panic.
-        let pending = unsafe { comm.post_send(comm.p2p_context(), elems, dest, tag)? };
-        Ok(match pending {
+        let offer = unsafe { comm.post_send(comm.p2p_context(), elems, dest, tag)? };
+        Ok(match offer {
             None => Request::done(comm.endpoint().clone(), status, about),
-            Some(p) => {
-                let to = (comm.p2p_context(), dest, tag);
-                self.pending.borrow_mut().push((p.clone(), to));
-                Request::rendezvous(comm.endpoint().clone(), p, to, status, about)
+            Some(offer) => {
+                let (pending, to) = (offer.pending().clone(), offer.target());
+                self.pending.borrow_mut().push(offer);
+                Request::rendezvous(comm.endpoint().clone(), pending, to, status, about)
             }
         })
     }

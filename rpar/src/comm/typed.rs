@@ -16,7 +16,7 @@ use super::p2p::check_send_tag;
 use super::{Comm, Status, UNDEFINED};
 use crate::datatype::{engine, Access, CommittedType, Compiled, Datatype, SignatureMatch};
 use crate::transport::{
-    publish, Data, ElemType, Matched, Message, TypedData, TypedSource, RENDEZVOUS_BYTES,
+    Data, ElemType, Matched, Message, TypedData, TypedSource, RENDEZVOUS_BYTES,
 };
 use crate::{Error, Result};
 use std::sync::Arc;
@@ -132,13 +132,10 @@ impl Comm {
             }));
             return self.post_message(context, Message { elem, count, data }, dest, tag);
         }
-        let own_mailbox = self
-            .endpoint()
-            .fabric()
-            .mailbox(self.endpoint().world_rank());
-        // SAFETY: `buf` stays borrowed, unmodified, until `finish_send` below returns; the
-        // receiver reads only the bytes the type names, which check_slice proved lie in `buf`.
-        let (pending, ticket) = unsafe { publish(start, bytes, own_mailbox.clone()) };
+        // SAFETY: `buf` stays borrowed, unmodified, until the offer is finished below (or
+        // dropped on an unwind); the receiver reads only the bytes the type names, which
+        // check_slice proved lie in `buf`.
+        let (offer, ticket) = unsafe { self.offer(start, bytes, (context, dest, tag)) };
         let source = TypedSource::Borrowed(ticket);
         let data = Data::Typed(Box::new(TypedData {
             ty: ty.clone(),
@@ -146,7 +143,8 @@ impl Comm {
             source,
         }));
         self.post_message(context, Message { elem, count, data }, dest, tag)?;
-        self.finish_send(&pending, (context, dest, tag))
+        crate::fault::point("rendezvous: typed offer")?;
+        offer.finish()
     }
 
     /// Receives into `count` elements laid out by the committed type `ty`, with displacement 0

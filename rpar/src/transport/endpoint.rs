@@ -276,6 +276,10 @@ struct Posted {
     id: SlotId,
     pattern: Pattern,
     matched: Option<Matched>,
+    /// How many calls running now complete this receive (its `wait`, `test`, or a `wait_all`
+    /// over it): while one does, a rendezvous it matched is left in the sender's buffer for
+    /// that call to copy straight into the receive buffer.
+    held: u32,
 }
 
 #[derive(Debug, Default)]
@@ -284,6 +288,9 @@ struct Queues {
     unexpected: VecDeque<Matched>,
     /// Posted non-blocking receives, in post order.
     posted: Vec<Posted>,
+    /// Whether a posted receive may hold a rendezvous still in its sender's buffer (see
+    /// [`Endpoint::release_unheld`]).
+    unreleased: bool,
     next_seq: u64,
     next_slot: u64,
 }
@@ -457,6 +464,7 @@ impl Endpoint {
     /// The next envelope from the mailbox, blocking: spins briefly, then parks (telling the
     /// deadlock watch what it waits for).
     fn next_blocking(&self, waiting: Waiting<'_>) -> Result<Envelope> {
+        self.release_unheld();
         if let Some(wire) = &self.wire {
             return self.next_from_wire(wire);
         }
@@ -644,6 +652,7 @@ impl Endpoint {
         ready: impl Fn() -> bool,
         register: impl Fn(),
     ) -> Result<()> {
+        self.release_unheld();
         for _ in 0..self.fabric.spin_rounds() {
             if ready() {
                 return Ok(());
@@ -853,19 +862,74 @@ impl Endpoint {
 
     /// Gives an arrived message to the first posted receive it matches, else to the unexpected
     /// queue (with `release_borrowed`, copying out a rendezvous payload first).
+    ///
+    /// A rendezvous that a posted receive matches is copied out at once unless a call running
+    /// now completes that receive: MPI's progress rule (MPI-4.0 §3.7.4) says a send whose
+    /// receive is posted completes whatever else the receiver does, and the receive buffer
+    /// itself may be written only by a call on its request (a request leaked with
+    /// `mem::forget` no longer keeps it alive).
     #[inline(never)]
     fn queue(&self, mut m: Matched, release_borrowed: bool) {
         if release_borrowed {
             release(&mut m);
         }
         let mut q = self.queues.borrow_mut();
+        let q = &mut *q;
         match q
             .posted
             .iter_mut()
             .find(|p| p.matched.is_none() && p.pattern.matches(&m.header))
         {
-            Some(slot) => slot.matched = Some(m),
+            Some(slot) => {
+                if m.message.data.is_borrowed() {
+                    if slot.held == 0 {
+                        release(&mut m);
+                    } else {
+                        q.unreleased = true;
+                    }
+                }
+                slot.matched = Some(m);
+            }
             None => q.unexpected.push_back(m),
+        }
+    }
+
+    /// Copies out every rendezvous that a posted receive holds while no running call completes
+    /// that receive, releasing its sender (MPI's progress rule; see [`Endpoint::queue`]). Called
+    /// wherever this rank waits or polls, so that a sender never waits for a receive the
+    /// receiver is not completing. One test of a flag when there is none.
+    #[inline]
+    fn release_unheld(&self) {
+        if self.queues.borrow().unreleased {
+            self.release_unheld_now();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn release_unheld_now(&self) {
+        let mut q = self.queues.borrow_mut();
+        let mut left = false;
+        for p in &mut q.posted {
+            if let Some(m) = p.matched.as_mut().filter(|m| m.message.data.is_borrowed()) {
+                if p.held == 0 {
+                    release(m);
+                } else {
+                    left = true;
+                }
+            }
+        }
+        q.unreleased = left;
+    }
+
+    /// Marks the posted receives `ids` as completed by a call running now (or, with `by` -1, no
+    /// longer): see [`Posted::held`].
+    pub(crate) fn hold(&self, ids: impl IntoIterator<Item = SlotId>, by: i32) {
+        let mut q = self.queues.borrow_mut();
+        for id in ids {
+            if let Some(p) = q.posted.iter_mut().find(|p| p.id == id) {
+                p.held = p.held.saturating_add_signed(by);
+            }
         }
     }
 
@@ -953,7 +1017,7 @@ impl Endpoint {
             calls: vec![(mine.rank, mine.to_string()), (source, theirs.to_string())],
         };
         self.fabric
-            .abort(self.world_rank, Failure::Error(err.clone()));
+            .abort(self.world_rank, Failure::Collective(err.clone()));
         self.fabric.abort_error()
     }
 
@@ -992,6 +1056,7 @@ impl Endpoint {
 
     /// Files every envelope already in the lanes and the mailbox, without blocking.
     fn drain_ready(&self) -> Result<()> {
+        self.release_unheld();
         while let Some(envelope) = self.try_next() {
             match envelope {
                 Envelope::Msg(h, m) => {
@@ -1017,10 +1082,16 @@ impl Endpoint {
         let mut q = self.queues.borrow_mut();
         let id = SlotId(q.next_slot);
         q.next_slot += 1;
+        // a rendezvous taken now stays in its sender's buffer until this rank next waits or
+        // polls (most posts are waited for at once, which then copies it straight in)
+        q.unreleased |= matched
+            .as_ref()
+            .is_some_and(|m| m.message.data.is_borrowed());
         q.posted.push(Posted {
             id,
             pattern,
             matched,
+            held: 0,
         });
         id
     }
@@ -1035,20 +1106,31 @@ impl Endpoint {
     /// Waits until the posted receive `id` has its message, and removes it.
     pub(crate) fn wait_slot(&self, id: SlotId) -> Result<Matched> {
         self.check_live()?;
-        loop {
-            if let Some(m) = self.take_slot(id) {
-                return Ok(m);
-            }
-            if let Some(m) = self.pump(Waiting::Slot(id), None, false)? {
-                self.put_back(m);
-            }
+        if let Some(m) = self.take_slot(id) {
+            return Ok(m);
         }
+        self.hold([id], 1);
+        let got = loop {
+            if let Some(m) = self.take_slot(id) {
+                break Ok(m);
+            }
+            match self.pump(Waiting::Slot(id), None, false) {
+                Ok(Some(m)) => self.put_back(m),
+                Ok(None) => {}
+                Err(e) => break Err(e),
+            }
+        };
+        self.hold([id], -1);
+        got
     }
 
     /// The message of posted receive `id` if it has arrived (files what is in the mailbox first).
     pub(crate) fn test_slot(&self, id: SlotId) -> Result<Option<Matched>> {
         self.check_live()?;
-        self.drain_ready()?;
+        self.hold([id], 1);
+        let drained = self.drain_ready();
+        self.hold([id], -1);
+        drained?;
         Ok(self.take_slot(id))
     }
 

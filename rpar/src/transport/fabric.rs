@@ -13,7 +13,7 @@ use crossbeam::channel::{Receiver, Sender};
 use crossbeam::utils::CachePadded;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Why a rank failed: the first failure of a run decides its error.
@@ -21,17 +21,24 @@ use std::time::Duration;
 pub(crate) enum Failure {
     /// The rank's closure panicked with this message.
     Panic(String),
+    /// The rank is unwinding from a panic and had to withdraw what other ranks were reading
+    /// (see [`Fabric::abort_unwinding`]); its message replaces this once the unwind ends.
+    Unwinding,
     /// The rank's closure returned this error.
     Error(Error),
+    /// The ranks disagree inside a collective call (different calls, type signatures or sizes):
+    /// everyone's error, which every rank's calls return as it is.
+    Collective(Error),
     /// The watchdog found a deadlock: what each blocked rank waited for, and who had finished.
     Deadlock((Vec<BlockedCall>, Vec<usize>)),
 }
 
 impl Failure {
-    fn message(&self) -> String {
+    fn message(&self, rank: usize) -> String {
         match self {
             Failure::Panic(m) => m.clone(),
-            Failure::Error(e) => e.to_string(),
+            Failure::Unwinding => format!("rank {rank} panicked"),
+            Failure::Error(e) | Failure::Collective(e) => e.to_string(),
             Failure::Deadlock(_) => "deadlock".into(),
         }
     }
@@ -40,7 +47,13 @@ impl Failure {
     pub(crate) fn into_error(self, rank: usize) -> Error {
         match self {
             Failure::Panic(message) => Error::RankPanicked { rank, message },
-            Failure::Error(e @ Error::CollectiveMismatch { .. }) => e,
+            Failure::Unwinding => Error::RankPanicked {
+                rank,
+                message: "a panic that the rank's program caught after rpar had withdrawn a \
+                          buffer other ranks were reading (the run could not go on)"
+                    .into(),
+            },
+            Failure::Collective(e) | Failure::Error(e @ Error::CollectiveMismatch { .. }) => e,
             Failure::Error(e) => Error::RankFailed {
                 rank,
                 source: Box::new(e),
@@ -95,7 +108,9 @@ pub(crate) struct Fabric {
     /// the run ends was never received ([`Fabric::sweep_unreceived`]).
     lanes: Mutex<Vec<(usize, Kept<Envelope>)>>,
     aborted: AtomicBool,
-    failure: OnceLock<(usize, Failure)>,
+    /// The failure that aborted the run and its rank: set once, except that a rank's
+    /// [`Failure::Unwinding`] is replaced by its panic message when the unwind ends.
+    failure: Mutex<Option<(usize, Failure)>>,
     next_context: AtomicU32,
     warnings: Mutex<Vec<Warning>>,
     watch: Watch,
@@ -120,7 +135,7 @@ impl Fabric {
             inboxes: (0..n).map(|_| CachePadded::default()).collect(),
             lanes: Mutex::new(Vec::new()),
             aborted: AtomicBool::new(false),
-            failure: OnceLock::new(),
+            failure: Mutex::new(None),
             // context 0 is the world's
             next_context: AtomicU32::new(1),
             warnings: Mutex::new(Vec::new()),
@@ -273,16 +288,19 @@ impl Fabric {
 
     /// The error that every call of a surviving rank returns once the run is aborted.
     pub(crate) fn abort_error(&self) -> Error {
-        match self.failure.get() {
-            // a deadlock or a collective mismatch is everyone's error, not one rank's
+        match &*self.failure.lock().unwrap_or_else(|e| e.into_inner()) {
+            // a deadlock or a disagreement inside a collective is everyone's error, not one rank's
             Some((_, Failure::Deadlock((blocked, finished)))) => Error::Deadlock {
                 blocked: blocked.clone(),
                 finished: finished.clone(),
             },
-            Some((_, Failure::Error(e @ Error::CollectiveMismatch { .. }))) => e.clone(),
+            Some((
+                _,
+                Failure::Collective(e) | Failure::Error(e @ Error::CollectiveMismatch { .. }),
+            )) => e.clone(),
             Some((rank, failure)) => Error::Aborted {
                 rank: *rank,
-                message: failure.message(),
+                message: failure.message(*rank),
             },
             None => Error::Aborted {
                 rank: usize::MAX,
@@ -291,11 +309,20 @@ impl Fabric {
         }
     }
 
-    /// Records `failure` as the failure of `rank` (the first failure wins) and wakes every rank so
-    /// that blocked calls return [`Error::Aborted`] at once.
+    /// Records `failure` as the failure of `rank` (the first failure wins, but a rank's own
+    /// [`Failure::Unwinding`] gives way to what it ends with) and wakes every rank so that
+    /// blocked calls return [`Error::Aborted`] at once.
     pub(crate) fn abort(&self, rank: usize, failure: Failure) {
-        if self.failure.set((rank, failure)).is_err() {
-            return;
+        {
+            let mut first = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+            match &*first {
+                None => *first = Some((rank, failure)),
+                Some((r, Failure::Unwinding)) if *r == rank => {
+                    *first = Some((rank, failure));
+                    return; // everyone was woken when the unwind began
+                }
+                Some(_) => return,
+            }
         }
         self.aborted.store(true, Ordering::Release);
         for mailbox in &self.mailboxes {
@@ -303,8 +330,19 @@ impl Fabric {
         }
     }
 
+    /// Aborts the run for `rank`, which is unwinding from a panic and must withdraw something
+    /// other ranks may be reading (a lent buffer, a rendezvous): they see the withdrawal as
+    /// this abort (and not as a failure of their own, which would hide the panic), and the
+    /// run's error becomes the panic's message once the unwind reaches the rank's top.
+    pub(crate) fn abort_unwinding(&self, rank: usize) {
+        self.abort(rank, Failure::Unwinding);
+    }
+
     /// The first failure, if any: the error the run returns.
-    pub(crate) fn failure(&self) -> Option<&(usize, Failure)> {
-        self.failure.get()
+    pub(crate) fn failure(&self) -> Option<(usize, Failure)> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }

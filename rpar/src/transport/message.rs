@@ -253,6 +253,17 @@ impl InlineBytes {
 }
 
 impl Data {
+    /// Whether the payload is still in the sender's buffer (a plain or typed rendezvous): its
+    /// sender waits until it is copied.
+    #[inline]
+    pub(crate) fn is_borrowed(&self) -> bool {
+        match self {
+            Data::Borrowed(_) => true,
+            Data::Typed(t) => matches!(t.source, TypedSource::Borrowed(_)),
+            _ => false,
+        }
+    }
+
     /// The sender's side of a rendezvous payload (a plain or typed one still in the sender's
     /// buffer), so that the sender can withdraw it once it has handed the message over.
     #[inline]

@@ -29,7 +29,7 @@ pub(crate) use fabric::{Fabric, Failure};
 pub(crate) use message::{
     Data, ElemType, ErasedVec, Message, TypedData, TypedSource, INLINE_BYTES,
 };
-pub(crate) use rendezvous::{publish, PendingSend, SendOutcome};
+pub(crate) use rendezvous::{publish, PendingSend, SendOutcome, Ticket};
 pub(crate) use shared::{Arena, Post, Step, SLOT_ALIGN};
 pub(crate) use watch::watchdog;
 

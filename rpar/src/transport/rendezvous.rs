@@ -115,11 +115,12 @@ impl PendingSend {
             return; // a typed read: not shared
         }
         while let Some(c) = s.chunks.take() {
+            let _piece = Piece(&s.chunks);
+            crate::fault::panic_point("rendezvous: sender's piece");
             // SAFETY: `c` is ours alone (`take`), the state is COPYING, so the receiver that
             // published `dst` for `bytes` bytes is copying and ends only after this piece is
             // finished; our own buffer holds `bytes` bytes and we are waiting on it.
             unsafe { s.copy_piece(dst, c) };
-            s.chunks.finish();
         }
     }
 
@@ -157,19 +158,16 @@ impl Ticket {
         if !s.handoff.claim() {
             return false;
         }
+        let _claimed = Claimed(&self);
         // the sender may be waiting: it copies pieces too once it looks
         let _ = self.wake.send(Envelope::Wake);
         while let Some(c) = s.chunks.take() {
+            let _piece = Piece(&s.chunks);
+            crate::fault::panic_point("rendezvous: receiver's piece");
             // SAFETY: piece `c` is ours alone; the state is COPYING, so the sender keeps its
             // buffer, and the caller guarantees `dst` for `bytes` bytes.
             unsafe { s.copy_piece(dst, c) };
-            s.chunks.finish();
         }
-        let backoff = crossbeam::utils::Backoff::new();
-        while !s.chunks.all_done() {
-            backoff.snooze(); // the sender is finishing its last piece
-        }
-        self.release();
         true
     }
 
@@ -181,23 +179,17 @@ impl Ticket {
     /// # Safety
     ///
     /// `read` may only read the bytes the sender published for (for a derived datatype: the
-    /// bytes its type names, which the sender checked lie in its buffer), and must not panic.
+    /// bytes its type names, which the sender checked lie in its buffer).
     pub(crate) unsafe fn read_with(self, read: impl FnOnce(*const u8)) -> bool {
         if !self.shared.handoff.claim() {
             return false;
         }
+        let _claimed = Claimed(&self);
+        crate::fault::panic_point("rendezvous: receiver's read");
         // in the COPYING state the sender keeps its buffer alive and unmodified (publish's
         // contract), so `read` sees it whole
         read(self.shared.ptr);
-        self.release();
         true
-    }
-
-    /// Ends a claimed hand-over: the sender may reuse its buffer, and is woken to see it.
-    fn release(self) {
-        self.shared.handoff.complete();
-        let _ = self.wake.send(Envelope::Wake);
-        // `self` is dropped here with the state DONE: Drop does nothing more.
     }
 
     /// Copies the data into a fresh owned buffer (used when the message is matched while the
@@ -226,6 +218,40 @@ impl Shared {
         // SAFETY: `at + len <= bytes` for a piece below `count`; the source is the published
         // buffer (alive while COPYING), the destination the caller's; they do not overlap.
         unsafe { std::ptr::copy_nonoverlapping(self.ptr.add(at), dst.add(at), len) };
+    }
+}
+
+/// A claimed hand-over, ended when dropped: the sender may then reuse its buffer, and is woken
+/// to see it. Before that, the pieces of a shared copy that nobody has taken yet are taken (none
+/// are left, unless the receiver is unwinding from a panic mid-copy: then they stay uncopied),
+/// and it waits until every piece is finished — so that the sender, which may be copying one,
+/// writes the receive buffer only while the receive that borrows it is still running, even
+/// when that receive unwinds.
+struct Claimed<'a>(&'a Ticket);
+
+impl Drop for Claimed<'_> {
+    fn drop(&mut self) {
+        let s = &*self.0.shared;
+        while s.chunks.take().is_some() {
+            s.chunks.finish();
+        }
+        let backoff = crossbeam::utils::Backoff::new();
+        while !s.chunks.all_done() {
+            backoff.snooze(); // the sender is finishing its last piece
+        }
+        s.handoff.complete();
+        let _ = self.0.wake.send(Envelope::Wake);
+        // the ticket drops later with the state DONE: its Drop does nothing more
+    }
+}
+
+/// A piece of a shared copy taken from [`Chunks`]: finished when dropped, copied or not (a side
+/// unwinding from a panic mid-piece still lets the other side's wait for every piece end).
+struct Piece<'a>(&'a Chunks);
+
+impl Drop for Piece<'_> {
+    fn drop(&mut self) {
+        self.0.finish();
     }
 }
 

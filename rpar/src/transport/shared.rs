@@ -392,7 +392,8 @@ impl Arena {
 
     /// Begins member `me`'s next step by lending `data` in place (no copy) and runs `f` in it.
     /// Returns once every member is done with the step — so once nobody reads `data` — even
-    /// when `f` fails; when the run aborts, once the post is withdrawn and nobody is inside it.
+    /// when `f` fails; when the run aborts, or `f` panics, once the post is withdrawn and nobody
+    /// is inside it (the caller's `data` may be freed right after, also by an unwind).
     pub(crate) fn lend<'a, R>(
         &'a self,
         ep: &'a Endpoint,
@@ -410,19 +411,26 @@ impl Arena {
             lent: true,
         };
         self.publish(&step, post);
-        let result = f(&step);
-        let s = step.s;
+        let loan = Loan {
+            arena: self,
+            ep,
+            me,
+            s: step.s,
+        };
+        let result = crate::fault::point("shared: lent").and_then(|()| f(&step));
         drop(step); // this member is done reading
-        let released = self.wait_all(ep, me, s, Until::Done);
-        if released.is_err() {
-            // aborting: make sure no reader is in `data`, or will enter it, when we return
-            let mine = &self.parts[me].member;
-            mine.withdrawn.store(s + 1, Ordering::SeqCst);
-            while mine.reading.load(Ordering::SeqCst) != 0 {
-                std::thread::yield_now();
-            }
+        loan.end(result)
+    }
+
+    /// Withdraws member `me`'s lent post of step `s` and waits until no reader is inside it;
+    /// readers that come later see the withdrawal and do not enter (a `SeqCst` Dekker pair with
+    /// [`Step::read`]'s count).
+    fn withdraw(&self, me: usize, s: u64) {
+        let mine = &self.parts[me].member;
+        mine.withdrawn.store(s + 1, Ordering::SeqCst);
+        while mine.reading.load(Ordering::SeqCst) != 0 {
+            std::thread::yield_now();
         }
-        released.and(result)
     }
 
     /// Starts a step of member `me`: its number, once the slot it uses is free again (every
@@ -697,6 +705,37 @@ impl Drop for Step<'_> {
             .member
             .waiters
             .wake(fabric, &arena.world);
+    }
+}
+
+/// A member's lent post, from its publication until nobody reads it any more. Ended by
+/// [`Loan::end`]; dropped without it, the lender is unwinding from a panic: the post is
+/// withdrawn at once (after aborting the run, so that the readers turned away report the
+/// lender's panic and not a failure of their own), before the unwind frees the buffer.
+struct Loan<'a> {
+    arena: &'a Arena,
+    ep: &'a Endpoint,
+    me: usize,
+    s: u64,
+}
+
+impl Loan<'_> {
+    /// Waits until every member is done with the step (or, when the run aborts meanwhile,
+    /// withdraws the post), then returns `result`.
+    fn end<R>(self, result: Result<R>) -> Result<R> {
+        let released = self.arena.wait_all(self.ep, self.me, self.s, Until::Done);
+        if released.is_err() {
+            self.arena.withdraw(self.me, self.s);
+        }
+        std::mem::forget(self); // ended: nobody reads the post any more
+        released.and(result)
+    }
+}
+
+impl Drop for Loan<'_> {
+    fn drop(&mut self) {
+        self.ep.fabric().abort_unwinding(self.ep.world_rank());
+        self.arena.withdraw(self.me, self.s);
     }
 }
 

@@ -109,7 +109,7 @@ pub(crate) fn watchdog(fabric: &Fabric, stop: &AtomicBool) {
         if now.is_some() && now == previous {
             let (blocked, finished) = report(fabric);
             let failure = match collective_conflict(&blocked) {
-                Some(mismatch) => Failure::Error(mismatch),
+                Some(mismatch) => Failure::Collective(mismatch),
                 None => Failure::Deadlock((blocked.into_iter().map(|b| b.0).collect(), finished)),
             };
             fabric.abort(usize::MAX, failure);

@@ -42,6 +42,9 @@ pub struct Universe {
     poll_budget: Option<Duration>,
     bind: Option<bool>,
     transport: Transport,
+    /// The failure to inject (reliability tests only: see `fault.rs`).
+    #[cfg(rpar_faults)]
+    fault: Option<crate::fault::Fault>,
 }
 
 /// Where a run's ranks run (see [`Universe::transport`]).
@@ -99,7 +102,18 @@ impl Universe {
             poll_budget: None,
             bind: None,
             transport: Transport::Auto,
+            #[cfg(rpar_faults)]
+            fault: None,
         }
+    }
+
+    /// Makes one rank fail at one of its fault points (reliability tests, `--cfg rpar_faults`
+    /// builds only: see `rpar::fault`).
+    #[cfg(rpar_faults)]
+    #[doc(hidden)]
+    pub fn inject(mut self, fault: crate::fault::Fault) -> Self {
+        self.fault = Some(fault);
+        self
     }
 
     /// A universe on the MPI transport (the same as `Universe::new(0).transport(Transport::Mpi)`):
@@ -408,7 +422,11 @@ impl Universe {
                 }
                 let tracing = trace_path.is_some();
                 let matrix = self.record_matrix;
+                #[cfg(rpar_faults)]
+                let fault = self.fault;
                 let spawned = builder.spawn_scoped(s, move || {
+                    #[cfg(rpar_faults)]
+                    crate::fault::arm(rank, fault);
                     if let Some(cores) = cores {
                         cores.bind(rank);
                     }
@@ -456,7 +474,7 @@ impl Universe {
             })
         });
         if let Some((rank, failure)) = fabric.failure() {
-            return Err(failure.clone().into_error(*rank));
+            return Err(failure.into_error(rank));
         }
         trace_written.transpose()?;
         fabric.sweep_unreceived();
