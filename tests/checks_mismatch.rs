@@ -146,3 +146,165 @@ fn different_collectives_at_the_same_point() {
         "{text}"
     );
 }
+
+/// Each rank's error of one call, collected while the run goes on.
+type Seen = std::sync::Mutex<Vec<(usize, Error)>>;
+
+/// Ranks naming different roots of a broadcast or a scatter, in two halves that each agree:
+/// nobody reads a post or a message of the other half during the call, yet the run must end
+/// with `CollectiveMismatch` every time, whoever comes first (was: `Ok` with each half holding
+/// its own root's data, 20 of 20 bcast runs with delays, ~12% without, ~1% for scatter).
+#[test]
+fn two_halves_naming_different_roots_are_caught_every_time() {
+    for (p, half) in [(2, 1), (4, 2), (3, 1)] {
+        for delayed in [None, Some(0), Some(1), Some(p - 1)] {
+            for scatter in [false, true] {
+                for round in 0..6 {
+                    let err = rpar::run(p, |w| {
+                        if Some(w.rank()) == delayed {
+                            std::thread::sleep(Duration::from_millis(2 + round % 3));
+                        }
+                        // each half names its first rank
+                        let root = if w.rank() < half { 0 } else { half };
+                        if scatter {
+                            let all: Vec<u32> =
+                                (0..p as u32).map(|i| i + 10 * w.rank() as u32).collect();
+                            let mine = w.scatter(&all[..], root)?;
+                            Ok(mine[0])
+                        } else {
+                            let mut x = [w.rank() as u32; 2];
+                            w.bcast(&mut x[..], root)?;
+                            Ok(x[0])
+                        }
+                    })
+                    .unwrap_err();
+                    let what = format!(
+                        "{p} ranks, scatter {scatter}, rank {delayed:?} late, round {round}"
+                    );
+                    let Error::CollectiveMismatch { calls, .. } = err else {
+                        panic!("{what}: expected a collective mismatch, got {err:?}");
+                    };
+                    assert!(!calls.is_empty(), "{what}");
+                }
+            }
+        }
+    }
+}
+
+/// Ranks 0-1 broadcast, ranks 2-3 scatter (same root), then all meet at a barrier: ranks 0-1
+/// wait in the barrier for ranks 2-3, which wait in the scatter for rank 0 — which went past
+/// its call #0 (a broadcast) without sending them anything. A collective mismatch, not a
+/// deadlock (was: `Deadlock`, 15 of 15 runs).
+#[test]
+fn a_rank_waiting_for_one_that_went_past_the_call_is_a_mismatch() {
+    for _ in 0..5 {
+        let calls = expect_mismatch(4, |w| {
+            if w.rank() < 2 {
+                let mut x = [1u8; 4];
+                w.bcast(&mut x[..], 0)?;
+            } else {
+                w.scatter(&[0u8; 4][..], 0)?;
+            }
+            w.barrier()
+        });
+        let text = format!("{calls:?}");
+        assert!(text.contains("scatter"), "{text}");
+        assert!(text.contains("bcast") || text.contains("barrier"), "{text}");
+    }
+}
+
+/// A type mismatch inside a collective is every rank's error, not the error of the one or two
+/// ranks that saw it and `Aborted` for the others.
+#[test]
+fn a_type_mismatch_inside_a_collective_is_every_ranks_error() {
+    use rpar::Datatype;
+    let column = rpar::TypeMap::vector(4, 1, 2, &i32::type_map())
+        .expect("a valid vector")
+        .commit();
+    let floats = rpar::TypeMap::vector(4, 1, 2, &f32::type_map())
+        .expect("a valid vector")
+        .commit();
+    for case in 0..2 {
+        for p in [2, 4] {
+            let seen = Seen::default();
+            let err = rpar::run(p, |w| {
+                let r = match case {
+                    0 => {
+                        let ty = if w.rank() == p - 1 { &floats } else { &column };
+                        let mut m = [w.rank() as i32; 8];
+                        if w.rank() == p - 1 {
+                            let mut f = [0f32; 8];
+                            w.bcast_typed(&mut f, ty, 1, 0)
+                        } else {
+                            w.bcast_typed(&mut m, ty, 1, 0)
+                        }
+                    }
+                    _ if w.rank() == 0 => w.allreduce(&1.5f32, rpar::Sum).map(drop),
+                    _ => w.allreduce(&1u32, rpar::Sum).map(drop),
+                };
+                if let Err(e) = r {
+                    seen.lock().unwrap().push((w.rank(), e.clone()));
+                    return Err(e);
+                }
+                Ok(())
+            })
+            .unwrap_err();
+            let err = match err {
+                Error::RankFailed { source, .. } => *source,
+                err => err,
+            };
+            assert!(
+                matches!(err, Error::TypeMismatch { .. }),
+                "case {case}, p {p}: {err:?}"
+            );
+            let seen = seen.into_inner().unwrap();
+            assert_eq!(
+                seen.len(),
+                p,
+                "case {case}: every rank's call fails: {seen:?}"
+            );
+            assert!(
+                seen.iter().all(|(_, e)| *e == err),
+                "case {case}, p {p}: every rank gets the same error: {seen:?}"
+            );
+        }
+    }
+}
+
+/// A mismatch in a call where nobody reads anybody (each rank names itself the root of a
+/// broadcast): found while the ranks go on through many more calls on the communicator, before
+/// they block for good (the last receive never matches: without the check in the run, a
+/// deadlock would be reported instead).
+#[test]
+fn a_mismatch_is_found_while_the_ranks_go_on() {
+    let calls = expect_mismatch(2, |w| {
+        let mut x = [w.rank() as u8; 4];
+        w.bcast(&mut x[..], w.rank())?;
+        for _ in 0..1000 {
+            w.allreduce(&1u32, rpar::Sum)?;
+        }
+        w.recv::<u8>(1 - w.rank(), 99).map(drop)
+    });
+    let text = format!("{calls:?}");
+    assert!(text.contains("root 0") && text.contains("root 1"), "{text}");
+}
+
+/// The message-passing algorithms: a message of a collective call that is never received
+/// means the ranks' calls differed (different roots of a binomial broadcast or a linear
+/// scatter complete, leaving their stray messages behind).
+#[test]
+fn stray_messages_of_message_passing_collectives_are_a_mismatch() {
+    for p in [2, 3, 4] {
+        let err = rpar::run(p, |w| {
+            let mut x = [w.rank() as u8; 4];
+            let root = if w.rank() == 0 { 0 } else { 1 };
+            w.bcast_with(&mut x[..], root, rpar::Bcast::Binomial)?;
+            Ok(x)
+        })
+        .unwrap_err();
+        assert!(
+            matches!(err, Error::CollectiveMismatch { .. }),
+            "{p} ranks: {err:?}"
+        );
+    }
+}

@@ -130,7 +130,7 @@ fn the_plain_forms_agree_with_the_into_forms() -> rpar::Result<()> {
 
 #[test]
 fn a_receive_buffer_of_the_wrong_length_is_an_error() -> rpar::Result<()> {
-    rpar::run(3, |world| {
+    let run = rpar::run(3, |world| {
         let send = [1u32, 2];
         // every rank checks its own: the same error everywhere, before anything moves
         let mut short = [0u32; 1];
@@ -171,6 +171,14 @@ fn a_receive_buffer_of_the_wrong_length_is_an_error() -> rpar::Result<()> {
             got?;
         }
         Ok(())
-    })?;
+    });
+    // the root refused its reduce, the others made theirs: the ranks' collective calls no
+    // longer match, which the run reports once it is over
+    match run {
+        Err(Error::CollectiveMismatch { calls, .. }) => {
+            assert!(calls[0].1.starts_with("reduce"), "{calls:?}");
+        }
+        other => panic!("{other:?}"),
+    }
     Ok(())
 }

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{check, every_rank_count, roots, within};
+use common::{check, each_rank, every_rank_count, roots, within};
 use common::{ALLGATHER, ALLTOALL, BCAST, GATHER, SCATTER};
 use rpar::prelude::*;
 use rpar::{Alltoall, CommittedType, Error, TypeMap};
@@ -340,25 +340,24 @@ fn signatures_that_disagree_are_an_error_on_every_rank() {
         .commit();
     let col = column();
     // rank 2 receives i64s where the others send f64s: the same bytes, other basic types
-    let got = rpar::run(4, |world| {
+    let gathered = each_rank(4, |world| {
         let r = world.rank();
         let mine = matrix(r);
         let mut all = vec![0.0f64; 4 * ROWS];
         let mut ints = vec![0i64; 4 * ROWS];
-        let gathered = if r == 2 {
+        if r == 2 {
             world.gather_typed(&mine, &col, 1, &mut ints, &i64s, 1, 2)
         } else {
             world.gather_typed(&mine, &col, 1, &mut all, &f64s, 1, 2)
-        };
-        // one rank's count is one element short
-        let mut v = mine.clone();
-        let count = if r == 3 { ROWS - 1 } else { ROWS };
+        }
+    });
+    // one rank's count is one element short
+    let bcast = each_rank(4, |world| {
+        let mut v = matrix(world.rank());
+        let count = if world.rank() == 3 { ROWS - 1 } else { ROWS };
         let one = f64::type_map().commit();
-        let bcast = world.bcast_typed(&mut v, &one, count, 0);
-        Ok((gathered, bcast))
-    })
-    .unwrap();
-    let (gathered, bcast): (Vec<_>, Vec<_>) = got.into_iter().unzip();
+        world.bcast_typed(&mut v, &one, count, 0)
+    });
     for e in error_on_every_rank(gathered) {
         assert!(
             matches!(e, Error::TypeMismatch { source_rank: 0, .. }),
@@ -390,25 +389,32 @@ fn counts_that_disagree_over_the_same_basic_types_are_an_error_on_every_rank() {
     // signatures differ only in their length, and so in their bytes; rank 3 passes one more
     const ODD: usize = 3;
     let one = f64::type_map().commit();
-    let got = within(
+    let calls = ["bcast", "gather", "scatter", "allgather", "alltoall"];
+    let got: Vec<Vec<rpar::Result<()>>> = within(
         Duration::from_secs(60),
         "typed collectives whose counts disagree",
-        || {
-            rpar::run(4, move |world| {
-                let n = if world.rank() == ODD { 3 } else { 2 };
-                let (mut buf, mut out) = (vec![1.0f64; 16], vec![0.0f64; 16]);
-                Ok([
-                    world.bcast_typed(&mut buf, &one, n, 0),
-                    world.gather_typed(&buf, &one, n, &mut out, &one, 2, 0),
-                    world.scatter_typed(&buf, &one, 2, &mut out, &one, n, 0),
-                    world.allgather_typed(&buf, &one, n, &mut out, &one, 2),
-                    world.alltoall_typed(&buf, &one, 2, &mut out, &one, n),
-                ])
-            })
+        move || {
+            (0..5)
+                .map(|c| {
+                    each_rank(4, |world| {
+                        let n = if world.rank() == ODD { 3 } else { 2 };
+                        let (mut buf, mut out) = (vec![1.0f64; 16], vec![0.0f64; 16]);
+                        match c {
+                            0 => world.bcast_typed(&mut buf, &one, n, 0),
+                            1 => world.gather_typed(&buf, &one, n, &mut out, &one, 2, 0),
+                            2 => world.scatter_typed(&buf, &one, 2, &mut out, &one, n, 0),
+                            3 => world.allgather_typed(&buf, &one, n, &mut out, &one, 2),
+                            _ => world.alltoall_typed(&buf, &one, 2, &mut out, &one, n),
+                        }
+                    })
+                })
+                .collect()
         },
-    )
-    .unwrap();
-    let calls = ["bcast", "gather", "scatter", "allgather", "alltoall"];
+    );
+    // per rank, each call's result
+    let got: Vec<Vec<rpar::Result<()>>> = (0..4)
+        .map(|r| got.iter().map(|by_rank| by_rank[r].clone()).collect())
+        .collect();
     for (r, results) in got.into_iter().enumerate() {
         for (call, result) in calls.iter().zip(results) {
             match result {

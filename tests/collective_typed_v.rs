@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{check, every_rank_count, roots, within};
+use common::{check, each_rank, every_rank_count, roots, within};
 use common::{ALLGATHER, ALLTOALL, GATHER, SCATTER};
 use rpar::prelude::*;
 use rpar::{Alltoall, CommittedType, Error, TypeMap};
@@ -379,21 +379,19 @@ fn error_on_every_rank<R>(results: Vec<rpar::Result<R>>) -> Vec<Error> {
 }
 
 /// Runs `f` on `p` ranks, promptly, and returns each rank's result of the call.
-fn each_rank<R: Send + 'static>(
+fn each_rank_within<R: Send + 'static>(
     p: usize,
     what: &'static str,
     f: impl Fn(&Comm) -> rpar::Result<R> + Sync + Send + 'static,
 ) -> Vec<rpar::Result<R>> {
-    within(Duration::from_secs(60), what, move || {
-        rpar::run(p, move |world| Ok(f(&world))).unwrap()
-    })
+    within(Duration::from_secs(60), what, move || each_rank(p, f))
 }
 
 #[test]
 fn a_mismatch_of_one_pair_is_the_same_error_on_every_rank() {
     const P: usize = 5;
     // alltoallv: rank 4 expects one more value from rank 2 than rank 2 sends it
-    let got = each_rank(P, "alltoallv_typed with a mismatch", move |world| {
+    let got = each_rank_within(P, "alltoallv_typed with a mismatch", move |world| {
         let r = world.rank();
         let send = vec![1.0f64; 2 * P];
         let (sc, sd): (Vec<usize>, Vec<usize>) = (vec![2; P], (0..P).map(|j| 2 * j).collect());
@@ -418,7 +416,7 @@ fn a_mismatch_of_one_pair_is_the_same_error_on_every_rank() {
         assert_eq!(e.to_string(), errors[0].to_string());
     }
     // gatherv: the root receives every block as i64 where the ranks send f64 (the same bytes)
-    let got = each_rank(P, "gatherv_typed with a mismatch", move |world| {
+    let got = each_rank_within(P, "gatherv_typed with a mismatch", move |world| {
         let r = world.rank();
         let send = [r as f64; 2];
         let mut recv = vec![0i64; 2 * P];
@@ -477,7 +475,7 @@ fn invalid_saying(e: &Error, words: &str) -> bool {
 fn counts_of_the_wrong_length_are_an_error_on_every_rank() {
     const P: usize = 4;
     // the root of a gatherv passes one count too few
-    let got = each_rank(P, "gatherv_typed with short counts", move |world| {
+    let got = each_rank_within(P, "gatherv_typed with short counts", move |world| {
         let mut recv = vec![0.0f64; P];
         let counts = vec![1; if world.rank() == 2 { P - 1 } else { P }];
         let displs: Vec<usize> = (0..P).collect();
@@ -487,7 +485,7 @@ fn counts_of_the_wrong_length_are_an_error_on_every_rank() {
         invalid_saying(e, "receive counts has 3 entries")
     });
     // rank 1 of an alltoallv passes one send displacement too many
-    let got = each_rank(P, "alltoallv_typed with long displs", move |world| {
+    let got = each_rank_within(P, "alltoallv_typed with long displs", move |world| {
         let send = vec![1.0f64; P + 1];
         let sd: Vec<usize> = (0..if world.rank() == 1 { P + 1 } else { P }).collect();
         let (counts, rd) = (vec![1; P], (0..P).collect::<Vec<_>>());
@@ -498,7 +496,7 @@ fn counts_of_the_wrong_length_are_an_error_on_every_rank() {
         invalid_saying(e, "send displacements has 5 entries")
     });
     // a scatterv's root passes no displacements at all
-    let got = each_rank(P, "scatterv_typed without displs", move |world| {
+    let got = each_rank_within(P, "scatterv_typed without displs", move |world| {
         let mut recv = [0.0f64];
         let send = vec![1.0f64; P];
         world.scatterv_typed(&send, &one(), &[1; P], &[], &mut recv, &one(), 1, 0)
@@ -512,7 +510,7 @@ fn counts_of_the_wrong_length_are_an_error_on_every_rank() {
 fn overlapping_receive_blocks_are_an_error_on_every_rank() {
     const P: usize = 3;
     // rank 1's blocks of rank 0 and rank 2 share element position 1
-    let got = each_rank(
+    let got = each_rank_within(
         P,
         "allgatherv_typed with overlapping blocks",
         move |world| {
@@ -546,14 +544,14 @@ fn overlapping_receive_blocks_are_an_error_on_every_rank() {
     let three = TypeMap::contiguous(ROWS, &f64::type_map())
         .unwrap()
         .commit();
-    let got = each_rank(2, "gatherv_typed with overlapping bytes", move |world| {
+    let got = each_rank_within(2, "gatherv_typed with overlapping bytes", move |world| {
         let mut recv = vec![-1.0f64; 4 * ROWS + 4];
         let send = [1.0f64; ROWS];
         world.gatherv_typed(&send, &three, 1, &mut recv, &column, &[1, 1], &[0, 4], 0)
     });
     failed_at(got, 0, |e| invalid_saying(e, "twice"));
     // the same columns at positions 0 and 1 are fine
-    let got = each_rank(2, "gatherv_typed with interleaved columns", move |world| {
+    let got = each_rank_within(2, "gatherv_typed with interleaved columns", move |world| {
         let column = TypeMap::vector(ROWS, 1, 4, &f64::type_map())?
             .resized(0, 8)?
             .commit();
@@ -572,7 +570,7 @@ fn overlapping_receive_blocks_are_an_error_on_every_rank() {
         .collect();
     assert_eq!(got[0].as_ref().unwrap(), &want);
     // overlapping send blocks are fine (MPI reads an element twice)
-    let got = each_rank(
+    let got = each_rank_within(
         P,
         "alltoallv_typed with overlapping send blocks",
         move |world| {
@@ -608,7 +606,7 @@ fn a_type_or_a_block_outside_its_buffer_is_an_error_on_every_rank() {
         .unwrap()
         .commit();
     // rank 1's receive buffer of a scatterv ends a row early: its column reaches past it
-    let got = each_rank(P, "scatterv_typed into a short buffer", move |world| {
+    let got = each_rank_within(P, "scatterv_typed into a short buffer", move |world| {
         let r = world.rank();
         let mut recv = vec![-1.0f64; if r == 1 { 4 * (ROWS - 1) } else { 4 * ROWS }];
         let send = vec![1.0f64; P * ROWS];
@@ -627,7 +625,7 @@ fn a_type_or_a_block_outside_its_buffer_is_an_error_on_every_rank() {
         )
     });
     // the root of a gatherv puts rank 2's block past the end of its buffer
-    let got = each_rank(P, "gatherv_typed with a block outside", move |world| {
+    let got = each_rank_within(P, "gatherv_typed with a block outside", move |world| {
         let mut recv = vec![0.0f64; P];
         world.gatherv_typed(
             &[1.0f64],
@@ -644,7 +642,7 @@ fn a_type_or_a_block_outside_its_buffer_is_an_error_on_every_rank() {
         invalid_saying(e, "block of rank 2 starts at displacement 9")
     });
     // a block that starts in the buffer but ends past it
-    let got = each_rank(
+    let got = each_rank_within(
         P,
         "alltoallv_typed with a block reaching out",
         move |world| {
@@ -682,7 +680,7 @@ struct Pair {
 fn a_block_inside_an_element_must_land_on_the_field_it_names() {
     // blocks of u32 at u32 positions of a buffer of pairs: even positions are the `a`
     // fields, odd ones the `b` fields (f32)
-    let got = each_rank(2, "allgatherv_typed into the fields of pairs", |world| {
+    let got = each_rank_within(2, "allgatherv_typed into the fields of pairs", |world| {
         let u = u32::type_map().commit();
         let r = world.rank() as u32;
         let mut recv = [Pair::default(); 2];

@@ -12,15 +12,13 @@
 //! caller returns the error as rpar's own would be), and [`panic_point`], inside copies that
 //! cannot return an error, where it may only panic. An error plan counts only the first kind.
 
-use crate::Result;
-
 #[cfg(rpar_faults)]
 pub use plan::{passed, Fault, Kind};
 
 /// A fault point where the rank may panic or return an error.
 #[cfg(not(rpar_faults))]
 #[inline(always)]
-pub(crate) fn point(_site: &'static str) -> Result<()> {
+pub(crate) fn point(_site: &'static str) -> crate::Result<()> {
     Ok(())
 }
 

@@ -87,6 +87,31 @@ pub(crate) fn within<R: Send + 'static>(
 
 /// Whether the tests run under valgrind (CI sets `RPAR_UNDER_VALGRIND`), some fifty times
 /// slower: sweeps then take a sample.
+/// Runs `call` on `p` ranks and returns each rank's result of it, in rank order. A
+/// disagreement between the ranks ends the run with that error (every rank's), so the results
+/// are collected as the ranks get them; the run's error, if any, must be one of them.
+#[allow(dead_code)] // not every test target uses every helper
+pub(crate) fn each_rank<R: Send>(
+    p: usize,
+    call: impl Fn(&Comm) -> rpar::Result<R> + Sync,
+) -> Vec<rpar::Result<R>> {
+    let results = std::sync::Mutex::new(Vec::new());
+    let run = rpar::run(p, |world| {
+        let result = call(&world);
+        results.lock().unwrap().push((world.rank(), result));
+        Ok(())
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|(r, _)| *r);
+    if let Err(e) = run {
+        assert!(
+            results.iter().any(|(_, r)| r.as_ref().err() == Some(&e)),
+            "the run's error is the ranks': {e:?}"
+        );
+    }
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
 pub(crate) fn under_valgrind() -> bool {
     std::env::var_os("RPAR_UNDER_VALGRIND").is_some()
 }

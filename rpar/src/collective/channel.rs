@@ -6,7 +6,7 @@
 use super::select::Label;
 use crate::datatype::Datatype;
 use crate::trace::RankTrace;
-use crate::{Comm, Result};
+use crate::{Comm, Error, Result};
 use std::any::TypeId;
 
 /// Point-to-point messaging as collective algorithms see it: ranks `0..size()` of one group,
@@ -61,6 +61,20 @@ fn report_run<L: Label>(trace: &RankTrace, algorithm: L) {
     trace.runs(TypeId::of::<L::Family>(), algorithm.label());
 }
 
+impl Comm {
+    /// A message of a collective call that this rank's receive does not take (another type
+    /// signature, more data): the ranks' calls disagree, and the others' cannot complete
+    /// either — everyone's error, which aborts the run (`Endpoint::collective_failure`).
+    fn disagreement<R>(&self, received: Result<R>) -> Result<R> {
+        received.map_err(|e| match e {
+            Error::TypeMismatch { .. } | Error::Truncated { .. } => {
+                self.endpoint().collective_failure(e)
+            }
+            e => e,
+        })
+    }
+}
+
 impl Channel for Comm {
     #[inline]
     fn rank(&self) -> usize {
@@ -81,13 +95,13 @@ impl Channel for Comm {
     }
 
     fn recv_into<T: Datatype>(&self, buf: &mut [T], source: usize, tag: i32) -> Result<usize> {
-        Ok(self
-            .recv_into_in(self.collective_context(), buf, source, tag)?
-            .count)
+        let received = self.recv_into_in(self.collective_context(), buf, source, tag);
+        Ok(self.disagreement(received)?.count)
     }
 
     fn recv_vec<T: Datatype>(&self, source: usize, tag: i32) -> Result<Vec<T>> {
-        Ok(self.recv_in(self.collective_context(), source, tag)?.0)
+        let received = self.recv_in(self.collective_context(), source, tag);
+        Ok(self.disagreement(received)?.0)
     }
 
     fn sendrecv<T: Datatype, U: Datatype>(
@@ -99,17 +113,16 @@ impl Channel for Comm {
         source: usize,
         recv_tag: i32,
     ) -> Result<usize> {
-        Ok(self
-            .sendrecv_in(
-                self.collective_context(),
-                send,
-                dest,
-                send_tag,
-                recv,
-                source,
-                recv_tag,
-            )?
-            .count)
+        let received = self.sendrecv_in(
+            self.collective_context(),
+            send,
+            dest,
+            send_tag,
+            recv,
+            source,
+            recv_tag,
+        );
+        Ok(self.disagreement(received)?.count)
     }
 
     #[inline]

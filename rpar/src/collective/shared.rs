@@ -174,15 +174,15 @@ impl<'a> Shm<'a> {
         };
         if !same_type {
             let elem = post.elem.unwrap_or(want);
-            return Err(Error::TypeMismatch {
+            return Err(self.ep.collective_failure(Error::TypeMismatch {
                 sent: format!("{} x {}", post.bytes / elem.size.max(1), (elem.name)()),
                 expected: (want.name)().to_string(),
                 source_rank: r,
-            });
+            }));
         }
         if post.bytes != n * size {
             let operation = self.ep.collective().map_or("a collective", |c| c.operation);
-            return Err(Error::invalid(
+            return Err(self.ep.collective_failure(Error::invalid(
                 operation,
                 format!(
                     "rank {r} contributed {} bytes where rank {} expected {}",
@@ -190,7 +190,7 @@ impl<'a> Shm<'a> {
                     self.me,
                     n * size
                 ),
-            ));
+            )));
         }
         Ok(())
     }

@@ -439,11 +439,14 @@ impl Comm {
                 continue;
             };
             if !s.agrees(&r) {
-                return Err(Error::TypeMismatch {
+                // every rank finds the same from the same words: everyone's error, which ends
+                // the run (a rank that returned it first would otherwise abort the others
+                // while they are still in the call, as `Aborted`)
+                return Err(self.endpoint().collective_failure(Error::TypeMismatch {
                     sent: s.describe(),
                     expected: format!("{} at rank {j}", r.describe()),
                     source_rank: i,
-                });
+                }));
             }
         }
         Ok((send.elements(call)?, recv.elements(call)?))

@@ -634,6 +634,7 @@ impl Comm {
         let previous = self.ep.set_collective(Some(call));
         let r = f();
         self.ep.set_collective(previous);
+        self.ep.completed_collective(self.id, call);
         r
     }
 }

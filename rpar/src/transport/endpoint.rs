@@ -6,9 +6,10 @@
 //! the single-producer lane they have to this rank (see `lane.rs`; the endpoint keeps both the
 //! lanes it sends on and those it receives from).
 
-use super::fabric::{unreceived, Fabric, Failure};
+use super::fabric::{Fabric, Failure};
 use super::lane::{Consumer, Notice, Pack, Producer};
 use super::message::{Data, Message, SmallMessage};
+use super::watch::Parked;
 use super::Wire;
 use crate::error::{BlockedCall, Warning};
 use crate::trace::{Arrival, MatrixRow, RankTrace};
@@ -344,6 +345,9 @@ pub(crate) struct Endpoint {
     matrix: Option<MatrixRow>,
     /// The collective call this rank is in, if any.
     collective: Cell<Option<CollectiveCall>>,
+    /// The last collective call this rank completed, with its communicator's id (for the
+    /// deadlock watch).
+    last_collective: Cell<Option<(u32, CollectiveCall)>>,
     /// On the MPI transport: the link to the other processes (in-process: always `None`, and
     /// without the `mpi` feature `Wire` has no values, so every use compiles away).
     wire: Option<Wire>,
@@ -381,6 +385,7 @@ impl Endpoint {
             trace,
             matrix,
             collective: Cell::new(None),
+            last_collective: Cell::new(None),
             wire: None,
         }
     }
@@ -410,6 +415,12 @@ impl Endpoint {
     #[inline]
     pub(crate) fn collective(&self) -> Option<CollectiveCall> {
         self.collective.get()
+    }
+
+    /// Notes that this rank completed `call` on the communicator `comm` (for the deadlock watch).
+    #[inline]
+    pub(crate) fn completed_collective(&self, comm: u32, call: CollectiveCall) {
+        self.last_collective.set(Some((comm, call)));
     }
 
     /// Enters (or, with the previous value, leaves) a collective call; returns the previous one.
@@ -505,7 +516,12 @@ impl Endpoint {
             return Ok(env);
         }
         let watch = self.fabric.watch();
-        watch.parking(self.world_rank, self.describe(waiting), self.collective());
+        let parked = Parked {
+            call: self.describe(waiting),
+            collective: self.collective(),
+            previous: self.last_collective.get(),
+        };
+        watch.parking(self.world_rank, parked);
         let env = self.rx.recv();
         watch.unparked(self.world_rank);
         inbox.unpark();
@@ -570,7 +586,7 @@ impl Endpoint {
         let fabric = &*self.fabric;
         let inbox = fabric.inbox(to);
         if inbox.is_closed() {
-            fabric.note_warnings(vec![unreceived(to, &header, &message)]);
+            fabric.note_warnings(vec![fabric.unreceived(to, &header, &message)]);
             return;
         }
         let rendezvous = message.data.rendezvous();
@@ -1021,6 +1037,15 @@ impl Endpoint {
         self.fabric.abort_error()
     }
 
+    /// Aborts the run with `err`, a disagreement between ranks found inside a collective call
+    /// (type signatures or sizes that differ), as everyone's error: the other ranks' calls
+    /// cannot complete, and every rank gets the same error. Returns the run's error (`err`,
+    /// unless another rank's failure came first).
+    pub(crate) fn collective_failure(&self, err: Error) -> Error {
+        self.fabric.abort(self.world_rank, Failure::Collective(err));
+        self.fabric.abort_error()
+    }
+
     /// Puts a matched message back where it was in arrival order (after a truncation error or a
     /// cancelled receive), so that it is not lost and order is kept.
     pub(crate) fn put_back(&self, m: Matched) {
@@ -1199,7 +1224,7 @@ impl Endpoint {
     /// pushed after the drain stays in the lane until `Fabric::sweep_unreceived` counts it.
     pub(crate) fn finish(&self) -> Vec<Warning> {
         self.fabric.inbox(self.world_rank).close();
-        let unreceived = |h: &Header, m: &Message| unreceived(self.world_rank, h, m);
+        let unreceived = |h: &Header, m: &Message| self.fabric.unreceived(self.world_rank, h, m);
         let mut left = Vec::new();
         let mut q = self.queues.borrow_mut();
         for m in &q.unexpected {

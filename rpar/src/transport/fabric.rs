@@ -43,6 +43,12 @@ impl Failure {
         }
     }
 
+    /// Whether this is only the abort of the run as a rank saw it (a withdrawn rendezvous or
+    /// loan, before the failure behind it was recorded): never the cause of a run's failure.
+    fn is_consequence(&self) -> bool {
+        matches!(self, Failure::Error(Error::Aborted { .. }))
+    }
+
     /// The error of the whole run.
     pub(crate) fn into_error(self, rank: usize) -> Error {
         match self {
@@ -60,17 +66,6 @@ impl Failure {
             },
             Failure::Deadlock((blocked, finished)) => Error::Deadlock { blocked, finished },
         }
-    }
-}
-
-/// The warning for a message to world rank `to` that it never received.
-pub(crate) fn unreceived(to: usize, h: &Header, m: &Message) -> Warning {
-    Warning::Unreceived {
-        to,
-        from: h.source as usize,
-        tag: h.tag,
-        communicator: h.context / 2,
-        bytes: m.bytes(),
     }
 }
 
@@ -113,6 +108,10 @@ pub(crate) struct Fabric {
     failure: Mutex<Option<(usize, Failure)>>,
     next_context: AtomicU32,
     warnings: Mutex<Vec<Warning>>,
+    /// The first collective mismatch found only once ranks had left the calls (a message of a
+    /// collective call never received, a member that made fewer shared-memory steps): the
+    /// run's error if nothing else fails.
+    unmatched: Mutex<Option<Error>>,
     watch: Watch,
     poll_budget: Duration,
     /// How many times a blocked call looks, with a pause between looks, before it yields.
@@ -139,6 +138,7 @@ impl Fabric {
             // context 0 is the world's
             next_context: AtomicU32::new(1),
             warnings: Mutex::new(Vec::new()),
+            unmatched: Mutex::new(None),
             watch: Watch::new(n),
             poll_budget,
             spin_rounds: spin_rounds(n),
@@ -173,6 +173,65 @@ impl Fabric {
         (producer, consumer)
     }
 
+    /// The warning for a message to world rank `to` that it never received. A message of a
+    /// collective call never received is also a collective mismatch: in calls that match, every
+    /// message sent is received within them.
+    pub(crate) fn unreceived(&self, to: usize, h: &Header, m: &Message) -> Warning {
+        if let (Some(call), 1) = (h.call, h.context % 2) {
+            let source = h.source as usize;
+            let theirs = call.call(source);
+            self.note_unmatched(Error::CollectiveMismatch {
+                communicator: h.context / 2,
+                calls: vec![
+                    (source, theirs.to_string()),
+                    (
+                        to,
+                        format!(
+                            "(world rank {to}) never received a message of that call: its \
+                             collective call #{} on this communicator was another one, or none",
+                            theirs.seq
+                        ),
+                    ),
+                ],
+            });
+        }
+        Warning::Unreceived {
+            to,
+            from: h.source as usize,
+            tag: h.tag,
+            communicator: h.context / 2,
+            bytes: m.bytes(),
+        }
+    }
+
+    /// Records a collective mismatch found after the calls (see `unmatched`); the first counts.
+    pub(crate) fn note_unmatched(&self, err: Error) {
+        let mut first = self.unmatched.lock().unwrap_or_else(|e| e.into_inner());
+        first.get_or_insert(err);
+    }
+
+    /// The collective mismatch found after the calls, if any (at the end of a run that nothing
+    /// else failed). Also checks the shared memory that some member never took: if another did
+    /// steps in it, that member never made those calls.
+    pub(crate) fn take_unmatched(&self) -> Option<Error> {
+        let untaken: Vec<(u32, Arc<Arena>)> = self
+            .arenas
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+            .map(|(context, (arena, _))| (context, arena))
+            .collect();
+        for (_, arena) in untaken {
+            if let Some(err) = arena.unjoined() {
+                self.note_unmatched(err);
+            }
+        }
+        self.unmatched
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+
     /// At the end of a run, once every rank's thread has ended: the messages left in mailboxes
     /// and lanes (sent to a rank after its last look at them, in `Endpoint::finish`) were never
     /// received. Each is counted here or by that last look, never by both.
@@ -181,12 +240,12 @@ impl Fabric {
         for (to, mailbox) in self.kept.iter().enumerate() {
             while let Ok(envelope) = mailbox.try_recv() {
                 match envelope {
-                    Envelope::Msg(h, m) => left.push(unreceived(to, &h, &m)),
+                    Envelope::Msg(h, m) => left.push(self.unreceived(to, &h, &m)),
                     // a lane opened after the last look: what went through it, then drop it
                     Envelope::Lane(mut lane) => {
                         while let Some(envelope) = lane.pop() {
                             if let Envelope::Msg(h, m) = &envelope {
-                                left.push(unreceived(to, h, m));
+                                left.push(self.unreceived(to, h, m));
                             }
                         }
                     }
@@ -206,7 +265,7 @@ impl Fabric {
             };
             while let Some(envelope) = lane.take_left() {
                 if let Envelope::Msg(h, m) = &envelope {
-                    left.push(unreceived(*to, h, m));
+                    left.push(self.unreceived(*to, h, m));
                 }
             }
         }
@@ -216,11 +275,12 @@ impl Fabric {
     /// The shared-memory arena of the communicator with collective context `context` and the
     /// members `world` (world ranks): the first member to ask makes it, the others get the same.
     /// Each member asks once (its `Comm` keeps the answer).
-    pub(crate) fn arena(&self, context: u32, world: &[usize]) -> Arc<Arena> {
+    pub(crate) fn arena(self: &Arc<Self>, context: u32, world: &[usize]) -> Arc<Arena> {
         let mut arenas = self.arenas.lock().unwrap_or_else(|e| e.into_inner());
-        let (arena, taken) = arenas
-            .entry(context)
-            .or_insert_with(|| (Arc::new(Arena::new(context, world)), 0));
+        let (arena, taken) = arenas.entry(context).or_insert_with(|| {
+            let fabric = Arc::downgrade(self);
+            (Arc::new(Arena::new(context, world, fabric)), 0)
+        });
         *taken += 1;
         let arena = arena.clone();
         if *taken == world.len() {
@@ -317,9 +377,15 @@ impl Fabric {
             let mut first = self.failure.lock().unwrap_or_else(|e| e.into_inner());
             match &*first {
                 None => *first = Some((rank, failure)),
+                // a rank's unwinding gives way to its panic, and an abort that a rank saw
+                // (before the failure behind it was recorded) to that failure
                 Some((r, Failure::Unwinding)) if *r == rank => {
                     *first = Some((rank, failure));
-                    return; // everyone was woken when the unwind began
+                    return; // everyone was woken already
+                }
+                Some((_, Failure::Error(Error::Aborted { .. }))) if !failure.is_consequence() => {
+                    *first = Some((rank, failure));
+                    return;
                 }
                 Some(_) => return,
             }

@@ -35,15 +35,15 @@
 //!
 //! Only the in-process transport has an arena: on the MPI transport the ranks share no memory.
 
-use super::endpoint::{CollectiveCall, Endpoint, Envelope, Waiting};
+use super::endpoint::{CallKey, CollectiveCall, Endpoint, Envelope, Waiting};
 use super::fabric::Fabric;
 use super::message::ElemType;
-use crate::Result;
+use crate::{Error, Result};
 use crossbeam::utils::CachePadded;
 use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, Weak};
 
 /// Slots per member for a communicator of `p` ranks: how many steps a member may run ahead of
 /// the slowest reader. Deep for few ranks (a small broadcast's root runs ahead and its readers
@@ -235,10 +235,42 @@ struct Member {
     withdrawn: AtomicU64,
 }
 
-/// What only the owner touches: its step count and the least `done` it has seen of anyone.
+/// What only the owner touches: its step count, the least `done` it has seen of anyone, and
+/// how many of its steps it has compared with its successor's (see [`Log`]).
 struct Own {
     next_step: AtomicU64,
     min_done_seen: AtomicU64,
+    checked: AtomicU64,
+}
+
+/// The collective calls of a member's last `2 depth` steps, so that every step of every member
+/// is compared with the same step of its successor (`me + 1`, around) — every member with every
+/// other, by transitivity — even in steps where neither reads the other's post (ranks naming
+/// different roots of a broadcast, say). The successor compares (`Arena::check_log`) each time
+/// it learns that everyone is done with more steps (in `begin`, where it waits for that anyway),
+/// and the last member out compares what is left (`Arena::drop`). The owner writes entry
+/// `s % len` when it posts step `s`; the `Release` of its `done` count publishes it; it writes
+/// that entry again only at step `s + 2 depth`, which needs every member done with step
+/// `s + depth` — and its predecessor compares step `s` at the latest when it begins step
+/// `s + depth`. So every step is compared before it is overwritten.
+struct Log {
+    /// The hash of each step's call ([`call_key`]): what is compared.
+    keys: Box<[AtomicU64]>,
+    /// Each step's call itself: read only to report a mismatch.
+    calls: Box<[UnsafeCell<Option<CallKey>>]>,
+}
+
+impl Log {
+    fn new(depth: usize) -> Self {
+        Log {
+            keys: (0..2 * depth).map(|_| AtomicU64::new(0)).collect(),
+            calls: (0..2 * depth).map(|_| UnsafeCell::new(None)).collect(),
+        }
+    }
+
+    fn at(&self, s: u64) -> usize {
+        s as usize & (self.keys.len() - 1)
+    }
 }
 
 /// One member's part of the arena.
@@ -246,6 +278,7 @@ struct Part {
     member: CachePadded<Member>,
     own: CachePadded<Own>,
     slots: Box<[CachePadded<Slot>]>,
+    log: Log,
 }
 
 impl Part {
@@ -260,7 +293,9 @@ impl Part {
             own: CachePadded::new(Own {
                 next_step: AtomicU64::new(0),
                 min_done_seen: AtomicU64::new(0),
+                checked: AtomicU64::new(0),
             }),
+            log: Log::new(depth),
             slots: (0..depth)
                 .map(|_| {
                     CachePadded::new(Slot {
@@ -294,6 +329,8 @@ pub(crate) struct Arena {
     parts: Box<[Part]>,
     /// Per slot index, for many ranks (see [`Totals`]).
     totals: Option<Box<[CachePadded<Totals>]>>,
+    /// The run's fabric, to report a mismatch that the last member out finds ([`Log`]).
+    fabric: Weak<Fabric>,
 }
 
 impl std::fmt::Debug for Arena {
@@ -324,7 +361,7 @@ enum Until {
 impl Arena {
     /// The arena of a communicator whose collective context is `context`, with the members
     /// `world` (their world ranks, in communicator order).
-    pub(crate) fn new(context: u32, world: &[usize]) -> Self {
+    pub(crate) fn new(context: u32, world: &[usize], fabric: Weak<Fabric>) -> Self {
         let depth = depth(world.len());
         let totals = (world.len() >= TOTALS_FROM).then(|| {
             (0..depth)
@@ -342,6 +379,7 @@ impl Arena {
             world: world.into(),
             parts: world.iter().map(|_| Part::new(depth)).collect(),
             totals,
+            fabric,
         }
     }
 
@@ -387,6 +425,7 @@ impl Arena {
             }
         };
         self.publish(&step, post);
+        crate::fault::point("shared: posted")?;
         Ok(step)
     }
 
@@ -437,6 +476,7 @@ impl Arena {
     /// member is done with the step `depth` before it).
     fn begin<'a>(&'a self, ep: &'a Endpoint, me: usize) -> Result<Step<'a>> {
         ep.check_live()?;
+        crate::fault::point("shared: begin")?;
         let own = &self.parts[me].own;
         let s = own.next_step.load(Ordering::Relaxed);
         let depth = self.parts[me].slots.len() as u64;
@@ -450,6 +490,7 @@ impl Arena {
                     .unwrap_or(u64::MAX);
                 own.min_done_seen.store(min, Ordering::Relaxed);
             }
+            self.check_log(ep, me, own.min_done_seen.load(Ordering::Relaxed))?;
         }
         own.next_step.store(s + 1, Ordering::Relaxed);
         // the slot this member writes `depth / 8` steps from now: ask for its first line now, so
@@ -473,13 +514,21 @@ impl Arena {
     fn publish(&self, step: &Step<'_>, post: Post) {
         let slot = step.own_slot();
         // SAFETY: as in `step`: this member's slot, free since `begin`.
+        let call = step.ep.collective();
+        let log = &self.parts[step.me].log;
+        let at = log.at(step.s);
+        // SAFETY: as in `step`: this member's slot, free since `begin`; the log entry is
+        // this member's too, and nobody reads it until its `done` count says the step is over
+        // (`Log`: the entry is not read again once it is this old).
         unsafe {
             *slot.post.get() = Post {
                 key: step.key,
                 ..post
             };
-            *slot.call.get() = step.ep.collective();
+            *slot.call.get() = call;
+            *log.calls[at].get() = call.as_ref().map(CallKey::from);
         }
+        log.keys[at].store(step.key, Ordering::Relaxed);
         slot.stamp.store(step.s + 1, Ordering::Release);
         self.count(step.ep.fabric(), step.s, Until::Posted);
         step.unwoken.set(true);
@@ -505,6 +554,55 @@ impl Arena {
     /// step `s`: each generation of the index adds one per member.
     fn complete(&self, s: u64, depth: usize) -> u64 {
         (s / depth as u64 + 1) * self.parts.len() as u64
+    }
+
+    /// Compares member `me`'s calls of its steps below `upto` (every member is done with them)
+    /// with its successor's, from where it stopped last (see [`Log`]); a difference aborts the
+    /// run with [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch).
+    fn check_log(&self, ep: &Endpoint, me: usize, upto: u64) -> Result<()> {
+        let next = (me + 1) % self.parts.len();
+        let own = &self.parts[me].own;
+        let from = own.checked.load(Ordering::Relaxed);
+        if next == me || from >= upto {
+            return Ok(());
+        }
+        own.checked.store(upto, Ordering::Relaxed);
+        match self.first_difference(me, next, from..upto) {
+            None => Ok(()),
+            Some((mine, theirs)) => Err(ep.collective_mismatch(self.context / 2, mine, theirs)),
+        }
+    }
+
+    /// The first step in `steps` whose call differs between members `a` and `b`, as the two
+    /// calls. Both must have posted every step in `steps`, recently enough (see [`Log`]).
+    fn first_difference(
+        &self,
+        a: usize,
+        b: usize,
+        steps: std::ops::Range<u64>,
+    ) -> Option<(CollectiveCall, (usize, CollectiveCall))> {
+        let (la, lb) = (&self.parts[a].log, &self.parts[b].log);
+        let s = steps.into_iter().find(|&s| {
+            la.keys[la.at(s)].load(Ordering::Relaxed) != lb.keys[lb.at(s)].load(Ordering::Relaxed)
+        })?;
+        // SAFETY: entries of posted steps that are not overwritten yet (the caller's promise),
+        // published to this thread by the `Acquire` loads of the members' `done` counts (or by
+        // their departure: see `Drop`).
+        let (ca, cb) = unsafe { (*la.calls[la.at(s)].get(), *lb.calls[lb.at(s)].get()) };
+        let describe = |c: Option<CallKey>, rank: usize, step: u64| {
+            c.map_or_else(
+                || CollectiveCall {
+                    rank,
+                    seq: step as u32,
+                    operation: "a step outside any collective call",
+                    root: None,
+                    reduction: None,
+                    bytes: None,
+                },
+                |k| k.call(rank),
+            )
+        };
+        Some((describe(ca, a, s), (b, describe(cb, b, s))))
     }
 
     /// Waits until every member has posted step `s` (or is done with it): on one count when
@@ -556,6 +654,79 @@ impl Arena {
             member: r,
         };
         ep.wait_until(waiting, ready, || self.parts[r].member.waiters.register(me))
+    }
+}
+
+impl Arena {
+    /// For an arena that not every member took (the fabric held it to the end of the run): a
+    /// mismatch if some member made steps in it, which the members that never took it did not.
+    pub(crate) fn unjoined(&self) -> Option<Error> {
+        let (r, part) = self
+            .parts
+            .iter()
+            .enumerate()
+            .find(|(_, part)| part.own.next_step.load(Ordering::Relaxed) > 0)?;
+        let log = &part.log;
+        // SAFETY: step 0 of member `r`, posted; every member's thread has ended.
+        let call = unsafe { *log.calls[log.at(0)].get() };
+        Some(Error::CollectiveMismatch {
+            communicator: self.context / 2,
+            calls: vec![(
+                r,
+                call.map_or_else(|| "a collective call".into(), |k| k.call(r).to_string()),
+            )],
+        })
+    }
+}
+
+impl Drop for Arena {
+    /// The last member out compares what the members' successors did not (their last steps,
+    /// see [`Log`]), and whether every member made as many steps; a difference is a collective
+    /// mismatch, reported as the run's error if nothing else fails (a member that failed may
+    /// have left early). Nobody else holds the arena now: every member's writes happened before
+    /// its reference was dropped, which this drop comes after.
+    fn drop(&mut self) {
+        let Some(fabric) = self.fabric.upgrade() else {
+            return;
+        };
+        if fabric.is_aborted() || std::thread::panicking() {
+            return;
+        }
+        let p = self.parts.len();
+        for a in 0..p {
+            let b = (a + 1) % p;
+            if a == b {
+                continue;
+            }
+            let steps = |r: usize| self.parts[r].own.next_step.load(Ordering::Relaxed);
+            let from = self.parts[a].own.checked.load(Ordering::Relaxed);
+            let (na, nb) = (steps(a), steps(b));
+            let mismatch = match self.first_difference(a, b, from..na.min(nb)) {
+                Some((mine, theirs)) => Some(Error::CollectiveMismatch {
+                    communicator: self.context / 2,
+                    calls: vec![(a, mine.to_string()), (theirs.0, theirs.1.to_string())],
+                }),
+                None if na != nb => {
+                    let (more, fewer) = if na > nb { (a, b) } else { (b, a) };
+                    let last = na.max(nb) - 1;
+                    let log = &self.parts[more].log;
+                    // SAFETY: the last step of `more`, posted, published as above
+                    let call = unsafe { *log.calls[log.at(last)].get() };
+                    Some(Error::CollectiveMismatch {
+                        communicator: self.context / 2,
+                        calls: vec![
+                            (more, call.map_or_else(|| "a collective call".into(), |k| k.call(more).to_string())),
+                            (fewer, format!("no such call (it made {} shared-memory steps on this communicator, rank {more} {})", na.min(nb), na.max(nb))),
+                        ],
+                    })
+                }
+                None => None,
+            };
+            if let Some(err) = mismatch {
+                fabric.note_unmatched(err);
+                return;
+            }
+        }
     }
 }
 
@@ -643,6 +814,7 @@ impl Step<'_> {
     /// (else the run aborts with [`Error::CollectiveMismatch`](crate::Error)), and runs `f` on
     /// the post; its bytes may be read during `f` (and only then).
     pub(crate) fn read<R>(&self, r: usize, f: impl FnOnce(&Post) -> Result<R>) -> Result<R> {
+        crate::fault::point("shared: read")?;
         let arena = self.arena;
         if !arena.reached(r, self.s, Until::Posted) {
             self.flush();
@@ -671,6 +843,7 @@ impl Step<'_> {
         if member.withdrawn.load(Ordering::SeqCst) > self.s {
             return Err(self.ep.fabric().abort_error());
         }
+        crate::fault::panic_point("shared: inside a lent post");
         f(&post)
     }
 }

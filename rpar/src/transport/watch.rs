@@ -38,7 +38,17 @@ pub(crate) struct RankWatch {
     parked: AtomicBool,
     finished: AtomicBool,
     parks: AtomicU64,
-    waiting: Mutex<Option<(BlockedCall, Option<CollectiveCall>)>>,
+    waiting: Mutex<Option<Parked>>,
+}
+
+/// What a parked rank waits for: the blocked call, the collective call it is in, and the last
+/// collective call it completed, with its communicator (to name what a rank that went past a
+/// call did in it).
+#[derive(Debug, Clone)]
+pub(crate) struct Parked {
+    pub(crate) call: BlockedCall,
+    pub(crate) collective: Option<CollectiveCall>,
+    pub(crate) previous: Option<(u32, CollectiveCall)>,
 }
 
 /// The watch state of all ranks.
@@ -57,14 +67,9 @@ impl Watch {
     }
 
     /// `rank` is about to park waiting for `call`.
-    pub(crate) fn parking(
-        &self,
-        rank: usize,
-        call: BlockedCall,
-        collective: Option<CollectiveCall>,
-    ) {
+    pub(crate) fn parking(&self, rank: usize, parked: Parked) {
         let w = &self.ranks[rank];
-        *w.waiting.lock().unwrap_or_else(|e| e.into_inner()) = Some((call, collective));
+        *w.waiting.lock().unwrap_or_else(|e| e.into_inner()) = Some(parked);
         w.parks.fetch_add(1, Ordering::SeqCst);
         w.parked.store(true, Ordering::SeqCst);
     }
@@ -110,7 +115,9 @@ pub(crate) fn watchdog(fabric: &Fabric, stop: &AtomicBool) {
             let (blocked, finished) = report(fabric);
             let failure = match collective_conflict(&blocked) {
                 Some(mismatch) => Failure::Collective(mismatch),
-                None => Failure::Deadlock((blocked.into_iter().map(|b| b.0).collect(), finished)),
+                None => {
+                    Failure::Deadlock((blocked.into_iter().map(|b| b.call).collect(), finished))
+                }
             };
             fabric.abort(usize::MAX, failure);
             return;
@@ -119,25 +126,49 @@ pub(crate) fn watchdog(fabric: &Fabric, stop: &AtomicBool) {
     }
 }
 
-/// Blocked ranks of one communicator inside the same-numbered collective call that disagree on
-/// what it is: a collective mismatch that sent no message between the disagreeing ranks.
-fn collective_conflict(blocked: &[(BlockedCall, Option<CollectiveCall>)]) -> Option<Error> {
+/// A collective mismatch among the blocked ranks, if they show one: two ranks of one
+/// communicator inside the same-numbered collective call that disagree on what it is; or a rank
+/// inside call `#k` that waits for a member that has gone on past `#k` (in calls that match,
+/// that member would have done its part for this rank before leaving `#k`: sent its message,
+/// posted its step).
+fn collective_conflict(blocked: &[Parked]) -> Option<Error> {
     let calls: Vec<(u32, CollectiveCall)> = blocked
         .iter()
-        .filter_map(|(b, c)| c.map(|c| (b.communicator, c)))
+        .filter_map(|b| b.collective.map(|c| (b.call.communicator, c)))
         .collect();
-    calls.iter().enumerate().find_map(|(i, (comm, a))| {
+    let mismatch = |comm: u32, a: &CollectiveCall, (rank, theirs): (usize, String)| {
+        Error::CollectiveMismatch {
+            communicator: comm,
+            calls: vec![(a.rank, a.to_string()), (rank, theirs)],
+        }
+    };
+    let same_number = calls.iter().enumerate().find_map(|(i, (comm, a))| {
         calls[i + 1..]
             .iter()
             .find(|(comm2, b)| comm2 == comm && a.seq == b.seq && a != b)
-            .map(|(_, b)| Error::CollectiveMismatch {
-                communicator: *comm,
-                calls: vec![(a.rank, a.to_string()), (b.rank, b.to_string())],
-            })
+            .map(|(_, b)| mismatch(*comm, a, (b.rank, b.to_string())))
+    });
+    same_number.or_else(|| {
+        blocked.iter().find_map(|b| {
+            let (a, peer, comm) = (b.collective?, b.call.peer?, b.call.communicator);
+            let ahead = blocked.iter().find(|o| {
+                o.call.communicator == comm
+                    && o.collective
+                        .is_some_and(|c| c.rank == peer && c.seq > a.seq)
+            })?;
+            let theirs = match ahead.previous {
+                Some((c, prev)) if c == comm && prev.seq == a.seq => prev.to_string(),
+                _ => format!(
+                    "{}, past call #{} without its part for rank {}",
+                    ahead.collective?, a.seq, a.rank
+                ),
+            };
+            Some(mismatch(comm, &a, (peer, theirs)))
+        })
     })
 }
 
-fn report(fabric: &Fabric) -> (Vec<(BlockedCall, Option<CollectiveCall>)>, Vec<usize>) {
+fn report(fabric: &Fabric) -> (Vec<Parked>, Vec<usize>) {
     let mut blocked = Vec::new();
     let mut finished = Vec::new();
     for (rank, w) in fabric.watch().ranks.iter().enumerate() {

@@ -478,6 +478,9 @@ impl Universe {
         }
         trace_written.transpose()?;
         fabric.sweep_unreceived();
+        if let Some(mismatch) = fabric.take_unmatched() {
+            return Err(mismatch);
+        }
         let warnings = fabric.take_warnings();
         if self.strict && !warnings.is_empty() {
             return Err(Error::Leaks { warnings });
