@@ -248,6 +248,7 @@ fn every_check() {
                 r.map_err(|e| rpar::Error::user(format!("{name}: {e}")))
             };
             stage("point-to-point", point_to_point(&world))?;
+            stage("progress", progress(&world))?;
             stage("datatypes", datatypes(&world))?;
             stage("collectives", collectives(&world))?;
             stage("communicators", communicators(&world))?;
@@ -279,6 +280,45 @@ fn every_check() {
         "{err}"
     );
     println!("all checks passed");
+}
+
+/// MPI's progress rule across processes: a large send to a posted receive completes while the
+/// receiver blocks in another receive, or polls another request (ranks 0-2; the others wait).
+fn progress(world: &Comm) -> rpar::Result<()> {
+    if world.size() < 3 {
+        return Ok(());
+    }
+    const BIG: usize = 1 << 17;
+    for polling in [false, true] {
+        match world.rank() {
+            0 => {
+                world.send(&vec![5u64; BIG][..], 1, 1)?;
+                world.send(&1u8, 2, 3)?;
+            }
+            1 => {
+                let mut big = vec![0u64; BIG];
+                let mut x = 0u8;
+                let req = world.irecv_into(&mut big[..], 0, 1)?;
+                if polling {
+                    let mut small = world.irecv_into(&mut x, 2, 2)?;
+                    while small.test()?.is_none() {}
+                } else {
+                    world.recv_into(&mut x, 2, 2)?;
+                }
+                req.wait()?;
+                check("the large message", big.iter().all(|&v| v == 5), true);
+                check("the forwarded message", x, 1);
+            }
+            2 => {
+                let mut x = 0u8;
+                world.recv_into(&mut x, 0, 3)?;
+                world.send(&x, 1, 2)?;
+            }
+            _ => {}
+        }
+        world.barrier()?;
+    }
+    Ok(())
 }
 
 fn ring_data(len: usize, seed: usize) -> Vec<u64> {
