@@ -30,8 +30,8 @@ fn rpar_pingpong(bytes: usize, iters: u64) -> Duration {
 
 /// The same exchange over two raw crossbeam channels between two threads (8-byte payloads).
 fn crossbeam_pingpong(iters: u64) -> Duration {
-    let (to_b, from_a) = crossbeam::channel::unbounded::<[u8; 8]>();
-    let (to_a, from_b) = crossbeam::channel::unbounded::<[u8; 8]>();
+    let (to_b, from_a) = crossbeam_channel::unbounded::<[u8; 8]>();
+    let (to_a, from_b) = crossbeam_channel::unbounded::<[u8; 8]>();
     std::thread::scope(|s| {
         s.spawn(|| {
             for _ in 0..iters {

@@ -19,10 +19,22 @@
 //!
 //! Depends on nothing else in rpar.
 
+#[cfg(feature = "trace")]
 mod chrome;
 mod matrix;
 
+#[cfg(feature = "trace")]
 pub(crate) use chrome::write_chrome_trace;
+
+/// Without the `trace` feature nothing is recorded and no trace file is named (see
+/// `Universe::trace_file`): there is nothing to write.
+#[cfg(not(feature = "trace"))]
+pub(crate) fn write_chrome_trace(
+    _path: &std::path::Path,
+    _ranks: Vec<(usize, Vec<Event>)>,
+) -> std::io::Result<()> {
+    Ok(())
+}
 pub use matrix::CommMatrix;
 pub(crate) use matrix::MatrixRow;
 
@@ -67,6 +79,7 @@ pub(crate) fn with_infix(path: &Path, infix: &str) -> PathBuf {
 
 /// One recorded event of one rank. Times are nanoseconds since the run started.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "trace"), allow(dead_code))] // only the trace export reads them
 pub(crate) enum Event {
     /// A call: its name, start, duration and what it was about.
     Span {
@@ -83,6 +96,7 @@ pub(crate) enum Event {
 
 /// What a span was about.
 #[derive(Debug, Clone, Default)]
+#[cfg_attr(not(feature = "trace"), allow(dead_code))] // only the trace export reads it
 pub(crate) struct SpanArgs {
     /// The peer (rank in the communicator), if one.
     pub(crate) peer: Option<usize>,

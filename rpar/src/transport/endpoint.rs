@@ -14,7 +14,7 @@ use super::Wire;
 use crate::error::{BlockedCall, Warning};
 use crate::trace::{Arrival, MatrixRow, RankTrace};
 use crate::{Error, Result};
-use crossbeam::channel::{Receiver, TryRecvError};
+use crossbeam_channel::{Receiver, TryRecvError};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::sync::Arc;

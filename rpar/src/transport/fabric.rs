@@ -9,8 +9,8 @@ use super::shared::Arena;
 use super::watch::Watch;
 use crate::error::{BlockedCall, Warning};
 use crate::Error;
-use crossbeam::channel::{Receiver, Sender};
-use crossbeam::utils::CachePadded;
+use crossbeam_channel::{Receiver, Sender};
+use crossbeam_utils::CachePadded;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -127,7 +127,7 @@ impl Fabric {
     /// A fabric of `n` mailboxes, with the receiving end of each.
     pub(crate) fn new(n: usize, poll_budget: Duration) -> (Fabric, Vec<Receiver<Envelope>>) {
         let (txs, rxs): (_, Vec<Receiver<Envelope>>) =
-            (0..n).map(|_| crossbeam::channel::unbounded()).unzip();
+            (0..n).map(|_| crossbeam_channel::unbounded()).unzip();
         let fabric = Fabric {
             mailboxes: txs,
             kept: rxs.clone(),

@@ -92,7 +92,7 @@ impl Handoff {
         {
             return SendOutcome::Dropped;
         }
-        let backoff = crossbeam::utils::Backoff::new();
+        let backoff = crossbeam_utils::Backoff::new();
         while self.state.load(Ordering::Acquire) == COPYING {
             #[cfg(loom)]
             loom::thread::yield_now();

@@ -29,7 +29,7 @@
 
 #[cfg(not(loom))]
 use self::cell::UnsafeCell;
-use crossbeam::utils::CachePadded;
+use crossbeam_utils::CachePadded;
 #[cfg(loom)]
 use loom::{
     cell::UnsafeCell,

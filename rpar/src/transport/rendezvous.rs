@@ -23,7 +23,7 @@ use super::endpoint::Envelope;
 pub(crate) use super::handoff::SendOutcome;
 use super::handoff::{Chunks, Handoff};
 use super::message::{ElemType, ErasedVec};
-use crossbeam::channel::Sender;
+use crossbeam_channel::Sender;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Arc;
 
@@ -235,7 +235,7 @@ impl Drop for Claimed<'_> {
         while s.chunks.take().is_some() {
             s.chunks.finish();
         }
-        let backoff = crossbeam::utils::Backoff::new();
+        let backoff = crossbeam_utils::Backoff::new();
         while !s.chunks.all_done() {
             backoff.snooze(); // the sender is finishing its last piece
         }

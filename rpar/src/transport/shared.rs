@@ -39,7 +39,7 @@ use super::endpoint::{CallKey, CollectiveCall, Endpoint, Envelope, Waiting};
 use super::fabric::Fabric;
 use super::message::ElemType;
 use crate::{Error, Result};
-use crossbeam::utils::CachePadded;
+use crossbeam_utils::CachePadded;
 use std::cell::{Cell, UnsafeCell};
 use std::mem::MaybeUninit;
 use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize, Ordering};

@@ -24,7 +24,7 @@ use super::endpoint::CollectiveCall;
 use super::fabric::{Fabric, Failure};
 use crate::error::BlockedCall;
 use crate::Error;
-use crossbeam::utils::CachePadded;
+use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;

@@ -521,6 +521,9 @@ impl Universe {
     /// else nowhere; numbered if an earlier run of this process traced to the same path (see
     /// [`Universe::trace`]).
     fn trace_file(&self) -> Option<PathBuf> {
+        if !cfg!(feature = "trace") {
+            return None; // nothing is recorded without the feature
+        }
         let path = self.trace.clone().or_else(|| {
             std::env::var_os("RPAR_TRACE")
                 .filter(|p| !p.is_empty())
