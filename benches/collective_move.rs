@@ -90,7 +90,7 @@ fn main() {
             ] {
                 report(&filters, "bcast", &format!("{alg:?}"), p, bytes, &|_| {
                     let mut buf = vec![1u64; n];
-                    Box::new(move |w| w.bcast_with(&mut buf, 0, alg))
+                    Box::new(move |w| w.using(alg).bcast(&mut buf, 0))
                 });
             }
             for alg in [
@@ -109,7 +109,7 @@ fn main() {
                     bytes,
                     &|_| {
                         let (send, mut recv) = (vec![1u64; n], vec![0u64; n * p]);
-                        Box::new(move |w| w.allgather_into_with(&send[..], &mut recv, alg))
+                        Box::new(move |w| w.using(alg).allgather_into(&send[..], &mut recv))
                     },
                 );
             }
@@ -122,19 +122,19 @@ fn main() {
             ] {
                 report(&filters, "alltoall", &format!("{alg:?}"), p, bytes, &|_| {
                     let (send, mut recv) = (vec![1u64; n * p], vec![0u64; n * p]);
-                    Box::new(move |w| w.alltoall_into_with(&send[..], &mut recv, alg))
+                    Box::new(move |w| w.using(alg).alltoall_into(&send[..], &mut recv))
                 });
             }
             for alg in [Gather::Auto, Gather::Linear, Gather::Binomial] {
                 report(&filters, "gather", &format!("{alg:?}"), p, bytes, &|_| {
                     let (send, mut recv) = (vec![1u64; n], vec![0u64; n * p]);
-                    Box::new(move |w| w.gather_into_with(&send[..], &mut recv, 0, alg))
+                    Box::new(move |w| w.using(alg).gather_into(&send[..], &mut recv, 0))
                 });
             }
             for alg in [Scatter::Auto, Scatter::Linear, Scatter::Binomial] {
                 report(&filters, "scatter", &format!("{alg:?}"), p, bytes, &|_| {
                     let (send, mut recv) = (vec![1u64; n * p], vec![0u64; n]);
-                    Box::new(move |w| w.scatter_into_with(&send, &mut recv, 0, alg))
+                    Box::new(move |w| w.using(alg).scatter_into(&send, &mut recv, 0))
                 });
             }
         }
@@ -145,7 +145,7 @@ fn main() {
             Barrier::Tree,
         ] {
             report(&filters, "barrier", &format!("{alg:?}"), p, 8, &|_| {
-                Box::new(move |w| w.barrier_with(alg))
+                Box::new(move |w| w.using(alg).barrier())
             });
         }
     }

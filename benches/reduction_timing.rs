@@ -20,27 +20,28 @@ type Call = fn(&Comm, &[u64]) -> Result<()>;
 fn calls() -> Vec<(&'static str, &'static str, Call)> {
     vec![
         ("allreduce", "RecursiveDoubling", |w, x| {
-            w.allreduce_with(x, Sum, Allreduce::RecursiveDoubling)
+            w.using(Allreduce::RecursiveDoubling)
+                .allreduce(x, Sum)
                 .map(drop)
         }),
         ("allreduce", "Ring", |w, x| {
-            w.allreduce_with(x, Sum, Allreduce::Ring).map(drop)
+            w.using(Allreduce::Ring).allreduce(x, Sum).map(drop)
         }),
         ("allreduce", "Rabenseifner", |w, x| {
-            w.allreduce_with(x, Sum, Allreduce::Rabenseifner).map(drop)
+            w.using(Allreduce::Rabenseifner).allreduce(x, Sum).map(drop)
         }),
         ("allreduce", "ReduceBcast", |w, x| {
-            w.allreduce_with(x, Sum, Allreduce::ReduceBcast).map(drop)
+            w.using(Allreduce::ReduceBcast).allreduce(x, Sum).map(drop)
         }),
         ("allreduce", "Auto", |w, x| w.allreduce(x, Sum).map(drop)),
         ("reduce", "Linear", |w, x| {
-            w.reduce_with(x, Sum, 0, Reduce::Linear).map(drop)
+            w.using(Reduce::Linear).reduce(x, Sum, 0).map(drop)
         }),
         ("reduce", "Binomial", |w, x| {
-            w.reduce_with(x, Sum, 0, Reduce::Binomial).map(drop)
+            w.using(Reduce::Binomial).reduce(x, Sum, 0).map(drop)
         }),
         ("reduce", "Rabenseifner", |w, x| {
-            w.reduce_with(x, Sum, 0, Reduce::Rabenseifner).map(drop)
+            w.using(Reduce::Rabenseifner).reduce(x, Sum, 0).map(drop)
         }),
         ("reduce", "Auto", |w, x| w.reduce(x, Sum, 0).map(drop)),
         ("reduce_scatter", "RecursiveHalving", |w, x| {
@@ -56,10 +57,10 @@ fn calls() -> Vec<(&'static str, &'static str, Call)> {
             rs(w, x, ReduceScatter::Auto)
         }),
         ("scan", "Linear", |w, x| {
-            w.scan_with(x, Sum, Scan::Linear).map(drop)
+            w.using(Scan::Linear).scan(x, Sum).map(drop)
         }),
         ("scan", "RecursiveDoubling", |w, x| {
-            w.scan_with(x, Sum, Scan::RecursiveDoubling).map(drop)
+            w.using(Scan::RecursiveDoubling).scan(x, Sum).map(drop)
         }),
         ("scan", "Auto", |w, x| w.scan(x, Sum).map(drop)),
     ]
@@ -69,7 +70,8 @@ fn calls() -> Vec<(&'static str, &'static str, Call)> {
 fn rs(world: &Comm, x: &[u64], algorithm: ReduceScatter) -> Result<()> {
     let whole = x.len() / world.size() * world.size();
     world
-        .reduce_scatter_block_with(&x[..whole], Sum, algorithm)
+        .using(algorithm)
+        .reduce_scatter_block(&x[..whole], Sum)
         .map(drop)
 }
 
@@ -99,8 +101,12 @@ fn median_us(p: usize, n: usize, call: Call) -> Result<f64> {
             let start = clock.elapsed().as_secs_f64();
             call(&world, &x)?;
             let end = clock.elapsed().as_secs_f64();
-            let first = world.allreduce_with(&start, Min, Allreduce::RecursiveDoubling)?;
-            let last = world.allreduce_with(&end, Max, Allreduce::RecursiveDoubling)?;
+            let first = world
+                .using(Allreduce::RecursiveDoubling)
+                .allreduce(&start, Min)?;
+            let last = world
+                .using(Allreduce::RecursiveDoubling)
+                .allreduce(&end, Max)?;
             times.push(last - first);
         }
         times.sort_by(f64::total_cmp);

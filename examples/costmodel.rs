@@ -217,18 +217,18 @@ fn measure_collective(
             w.barrier()?;
             let t0 = Instant::now();
             match collective {
-                C::Bcast(a) => w.bcast_with(&mut buf[..bytes], 0, a)?,
-                C::Reduce(a) => drop(w.reduce_with(&buf[..bytes], Sum, 0, a)?),
-                C::Allgather(a) => w.allgather_into_with(&buf[..bytes], &mut out, a)?,
-                C::Allreduce(a) => w.allreduce_in_place_with(&mut buf[..bytes], Sum, a)?,
-                C::Alltoall(a) => w.alltoall_into_with(&buf[..], &mut out, a)?,
-                C::Scan(a) => drop(w.scan_with(&buf[..bytes], Sum, a)?),
-                C::Exscan(a) => drop(w.exscan_with(&buf[..bytes], Sum, a)?),
-                C::Gather(a) => w.gather_into_with(&buf[..bytes], &mut out, 0, a)?,
-                C::Scatter(a) => w.scatter_into_with(&buf, &mut out[..bytes], 0, a)?,
-                C::ReduceScatter(a) => drop(w.reduce_scatter_block_with(&buf[..], Sum, a)?),
-                C::Barrier(a) => w.barrier_with(a)?,
-                C::Shift(a, q) => drop(w.shift_circular_with(buf[..bytes].to_vec(), q, a)?),
+                C::Bcast(a) => w.using(a).bcast(&mut buf[..bytes], 0)?,
+                C::Reduce(a) => drop(w.using(a).reduce(&buf[..bytes], Sum, 0)?),
+                C::Allgather(a) => w.using(a).allgather_into(&buf[..bytes], &mut out)?,
+                C::Allreduce(a) => w.using(a).allreduce_in_place(&mut buf[..bytes], Sum)?,
+                C::Alltoall(a) => w.using(a).alltoall_into(&buf[..], &mut out)?,
+                C::Scan(a) => drop(w.using(a).scan(&buf[..bytes], Sum)?),
+                C::Exscan(a) => drop(w.using(a).exscan(&buf[..bytes], Sum)?),
+                C::Gather(a) => w.using(a).gather_into(&buf[..bytes], &mut out, 0)?,
+                C::Scatter(a) => w.using(a).scatter_into(&buf, &mut out[..bytes], 0)?,
+                C::ReduceScatter(a) => drop(w.using(a).reduce_scatter_block(&buf[..], Sum)?),
+                C::Barrier(a) => w.using(a).barrier()?,
+                C::Shift(a, q) => drop(w.using(a).shift_circular(&buf[..bytes], q)?),
             }
             times.push(t0.elapsed().as_secs_f64());
         }

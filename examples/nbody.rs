@@ -293,7 +293,9 @@ fn simulate(
             *slot = body.point_mass();
         }
         let t = Instant::now();
-        world.allgather_into_with(&local[..], &mut gathered, algorithm)?;
+        world
+            .using(algorithm)
+            .allgather_into(&local[..], &mut gathered)?;
         gathers.push(t.elapsed().as_secs_f64());
         acc = accelerations(&own, first, &gathered[..n]);
         kick(&mut own, &acc);
@@ -307,7 +309,9 @@ fn simulate(
     for _ in 0..reps {
         world.barrier()?;
         let t = Instant::now();
-        world.allgather_into_with(&local[..], &mut gathered, algorithm)?;
+        world
+            .using(algorithm)
+            .allgather_into(&local[..], &mut gathered)?;
         alone.push(t.elapsed().as_secs_f64());
     }
     Ok(RankResult {

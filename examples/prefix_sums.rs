@@ -85,8 +85,8 @@ fn prefix_block(world: &Comm, block: &[u64], how: Offset, algorithm: Scan) -> Re
         .collect();
     let total = sums.last().copied().unwrap_or(0);
     let offset = match how {
-        Offset::Exscan => world.exscan_with(&total, Sum, algorithm)?.unwrap_or(0),
-        Offset::Scan => world.scan_with(&total, Sum, algorithm)? - total,
+        Offset::Exscan => world.using(algorithm).exscan(&total, Sum)?.unwrap_or(0),
+        Offset::Scan => world.using(algorithm).scan(&total, Sum)? - total,
     };
     for s in &mut sums {
         *s += offset;
@@ -117,8 +117,8 @@ fn prefix_variant(
             world.barrier()?;
             let t = Instant::now();
             match how {
-                Offset::Exscan => _ = world.exscan_with(&1u64, Sum, algorithm)?,
-                Offset::Scan => _ = world.scan_with(&1u64, Sum, algorithm)?,
+                Offset::Exscan => _ = world.using(algorithm).exscan(&1u64, Sum)?,
+                Offset::Scan => _ = world.using(algorithm).scan(&1u64, Sum)?,
             }
             collective.push(world.allreduce(&t.elapsed().as_secs_f64(), Max)?);
         }

@@ -298,7 +298,7 @@ fn stray_messages_of_message_passing_collectives_are_a_mismatch() {
         let err = rpar::run(p, |w| {
             let mut x = [w.rank() as u8; 4];
             let root = if w.rank() == 0 { 0 } else { 1 };
-            w.bcast_with(&mut x[..], root, rpar::Bcast::Binomial)?;
+            w.using(rpar::Bcast::Binomial).bcast(&mut x[..], root)?;
             Ok(x)
         })
         .unwrap_err();

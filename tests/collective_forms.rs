@@ -97,11 +97,15 @@ fn allgatherv_into_and_in_place_place_every_block() {
                 let what =
                     || format!("allgatherv {algorithm:?} p={p} rank={r} reversed={reversed}");
                 let mut recv = vec![UNTOUCHED; len];
-                world.allgatherv_into_with(&blocks[r], &mut recv, &counts, &displs, algorithm)?;
+                world
+                    .using(algorithm)
+                    .allgatherv_into(&blocks[r], &mut recv, &counts, &displs)?;
                 check(&recv, &want, what)?;
                 let mut buf = vec![UNTOUCHED; len];
                 buf[displs[r]..displs[r] + counts[r]].copy_from_slice(&blocks[r]);
-                world.allgatherv_in_place_with(&mut buf, &counts, &displs, algorithm)?;
+                world
+                    .using(algorithm)
+                    .allgatherv_in_place(&mut buf, &counts, &displs)?;
                 check(&buf, &want, what)?;
             }
         }
@@ -126,7 +130,9 @@ fn gatherv_in_place_leaves_the_roots_block_and_places_the_others() {
                     } else {
                         blocks[r].clone()
                     };
-                    world.gatherv_in_place_with(&mut buf, &counts, &displs, root, algorithm)?;
+                    world
+                        .using(algorithm)
+                        .gatherv_in_place(&mut buf, &counts, &displs, root)?;
                     let want = if r == root { &want } else { &blocks[r] };
                     check(&buf, want, || {
                         format!("gatherv_in_place {algorithm:?} p={p} root={root} rank={r}")
@@ -153,7 +159,9 @@ fn scatterv_in_place_gives_every_rank_its_block() {
                     } else {
                         vec![0; counts[r]]
                     };
-                    world.scatterv_in_place_with(&mut buf, &counts, &displs, root, algorithm)?;
+                    world
+                        .using(algorithm)
+                        .scatterv_in_place(&mut buf, &counts, &displs, root)?;
                     let want = if r == root { &send } else { &blocks[r] };
                     check(&buf, want, || {
                         format!("scatterv_in_place {algorithm:?} p={p} root={root} rank={r}")
@@ -186,12 +194,13 @@ fn alltoallv_into_and_in_place_place_every_block() {
             let want = placed(&received, &recv_displs, recv_len);
             for &algorithm in ALLTOALL {
                 let mut recv = vec![UNTOUCHED; recv_len];
-                let got = world.alltoallv_into_with(
+                let got = world.using(algorithm).alltoallv_into(
                     &send[..],
-                    (&send_counts, &send_displs),
+                    &send_counts,
+                    &send_displs,
                     &mut recv,
-                    (&recv_counts, &recv_displs),
-                    algorithm,
+                    &recv_counts,
+                    &recv_displs,
                 );
                 if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
                     assert!(matches!(got, Err(Error::InvalidArgument { .. })));
@@ -218,7 +227,9 @@ fn alltoallv_into_and_in_place_place_every_block() {
                 continue;
             }
             let mut buf = placed(&mine, &displs, len);
-            world.alltoallv_in_place_with(&mut buf, &counts, &displs, algorithm)?;
+            world
+                .using(algorithm)
+                .alltoallv_in_place(&mut buf, &counts, &displs)?;
             check(&buf, &want, || {
                 format!("alltoallv_in_place {algorithm:?} p={p} rank={r}")
             })?;
@@ -262,16 +273,21 @@ fn reduce_scatter_in_place_leaves_the_block_at_the_front() {
             // a commutative operator, on the second words: every algorithm runs it
             let words: Vec<u64> = input(r).iter().map(|x| x[1]).collect();
             let mut sums = words.clone();
-            world.reduce_scatter_in_place_with(&mut sums, &counts, Sum, algorithm)?;
+            world
+                .using(algorithm)
+                .reduce_scatter_in_place(&mut sums, &counts, Sum)?;
             let mut want = words.clone();
             want[..counts[r]].copy_from_slice(&sum_total[own.clone()]);
             check(&sums, &want, what)?; // the block at the front, the rest as it was
                                         // the non-commutative one: rank order, or the ring's refusal
             let mut buf = input(r);
-            let got = world.reduce_scatter_in_place_with(&mut buf, &counts, affine, algorithm);
+            let got = world
+                .using(algorithm)
+                .reduce_scatter_in_place(&mut buf, &counts, affine);
             let mut blocks = input(r)[..block * p].to_vec();
-            let got_block =
-                world.reduce_scatter_block_in_place_with(&mut blocks, affine, algorithm);
+            let got_block = world
+                .using(algorithm)
+                .reduce_scatter_block_in_place(&mut blocks, affine);
             if algorithm == ReduceScatter::Ring {
                 for got in [got, got_block] {
                     match got {
@@ -306,7 +322,7 @@ fn owned_forms_move_every_vec() {
                 let mine: Vec<u64> = (0..r + 1).map(|k| value(r, root, k)).collect();
                 // every rank's address, to compare with where the root finds the data
                 let sent_at = world.allgather(&addr(&mine))?;
-                let got = world.gather_owned_with(mine, root, algorithm)?;
+                let got = world.using(algorithm).gather_owned(mine, root)?;
                 let what = || format!("gather_owned {algorithm:?} p={p} root={root} rank={r}");
                 match got {
                     None if r != root => {}
@@ -328,7 +344,7 @@ fn owned_forms_move_every_vec() {
             let sent_at: Vec<usize> = send.iter().map(addr).collect();
             // entry (i, j): where rank i's Vec for rank j lies
             let all_sent_at = world.allgather(&sent_at[..])?;
-            let got = world.alltoall_owned_with(send, algorithm);
+            let got = world.using(algorithm).alltoall_owned(send);
             if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
                 assert!(matches!(got, Err(Error::InvalidArgument { .. })));
                 continue;
@@ -477,8 +493,10 @@ fn ring_refuses_a_non_commutative_operator_on_every_rank() {
     let affine = UserOp::non_commutative(compose);
     let got = rpar::run(4, |world| {
         let x = [[world.rank() as u64 + 2, 1]; 4];
-        let ring = world.allreduce_with(&x[..], affine, rpar::Allreduce::Ring);
-        let rs = world.reduce_scatter_block_with(&x[..], affine, ReduceScatter::Ring);
+        let ring = world.using(rpar::Allreduce::Ring).allreduce(&x[..], affine);
+        let rs = world
+            .using(ReduceScatter::Ring)
+            .reduce_scatter_block(&x[..], affine);
         // the defaults keep rank order
         let auto = world.allreduce(&x[..], affine)?;
         Ok((ring.map(drop), rs.map(drop), auto))
@@ -568,7 +586,7 @@ fn gathers_whose_counts_cancel_out_are_errors() {
         refused_for_counts(
             rpar::run(4, |w| {
                 let mine = vec![w.rank() as u8; [1, 1, 2, 0][w.rank()]];
-                w.gatherv_with(&mine, &[1; 4], 0, algorithm)
+                w.using(algorithm).gatherv(&mine, &[1; 4], 0)
             }),
             || format!("gatherv {algorithm:?} p=4, rank 2 sends 2, rank 3 none"),
         );
@@ -583,7 +601,7 @@ fn gathers_whose_counts_cancel_out_are_errors() {
                 refused_for_counts(
                     rpar::run(p, |w| {
                         let mine = vec![7u16; sends[w.rank()]];
-                        w.gatherv_with(&mine, &vec![2; p], root, algorithm)
+                        w.using(algorithm).gatherv(&mine, &vec![2; p], root)
                     }),
                     what("gatherv"),
                 );
@@ -596,7 +614,8 @@ fn gathers_whose_counts_cancel_out_are_errors() {
                         } else {
                             vec![7; sends[r]]
                         };
-                        w.gatherv_in_place_with(&mut buf, &vec![2; p], &displs, root, algorithm)
+                        w.using(algorithm)
+                            .gatherv_in_place(&mut buf, &vec![2; p], &displs, root)
                     }),
                     what("gatherv_in_place"),
                 );
@@ -604,7 +623,7 @@ fn gathers_whose_counts_cancel_out_are_errors() {
                 refused_for_counts(
                     rpar::run(p, |w| {
                         let mine = vec![7u16; sends[w.rank()]];
-                        w.gather_with(&mine[..], root, algorithm)
+                        w.using(algorithm).gather(&mine[..], root)
                     }),
                     what("gather"),
                 );
@@ -612,7 +631,7 @@ fn gathers_whose_counts_cancel_out_are_errors() {
                     rpar::run(p, |w| {
                         let r = w.rank();
                         let mut buf = vec![7u16; if r == root { 2 * p } else { sends[r] }];
-                        w.gather_in_place_with(&mut buf, root, algorithm)
+                        w.using(algorithm).gather_in_place(&mut buf, root)
                     }),
                     what("gather_in_place"),
                 );
@@ -640,7 +659,7 @@ fn allgathervs_whose_counts_cancel_out_are_errors() {
                 refused_for_counts(
                     rpar::run(p, |w| {
                         let counts = counts(w.rank());
-                        w.allgatherv_with(&[5u32; 2][..], &counts, algorithm)
+                        w.using(algorithm).allgatherv(&[5u32; 2][..], &counts)
                     }),
                     what("allgatherv"),
                 );
@@ -651,7 +670,8 @@ fn allgathervs_whose_counts_cancel_out_are_errors() {
                         let counts = counts(r);
                         let (displs, len) = layout(&counts, true);
                         let mut buf = vec![5u32; len];
-                        w.allgatherv_in_place_with(&mut buf, &counts, &displs, algorithm)?;
+                        w.using(algorithm)
+                            .allgatherv_in_place(&mut buf, &counts, &displs)?;
                         Ok(buf)
                     }),
                     what("allgatherv_in_place"),
@@ -696,12 +716,13 @@ fn alltoallvs_whose_counts_cancel_out_are_errors() {
                             let (send_displs, _) = layout(sends, false);
                             let (recv_displs, len) = layout(receives, false);
                             let mut recv = vec![0u8; len];
-                            w.alltoallv_into_with(
+                            w.using(algorithm).alltoallv_into(
                                 &[9u8; 64][..],
-                                (sends, &send_displs),
+                                sends,
+                                &send_displs,
                                 &mut recv,
-                                (receives, &recv_displs),
-                                algorithm,
+                                receives,
+                                &recv_displs,
                             )
                         }),
                         what(side),
@@ -726,7 +747,8 @@ fn scatters_whose_counts_cancel_out_are_errors() {
                         let counts = compensating(p, 2, (a, b));
                         let (displs, len) = layout(&counts, false);
                         let mut buf = vec![3u64; if w.rank() == root { len } else { 2 }];
-                        w.scatterv_in_place_with(&mut buf, &counts, &displs, root, algorithm)
+                        w.using(algorithm)
+                            .scatterv_in_place(&mut buf, &counts, &displs, root)
                     }),
                     what("scatterv_in_place"),
                 );
@@ -736,7 +758,7 @@ fn scatters_whose_counts_cancel_out_are_errors() {
                         let r = w.rank();
                         let n = compensating(p, 2, (a, b))[r];
                         let mut buf = vec![3u64; if r == root { 2 * p } else { n }];
-                        w.scatter_in_place_with(&mut buf, root, algorithm)
+                        w.using(algorithm).scatter_in_place(&mut buf, root)
                     }),
                     what("scatter_in_place"),
                 );
@@ -762,26 +784,28 @@ fn zero_sized_elements_cost_nothing_per_element() {
             // the lengths of what each call gives this rank
             let mut lens = Vec::new();
             for &algorithm in GATHER {
-                let all = w.gatherv_with(mine, &[MANY, 0], 0, algorithm)?;
+                let all = w.using(algorithm).gatherv(mine, &[MANY, 0], 0)?;
                 lens.push(all.map_or(0, |a| a.len()));
-                lens.push(w.gather_with(half, 1, algorithm)?.map_or(0, |a| a.len()));
+                lens.push(w.using(algorithm).gather(half, 1)?.map_or(0, |a| a.len()));
             }
             for &algorithm in SCATTER {
-                let theirs = w.scatterv_with(mine, &[0, MANY], &[0, 0], 0, algorithm)?;
+                let theirs = w.using(algorithm).scatterv(mine, &[0, MANY], &[0, 0], 0)?;
                 lens.push(theirs.len());
             }
             for &algorithm in ALLGATHER {
-                lens.push(w.allgatherv_with(mine, &[MANY, 0], algorithm)?.len());
-                lens.push(w.allgather_with(half, algorithm)?.len());
+                lens.push(w.using(algorithm).allgatherv(mine, &[MANY, 0])?.len());
+                lens.push(w.using(algorithm).allgather(half)?.len());
             }
             for &algorithm in ALLTOALL {
                 // rank 0 sends MANY to rank 1
                 let (sends, receives) = [([0, MANY], [0, 0]), ([0, 0], [MANY, 0])][r];
-                let got = w.alltoallv_with(mine, &sends, &[0, 0], &receives, algorithm)?;
+                let got = w
+                    .using(algorithm)
+                    .alltoallv(mine, &sends, &[0, 0], &receives)?;
                 lens.push(got.len());
             }
             for &algorithm in BCAST {
-                w.bcast_with(&mut many[..], 0, algorithm)?;
+                w.using(algorithm).bcast(&mut many[..], 0)?;
             }
             Ok(lens)
         })

@@ -45,7 +45,9 @@ where
         for algorithm in ALLREDUCES {
             let what = || format!("allreduce_into {algorithm:?} p={p} n={n} rank={r}");
             let mut recv = vec![sentinel; n];
-            let got = world.allreduce_into_with(&send[..], &mut recv[..], op, algorithm);
+            let got = world
+                .using(algorithm)
+                .allreduce_into(&send[..], &mut recv[..], op);
             if algorithm == Allreduce::Ring && !op.is_commutative() {
                 refused(got, what)?; // it would reorder the operands
                 continue;
@@ -61,7 +63,9 @@ where
                 // send buffer for root 0, empty for the others
                 let len = if r == root || root == 0 { n } else { 0 };
                 let mut recv = vec![sentinel; len];
-                world.reduce_into_with(&send[..], &mut recv[..], op, root, algorithm)?;
+                world
+                    .using(algorithm)
+                    .reduce_into(&send[..], &mut recv[..], op, root)?;
                 if r == root {
                     check(&recv, re.total(), what)?;
                 } else {
@@ -135,7 +139,10 @@ fn a_receive_buffer_of_the_wrong_length_is_an_error() -> rpar::Result<()> {
         // every rank checks its own: the same error everywhere, before anything moves
         let mut short = [0u32; 1];
         for algorithm in ALLREDUCES {
-            match world.allreduce_into_with(&send[..], &mut short[..], Sum, algorithm) {
+            match world
+                .using(algorithm)
+                .allreduce_into(&send[..], &mut short[..], Sum)
+            {
                 Err(Error::InvalidArgument { call, message }) => {
                     assert_eq!(call, "allreduce");
                     assert!(

@@ -225,14 +225,14 @@ fn bcast(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
                 } else {
                     vec![0; c.n]
                 };
-                w.bcast_with(&mut buf, root, alg)?;
+                w.using(alg).bcast(&mut buf, root)?;
                 let ctx = format_args!("{alg:?} n={} root={root}", c.n);
                 same(&buf, &c.blocks[root], ctx);
             }
         }
         // a single value and an element type of odd size
         let mut one = if w.rank() == p - 1 { 42u16 } else { 0 };
-        w.bcast_with(&mut one, p - 1, alg)?;
+        w.using(alg).bcast(&mut one, p - 1)?;
         assert_eq!(one, 42, "{alg:?} single value");
         let want: Vec<[u8; 3]> = (0..77).map(|i| [i as u8, 1, 2]).collect();
         let mut odd = if w.rank() == 0 {
@@ -240,7 +240,7 @@ fn bcast(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
         } else {
             vec![[0; 3]; 77]
         };
-        w.bcast_with(&mut odd, 0, alg)?;
+        w.using(alg).bcast(&mut odd, 0)?;
         assert_eq!(odd, want, "{alg:?} [u8; 3]");
     }
     Ok(())
@@ -264,13 +264,14 @@ fn gather(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
             let displs = &c.vdispls;
             for root in roots(p) {
                 let ctx = format!("{alg:?} n={n} root={root}");
-                let got = w.gather_with(&c.blocks[r][..], root, alg)?;
+                let got = w.using(alg).gather(&c.blocks[r][..], root)?;
                 if let Some(got) = only_at_root(got, r, root, &ctx) {
                     same(&got, &c.all, format_args!("{ctx}"));
                 }
                 // other ranks' receive buffers are ignored: left as they were
                 let mut recv = vec![u64::MAX; if r == root { n * p } else { 3 }];
-                w.gather_into_with(&c.blocks[r][..], &mut recv, root, alg)?;
+                w.using(alg)
+                    .gather_into(&c.blocks[r][..], &mut recv, root)?;
                 if r == root {
                     same(&recv, &c.all, format_args!("into {ctx}"));
                 } else {
@@ -283,19 +284,20 @@ fn gather(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
                 } else {
                     c.blocks[r].clone()
                 };
-                w.gather_in_place_with(&mut buf, root, alg)?;
+                w.using(alg).gather_in_place(&mut buf, root)?;
                 if r == root {
                     same(&buf, &c.all, format_args!("in place {ctx}"));
                 } else {
                     same(&buf, &c.blocks[r], format_args!("in place, the sent {ctx}"));
                 }
-                let got = w.gatherv_with(&c.vblocks[r][..], &c.counts, root, alg)?;
+                let got = w.using(alg).gatherv(&c.vblocks[r][..], &c.counts, root)?;
                 if let Some(got) = only_at_root(got, r, root, &format!("gatherv {ctx}")) {
                     same(&got, &c.vall, format_args!("gatherv {ctx}"));
                 }
                 let mut recv = vec![u64::MAX; if r == root { c.vlaid.len() } else { 3 }];
                 let mine = &c.vblocks[r][..];
-                w.gatherv_into_with(mine, &mut recv, &c.counts, displs, root, alg)?;
+                w.using(alg)
+                    .gatherv_into(mine, &mut recv, &c.counts, displs, root)?;
                 if r != root {
                     assert!(recv.iter().all(|&v| v == u64::MAX), "gatherv_into {ctx}");
                     continue;
@@ -325,15 +327,15 @@ fn scatter(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
             for root in roots(p) {
                 let ctx = format!("{alg:?} n={n} root={root}");
                 let send = if r == root { c.all.clone() } else { Vec::new() };
-                let got = w.scatter_with(&send, root, alg)?;
+                let got = w.using(alg).scatter(&send, root)?;
                 same(&got, &c.blocks[r], format_args!("{ctx}"));
-                let got = w.scatter_owned_with(send.clone(), root, alg)?;
+                let got = w.using(alg).scatter_owned(send.clone(), root)?;
                 same(&got, &c.blocks[r], format_args!("owned {ctx}"));
                 let mut mine = vec![0; n];
-                w.scatter_into_with(&send, &mut mine, root, alg)?;
+                w.using(alg).scatter_into(&send, &mut mine, root)?;
                 same(&mine, &c.blocks[r], format_args!("into {ctx}"));
                 let mut buf = if r == root { send } else { vec![0; n] };
-                w.scatter_in_place_with(&mut buf, root, alg)?;
+                w.using(alg).scatter_in_place(&mut buf, root)?;
                 if r == root {
                     same(&buf, &c.all, format_args!("in place, root's buffer {ctx}"));
                 } else {
@@ -341,7 +343,7 @@ fn scatter(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
                 }
                 // the send buffer is read at the root only
                 let vsend = if r == root { &c.vlaid[..] } else { &[] };
-                let got = w.scatterv_with(vsend, &c.counts, &c.vdispls, root, alg)?;
+                let got = w.using(alg).scatterv(vsend, &c.counts, &c.vdispls, root)?;
                 same(&got, &c.vblocks[r], format_args!("scatterv {ctx}"));
             }
         }
@@ -364,19 +366,19 @@ fn allgather(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
     for &alg in ALLGATHER {
         for c in cases {
             let n = c.n;
-            let got = w.allgather_with(&c.blocks[r][..], alg)?;
+            let got = w.using(alg).allgather(&c.blocks[r][..])?;
             same(&got, &c.all, format_args!("{alg:?} n={n}"));
             let mut buf = vec![0; n * p];
             buf[r * n..(r + 1) * n].copy_from_slice(&c.blocks[r]);
-            w.allgather_in_place_with(&mut buf, alg)?;
+            w.using(alg).allgather_in_place(&mut buf)?;
             same(&buf, &c.all, format_args!("in place {alg:?} n={n}"));
             let mut recv = vec![u64::MAX; n * p];
-            w.allgather_into_with(&c.blocks[r][..], &mut recv, alg)?;
+            w.using(alg).allgather_into(&c.blocks[r][..], &mut recv)?;
             same(&recv, &c.all, format_args!("into {alg:?} n={n}"));
-            let got = w.allgatherv_with(&c.vblocks[r][..], &c.counts, alg)?;
+            let got = w.using(alg).allgatherv(&c.vblocks[r][..], &c.counts)?;
             same(&got, &c.vall, format_args!("allgatherv {alg:?} n={n}"));
         }
-        let got = w.allgather_with(&(r as u8), alg)?;
+        let got = w.using(alg).allgather(&(r as u8))?;
         assert_eq!(
             got,
             (0..p as u8).collect::<Vec<_>>(),
@@ -457,19 +459,19 @@ fn alltoall(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
                 panic!("alltoall's cases are made by Case::with_exchange");
             };
             let ctx = format!("{alg:?} n={}", c.n);
-            let got = w.alltoall_with(&x.send[r], alg);
+            let got = w.using(alg).alltoall(&x.send[r]);
             if refused(&got, alg == Alltoall::Hypercube, p) {
                 continue;
             }
             same(&got?, &x.want[r], format_args!("{ctx}"));
             let mut buf = x.send[r].clone();
-            w.alltoall_in_place_with(&mut buf, alg)?;
+            w.using(alg).alltoall_in_place(&mut buf)?;
             same(&buf, &x.want[r], format_args!("in place {ctx}"));
             let mut recv = vec![u64::MAX; buf.len()];
-            w.alltoall_into_with(&x.send[r][..], &mut recv, alg)?;
+            w.using(alg).alltoall_into(&x.send[r][..], &mut recv)?;
             same(&recv, &x.want[r], format_args!("into {ctx}"));
             let (sc, sd, rc) = (&x.send_counts[r], &x.send_displs[r], &x.recv_counts[r]);
-            let got = w.alltoallv_with(&x.vsend[r], sc, sd, rc, alg)?;
+            let got = w.using(alg).alltoallv(&x.vsend[r], sc, sd, rc)?;
             same(&got, &x.vwant[r], format_args!("alltoallv {ctx}"));
         }
     }
@@ -507,7 +509,7 @@ fn shift(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
 /// elsewhere its `InvalidArgument`) and in the borrowed and owned forms; each must get `want`.
 fn shifted(w: &Comm, mine: &[u64], want: &[u64], q: isize, ctx: &str) -> rpar::Result<()> {
     for alg in SHIFT {
-        let got = w.shift_circular_with(mine.to_vec(), q, alg);
+        let got = w.using(alg).shift_circular_owned(mine.to_vec(), q);
         if refused(&got, alg == Shift::GrayCode, w.size()) {
             continue;
         }
@@ -548,12 +550,12 @@ fn barrier_every_algorithm_separates_rounds() {
             .enumerate()
             {
                 arrived.fetch_add(1, Ordering::SeqCst);
-                w.barrier_with(alg)?;
+                w.using(alg).barrier()?;
                 let seen = arrived.load(Ordering::SeqCst);
                 // everyone of this round has arrived, and nobody can have passed the second
                 // barrier below (which waits for this rank too)
                 assert_eq!(seen, (round + 1) * p, "{alg:?} round {round}");
-                w.barrier_with(alg)?;
+                w.using(alg).barrier()?;
             }
             Ok(())
         })
@@ -582,7 +584,7 @@ fn mismatched_arguments_are_errors() {
     // ranks that disagree on the size of a broadcast: the error names the root by its rank
     let err = rpar::run(3, |w| {
         let mut buf = vec![0u32; 3 + usize::from(w.rank() == 2)];
-        w.bcast_with(&mut buf, 1, Bcast::Linear)
+        w.using(Bcast::Linear).bcast(&mut buf, 1)
     })
     .unwrap_err();
     // the collective-call check catches it first, from the sizes the ranks declare

@@ -181,7 +181,9 @@ fn reduce_scatter_counts_must_fit() {
         "{msg}"
     );
     let err = rpar::run(2, |world| {
-        world.reduce_scatter_block_with(&[1u8, 2, 3][..], Sum, ReduceScatter::Pairwise)
+        world
+            .using(ReduceScatter::Pairwise)
+            .reduce_scatter_block(&[1u8, 2, 3][..], Sum)
     })
     .unwrap_err();
     let msg = failure(err).to_string();
@@ -198,7 +200,7 @@ fn mismatched_lengths_are_reported_not_hung() {
     for algorithm in ALLREDUCES {
         let err = rpar::run(4, |world| {
             let mine = vec![1u16; if world.rank() == 3 { 2 } else { 5 }];
-            world.allreduce_with(&mine[..], Sum, algorithm)
+            world.using(algorithm).allreduce(&mine[..], Sum)
         })
         .unwrap_err();
         let Error::CollectiveMismatch { calls, .. } = &err else {
@@ -223,9 +225,10 @@ fn reductions_on_split_communicators() {
         let concat =
             UserOp::non_commutative(|a: [u64; 2], b: [u64; 2]| [a[0] * b[1] + b[0], a[1] * b[1]]);
         let digit = [r as u64 + 1, 10];
+        let at_root = half.using(Reduce::Rabenseifner).reduce(&digit, concat, 0)?;
         Ok((
             half.allreduce(&digit, concat)?,
-            half.reduce_with(&digit, concat, 0, Reduce::Rabenseifner)?,
+            at_root,
             world.allreduce(&(r as u32), Sum)?,
         ))
     })

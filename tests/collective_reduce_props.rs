@@ -45,11 +45,11 @@ proptest! {
                 if ring_with_non_commutative_op(algorithm == ReduceScatter::Ring, &op) {
                     continue;
                 }
-                blocks.push(world.reduce_scatter_with(&mine[..], &counts, op, algorithm)?);
+                blocks.push(world.using(algorithm).reduce_scatter(&mine[..], &counts, op)?);
             }
             let mut roots = Vec::new();
             for algorithm in [Reduce::Linear, Reduce::Binomial, Reduce::Rabenseifner] {
-                roots.push(world.reduce_with(&mine[..], op, root, algorithm)?);
+                roots.push(world.using(algorithm).reduce(&mine[..], op, root)?);
             }
             Ok((blocks, roots))
         })

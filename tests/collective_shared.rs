@@ -29,15 +29,19 @@ fn fast_ranks_run_ahead_of_a_slow_one() -> Result<()> {
                     std::thread::sleep(Duration::from_micros(300));
                 }
                 let mut v = [i * 10 + r as u64; 3];
-                w.bcast_with(&mut v[..], (i as usize) % p, Bcast::SharedMemory)?;
+                w.using(Bcast::SharedMemory)
+                    .bcast(&mut v[..], (i as usize) % p)?;
                 assert_eq!(v, [i * 10 + (i % p as u64); 3], "bcast {i}");
                 let mut x = [i + r as u64; 2];
-                w.reduce_in_place_with(&mut x[..], Sum, 0, Reduce::SharedMemory)?;
+                w.using(Reduce::SharedMemory)
+                    .reduce_in_place(&mut x[..], Sum, 0)?;
                 if r == 0 {
                     let want = (0..p as u64).map(|q| i + q).sum::<u64>();
                     assert_eq!(x, [want; 2], "reduce {i}");
                 }
-                let all = w.allgather_with(&(i * 100 + r as u64), Allgather::SharedMemory)?;
+                let all = w
+                    .using(Allgather::SharedMemory)
+                    .allgather(&(i * 100 + r as u64))?;
                 assert!(all
                     .iter()
                     .enumerate()
@@ -60,12 +64,14 @@ fn overlapping_communicators_and_both_sizes() -> Result<()> {
             .enumerate()
         {
             let mine: Vec<u32> = (0..n).map(|k| (k * 7 + r + i) as u32).collect();
-            let got = w.allreduce_with(&mine[..], Sum, Allreduce::SharedMemory)?;
+            let got = w.using(Allreduce::SharedMemory).allreduce(&mine[..], Sum)?;
             let want: Vec<u32> = (0..n)
                 .map(|k| (0..6).map(|q| (k * 7 + q + i) as u32).sum())
                 .collect();
             assert_eq!(got, want, "world n={n}");
-            let got = half.allreduce_with(&mine[..], Sum, Allreduce::SharedMemory)?;
+            let got = half
+                .using(Allreduce::SharedMemory)
+                .allreduce(&mine[..], Sum)?;
             let want: Vec<u32> = (0..n)
                 .map(|k| {
                     (0..6)
@@ -76,7 +82,7 @@ fn overlapping_communicators_and_both_sizes() -> Result<()> {
                 .collect();
             assert_eq!(got, want, "half n={n}");
             let send: Vec<u32> = (0..n.min(9_000) * 6).map(|k| (k + r) as u32).collect();
-            let got = w.alltoall_with(&send[..], Alltoall::SharedMemory)?;
+            let got = w.using(Alltoall::SharedMemory).alltoall(&send[..])?;
             let m = send.len() / 6;
             for (q, block) in got
                 .chunks(m.max(1))
@@ -86,7 +92,7 @@ fn overlapping_communicators_and_both_sizes() -> Result<()> {
                 let want: Vec<u32> = (r * m..(r + 1) * m).map(|k| (k + q) as u32).collect();
                 assert_eq!(block, &want[..], "alltoall from {q}");
             }
-            half.barrier_with(Barrier::SharedMemory)?;
+            half.using(Barrier::SharedMemory).barrier()?;
         }
         Ok(())
     })?;
@@ -97,9 +103,11 @@ fn overlapping_communicators_and_both_sizes() -> Result<()> {
 fn different_element_types_are_a_type_mismatch() {
     let err = rpar::run(2, |w| {
         if w.rank() == 0 {
-            w.allgather_with(&1u64, Allgather::SharedMemory).map(drop)
+            w.using(Allgather::SharedMemory).allgather(&1u64).map(drop)
         } else {
-            w.allgather_with(&1.0f64, Allgather::SharedMemory).map(drop)
+            w.using(Allgather::SharedMemory)
+                .allgather(&1.0f64)
+                .map(drop)
         }
     })
     .unwrap_err();
@@ -111,10 +119,12 @@ fn different_calls_are_a_collective_mismatch() {
     let started = Instant::now();
     let err = rpar::run(3, |w| {
         if w.rank() == 1 {
-            w.allreduce_with(&1u32, rpar::Max, Allreduce::SharedMemory)
+            w.using(Allreduce::SharedMemory)
+                .allreduce(&1u32, rpar::Max)
                 .map(drop)
         } else {
-            w.allreduce_with(&1u32, Sum, Allreduce::SharedMemory)
+            w.using(Allreduce::SharedMemory)
+                .allreduce(&1u32, Sum)
                 .map(drop)
         }
     })
@@ -132,7 +142,7 @@ fn a_rank_that_never_comes_is_a_deadlock() {
     let started = Instant::now();
     let err = rpar::run(4, |w| {
         if w.rank() != 2 {
-            w.barrier_with(Barrier::SharedMemory)?;
+            w.using(Barrier::SharedMemory).barrier()?;
         }
         Ok(())
     })
@@ -162,7 +172,8 @@ fn a_failing_rank_releases_the_lenders() {
             std::thread::sleep(Duration::from_millis(20));
             return Err(Error::user("rank 0 gives up"));
         }
-        w.reduce_in_place_with(&mut v[..], Sum, 0, Reduce::SharedMemory)
+        w.using(Reduce::SharedMemory)
+            .reduce_in_place(&mut v[..], Sum, 0)
     })
     .unwrap_err();
     assert!(started.elapsed() < promptly());
@@ -180,7 +191,7 @@ fn a_panic_during_a_lent_allreduce_stops_everyone() {
                 if w.rank() == victim && i == 7 {
                     panic!("rank {victim} breaks down");
                 }
-                let got = w.allreduce_with(&v[..], Sum, Allreduce::SharedMemory)?;
+                let got = w.using(Allreduce::SharedMemory).allreduce(&v[..], Sum)?;
                 assert_eq!(got[0], 3);
             }
             Ok(())
@@ -247,8 +258,10 @@ fn many_ranks_park_and_wake() -> Result<()> {
                 if (w.rank() as u64 + i).is_multiple_of(11) {
                     std::thread::sleep(Duration::from_micros(200));
                 }
-                total += w.allreduce_with(&(w.rank() as u64), Sum, Allreduce::SharedMemory)?;
-                w.barrier_with(Barrier::SharedMemory)?;
+                total += w
+                    .using(Allreduce::SharedMemory)
+                    .allreduce(&(w.rank() as u64), Sum)?;
+                w.using(Barrier::SharedMemory).barrier()?;
             }
             Ok(total)
         })?;
@@ -268,7 +281,7 @@ fn communicators_come_and_go() -> Result<()> {
         for i in 0..300u32 {
             let d = w.dup()?;
             let mut v = [if d.rank() == 1 { i } else { u32::MAX }; 2];
-            d.bcast_with(&mut v[..], 1, Bcast::SharedMemory)?;
+            d.using(Bcast::SharedMemory).bcast(&mut v[..], 1)?;
             assert_eq!(v, [i; 2]);
         }
         Ok(())
@@ -289,7 +302,7 @@ fn different_roots_are_caught_by_a_neighbour() {
             0
         };
         let mut v = [w.rank() as u8; 4];
-        w.bcast_with(&mut v[..], root, Bcast::SharedMemory)
+        w.using(Bcast::SharedMemory).bcast(&mut v[..], root)
     })
     .unwrap_err();
     let Error::CollectiveMismatch { calls, .. } = err else {

@@ -94,7 +94,7 @@ fn bcast_of_a_column_lands_in_the_column_only() {
                     (false, 1) => (&mut m[1..], &col),
                     (false, _) => (&mut m[..], &rows),
                 };
-                world.bcast_typed_with(buf, ty, 1, root, algorithm)?;
+                world.using(algorithm).bcast_typed(buf, ty, 1, root)?;
                 check(&m, &want, || {
                     format!("bcast_typed {algorithm:?} p={p} root={root} rank={r}")
                 })?;
@@ -116,11 +116,14 @@ fn gather_and_scatter_of_columns_against_a_sequential_reference() {
                 let what = || format!("gather_typed {algorithm:?} p={p} root={root} rank={r}");
                 // into rows: row i of the result is rank i's column
                 let mut got = vec![-1.0; if r == root { p * ROWS } else { 0 }];
-                world.gather_typed_with(
-                    (&mine[k..], &col, 1),
-                    (&mut got[..], &rows, 1),
+                world.using(algorithm).gather_typed(
+                    &mine[k..],
+                    &col,
+                    1,
+                    &mut got[..],
+                    &rows,
+                    1,
                     root,
-                    algorithm,
                 )?;
                 if r == root {
                     let want: Vec<f64> = (0..p * ROWS)
@@ -133,11 +136,14 @@ fn gather_and_scatter_of_columns_against_a_sequential_reference() {
                 let by_column = TypeMap::vector(ROWS, 1, p as isize, &f64::type_map())?
                     .resized(0, 8)?
                     .commit();
-                world.gather_typed_with(
-                    (&mine[k..], &col, 1),
-                    (&mut m[..], &by_column, 1),
+                world.using(algorithm).gather_typed(
+                    &mine[k..],
+                    &col,
+                    1,
+                    &mut m[..],
+                    &by_column,
+                    1,
                     root,
-                    algorithm,
                 )?;
                 if r == root {
                     let want: Vec<f64> = (0..ROWS * p)
@@ -156,11 +162,14 @@ fn gather_and_scatter_of_columns_against_a_sequential_reference() {
                     .resized(0, 8)?
                     .commit();
                 let mut m = vec![0.0; ROWS * COLS];
-                world.scatter_typed_with(
-                    (&send[..], &spread, 1),
-                    (&mut m[2..], &col, 1),
+                world.using(algorithm).scatter_typed(
+                    &send[..],
+                    &spread,
+                    1,
+                    &mut m[2..],
+                    &col,
+                    1,
                     root,
-                    algorithm,
                 )?;
                 let want: Vec<f64> = (0..ROWS * COLS)
                     .map(|i| {
@@ -191,10 +200,13 @@ fn allgather_and_alltoall_of_columns() {
                 .commit();
             let mut m = vec![-1.0; ROWS * p];
             let k = r % COLS;
-            world.allgather_typed_with(
-                (&mine[k..], &col, 1),
-                (&mut m[..], &by_column, 1),
-                algorithm,
+            world.using(algorithm).allgather_typed(
+                &mine[k..],
+                &col,
+                1,
+                &mut m[..],
+                &by_column,
+                1,
             )?;
             let want: Vec<f64> = (0..ROWS * p)
                 .map(|i| entry(i % p, i / p, (i % p) % COLS))
@@ -209,11 +221,10 @@ fn allgather_and_alltoall_of_columns() {
         for &algorithm in ALLTOALL {
             // a distributed transpose: rank r sends rank j its column j, received as row j
             let mut got = vec![-1.0; p * ROWS];
-            let result = world.alltoall_typed_with(
-                (&mine[..], &cols, 1),
-                (&mut got[..], &row(), 1),
-                algorithm,
-            );
+            let result =
+                world
+                    .using(algorithm)
+                    .alltoall_typed(&mine[..], &cols, 1, &mut got[..], &row(), 1);
             if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
                 assert!(matches!(result, Err(Error::InvalidArgument { .. })));
                 continue;
@@ -246,11 +257,21 @@ fn what_mpi_ignores_is_not_read() {
                 let send = (&mine[k..], &col, 1);
                 if r != root {
                     let recv: (&mut [i64], _, _) = (&mut [], &ignored, usize::MAX);
-                    world.gather_typed_with(send, recv, root, algorithm)?;
+                    world
+                        .using(algorithm)
+                        .gather_typed(send.0, send.1, send.2, recv.0, recv.1, recv.2, root)?;
                     continue;
                 }
                 let mut got = vec![-1.0; p * ROWS];
-                world.gather_typed_with(send, (&mut got[..], &rows, 1), root, algorithm)?;
+                world.using(algorithm).gather_typed(
+                    send.0,
+                    send.1,
+                    send.2,
+                    &mut got[..],
+                    &rows,
+                    1,
+                    root,
+                )?;
                 let want: Vec<f64> = (0..p * ROWS)
                     .map(|i| entry(i / ROWS, i % ROWS, (i / ROWS) % COLS))
                     .collect();
@@ -263,10 +284,20 @@ fn what_mpi_ignores_is_not_read() {
                 let mut m = vec![0.0; ROWS];
                 let recv = (&mut m[..], &rows, 1);
                 if r == root {
-                    world.scatter_typed_with((&all[..], &rows, 1), recv, root, algorithm)?;
+                    world.using(algorithm).scatter_typed(
+                        &all[..],
+                        &rows,
+                        1,
+                        recv.0,
+                        recv.1,
+                        recv.2,
+                        root,
+                    )?;
                 } else {
                     let send: (&[i64], _, _) = (&[], &ignored, usize::MAX);
-                    world.scatter_typed_with(send, recv, root, algorithm)?;
+                    world
+                        .using(algorithm)
+                        .scatter_typed(send.0, send.1, send.2, recv.0, recv.1, recv.2, root)?;
                 }
                 check(&m, &all[r * ROWS..(r + 1) * ROWS].to_vec(), || {
                     format!("scatter_typed {algorithm:?} p={p} root={root} rank={r}")

@@ -199,12 +199,17 @@ fn gatherv_and_scatterv_against_a_sequential_reference() {
                         // MPI ignores a non-root's receive arguments
                         let ignored: (&mut [f64], _, &[usize], &[usize]) =
                             (&mut [], &recv.ty, &[], &[]);
-                        world.gatherv_typed_with(send, ignored, root, algorithm)?;
+                        world.using(algorithm).gatherv_typed(
+                            send.0, send.1, send.2, ignored.0, ignored.1, ignored.2, ignored.3,
+                            root,
+                        )?;
                         continue;
                     }
                     let mut got = vec![-1.0; recv.len];
                     let into = (&mut got[..], &recv.ty, &recv.counts[..], &recv.displs[..]);
-                    world.gatherv_typed_with(send, into, root, algorithm)?;
+                    world.using(algorithm).gatherv_typed(
+                        send.0, send.1, send.2, into.0, into.1, into.2, into.3, root,
+                    )?;
                     check(&got, &want, || {
                         format!("gatherv_typed {algorithm:?} {sk:?}->{rk:?} p={p} root={root}")
                     })?;
@@ -220,11 +225,16 @@ fn gatherv_and_scatterv_against_a_sequential_reference() {
                     let into = (&mut got[..], &mine.ty, mine.counts[0]);
                     if r == root {
                         let from = (&buf[..], &send.ty, &send.counts[..], &send.displs[..]);
-                        world.scatterv_typed_with(from, into, root, algorithm)?;
+                        world.using(algorithm).scatterv_typed(
+                            from.0, from.1, from.2, from.3, into.0, into.1, into.2, root,
+                        )?;
                     } else {
                         // MPI ignores a non-root's send arguments
                         let ignored: (&[f64], _, &[usize], &[usize]) = (&[], &send.ty, &[], &[]);
-                        world.scatterv_typed_with(ignored, into, root, algorithm)?;
+                        world.using(algorithm).scatterv_typed(
+                            ignored.0, ignored.1, ignored.2, ignored.3, into.0, into.1, into.2,
+                            root,
+                        )?;
                     }
                     check(&got, &want, || {
                         format!(
@@ -259,7 +269,9 @@ fn allgatherv_and_alltoallv_against_a_sequential_reference() {
                 let mut got = vec![-1.0; recv.len];
                 let send = (&buf[..], &sends[r].ty, sends[r].counts[0]);
                 let into = (&mut got[..], &recv.ty, &recv.counts[..], &recv.displs[..]);
-                world.allgatherv_typed_with(send, into, algorithm)?;
+                world
+                    .using(algorithm)
+                    .allgatherv_typed(send.0, send.1, send.2, into.0, into.1, into.2, into.3)?;
                 check(&got, &want, || {
                     format!("allgatherv_typed {algorithm:?} {sk:?}->{rk:?} p={p} rank={r}")
                 })?;
@@ -279,7 +291,9 @@ fn allgatherv_and_alltoallv_against_a_sequential_reference() {
                 let mut got = vec![-1.0; recv.len];
                 let send = (&buf[..], &mine.ty, &mine.counts[..], &mine.displs[..]);
                 let into = (&mut got[..], &recv.ty, &recv.counts[..], &recv.displs[..]);
-                let result = world.alltoallv_typed_with(send, into, algorithm);
+                let result = world.using(algorithm).alltoallv_typed(
+                    send.0, send.1, send.2, send.3, into.0, into.1, into.2, into.3,
+                );
                 if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
                     assert!(matches!(result, Err(Error::InvalidArgument { .. })));
                     continue;

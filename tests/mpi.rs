@@ -207,7 +207,7 @@ fn traced_job() {
     rpar::run(2, |world| {
         let x = world.rank() as u64 + 1;
         check("MPI_Allreduce", world.allreduce(&x, Sum)?, 3);
-        check("ring", world.allreduce_with(&x, Sum, Allreduce::Ring)?, 3);
+        check("ring", world.using(Allreduce::Ring).allreduce(&x, Sum)?, 3);
         let max = UserOp::commutative(|a: u64, b: u64| a.max(b));
         check("a user operator", world.allreduce(&x, max)?, 2);
         world.barrier()?;
@@ -455,7 +455,7 @@ fn every_way_around<T: Datatype + PartialEq + Debug>(
             theirs.clone(),
         );
     }
-    let all = world.allgather_with(&mine[..], Allgather::Ring)?;
+    let all = world.using(Allgather::Ring).allgather(&mine[..])?;
     let want: Vec<T> = (0..p)
         .flat_map(|q| (0..n).map(move |i| (q, i)))
         .map(|(q, i)| value(q, i))
@@ -583,14 +583,16 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
         ] {
             check(
                 &format!("allreduce {a:?}"),
-                world.allreduce_with(&mine(r)[..], Sum, a)?,
+                world.using(a).allreduce(&mine(r)[..], Sum)?,
                 sum.clone(),
             );
             // out of place: Auto hands MPI both buffers (MPI_Allreduce(sendbuf, recvbuf, …))
             let mut recv = vec![0u64; len];
-            world.allreduce_into_with(&mine(r)[..], &mut recv[..], Sum, a)?;
+            world
+                .using(a)
+                .allreduce_into(&mine(r)[..], &mut recv[..], Sum)?;
             check(&format!("allreduce_into {a:?}"), recv, sum.clone());
-            let got = world.allreduce_with(&affine(&mine(r))[..], compose, a);
+            let got = world.using(a).allreduce(&affine(&mine(r))[..], compose);
             if a == Allreduce::Ring {
                 // the ring would reorder the operands: it refuses a non-commutative operator
                 assert!(matches!(got, Err(rpar::Error::InvalidArgument { .. })));
@@ -620,7 +622,7 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
                 Reduce::Binomial,
                 Reduce::Rabenseifner,
             ] {
-                let got = world.reduce_with(&mine(r)[..], Sum, root, a)?;
+                let got = world.using(a).reduce(&mine(r)[..], Sum, root)?;
                 check(
                     &format!("reduce {a:?} to {root}"),
                     got,
@@ -628,7 +630,9 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
                 );
                 // out of place; the receive buffer outside the root is ignored (empty here)
                 let mut recv = vec![u64::MAX; if r == root { len } else { 0 }];
-                world.reduce_into_with(&mine(r)[..], &mut recv[..], Sum, root, a)?;
+                world
+                    .using(a)
+                    .reduce_into(&mine(r)[..], &mut recv[..], Sum, root)?;
                 let want = if r == root { sum.clone() } else { Vec::new() };
                 check(&format!("reduce_into {a:?} to {root}"), recv, want);
             }
@@ -641,11 +645,11 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
                 Bcast::Torus,
             ] {
                 let mut buf = if r == root { mine(root) } else { vec![0; len] };
-                world.bcast_with(&mut buf[..], root, a)?;
+                world.using(a).bcast(&mut buf[..], root)?;
                 check(&format!("bcast {a:?} from {root}"), buf, mine(root));
             }
             for a in [Gather::Auto, Gather::Linear, Gather::Binomial] {
-                let got = world.gather_with(&mine(r)[..], root, a)?;
+                let got = world.using(a).gather(&mine(r)[..], root)?;
                 let all: Vec<u64> = (0..p).flat_map(mine).collect();
                 check(
                     &format!("gather {a:?} to {root}"),
@@ -658,7 +662,7 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
                 let send = if r == root { all } else { Vec::new() };
                 check(
                     &format!("scatter {a:?} from {root}"),
-                    world.scatter_with(&send, root, a)?,
+                    world.using(a).scatter(&send, root)?,
                     mine(r),
                 );
             }
@@ -674,7 +678,7 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
         ] {
             check(
                 &format!("allgather {a:?}"),
-                world.allgather_with(&mine(r)[..], a)?,
+                world.using(a).allgather(&mine(r)[..])?,
                 all.clone(),
             );
         }
@@ -694,11 +698,11 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
         ] {
             check(
                 &format!("alltoall {a:?}"),
-                world.alltoall_with(&send[..], a)?,
+                world.using(a).alltoall(&send[..])?,
                 want.clone(),
             );
         }
-        let cube = world.alltoall_with(&send[..], Alltoall::Hypercube);
+        let cube = world.using(Alltoall::Hypercube).alltoall(&send[..]);
         if p.is_power_of_two() {
             check("alltoall Hypercube", cube?, want.clone());
         } else {
@@ -714,10 +718,10 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
         for a in [Scan::Auto, Scan::Linear, Scan::RecursiveDoubling] {
             check(
                 &format!("scan {a:?}"),
-                world.scan_with(&mine(r)[..], Sum, a)?,
+                world.using(a).scan(&mine(r)[..], Sum)?,
                 prefix.clone(),
             );
-            let ex = world.exscan_with(&mine(r)[..], Sum, a)?;
+            let ex = world.using(a).exscan(&mine(r)[..], Sum)?;
             let want = (r > 0).then(|| {
                 (0..len)
                     .map(|i| (0..r).map(|q| mine(q)[i]).sum())
@@ -737,12 +741,12 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
         ] {
             check(
                 &format!("reduce_scatter_block {a:?}"),
-                world.reduce_scatter_block_with(&blocks[..], Sum, a)?,
+                world.using(a).reduce_scatter_block(&blocks[..], Sum)?,
                 want.clone(),
             );
         }
         for a in [Shift::Auto, Shift::Direct, Shift::GrayCode] {
-            let got = world.shift_circular_with(mine(r), 1, a);
+            let got = world.using(a).shift_circular_owned(mine(r), 1);
             if a == Shift::GrayCode && !p.is_power_of_two() {
                 assert!(
                     matches!(got, Err(rpar::Error::InvalidArgument { .. })),
@@ -764,7 +768,7 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
         Barrier::Dissemination,
         Barrier::Tree,
     ] {
-        world.barrier_with(a)?;
+        world.using(a).barrier()?;
     }
     Ok(())
 }

@@ -341,10 +341,12 @@ mod traced {
                 }
             }
         }
-        let sum = w.allreduce_with(&[r as u64; 4][..], Sum, Allreduce::RecursiveDoubling)?;
+        let sum = w
+            .using(Allreduce::RecursiveDoubling)
+            .allreduce(&[r as u64; 4][..], Sum)?;
         assert_eq!(sum, [6; 4]);
         let mut v = [r as u32; 2];
-        w.bcast_with(&mut v[..], 1, Bcast::Binomial)?;
+        w.using(Bcast::Binomial).bcast(&mut v[..], 1)?;
         assert_eq!(v, [1; 2]);
         w.barrier()
     }
@@ -481,17 +483,14 @@ mod traced {
     fn auto_calls(w: Comm) -> Result<()> {
         let r = w.rank();
         assert_eq!(w.allreduce(&[r as u64; 4][..], Sum)?, [6; 4]);
-        assert_eq!(w.allreduce_with(&(r as u64), Sum, Allreduce::Ring)?, 6);
+        assert_eq!(w.using(Allreduce::Ring).allreduce(&(r as u64), Sum)?, 6);
         assert_eq!(w.scan(&(r as u64), Sum)?, (0..=r as u64).sum::<u64>());
         let counts = [1, 2, 1, 2];
         w.allgatherv(&vec![r as u8; counts[r]][..], &counts)?;
         let big = [1 << 14; 4];
         w.allgatherv(&vec![r as u8; big[r]][..], &big)?;
-        w.allgatherv_with(
-            &vec![r as u8; counts[r]][..],
-            &counts,
-            Allgather::SharedMemory,
-        )?;
+        w.using(Allgather::SharedMemory)
+            .allgatherv(&vec![r as u8; counts[r]][..], &counts)?;
         assert_eq!(w.allgather(&[r as u8; 2][..])?.len(), 8);
         let mut v = [r as u32; 3];
         w.bcast_typed(
@@ -582,7 +581,7 @@ mod traced {
             let (r, p) = (w.rank(), w.size());
             w.send(&[r as u8; 3][..], (r + 1) % p, tag)?;
             w.recv::<u8>((r + p - 1) % p, tag)?;
-            w.allreduce_with(&1u64, Sum, Allreduce::Ring)?;
+            w.using(Allreduce::Ring).allreduce(&1u64, Sum)?;
             Ok(())
         }
     }

@@ -58,7 +58,7 @@
 //!     let mine = [world.rank() as u64, 1];
 //!     let mut total = [0u64; 2];
 //!     world.allreduce_into(&mine[..], &mut total[..], Sum)?; // MPI_Allreduce(sendbuf, recvbuf)
-//!     let ring = world.allreduce_with(&mine[..], Sum, Allreduce::Ring)?; // the ring algorithm
+//!     let ring = world.using(Allreduce::Ring).allreduce(&mine[..], Sum)?; // the ring algorithm
 //!     assert_eq!(ring, total);
 //!     Ok(total)
 //! })?;
@@ -134,9 +134,9 @@ mod transport;
 mod universe;
 
 pub use collective::{
-    Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, Gather, LAnd, LOr, LXor, Loc,
-    Max, MaxLoc, Min, MinLoc, Predefined, Prod, Reduce, ReduceOp, ReduceScatter, Scan, Scatter,
-    Shift, Sum, UserOp,
+    Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, CollectiveAlgorithm, Gather,
+    LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Predefined, Prod, Reduce, ReduceOp,
+    ReduceScatter, Scan, Scatter, Shift, Sum, UserOp, Using,
 };
 pub use comm::{
     test_all, test_any, test_some, wait_all, wait_any, wait_some, Buffer, BufferMut, Comm, Probed,

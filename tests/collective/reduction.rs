@@ -281,7 +281,8 @@ impl<T: Element, O: ReduceOp<T>> OnRank<'_, T, O> {
                 let ctx = |form: &str| self.what(&format!("{form} root={root}"), algorithm);
                 let got = self
                     .world
-                    .reduce_with(self.mine, self.op, root, algorithm)?;
+                    .using(algorithm)
+                    .reduce(self.mine, self.op, root)?;
                 if let Some(v) = present(got, r == root, || ctx("reduce"))? {
                     re.agrees(&v, total, 0..self.n, || ctx("reduce"))?;
                 }
@@ -290,7 +291,8 @@ impl<T: Element, O: ReduceOp<T>> OnRank<'_, T, O> {
                 }
                 let mut buf = self.mine.to_vec();
                 self.world
-                    .reduce_in_place_with(&mut buf[..], self.op, root, algorithm)?;
+                    .using(algorithm)
+                    .reduce_in_place(&mut buf[..], self.op, root)?;
                 if r == root {
                     re.agrees(&buf, total, 0..self.n, || ctx("reduce_in_place"))?;
                 } else {
@@ -312,7 +314,7 @@ impl<T: Element, O: ReduceOp<T>> OnRank<'_, T, O> {
                 continue;
             }
             let ctx = |form: &str| self.what(form, algorithm);
-            let got = world.allreduce_with(self.mine, self.op, algorithm)?;
+            let got = world.using(algorithm).allreduce(self.mine, self.op)?;
             re.agrees(&got, total, 0..self.n, || ctx("allreduce"))?;
             if rounded {
                 same_on_every_rank(world, &got, || ctx("allreduce"))?;
@@ -321,7 +323,9 @@ impl<T: Element, O: ReduceOp<T>> OnRank<'_, T, O> {
                 continue;
             }
             let mut buf = self.mine.to_vec();
-            world.allreduce_in_place_with(&mut buf[..], self.op, algorithm)?;
+            world
+                .using(algorithm)
+                .allreduce_in_place(&mut buf[..], self.op)?;
             re.agrees(&buf, total, 0..self.n, || ctx("allreduce_in_place"))?;
             if rounded {
                 same_on_every_rank(world, &buf, || ctx("allreduce_in_place"))?;
@@ -335,9 +339,9 @@ impl<T: Element, O: ReduceOp<T>> OnRank<'_, T, O> {
         let (re, world, r, all) = (self.re, self.world, self.r, 0..self.n);
         for algorithm in SCANS {
             let ctx = |form: &str| self.what(form, algorithm);
-            let got = world.scan_with(self.mine, self.op, algorithm)?;
+            let got = world.using(algorithm).scan(self.mine, self.op)?;
             re.agrees(&got, r, all.clone(), || ctx("scan"))?;
-            let got = world.exscan_with(self.mine, self.op, algorithm)?;
+            let got = world.using(algorithm).exscan(self.mine, self.op)?;
             if let Some(v) = present(got, r > 0, || ctx("exscan"))? {
                 re.agrees(&v, r - 1, all.clone(), || ctx("exscan"))?;
             }
@@ -345,10 +349,14 @@ impl<T: Element, O: ReduceOp<T>> OnRank<'_, T, O> {
                 continue;
             }
             let mut buf = self.mine.to_vec();
-            world.scan_in_place_with(&mut buf[..], self.op, algorithm)?;
+            world
+                .using(algorithm)
+                .scan_in_place(&mut buf[..], self.op)?;
             re.agrees(&buf, r, all.clone(), || ctx("scan_in_place"))?;
             let mut buf = self.mine.to_vec();
-            world.exscan_in_place_with(&mut buf[..], self.op, algorithm)?;
+            world
+                .using(algorithm)
+                .exscan_in_place(&mut buf[..], self.op)?;
             if r > 0 {
                 re.agrees(&buf, r - 1, all.clone(), || ctx("exscan_in_place"))?;
             } else {
@@ -368,13 +376,15 @@ impl<T: Element, O: ReduceOp<T>> OnRank<'_, T, O> {
             if ring_with_non_commutative_op(algorithm == ReduceScatter::Ring, self.op) {
                 continue;
             }
-            let got = world.reduce_scatter_with(self.mine, &re.counts, self.op, algorithm)?;
+            let got = world
+                .using(algorithm)
+                .reduce_scatter(self.mine, &re.counts, self.op)?;
             re.agrees(&got, p - 1, start..start + re.counts[r], || {
                 let counts = &re.counts;
                 self.what(&format!("reduce_scatter counts={counts:?}"), algorithm)
             })?;
             let mine = &self.mine[..block * p];
-            let got = world.reduce_scatter_block_with(mine, self.op, algorithm)?;
+            let got = world.using(algorithm).reduce_scatter_block(mine, self.op)?;
             re.agrees(&got, p - 1, r * block..(r + 1) * block, || {
                 self.what("reduce_scatter_block", algorithm)
             })?;
@@ -390,7 +400,7 @@ fn same_on_every_rank<T: Element>(
     what: impl FnOnce() -> String,
 ) -> rpar::Result<()> {
     let mut first = mine.to_vec();
-    world.bcast_with(&mut first[..], 0, Bcast::Linear)?;
+    world.using(Bcast::Linear).bcast(&mut first[..], 0)?;
     compare(mine, &first, None, || {
         format!("{}, against rank 0's result", what())
     })

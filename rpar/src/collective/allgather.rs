@@ -48,7 +48,7 @@ const TAG_LENGTHS: i32 = 236;
 const CALL: &str = "allgather";
 const CALL_V: &str = "allgatherv";
 
-/// The allgather algorithm (for [`Comm::allgather_with`] and the other allgather forms).
+/// The allgather algorithm (for [`Comm::using`] and the other allgather forms).
 ///
 /// An MPI library picks among such algorithms inside MPI_Allgather and MPI_Allgatherv; MPICH lets
 /// the user fix the choice with `MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM`, as the `_with` forms do
@@ -139,7 +139,7 @@ impl Comm {
     /// (MPI_Allgather).
     ///
     /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
-    /// [`Comm::allgather_with`]).
+    /// [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -153,28 +153,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn allgather<B: Buffer + ?Sized>(&self, send: &B) -> Result<Vec<B::Elem>> {
-        self.allgather_with(send, Allgather::Auto)
+        self.allgather_with(send, self.chosen::<Allgather>())
     }
 
-    /// [`Comm::allgather`] with a chosen algorithm (MPI_Allgather, with the algorithm fixed as
-    /// MPICH's `MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM` fixes it).
-    ///
-    /// Cost, for `m` the bytes of one block: `Ring` and `Pairwise` `(p - 1)(alpha + beta m)`,
-    /// `RecursiveDoubling` `log2 p alpha + (p - 1) beta m`, `Bruck`
-    /// `ceil(log2 p) alpha + (p - 1) beta m`, `Torus` `(q1 + q2 - 2) alpha + (p - 1) beta m`
-    /// on a `q1 x q2` grid, `SharedMemory` `c + (p - 1) beta m` with `c` one synchronisation.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allgather`].
-    ///
-    /// ```
-    /// use rpar::Allgather;
-    /// let got = rpar::run(5, |world| world.allgather_with(&world.rank(), Allgather::Bruck))?;
-    /// assert!(got.iter().all(|g| *g == [0, 1, 2, 3, 4]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgather_with<B: Buffer + ?Sized>(
+    /// [`Comm::allgather`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn allgather_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
         algorithm: Allgather,
@@ -194,7 +178,7 @@ impl Comm {
     /// Gathers every rank's `send` into `recv` (`p` times as long), MPI_Allgather's own form.
     ///
     /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
-    /// [`Comm::allgather_with`]).
+    /// [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -213,32 +197,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn allgather_into<B: Buffer + ?Sized>(&self, send: &B, recv: &mut [B::Elem]) -> Result<()> {
-        self.allgather_into_with(send, recv, Allgather::Auto)
+        self.allgather_into_with(send, recv, self.chosen::<Allgather>())
     }
 
-    /// [`Comm::allgather_into`] with a chosen algorithm (MPI_Allgather).
-    ///
-    /// Cost: as [`Comm::allgather_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allgather_into`].
-    ///
-    /// ```
-    /// use rpar::Allgather;
-    /// rpar::run(6, |world| {
-    ///     let mine = [world.rank() as u16; 2];
-    ///     let mut torus = [0u16; 12];
-    ///     world.allgather_into_with(&mine[..], &mut torus, Allgather::Torus)?; // a 2 x 3 grid
-    ///     let mut auto = [0u16; 12];
-    ///     world.allgather_into(&mine[..], &mut auto)?;
-    ///     assert_eq!(torus, auto);
-    ///     assert_eq!(torus, [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgather_into_with<B: Buffer + ?Sized>(
+    /// [`Comm::allgather_into`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn allgather_into_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
         recv: &mut [B::Elem],
@@ -273,7 +237,7 @@ impl Comm {
     /// rank's own at block `rank()`; on return it holds every rank's.
     ///
     /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
-    /// [`Comm::allgather_with`]).
+    /// [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -293,29 +257,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn allgather_in_place<T: Datatype>(&self, buf: &mut [T]) -> Result<()> {
-        self.allgather_in_place_with(buf, Allgather::Auto)
+        self.allgather_in_place_with(buf, self.chosen::<Allgather>())
     }
 
-    /// [`Comm::allgather_in_place`] with a chosen algorithm (MPI_Allgather with MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::allgather_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allgather_in_place`].
-    ///
-    /// ```
-    /// use rpar::Allgather;
-    /// let got = rpar::run(4, |world| {
-    ///     let mut buf = [0u8; 4];
-    ///     buf[world.rank()] = 1 << world.rank();
-    ///     world.allgather_in_place_with(&mut buf, Allgather::RecursiveDoubling)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert!(got.iter().all(|b| *b == [1, 2, 4, 8]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgather_in_place_with<T: Datatype>(
+    /// [`Comm::allgather_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn allgather_in_place_with<T: Datatype>(
         &self,
         buf: &mut [T],
         algorithm: Allgather,
@@ -343,7 +290,7 @@ impl Comm {
     ///
     /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
     /// (blocks of different lengths have no shared-memory algorithm), see
-    /// [`Comm::allgatherv_with`].
+    /// [`Comm::using`].
     ///
     /// # Errors
     ///
@@ -366,31 +313,12 @@ impl Comm {
         send: &B,
         counts: &[usize],
     ) -> Result<Vec<B::Elem>> {
-        self.allgatherv_with(send, counts, Allgather::Auto)
+        self.allgatherv_with(send, counts, self.chosen::<Allgather>())
     }
 
-    /// [`Comm::allgatherv`] with a chosen algorithm (MPI_Allgatherv). `SharedMemory`, like
-    /// `Auto`, runs the message-passing rule of [`Allgather`]'s table.
-    ///
-    /// Cost: as [`Comm::allgather_with`], with `m` the mean bytes of a block, plus for
-    /// `RecursiveDoubling`, `Bruck` and `Torus` an `alpha` for each of their messages of
-    /// several blocks, which the blocks' lengths precede.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allgatherv`].
-    ///
-    /// ```
-    /// use rpar::Allgather;
-    /// let got = rpar::run(4, |world| {
-    ///     let r = world.rank();
-    ///     let counts = [1, 0, 2, 1];
-    ///     world.allgatherv_with(&vec![r as u8; counts[r]], &counts, Allgather::Bruck)
-    /// })?;
-    /// assert!(got.iter().all(|g| *g == [0, 2, 2, 3]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgatherv_with<B: Buffer + ?Sized>(
+    /// [`Comm::allgatherv`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn allgatherv_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
         counts: &[usize],
@@ -412,7 +340,7 @@ impl Comm {
     /// blocks are left as they were.
     ///
     /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
-    /// (see [`Comm::allgatherv_into_with`]).
+    /// (see [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -441,34 +369,12 @@ impl Comm {
         counts: &[usize],
         displs: &[usize],
     ) -> Result<()> {
-        self.allgatherv_into_with(send, recv, counts, displs, Allgather::Auto)
+        self.allgatherv_into_with(send, recv, counts, displs, self.chosen::<Allgather>())
     }
 
-    /// [`Comm::allgatherv_into`] with a chosen algorithm (MPI_Allgatherv). `SharedMemory`, like
-    /// `Auto`, runs the message-passing rule of [`Allgather`]'s table.
-    ///
-    /// Cost: as [`Comm::allgatherv_with`]; when the blocks do not lie back to back in rank
-    /// order from element 0, the algorithm runs on a packed copy and each rank copies the
-    /// result into place (`n beta` more, `n` the bytes of all blocks).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allgatherv_into`].
-    ///
-    /// ```
-    /// use rpar::Allgather;
-    /// rpar::run(4, |world| {
-    ///     let r = world.rank();
-    ///     let mut recv = [0u16; 4];
-    ///     // in reverse rank order
-    ///     world.allgatherv_into_with(&[r as u16][..], &mut recv, &[1; 4], &[3, 2, 1, 0],
-    ///                                Allgather::RecursiveDoubling)?;
-    ///     assert_eq!(recv, [3, 2, 1, 0]);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgatherv_into_with<B: Buffer + ?Sized>(
+    /// [`Comm::allgatherv_into`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn allgatherv_into_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
         recv: &mut [B::Elem],
@@ -486,7 +392,7 @@ impl Comm {
     /// at `displs[i]`.
     ///
     /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
-    /// (see [`Comm::allgatherv_into_with`]).
+    /// (see [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -510,31 +416,12 @@ impl Comm {
         counts: &[usize],
         displs: &[usize],
     ) -> Result<()> {
-        self.allgatherv_in_place_with(buf, counts, displs, Allgather::Auto)
+        self.allgatherv_in_place_with(buf, counts, displs, self.chosen::<Allgather>())
     }
 
-    /// [`Comm::allgatherv_in_place`] with a chosen algorithm (MPI_Allgatherv with
-    /// MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::allgatherv_into_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allgatherv_in_place`].
-    ///
-    /// ```
-    /// use rpar::Allgather;
-    /// let got = rpar::run(5, |world| {
-    ///     let r = world.rank();
-    ///     let mut buf = vec![0u8; 10];
-    ///     buf[2 * r] = r as u8 + 1; // blocks of one element, one apart
-    ///     world.allgatherv_in_place_with(&mut buf, &[1; 5], &[0, 2, 4, 6, 8], Allgather::Torus)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert!(got.iter().all(|b| *b == [1, 0, 2, 0, 3, 0, 4, 0, 5, 0]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgatherv_in_place_with<T: Datatype>(
+    /// [`Comm::allgatherv_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn allgatherv_in_place_with<T: Datatype>(
         &self,
         buf: &mut [T],
         counts: &[usize],

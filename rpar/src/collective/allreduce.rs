@@ -50,8 +50,8 @@ const TAG_BCAST: i32 = 114;
 
 const CALL: &str = "allreduce";
 
-/// Allreduce algorithms, for [`Comm::allreduce_with`], [`Comm::allreduce_into_with`] and
-/// [`Comm::allreduce_in_place_with`].
+/// Allreduce algorithms, for [`Comm::using`] and
+/// [`Comm::using`].
 ///
 /// An MPI library picks among such algorithms inside MPI_Allreduce; MPICH lets the user fix the
 /// choice with `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM`, as the `_with` forms do here.
@@ -84,7 +84,7 @@ const CALL: &str = "allreduce";
 /// use rpar::{Allreduce, Sum};
 /// for algorithm in [Allreduce::RecursiveDoubling, Allreduce::Ring, Allreduce::Rabenseifner,
 ///                   Allreduce::ReduceBcast] {
-///     let r = rpar::run(3, |world| world.allreduce_with(&[world.rank() as u8, 1][..], Sum, algorithm))?;
+///     let r = rpar::run(3, |world| world.using(algorithm).allreduce(&[world.rank() as u8, 1][..], Sum))?;
 ///     assert_eq!(r, vec![vec![3, 3]; 3]);
 /// }
 /// # Ok::<(), rpar::Error>(())
@@ -147,7 +147,7 @@ impl Comm {
     /// the same shape (MPI_Allreduce). All ranks pass the same length.
     ///
     /// Cost: that of the algorithm `Auto` picks (see [`Allreduce`] and
-    /// [`Comm::allreduce_with`]).
+    /// [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -167,38 +167,17 @@ impl Comm {
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.allreduce_with(data, op, Allreduce::Auto)
+        self.allreduce_with(data, op, self.chosen::<Allreduce>())
     }
 
-    /// [`Comm::allreduce`] with an explicit algorithm (MPI_Allreduce, with the algorithm fixed
-    /// as MPICH's `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM` fixes it).
-    ///
-    /// Cost, for `n` the bytes of each rank's vector: `RecursiveDoubling`
-    /// `log2(p)(alpha + n beta + n gamma)`, plus `2 alpha + 2 n beta + n gamma` when `p` is not
-    /// a power of two; `Ring` `2 (p-1) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`;
-    /// `Rabenseifner` `2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma`, plus the fold
-    /// when `p` is not a power of two; `ReduceBcast`
-    /// `2 ceil(log2 p)(alpha + n beta) + ceil(log2 p) n gamma` with the binomial reduce,
-    /// `(p - 1 + ceil(log2 p))(alpha + n beta) + (p-1) n gamma` with the linear one;
-    /// `SharedMemory` (with `c` one synchronisation) `c + p n (beta + gamma)` for small vectors,
-    /// `2c + 2 n beta + n gamma` per rank for large ones.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allreduce`].
-    ///
-    /// ```
-    /// use rpar::{Allreduce, Sum};
-    /// let got = rpar::run(6, |world| {
-    ///     let v = [world.rank() as u64, 1, 2];
-    ///     let ring = world.allreduce_with(&v[..], Sum, Allreduce::Ring)?;
-    ///     assert_eq!(ring, world.allreduce(&v[..], Sum)?); // the same as Auto's choice
-    ///     Ok(ring)
-    /// })?;
-    /// assert_eq!(got, vec![vec![15, 6, 12]; 6]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allreduce_with<B, O>(&self, data: &B, op: O, algorithm: Allreduce) -> Result<B::Owned>
+    /// [`Comm::allreduce`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn allreduce_with<B, O>(
+        &self,
+        data: &B,
+        op: O,
+        algorithm: Allreduce,
+    ) -> Result<B::Owned>
     where
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
@@ -213,7 +192,7 @@ impl Comm {
     /// ranks pass the same length.
     ///
     /// Cost: that of the algorithm `Auto` picks (see [`Allreduce`] and
-    /// [`Comm::allreduce_with`]), with `send` read where it lies (`SharedMemory`, MPI's own)
+    /// [`Comm::using`]), with `send` read where it lies (`SharedMemory`, MPI's own)
     /// or copied once into `recv`, where the message-passing algorithms combine in place.
     ///
     /// # Errors
@@ -245,36 +224,12 @@ impl Comm {
         R: BufferMut<Elem = B::Elem> + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.allreduce_into_with(send, recv, op, Allreduce::Auto)
+        self.allreduce_into_with(send, recv, op, self.chosen::<Allreduce>())
     }
 
-    /// [`Comm::allreduce_into`] with an explicit algorithm (MPI_Allreduce, with the algorithm
-    /// fixed as MPICH's `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM` fixes it).
-    ///
-    /// Cost: as [`Comm::allreduce_with`], and one copy of `send` into `recv` for the
-    /// message-passing algorithms.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allreduce_into`], and
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for `Ring` with a
-    /// non-commutative operator.
-    ///
-    /// ```
-    /// use rpar::{Allreduce, Max};
-    /// let got = rpar::run(5, |world| {
-    ///     let send = vec![world.rank() as i32, -(world.rank() as i32)];
-    ///     let mut recv = vec![0; 2];
-    ///     world.allreduce_into_with(&send, &mut recv, Max, Allreduce::Rabenseifner)?;
-    ///     let mut short = [0; 1];
-    ///     let err = world.allreduce_into_with(&send, &mut short[..], Max, Allreduce::Ring);
-    ///     assert!(matches!(err, Err(rpar::Error::InvalidArgument { .. })));
-    ///     Ok(recv)
-    /// })?;
-    /// assert_eq!(got, vec![vec![4, 0]; 5]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allreduce_into_with<B, R, O>(
+    /// [`Comm::allreduce_into`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn allreduce_into_with<B, R, O>(
         &self,
         send: &B,
         recv: &mut R,
@@ -298,7 +253,7 @@ impl Comm {
     /// [`Comm::allreduce`] in place (MPI_Allreduce with MPI_IN_PLACE): `buf` is replaced by the
     /// result on every rank.
     ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Comm::allreduce_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -319,33 +274,12 @@ impl Comm {
         B: BufferMut + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.allreduce_in_place_with(buf, op, Allreduce::Auto)
+        self.allreduce_in_place_with(buf, op, self.chosen::<Allreduce>())
     }
 
-    /// [`Comm::allreduce_in_place`] with an explicit algorithm (MPI_Allreduce with
-    /// MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::allreduce_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allreduce`].
-    ///
-    /// ```
-    /// use rpar::{Allreduce, UserOp};
-    /// // appending decimal digits, as (value, 10^digits): associative, not commutative
-    /// let append = UserOp::non_commutative(|a: [u64; 2], b: [u64; 2]| {
-    ///     [a[0] * b[1] + b[0], a[1] * b[1]]
-    /// });
-    /// let got = rpar::run(3, |world| {
-    ///     let mut x = [world.rank() as u64 + 1, 10];
-    ///     world.allreduce_in_place_with(&mut x, &append, Allreduce::Rabenseifner)?;
-    ///     Ok(x)
-    /// })?;
-    /// assert_eq!(got, vec![[123, 1000]; 3]); // in rank order on every rank
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allreduce_in_place_with<B, O>(
+    /// [`Comm::allreduce_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn allreduce_in_place_with<B, O>(
         &self,
         buf: &mut B,
         op: O,

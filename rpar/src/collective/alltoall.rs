@@ -40,7 +40,7 @@ const TAG_LENGTHS: i32 = 244;
 const CALL: &str = "alltoall";
 const CALL_V: &str = "alltoallv";
 
-/// The alltoall algorithm (for [`Comm::alltoall_with`] and [`Comm::alltoallv_with`]).
+/// The alltoall algorithm (for [`Comm::using`]).
 ///
 /// An MPI library picks among such algorithms inside MPI_Alltoall and MPI_Alltoallv; MPICH lets the
 /// user fix the choice with `MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM`, as the `_with` forms do here.
@@ -141,7 +141,7 @@ impl Comm {
     /// Sends block `j` of `send` (`p` equal blocks) to rank `j` and returns the blocks received,
     /// block `i` from rank `i` (MPI_Alltoall).
     ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::alltoall_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -159,40 +159,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn alltoall<B: Buffer + ?Sized>(&self, send: &B) -> Result<Vec<B::Elem>> {
-        self.alltoall_with(send, Alltoall::Auto)
+        self.alltoall_with(send, self.chosen::<Alltoall>())
     }
 
-    /// [`Comm::alltoall`] with a chosen algorithm (MPI_Alltoall, with the algorithm fixed as
-    /// MPICH's `MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM` fixes it).
-    ///
-    /// Cost, for `m` the bytes of one block: `Linear` and `Pairwise` `(p - 1)(alpha + beta m)`,
-    /// `Bruck` `ceil(log2 p)(alpha + beta m p / 2)`, `Hypercube` `log2 p (alpha + beta m p / 2)`,
-    /// `SharedMemory` `c + (p - 1) beta m` with `c` one synchronisation.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::alltoall`], and [`Error::InvalidArgument`] for `Hypercube` on a number of
-    /// ranks that is not a power of two.
-    ///
-    /// ```
-    /// use rpar::Alltoall;
-    /// let got = rpar::run(4, |world| {
-    ///     let r = world.rank() as u8;
-    ///     let send: Vec<u8> = (0..4).map(|j| 10 * r + j).collect();
-    ///     let cube = world.alltoall_with(&send, Alltoall::Hypercube)?;
-    ///     assert_eq!(cube, world.alltoall(&send)?); // the same as Auto's choice
-    ///     Ok(cube)
-    /// })?;
-    /// assert_eq!(got[2], [2, 12, 22, 32]);
-    ///
-    /// rpar::run(3, |world| {
-    ///     let three = world.alltoall_with(&[1u8, 2, 3][..], Alltoall::Hypercube);
-    ///     assert!(matches!(three, Err(rpar::Error::InvalidArgument { .. }))); // not 2^k ranks
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoall_with<B: Buffer + ?Sized>(
+    /// [`Comm::alltoall`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn alltoall_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
         algorithm: Alltoall,
@@ -211,7 +183,7 @@ impl Comm {
 
     /// Alltoall into `recv` (as long as `send`), MPI_Alltoall's own form.
     ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::alltoall_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -231,31 +203,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn alltoall_into<B: Buffer + ?Sized>(&self, send: &B, recv: &mut [B::Elem]) -> Result<()> {
-        self.alltoall_into_with(send, recv, Alltoall::Auto)
+        self.alltoall_into_with(send, recv, self.chosen::<Alltoall>())
     }
 
-    /// [`Comm::alltoall_into`] with a chosen algorithm (MPI_Alltoall).
-    ///
-    /// Cost: as [`Comm::alltoall_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::alltoall_into`], and [`Error::InvalidArgument`] for `Hypercube` on a number
-    /// of ranks that is not a power of two.
-    ///
-    /// ```
-    /// use rpar::Alltoall;
-    /// rpar::run(5, |world| {
-    ///     let r = world.rank() as u32;
-    ///     let send: Vec<u32> = (0..5).map(|j| 100 * r + j).collect();
-    ///     let mut got = [0u32; 5];
-    ///     world.alltoall_into_with(&send, &mut got, Alltoall::Bruck)?;
-    ///     assert_eq!(got, [r, 100 + r, 200 + r, 300 + r, 400 + r]);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoall_into_with<B: Buffer + ?Sized>(
+    /// [`Comm::alltoall_into`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn alltoall_into_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
         recv: &mut [B::Elem],
@@ -292,7 +245,7 @@ impl Comm {
     /// Alltoall in place (MPI_Alltoall with MPI_IN_PLACE): `buf`'s blocks are sent and replaced
     /// by the blocks received.
     ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::alltoall_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -311,30 +264,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn alltoall_in_place<T: Datatype>(&self, buf: &mut [T]) -> Result<()> {
-        self.alltoall_in_place_with(buf, Alltoall::Auto)
+        self.alltoall_in_place_with(buf, self.chosen::<Alltoall>())
     }
 
-    /// [`Comm::alltoall_in_place`] with a chosen algorithm (MPI_Alltoall with MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::alltoall_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::alltoall_in_place`], and [`Error::InvalidArgument`] for `Hypercube` on a
-    /// number of ranks that is not a power of two.
-    ///
-    /// ```
-    /// use rpar::Alltoall;
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank() as u8;
-    ///     let mut buf = [3 * r, 3 * r + 1, 3 * r + 2];
-    ///     world.alltoall_in_place_with(&mut buf, Alltoall::Pairwise)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert_eq!(got, vec![[0, 3, 6], [1, 4, 7], [2, 5, 8]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoall_in_place_with<T: Datatype>(
+    /// [`Comm::alltoall_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn alltoall_in_place_with<T: Datatype>(
         &self,
         buf: &mut [T],
         algorithm: Alltoall,
@@ -354,7 +289,7 @@ impl Comm {
     /// returned one after another in rank order.
     ///
     /// Cost: that of `Pairwise`, which `Auto` always takes here (see
-    /// [`Comm::alltoallv_with`]).
+    /// [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -385,33 +320,18 @@ impl Comm {
         send_displs: &[usize],
         recv_counts: &[usize],
     ) -> Result<Vec<B::Elem>> {
-        self.alltoallv_with(send, send_counts, send_displs, recv_counts, Alltoall::Auto)
+        self.alltoallv_with(
+            send,
+            send_counts,
+            send_displs,
+            recv_counts,
+            self.chosen::<Alltoall>(),
+        )
     }
 
-    /// [`Comm::alltoallv`] with a chosen algorithm (MPI_Alltoallv). `SharedMemory`, like
-    /// `Auto`, runs `Pairwise`.
-    ///
-    /// Cost: as [`Comm::alltoall_with`], with `m` the mean bytes of a block; `Bruck` and
-    /// `Hypercube` send each message's block lengths ahead of it (twice the `alpha` terms).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::alltoallv`], and [`Error::InvalidArgument`] for `Hypercube` on a number of
-    /// ranks that is not a power of two.
-    ///
-    /// ```
-    /// use rpar::Alltoall;
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank();
-    ///     // rank r sends r + 1 copies of its number to every rank
-    ///     let send = vec![r as u8; 3 * (r + 1)];
-    ///     let (counts, displs) = ([r + 1; 3], [0, r + 1, 2 * (r + 1)]);
-    ///     world.alltoallv_with(&send, &counts, &displs, &[1, 2, 3], Alltoall::Bruck)
-    /// })?;
-    /// assert!(got.iter().all(|g| *g == [0, 1, 1, 2, 2, 2]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoallv_with<B: Buffer + ?Sized>(
+    /// [`Comm::alltoallv`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn alltoallv_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
         send_counts: &[usize],
@@ -436,7 +356,7 @@ impl Comm {
     /// blocks are left as they were.
     ///
     /// Cost: that of `Pairwise`, which `Auto` always takes here (see
-    /// [`Comm::alltoallv_with`]).
+    /// [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -476,37 +396,18 @@ impl Comm {
         recv_displs: &[usize],
     ) -> Result<()> {
         let sb = (send_counts, send_displs);
-        self.alltoallv_into_with(send, sb, recv, (recv_counts, recv_displs), Alltoall::Auto)
+        self.alltoallv_into_with(
+            send,
+            sb,
+            recv,
+            (recv_counts, recv_displs),
+            self.chosen::<Alltoall>(),
+        )
     }
 
-    /// [`Comm::alltoallv_into`] with a chosen algorithm (MPI_Alltoallv); the send and the
-    /// receive blocks are each given as `(counts, displs)`. `SharedMemory`, like `Auto`, runs
-    /// `Pairwise`.
-    ///
-    /// Cost: as [`Comm::alltoallv_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::alltoallv_into`], and [`Error::InvalidArgument`] for `Hypercube` on a
-    /// number of ranks that is not a power of two.
-    ///
-    /// ```
-    /// use rpar::Alltoall;
-    /// rpar::run(4, |world| {
-    ///     let r = world.rank();
-    ///     let send = [r as u16; 4]; // one element to every rank
-    ///     let mut recv = [0u16; 4];
-    ///     let ones = [1; 4];
-    ///     // received in reverse rank order
-    ///     let sb = (&ones[..], &[0, 1, 2, 3][..]);
-    ///     let rb = (&ones[..], &[3, 2, 1, 0][..]);
-    ///     world.alltoallv_into_with(&send[..], sb, &mut recv, rb, Alltoall::Hypercube)?;
-    ///     assert_eq!(recv, [3, 2, 1, 0]);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoallv_into_with<B: Buffer + ?Sized>(
+    /// [`Comm::alltoallv_into`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn alltoallv_into_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
         send_blocks: (&[usize], &[usize]),
@@ -550,30 +451,12 @@ impl Comm {
         counts: &[usize],
         displs: &[usize],
     ) -> Result<()> {
-        self.alltoallv_in_place_with(buf, counts, displs, Alltoall::Auto)
+        self.alltoallv_in_place_with(buf, counts, displs, self.chosen::<Alltoall>())
     }
 
-    /// [`Comm::alltoallv_in_place`] with a chosen algorithm (MPI_Alltoallv with MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::alltoallv_with`], and one copy of `buf`.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::alltoallv_in_place`], and [`Error::InvalidArgument`] for `Hypercube` on a
-    /// number of ranks that is not a power of two.
-    ///
-    /// ```
-    /// use rpar::Alltoall;
-    /// let got = rpar::run(2, |world| {
-    ///     let r = world.rank() as i32;
-    ///     let mut buf = [r, -1, r]; // a gap between the two blocks
-    ///     world.alltoallv_in_place_with(&mut buf, &[1, 1], &[0, 2], Alltoall::Bruck)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert_eq!(got, vec![[0, -1, 1], [0, -1, 1]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoallv_in_place_with<T: Datatype>(
+    /// [`Comm::alltoallv_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn alltoallv_in_place_with<T: Datatype>(
         &self,
         buf: &mut [T],
         counts: &[usize],
@@ -611,32 +494,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn alltoall_owned<T: Datatype>(&self, send: Vec<Vec<T>>) -> Result<Vec<Vec<T>>> {
-        self.alltoall_owned_with(send, Alltoall::Auto)
+        self.alltoall_owned_with(send, self.chosen::<Alltoall>())
     }
 
-    /// [`Comm::alltoall_owned`] with a chosen algorithm (MPI_Alltoallv). `Auto` and
-    /// `SharedMemory` run `Linear`; `Bruck` and `Hypercube` forward other ranks' `Vec`s, each
-    /// as a message of its own, moved at every hop.
-    ///
-    /// Cost: `Linear` and `Pairwise` `(p - 1) alpha`; `Bruck` about `ceil(log2 p) p / 2` and
-    /// `Hypercube` `log2 p p / 2` messages of one block each per rank; no copy in-process.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::alltoall_owned`], and [`Error::InvalidArgument`] for `Hypercube` on a
-    /// number of ranks that is not a power of two.
-    ///
-    /// ```
-    /// use rpar::Alltoall;
-    /// let got = rpar::run(4, |world| {
-    ///     let r = world.rank() as u8;
-    ///     let send: Vec<Vec<u8>> = (0..4).map(|j| vec![10 * r + j]).collect();
-    ///     world.alltoall_owned_with(send, Alltoall::Hypercube)
-    /// })?;
-    /// assert_eq!(got[2], vec![vec![2], vec![12], vec![22], vec![32]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoall_owned_with<T: Datatype>(
+    /// [`Comm::alltoall_owned`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn alltoall_owned_with<T: Datatype>(
         &self,
         send: Vec<Vec<T>>,
         algorithm: Alltoall,

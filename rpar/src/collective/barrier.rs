@@ -20,10 +20,10 @@ const TAG_DISSEMINATION: i32 = 301;
 const TAG_TREE_UP: i32 = 302;
 const TAG_TREE_DOWN: i32 = 303;
 
-/// The barrier algorithm (for [`Comm::barrier_with`]).
+/// The barrier algorithm (for [`Comm::using`]).
 ///
 /// An MPI library picks among such algorithms inside MPI_Barrier; MPICH lets the user fix the
-/// choice with `MPIR_CVAR_BARRIER_INTRA_ALGORITHM`, as [`Comm::barrier_with`] does here.
+/// choice with `MPIR_CVAR_BARRIER_INTRA_ALGORITHM`, as [`Comm::using`] does here.
 ///
 /// Each variant's cost is for `p` ranks, alpha per message.
 ///
@@ -92,7 +92,7 @@ impl Barrier {
 impl Comm {
     /// Blocks until every rank of the communicator has called it (MPI_Barrier).
     ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Barrier`] and [`Comm::barrier_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Barrier`] and [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -106,26 +106,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn barrier(&self) -> Result<()> {
-        self.barrier_with(Barrier::Auto)
+        self.barrier_with(self.chosen::<Barrier>())
     }
 
-    /// [`Comm::barrier`] with a chosen algorithm (MPI_Barrier, with the algorithm fixed as
-    /// MPICH's `MPIR_CVAR_BARRIER_INTRA_ALGORITHM` fixes it).
-    ///
-    /// Cost: `Central` `2 (p - 1) alpha` on rank 0's links, `Dissemination`
-    /// `ceil(log2 p) alpha`, `Tree` `2 ceil(log2 p) alpha`, `SharedMemory` `c`, one
-    /// synchronisation.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::barrier`].
-    ///
-    /// ```
-    /// use rpar::Barrier;
-    /// rpar::run(5, |world| world.barrier_with(Barrier::Tree))?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn barrier_with(&self, algorithm: Barrier) -> Result<()> {
+    /// [`Comm::barrier`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn barrier_with(&self, algorithm: Barrier) -> Result<()> {
         self.collective(Call::new("barrier"), &algorithm, || {
             if let (Barrier::Auto, Some(native)) = (algorithm, self.native()) {
                 native.barrier();

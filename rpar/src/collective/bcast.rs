@@ -38,10 +38,10 @@ const SEGMENT_BYTES: usize = 16 * 1024;
 
 const CALL: &str = "bcast";
 
-/// The broadcast algorithm (for [`Comm::bcast_with`]).
+/// The broadcast algorithm (for [`Comm::using`]).
 ///
 /// An MPI library picks among such algorithms inside MPI_Bcast; MPICH lets the user fix the choice
-/// with `MPIR_CVAR_BCAST_INTRA_ALGORITHM`, as [`Comm::bcast_with`] does here.
+/// with `MPIR_CVAR_BCAST_INTRA_ALGORITHM`, as [`Comm::using`] does here.
 ///
 /// Each variant's cost is for `p` ranks and `m` the bytes of the message:
 /// alpha per message, beta per byte, gamma per byte combined.
@@ -127,7 +127,7 @@ impl Comm {
     /// Broadcasts `buf` from `root` to every rank, in place (MPI_Bcast): on return every rank's
     /// `buf` holds the root's. All ranks must pass buffers of the same length.
     ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Bcast`] and [`Comm::bcast_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Bcast`] and [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -147,34 +147,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn bcast<B: BufferMut + ?Sized>(&self, buf: &mut B, root: usize) -> Result<()> {
-        self.bcast_with(buf, root, Bcast::Auto)
+        self.bcast_with(buf, root, self.chosen::<Bcast>())
     }
 
-    /// [`Comm::bcast`] with a chosen algorithm (MPI_Bcast, with the algorithm fixed as MPICH's
-    /// `MPIR_CVAR_BCAST_INTRA_ALGORITHM` fixes it).
-    ///
-    /// Cost, for `m` the bytes of the message: `Linear` `(p - 1)(alpha + beta m)`, `Binomial`
-    /// `ceil(log2 p)(alpha + beta m)`, `Pipeline` `(p - 2 + m / s)(alpha + beta s)` for
-    /// segments of `s` bytes, `ScatterAllgather`
-    /// `log2 p alpha + (p - 1) alpha + 2 beta m (p - 1) / p`, `Torus`
-    /// `(log2 q1 + log2 q2)(alpha + beta m)` on a `q1 x q2` grid, `SharedMemory` `c + beta m`
-    /// per reader with `c` one synchronisation.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::bcast`].
-    ///
-    /// ```
-    /// use rpar::Bcast;
-    /// rpar::run(6, |world| {
-    ///     let mut v = vec![world.rank() as i32; 100];
-    ///     world.bcast_with(&mut v, 1, Bcast::ScatterAllgather)?;
-    ///     assert_eq!(v, vec![1; 100]);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn bcast_with<B: BufferMut + ?Sized>(
+    /// [`Comm::bcast`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn bcast_with<B: BufferMut + ?Sized>(
         &self,
         buf: &mut B,
         root: usize,

@@ -29,7 +29,7 @@ const TAG_LENGTHS: i32 = 213;
 
 const CALL_V: &str = "gatherv";
 
-/// The gather algorithm (for [`Comm::gather_with`] and the other gather forms).
+/// The gather algorithm (for [`Comm::using`] and the other gather forms).
 ///
 /// An MPI library picks among such algorithms inside MPI_Gather and MPI_Gatherv; MPICH lets the
 /// user fix the choice with `MPIR_CVAR_GATHER_INTRA_ALGORITHM`, as the `_with` forms do here.
@@ -129,34 +129,12 @@ impl Comm {
         send: &B,
         root: usize,
     ) -> Result<Option<Vec<B::Elem>>> {
-        self.gather_with(send, root, Gather::Auto)
+        self.gather_with(send, root, self.chosen::<Gather>())
     }
 
-    /// [`Comm::gather`] with a chosen algorithm (MPI_Gather, with the algorithm fixed as MPICH's
-    /// `MPIR_CVAR_GATHER_INTRA_ALGORITHM` fixes it).
-    ///
-    /// Cost, for `m` the bytes of one block: `Linear` `(p - 1)(alpha + beta m)`, `Binomial`
-    /// `ceil(log2 p) alpha + (p - 1) beta m`.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::gather`].
-    ///
-    /// ```
-    /// use rpar::Gather;
-    /// let got = rpar::run(5, |world| {
-    ///     let mine = [world.rank() as u32; 2];
-    ///     let tree = world.gather_with(&mine[..], 1, Gather::Binomial)?;
-    ///     assert_eq!(tree, world.gather(&mine[..], 1)?); // the same as Auto's choice
-    ///     let bad = world.gather_with(&mine[..], 5, Gather::Binomial);
-    ///     assert!(matches!(bad, Err(rpar::Error::RankOutOfRange { rank: 5, size: 5 })));
-    ///     Ok(tree)
-    /// })?;
-    /// assert_eq!(got[1], Some(vec![0, 0, 1, 1, 2, 2, 3, 3, 4, 4]));
-    /// assert_eq!(got[0], None);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gather_with<B: Buffer + ?Sized>(
+    /// [`Comm::gather`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn gather_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
         root: usize,
@@ -212,31 +190,12 @@ impl Comm {
         recv: &mut [B::Elem],
         root: usize,
     ) -> Result<()> {
-        self.gather_into_with(send, recv, root, Gather::Auto)
+        self.gather_into_with(send, recv, root, self.chosen::<Gather>())
     }
 
-    /// [`Comm::gather_into`] with a chosen algorithm (MPI_Gather).
-    ///
-    /// Cost: as [`Comm::gather_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::gather_into`].
-    ///
-    /// ```
-    /// use rpar::Gather;
-    /// rpar::run(4, |world| {
-    ///     let mut all = [0u8; 8];
-    ///     let mine = [world.rank() as u8, 9];
-    ///     world.gather_into_with(&mine[..], &mut all, 3, Gather::Binomial)?;
-    ///     if world.rank() == 3 {
-    ///         assert_eq!(all, [0, 9, 1, 9, 2, 9, 3, 9]);
-    ///     }
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gather_into_with<B: Buffer + ?Sized>(
+    /// [`Comm::gather_into`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn gather_into_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
         recv: &mut [B::Elem],
@@ -279,31 +238,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn gather_in_place<T: Datatype>(&self, buf: &mut [T], root: usize) -> Result<()> {
-        self.gather_in_place_with(buf, root, Gather::Auto)
+        self.gather_in_place_with(buf, root, self.chosen::<Gather>())
     }
 
-    /// [`Comm::gather_in_place`] with a chosen algorithm (MPI_Gather with MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::gather_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::gather_in_place`].
-    ///
-    /// ```
-    /// use rpar::Gather;
-    /// rpar::run(4, |world| {
-    ///     let r = world.rank() as u16;
-    ///     let mut buf = if r == 0 { vec![7, 0, 0, 0] } else { vec![10 * r] };
-    ///     world.gather_in_place_with(&mut buf, 0, Gather::Binomial)?;
-    ///     if r == 0 {
-    ///         assert_eq!(buf, [7, 10, 20, 30]);
-    ///     }
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gather_in_place_with<T: Datatype>(
+    /// [`Comm::gather_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn gather_in_place_with<T: Datatype>(
         &self,
         buf: &mut [T],
         root: usize,
@@ -328,7 +268,7 @@ impl Comm {
     /// Gathers blocks of different lengths at `root` (MPI_Gatherv, blocks placed one after
     /// another): rank `i` sends `counts[i]` elements; `counts` is read at the root only.
     ///
-    /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
+    /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -355,30 +295,12 @@ impl Comm {
         counts: &[usize],
         root: usize,
     ) -> Result<Option<Vec<B::Elem>>> {
-        self.gatherv_with(send, counts, root, Gather::Auto)
+        self.gatherv_with(send, counts, root, self.chosen::<Gather>())
     }
 
-    /// [`Comm::gatherv`] with a chosen algorithm (MPI_Gatherv).
-    ///
-    /// Cost, for `n` the bytes of the other ranks' blocks together: `Linear`
-    /// `(p - 1) alpha + n beta`, `Binomial` `2 ceil(log2 p) alpha + n beta` at the root (each
-    /// message preceded by the lengths of its subtree's blocks, which the root checks one by
-    /// one).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::gatherv`].
-    ///
-    /// ```
-    /// use rpar::Gather;
-    /// let got = rpar::run(4, |world| {
-    ///     let r = world.rank();
-    ///     world.gatherv_with(&vec![r as u8; r], &[0, 1, 2, 3], 2, Gather::Binomial)
-    /// })?;
-    /// assert_eq!(got[2], Some(vec![1, 2, 2, 3, 3, 3]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gatherv_with<B: Buffer + ?Sized>(
+    /// [`Comm::gatherv`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn gatherv_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
         counts: &[usize],
@@ -405,7 +327,7 @@ impl Comm {
     /// elements at `displs[i]` (MPI_Gatherv's own form; `recv`, `counts` and `displs` are read
     /// at the root only).
     ///
-    /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
+    /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -439,32 +361,12 @@ impl Comm {
         displs: &[usize],
         root: usize,
     ) -> Result<()> {
-        self.gatherv_into_with(send, recv, counts, displs, root, Gather::Auto)
+        self.gatherv_into_with(send, recv, counts, displs, root, self.chosen::<Gather>())
     }
 
-    /// [`Comm::gatherv_into`] with a chosen algorithm (MPI_Gatherv).
-    ///
-    /// Cost: as [`Comm::gatherv_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::gatherv_into`].
-    ///
-    /// ```
-    /// use rpar::Gather;
-    /// rpar::run(3, |world| {
-    ///     let mut recv = [0i32; 6];
-    ///     let send = vec![world.rank() as i32 + 1; world.rank() + 1];
-    ///     // rank 2's three elements first, then rank 1's two, then rank 0's one
-    ///     world.gatherv_into_with(&send, &mut recv, &[1, 2, 3], &[5, 3, 0], 0, Gather::Binomial)?;
-    ///     if world.rank() == 0 {
-    ///         assert_eq!(recv, [3, 3, 3, 2, 2, 1]);
-    ///     }
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gatherv_into_with<B: Buffer + ?Sized>(
+    /// [`Comm::gatherv_into`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn gatherv_into_with<B: Buffer + ?Sized>(
         &self,
         send: &B,
         recv: &mut [B::Elem],
@@ -484,7 +386,7 @@ impl Comm {
     /// its own block already there; elsewhere `buf` is what is sent (and `counts` and `displs`
     /// are not read).
     ///
-    /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::gatherv_with`]).
+    /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -516,30 +418,12 @@ impl Comm {
         displs: &[usize],
         root: usize,
     ) -> Result<()> {
-        self.gatherv_in_place_with(buf, counts, displs, root, Gather::Auto)
+        self.gatherv_in_place_with(buf, counts, displs, root, self.chosen::<Gather>())
     }
 
-    /// [`Comm::gatherv_in_place`] with a chosen algorithm (MPI_Gatherv with MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::gatherv_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::gatherv_in_place`].
-    ///
-    /// ```
-    /// use rpar::Gather;
-    /// let got = rpar::run(4, |world| {
-    ///     let r = world.rank() as u16;
-    ///     let mut buf = if r == 0 { vec![1, 0, 0, 0] } else { vec![10 * r] };
-    ///     // the other ranks' blocks in reverse order behind the root's
-    ///     world.gatherv_in_place_with(&mut buf, &[1; 4], &[0, 3, 2, 1], 0, Gather::Binomial)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert_eq!(got[0], [1, 30, 20, 10]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gatherv_in_place_with<T: Datatype>(
+    /// [`Comm::gatherv_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn gatherv_in_place_with<T: Datatype>(
         &self,
         buf: &mut [T],
         counts: &[usize],
@@ -586,29 +470,12 @@ impl Comm {
         send: Vec<T>,
         root: usize,
     ) -> Result<Option<Vec<Vec<T>>>> {
-        self.gather_owned_with(send, root, Gather::Auto)
+        self.gather_owned_with(send, root, self.chosen::<Gather>())
     }
 
-    /// [`Comm::gather_owned`] with a chosen algorithm (MPI_Gatherv). `Binomial` forwards every
-    /// `Vec` of a subtree as a message of its own, moved at every hop.
-    ///
-    /// Cost: `Linear` `(p - 1) alpha` at the root; `Binomial` `ceil(log2 p) alpha` of latency
-    /// but `p - 1` messages into the root all the same; no copy in-process.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::gather_owned`].
-    ///
-    /// ```
-    /// use rpar::Gather;
-    /// let got = rpar::run(5, |world| {
-    ///     let r = world.rank();
-    ///     world.gather_owned_with(vec![r; 2], 3, Gather::Binomial)
-    /// })?;
-    /// assert_eq!(got[3], Some((0..5).map(|r| vec![r; 2]).collect()));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gather_owned_with<T: Datatype>(
+    /// [`Comm::gather_owned`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn gather_owned_with<T: Datatype>(
         &self,
         send: Vec<T>,
         root: usize,

@@ -30,6 +30,7 @@ mod shared;
 mod shift;
 mod typed;
 mod typed_v;
+mod using;
 
 pub use allgather::Allgather;
 pub use allreduce::Allreduce;
@@ -61,6 +62,8 @@ pub use scatter::Scatter;
 pub(crate) use select::Label;
 pub(crate) use shift::shift as shift_algorithm;
 pub use shift::Shift;
+pub(crate) use using::Choices;
+pub use using::{CollectiveAlgorithm, Using};
 
 /// Tags of collective traffic (on the collective context, invisible to user receives).
 pub(crate) mod tags {

@@ -33,8 +33,8 @@ const TAG_GATHER: i32 = 104;
 
 const CALL: &str = "reduce";
 
-/// Reduce algorithms, for [`Comm::reduce_with`], [`Comm::reduce_into_with`] and
-/// [`Comm::reduce_in_place_with`].
+/// Reduce algorithms, for [`Comm::using`] and
+/// [`Comm::using`].
 ///
 /// An MPI library picks among such algorithms inside MPI_Reduce; MPICH lets the user fix the choice
 /// with `MPIR_CVAR_REDUCE_INTRA_ALGORITHM`, as the `_with` forms do here.
@@ -66,7 +66,7 @@ const CALL: &str = "reduce";
 ///
 /// ```
 /// use rpar::{Reduce, Sum};
-/// let r = rpar::run(5, |world| world.reduce_with(&[world.rank() as u32; 3][..], Sum, 2, Reduce::Binomial))?;
+/// let r = rpar::run(5, |world| world.using(Reduce::Binomial).reduce(&[world.rank() as u32; 3][..], Sum, 2))?;
 /// assert_eq!(r[2], Some(vec![10, 10, 10]));
 /// assert_eq!(r[0], None);
 /// # Ok::<(), rpar::Error>(())
@@ -122,7 +122,7 @@ impl Comm {
     /// Combines every rank's `data` elementwise with `op`; the result, of the same shape, is
     /// `Some` at `root` and `None` elsewhere (MPI_Reduce). All ranks pass the same length.
     ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Reduce`] and [`Comm::reduce_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Reduce`] and [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -143,37 +143,12 @@ impl Comm {
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.reduce_with(data, op, root, Reduce::Auto)
+        self.reduce_with(data, op, root, self.chosen::<Reduce>())
     }
 
-    /// [`Comm::reduce`] with an explicit algorithm (MPI_Reduce, with the algorithm fixed as
-    /// MPICH's `MPIR_CVAR_REDUCE_INTRA_ALGORITHM` fixes it).
-    ///
-    /// Cost, for `n` the bytes of each rank's vector: `Linear`
-    /// `(p-1)(alpha + n beta + n gamma)`; `Binomial` `ceil(log2 p)(alpha + n beta + n gamma)`,
-    /// plus `alpha + n beta` for a non-commutative operator and a root other than 0;
-    /// `Rabenseifner` `2 log2(p) alpha + 2 (p-1)/p n beta + (p-1)/p n gamma` for `p` a power of
-    /// two, plus `alpha + n beta + n gamma` otherwise; `SharedMemory` (with `c` one
-    /// synchronisation) `c + (p - 1) n (beta + gamma)` at the root for small vectors,
-    /// `2c + 2 n beta + n gamma` for large ones.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::reduce`].
-    ///
-    /// ```
-    /// use rpar::{Reduce, Sum};
-    /// let got = rpar::run(6, |world| {
-    ///     let v = [world.rank() as i32, -1];
-    ///     let r = world.reduce_with(&v[..], Sum, 4, Reduce::Rabenseifner)?;
-    ///     assert_eq!(r, world.reduce(&v[..], Sum, 4)?); // the same as Auto's choice
-    ///     Ok(r)
-    /// })?;
-    /// assert_eq!(got[4], Some(vec![15, -6]));
-    /// assert_eq!(got[0], None);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce_with<B, O>(
+    /// [`Comm::reduce`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn reduce_with<B, O>(
         &self,
         data: &B,
         op: O,
@@ -199,7 +174,7 @@ impl Comm {
     /// `recv` is neither read nor written at the other ranks (as MPI ignores their `recvbuf`:
     /// any length, e.g. empty, will do). All ranks pass the same length of `send`.
     ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Reduce`] and [`Comm::reduce_with`]),
+    /// Cost: that of the algorithm `Auto` picks (see [`Reduce`] and [`Comm::using`]),
     /// with `send` read where it lies (`SharedMemory`, MPI's own) or copied once, where the
     /// message-passing algorithms combine in place (into `recv` at the root, into a scratch
     /// buffer elsewhere).
@@ -232,32 +207,12 @@ impl Comm {
         R: BufferMut<Elem = B::Elem> + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.reduce_into_with(send, recv, op, root, Reduce::Auto)
+        self.reduce_into_with(send, recv, op, root, self.chosen::<Reduce>())
     }
 
-    /// [`Comm::reduce_into`] with an explicit algorithm (MPI_Reduce, with the algorithm fixed
-    /// as MPICH's `MPIR_CVAR_REDUCE_INTRA_ALGORITHM` fixes it).
-    ///
-    /// Cost: as [`Comm::reduce_with`], and one copy of `send` for the message-passing
-    /// algorithms.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::reduce_into`].
-    ///
-    /// ```
-    /// use rpar::{Min, Reduce};
-    /// let got = rpar::run(6, |world| {
-    ///     let send = vec![world.rank() as f32 - 2.0; 3];
-    ///     let mut recv = if world.rank() == 5 { vec![0.0; 3] } else { Vec::new() };
-    ///     world.reduce_into_with(&send, &mut recv, Min, 5, Reduce::Binomial)?;
-    ///     Ok(recv)
-    /// })?;
-    /// assert_eq!(got[5], [-2.0; 3]);
-    /// assert!(got[0].is_empty());
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce_into_with<B, R, O>(
+    /// [`Comm::reduce_into`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn reduce_into_with<B, R, O>(
         &self,
         send: &B,
         recv: &mut R,
@@ -282,7 +237,7 @@ impl Comm {
     /// [`Comm::reduce`] in place (MPI_Reduce with MPI_IN_PLACE at the root): the root's `buf`
     /// is replaced by the result; at the other ranks `buf` is only read.
     ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Comm::reduce_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -303,29 +258,12 @@ impl Comm {
         B: BufferMut + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.reduce_in_place_with(buf, op, root, Reduce::Auto)
+        self.reduce_in_place_with(buf, op, root, self.chosen::<Reduce>())
     }
 
-    /// [`Comm::reduce_in_place`] with an explicit algorithm (MPI_Reduce with MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::reduce_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::reduce`].
-    ///
-    /// ```
-    /// use rpar::{Max, Reduce};
-    /// let got = rpar::run(4, |world| {
-    ///     let mut v = [[0u32, 3, 2, 1][world.rank()], 1];
-    ///     world.reduce_in_place_with(&mut v[..], Max, 2, Reduce::Linear)?;
-    ///     Ok(v)
-    /// })?;
-    /// assert_eq!(got[2], [3, 1]); // the root's buffer holds the result
-    /// assert_eq!(got[0], [0, 1]); // elsewhere it is only read
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce_in_place_with<B, O>(
+    /// [`Comm::reduce_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn reduce_in_place_with<B, O>(
         &self,
         buf: &mut B,
         op: O,

@@ -39,8 +39,8 @@ const TAG_UNFOLD: i32 = 132;
 const TAG_PAIRWISE: i32 = 133;
 const TAG_RING: i32 = 134;
 
-/// Reduce-scatter algorithms, for [`Comm::reduce_scatter_with`] and
-/// [`Comm::reduce_scatter_block_with`].
+/// Reduce-scatter algorithms, for [`Comm::using`] and
+/// [`Comm::using`].
 ///
 /// An MPI library picks among such algorithms inside MPI_Reduce_scatter and
 /// MPI_Reduce_scatter_block; MPICH lets the user fix the choice with
@@ -70,7 +70,7 @@ const TAG_RING: i32 = 134;
 /// use rpar::{ReduceScatter, Sum};
 /// let mine = rpar::run(3, |world| {
 ///     let data = [1u32, 2, 3, 4, 5, 6];
-///     world.reduce_scatter_with(&data[..], &[1, 2, 3], Sum, ReduceScatter::Pairwise)
+///     world.using(ReduceScatter::Pairwise).reduce_scatter(&data[..], &[1, 2, 3], Sum)
 /// })?;
 /// assert_eq!(mine, vec![vec![3], vec![6, 9], vec![12, 15, 18]]);
 /// # Ok::<(), rpar::Error>(())
@@ -122,7 +122,7 @@ impl Comm {
     /// ranks, have one entry per rank and add up to the length of `data`.
     ///
     /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
-    /// [`Comm::reduce_scatter_with`]).
+    /// [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -146,37 +146,12 @@ impl Comm {
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.reduce_scatter_with(data, counts, op, ReduceScatter::Auto)
+        self.reduce_scatter_with(data, counts, op, self.chosen::<ReduceScatter>())
     }
 
-    /// [`Comm::reduce_scatter`] with an explicit algorithm (MPI_Reduce_scatter, with the
-    /// algorithm fixed as MPICH's `MPIR_CVAR_REDUCE_SCATTER_INTRA_ALGORITHM` fixes it).
-    ///
-    /// Cost, for `n` the bytes of the whole vector: `RecursiveHalving`
-    /// `log2(p) alpha + (p-1)/p n (beta + gamma)` for `p` a power of two, plus
-    /// `2 alpha + n beta + n gamma` otherwise; `Pairwise`
-    /// `(p-1) alpha + (p-1)/p n beta + n gamma` (`p > 2`); `Ring`
-    /// `(p-1) alpha + (p-1)/p n (beta + gamma)` (commutative operators only).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::reduce_scatter`], and [`Error::InvalidArgument`] on every rank for `Ring`
-    /// with a non-commutative operator.
-    ///
-    /// ```
-    /// use rpar::{ReduceScatter, Sum};
-    /// let got = rpar::run(4, |world| {
-    ///     let data: Vec<u32> = (0..6).map(|i| i * (world.rank() as u32 + 1)).collect();
-    ///     let counts = [3, 0, 1, 2];
-    ///     let ring = world.reduce_scatter_with(&data, &counts, Sum, ReduceScatter::Ring)?;
-    ///     assert_eq!(ring, world.reduce_scatter(&data, &counts, Sum)?); // as Auto's choice
-    ///     Ok(ring)
-    /// })?;
-    /// // (1 + 2 + 3 + 4) i for i in 0..6, in blocks of 3, 0, 1 and 2
-    /// assert_eq!(got, vec![vec![0, 10, 20], vec![], vec![30], vec![40, 50]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce_scatter_with<B, O>(
+    /// [`Comm::reduce_scatter`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn reduce_scatter_with<B, O>(
         &self,
         data: &B,
         counts: &[usize],
@@ -195,7 +170,7 @@ impl Comm {
     /// this rank's block of the result (the rest is left as it was).
     ///
     /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
-    /// [`Comm::reduce_scatter_with`]), and one copy of the block into `buf`.
+    /// [`Comm::using`]), and one copy of the block into `buf`.
     ///
     /// # Errors
     ///
@@ -222,31 +197,12 @@ impl Comm {
         T: Datatype,
         O: ReduceOp<T>,
     {
-        self.reduce_scatter_in_place_with(buf, counts, op, ReduceScatter::Auto)
+        self.reduce_scatter_in_place_with(buf, counts, op, self.chosen::<ReduceScatter>())
     }
 
-    /// [`Comm::reduce_scatter_in_place`] with an explicit algorithm (MPI_Reduce_scatter with
-    /// MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::reduce_scatter_with`], and one copy of the block into `buf`.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::reduce_scatter_with`].
-    ///
-    /// ```
-    /// use rpar::{Max, ReduceScatter};
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank() as i8;
-    ///     let mut buf = [r, -r, 2 * r, 0];
-    ///     world.reduce_scatter_in_place_with(&mut buf, &[2, 0, 2], Max, ReduceScatter::Ring)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert_eq!(got[0][..2], [2, 0]);
-    /// assert_eq!(got[2][..2], [4, 0]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce_scatter_in_place_with<T, O>(
+    /// [`Comm::reduce_scatter_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn reduce_scatter_in_place_with<T, O>(
         &self,
         buf: &mut [T],
         counts: &[usize],
@@ -265,7 +221,7 @@ impl Comm {
     /// the number of ranks.
     ///
     /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
-    /// [`Comm::reduce_scatter_with`]).
+    /// [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -285,35 +241,12 @@ impl Comm {
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.reduce_scatter_block_with(data, op, ReduceScatter::Auto)
+        self.reduce_scatter_block_with(data, op, self.chosen::<ReduceScatter>())
     }
 
-    /// [`Comm::reduce_scatter_block`] with an explicit algorithm (MPI_Reduce_scatter_block,
-    /// with the algorithm fixed as MPICH's `MPIR_CVAR_REDUCE_SCATTER_BLOCK_INTRA_ALGORITHM`
-    /// fixes it).
-    ///
-    /// Cost: as [`Comm::reduce_scatter_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::reduce_scatter_block`], and [`Error::InvalidArgument`] on every rank for
-    /// `Ring` with a non-commutative operator.
-    ///
-    /// ```
-    /// use rpar::{ReduceScatter, UserOp};
-    /// // appending decimal digits, as (value, 10^digits): associative, not commutative
-    /// let append = UserOp::non_commutative(|a: [u64; 2], b: [u64; 2]| {
-    ///     [a[0] * b[1] + b[0], a[1] * b[1]]
-    /// });
-    /// let got = rpar::run(3, |world| {
-    ///     let d = [world.rank() as u64 + 1, 10];
-    ///     let halving = ReduceScatter::RecursiveHalving;
-    ///     world.reduce_scatter_block_with(&[d, d, d][..], &append, halving)
-    /// })?;
-    /// assert!(got.iter().all(|b| *b == [[123, 1000]])); // rank order, with 3 ranks folded
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce_scatter_block_with<B, O>(
+    /// [`Comm::reduce_scatter_block`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn reduce_scatter_block_with<B, O>(
         &self,
         data: &B,
         op: O,
@@ -331,7 +264,7 @@ impl Comm {
     /// rank's block of the result (the rest is left as it was).
     ///
     /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
-    /// [`Comm::reduce_scatter_with`]), and one copy of the block into `buf`.
+    /// [`Comm::using`]), and one copy of the block into `buf`.
     ///
     /// # Errors
     ///
@@ -353,34 +286,12 @@ impl Comm {
         T: Datatype,
         O: ReduceOp<T>,
     {
-        self.reduce_scatter_block_in_place_with(buf, op, ReduceScatter::Auto)
+        self.reduce_scatter_block_in_place_with(buf, op, self.chosen::<ReduceScatter>())
     }
 
-    /// [`Comm::reduce_scatter_block_in_place`] with an explicit algorithm
-    /// (MPI_Reduce_scatter_block with MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::reduce_scatter_with`], and one copy of the block into `buf`.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::reduce_scatter_block_with`].
-    ///
-    /// ```
-    /// use rpar::{ReduceScatter, UserOp};
-    /// // appending decimal digits, as (value, 10^digits): associative, not commutative
-    /// let append = UserOp::non_commutative(|a: [u64; 2], b: [u64; 2]| {
-    ///     [a[0] * b[1] + b[0], a[1] * b[1]]
-    /// });
-    /// let got = rpar::run(3, |world| {
-    ///     let d = [world.rank() as u64 + 1, 10];
-    ///     let mut buf = [d, d, d];
-    ///     world.reduce_scatter_block_in_place_with(&mut buf, &append, ReduceScatter::Pairwise)?;
-    ///     Ok(buf[0])
-    /// })?;
-    /// assert_eq!(got, vec![[123, 1000]; 3]); // in rank order
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce_scatter_block_in_place_with<T, O>(
+    /// [`Comm::reduce_scatter_block_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn reduce_scatter_block_in_place_with<T, O>(
         &self,
         buf: &mut [T],
         op: O,

@@ -24,7 +24,7 @@ use crate::{Comm, Result};
 const TAG_CHAIN: i32 = 120;
 const TAG_DOUBLING: i32 = 121;
 
-/// Scan and exscan algorithms, for [`Comm::scan_with`] and [`Comm::exscan_with`].
+/// Scan and exscan algorithms, for [`Comm::using`].
 ///
 /// An MPI library picks among such algorithms inside MPI_Scan and MPI_Exscan; MPICH lets the user
 /// fix the choice with `MPIR_CVAR_SCAN_INTRA_ALGORITHM`, as the `_with` forms do here.
@@ -48,7 +48,7 @@ const TAG_DOUBLING: i32 = 121;
 ///
 /// ```
 /// use rpar::{Scan, Sum};
-/// let r = rpar::run(4, |world| world.scan_with(&(world.rank() + 1), Sum, Scan::Linear))?;
+/// let r = rpar::run(4, |world| world.using(Scan::Linear).scan(&(world.rank() + 1), Sum))?;
 /// assert_eq!(r, vec![1, 3, 6, 10]);
 /// # Ok::<(), rpar::Error>(())
 /// ```
@@ -93,7 +93,7 @@ impl Comm {
     /// Inclusive prefix reduction: rank `i` gets `data` of ranks `0..=i` combined with `op` in
     /// rank order (MPI_Scan).
     ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Scan`] and [`Comm::scan_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Scan`] and [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -113,31 +113,12 @@ impl Comm {
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.scan_with(data, op, Scan::Auto)
+        self.scan_with(data, op, self.chosen::<Scan>())
     }
 
-    /// [`Comm::scan`] with an explicit algorithm (MPI_Scan, with the algorithm fixed as MPICH's
-    /// `MPIR_CVAR_SCAN_INTRA_ALGORITHM` fixes it).
-    ///
-    /// Cost, for `n` the bytes of each rank's vector: `Linear` `(p-1)(alpha + n beta + n gamma)`
-    /// from first to last rank, `RecursiveDoubling` `ceil(log2 p)(alpha + n beta + 2 n gamma)`.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scan`].
-    ///
-    /// ```
-    /// use rpar::{Scan, Sum};
-    /// let got = rpar::run(5, |world| {
-    ///     let x = world.rank() as u32 + 1;
-    ///     let s = world.scan_with(&x, Sum, Scan::RecursiveDoubling)?;
-    ///     assert_eq!(s, world.scan(&x, Sum)?); // the same as Auto's choice
-    ///     Ok(s)
-    /// })?;
-    /// assert_eq!(got, vec![1, 3, 6, 10, 15]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scan_with<B, O>(&self, data: &B, op: O, algorithm: Scan) -> Result<B::Owned>
+    /// [`Comm::scan`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn scan_with<B, O>(&self, data: &B, op: O, algorithm: Scan) -> Result<B::Owned>
     where
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
@@ -149,7 +130,7 @@ impl Comm {
 
     /// [`Comm::scan`] in place (MPI_Scan with MPI_IN_PLACE).
     ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Comm::scan_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -170,32 +151,12 @@ impl Comm {
         B: BufferMut + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.scan_in_place_with(buf, op, Scan::Auto)
+        self.scan_in_place_with(buf, op, self.chosen::<Scan>())
     }
 
-    /// [`Comm::scan_in_place`] with an explicit algorithm (MPI_Scan with MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::scan_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scan`].
-    ///
-    /// ```
-    /// use rpar::{Scan, UserOp};
-    /// // appending decimal digits, as (value, 10^digits): associative, not commutative
-    /// let append = UserOp::non_commutative(|a: [u64; 2], b: [u64; 2]| {
-    ///     [a[0] * b[1] + b[0], a[1] * b[1]]
-    /// });
-    /// let got = rpar::run(4, |world| {
-    ///     let mut x = [world.rank() as u64 + 1, 10];
-    ///     world.scan_in_place_with(&mut x, &append, Scan::RecursiveDoubling)?;
-    ///     Ok(x[0])
-    /// })?;
-    /// assert_eq!(got, vec![1, 12, 123, 1234]); // in rank order
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scan_in_place_with<B, O>(&self, buf: &mut B, op: O, algorithm: Scan) -> Result<()>
+    /// [`Comm::scan_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn scan_in_place_with<B, O>(&self, buf: &mut B, op: O, algorithm: Scan) -> Result<()>
     where
         B: BufferMut + ?Sized,
         O: ReduceOp<B::Elem>,
@@ -207,7 +168,7 @@ impl Comm {
     /// Exclusive prefix reduction: rank `i > 0` gets `data` of ranks `0..i` combined with `op`
     /// in rank order; rank 0 gets `None` (MPI_Exscan, whose result is undefined at rank 0).
     ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Comm::exscan_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -224,29 +185,17 @@ impl Comm {
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.exscan_with(data, op, Scan::Auto)
+        self.exscan_with(data, op, self.chosen::<Scan>())
     }
 
-    /// [`Comm::exscan`] with an explicit algorithm (MPI_Exscan, with the algorithm fixed as
-    /// MPICH's `MPIR_CVAR_EXSCAN_INTRA_ALGORITHM` fixes it).
-    ///
-    /// Cost: as [`Comm::scan_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scan`].
-    ///
-    /// ```
-    /// use rpar::{Scan, Sum};
-    /// // where each rank's part starts in a global array: the exclusive prefix of the lengths
-    /// let got = rpar::run(4, |world| {
-    ///     let len = [3usize, 1, 4, 1][world.rank()];
-    ///     Ok(world.exscan_with(&len, Sum, Scan::RecursiveDoubling)?.unwrap_or(0))
-    /// })?;
-    /// assert_eq!(got, vec![0, 3, 4, 8]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn exscan_with<B, O>(&self, data: &B, op: O, algorithm: Scan) -> Result<Option<B::Owned>>
+    /// [`Comm::exscan`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn exscan_with<B, O>(
+        &self,
+        data: &B,
+        op: O,
+        algorithm: Scan,
+    ) -> Result<Option<B::Owned>>
     where
         B: Buffer + ?Sized,
         O: ReduceOp<B::Elem>,
@@ -259,7 +208,7 @@ impl Comm {
     /// [`Comm::exscan`] in place (MPI_Exscan with MPI_IN_PLACE): `buf` is replaced by the
     /// exclusive prefix at ranks above 0 and left unchanged at rank 0.
     ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Comm::exscan_with`]).
+    /// Cost: that of the algorithm `Auto` picks (see [`Comm::using`]).
     ///
     /// # Errors
     ///
@@ -280,28 +229,17 @@ impl Comm {
         B: BufferMut + ?Sized,
         O: ReduceOp<B::Elem>,
     {
-        self.exscan_in_place_with(buf, op, Scan::Auto)
+        self.exscan_in_place_with(buf, op, self.chosen::<Scan>())
     }
 
-    /// [`Comm::exscan_in_place`] with an explicit algorithm (MPI_Exscan with MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::scan_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scan`].
-    ///
-    /// ```
-    /// use rpar::{Max, Scan};
-    /// let got = rpar::run(4, |world| {
-    ///     let mut x = [5i16, -2, 9, 1][world.rank()];
-    ///     world.exscan_in_place_with(&mut x, Max, Scan::Linear)?;
-    ///     Ok(x)
-    /// })?;
-    /// assert_eq!(got, vec![5, 5, 5, 9]); // rank 0 keeps its own value
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn exscan_in_place_with<B, O>(&self, buf: &mut B, op: O, algorithm: Scan) -> Result<()>
+    /// [`Comm::exscan_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn exscan_in_place_with<B, O>(
+        &self,
+        buf: &mut B,
+        op: O,
+        algorithm: Scan,
+    ) -> Result<()>
     where
         B: BufferMut + ?Sized,
         O: ReduceOp<B::Elem>,

@@ -26,7 +26,7 @@ const TAG_COUNTS: i32 = 222;
 
 const CALL_V: &str = "scatterv";
 
-/// The scatter algorithm (for [`Comm::scatter_with`] and the other scatter forms).
+/// The scatter algorithm (for [`Comm::using`] and the other scatter forms).
 ///
 /// An MPI library picks among such algorithms inside MPI_Scatter and MPI_Scatterv; MPICH lets the
 /// user fix the choice with `MPIR_CVAR_SCATTER_INTRA_ALGORITHM`, as the `_with` forms do here.
@@ -124,7 +124,7 @@ impl Comm {
     /// (MPI_Scatter); returns this rank's block.
     ///
     /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::scatter_with`].
+    /// [`Comm::using`].
     ///
     /// # Errors
     ///
@@ -144,31 +144,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn scatter<T: Datatype>(&self, send: &[T], root: usize) -> Result<Vec<T>> {
-        self.scatter_with(send, root, Scatter::Auto)
+        self.scatter_with(send, root, self.chosen::<Scatter>())
     }
 
-    /// [`Comm::scatter`] with a chosen algorithm (MPI_Scatter, with the algorithm fixed as
-    /// MPICH's `MPIR_CVAR_SCATTER_INTRA_ALGORITHM` fixes it).
-    ///
-    /// Cost, for `m` the bytes of one block: `Linear` `(p - 1)(alpha + beta m)`, `Binomial`
-    /// `ceil(log2 p) alpha + (p - 1) beta m`.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scatter`].
-    ///
-    /// ```
-    /// use rpar::Scatter;
-    /// let got = rpar::run(5, |world| {
-    ///     let all: Vec<u16> = if world.rank() == 0 { (0..10).collect() } else { Vec::new() };
-    ///     let mine = world.scatter_with(&all, 0, Scatter::Binomial)?;
-    ///     assert_eq!(mine, world.scatter(&all, 0)?); // Auto (Linear on 5 ranks) agrees
-    ///     Ok(mine)
-    /// })?;
-    /// assert_eq!(got[3], [6, 7]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatter_with<T: Datatype>(
+    /// [`Comm::scatter`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn scatter_with<T: Datatype>(
         &self,
         send: &[T],
         root: usize,
@@ -183,7 +164,7 @@ impl Comm {
     /// it rather than copied (no copy at all when the root is rank 0). MPI_Scatter.
     ///
     /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::scatter_with`].
+    /// [`Comm::using`].
     ///
     /// # Errors
     ///
@@ -198,27 +179,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn scatter_owned<T: Datatype>(&self, send: Vec<T>, root: usize) -> Result<Vec<T>> {
-        self.scatter_owned_with(send, root, Scatter::Auto)
+        self.scatter_owned_with(send, root, self.chosen::<Scatter>())
     }
 
-    /// [`Comm::scatter_owned`] with a chosen algorithm (MPI_Scatter).
-    ///
-    /// Cost: as [`Comm::scatter_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scatter`].
-    ///
-    /// ```
-    /// use rpar::Scatter;
-    /// let got = rpar::run(3, |world| {
-    ///     let all = if world.rank() == 2 { vec![1.5f64, 2.5, 3.5] } else { Vec::new() };
-    ///     world.scatter_owned_with(all, 2, Scatter::Binomial)
-    /// })?;
-    /// assert_eq!(got, vec![vec![1.5], vec![2.5], vec![3.5]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatter_owned_with<T: Datatype>(
+    /// [`Comm::scatter_owned`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn scatter_owned_with<T: Datatype>(
         &self,
         mut send: Vec<T>,
         root: usize,
@@ -248,7 +214,7 @@ impl Comm {
     /// `send` is ignored elsewhere), MPI_Scatter's own form.
     ///
     /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::scatter_with`].
+    /// [`Comm::using`].
     ///
     /// # Errors
     ///
@@ -270,30 +236,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn scatter_into<T: Datatype>(&self, send: &[T], recv: &mut [T], root: usize) -> Result<()> {
-        self.scatter_into_with(send, recv, root, Scatter::Auto)
+        self.scatter_into_with(send, recv, root, self.chosen::<Scatter>())
     }
 
-    /// [`Comm::scatter_into`] with a chosen algorithm (MPI_Scatter).
-    ///
-    /// Cost: as [`Comm::scatter_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scatter_into`].
-    ///
-    /// ```
-    /// use rpar::Scatter;
-    /// rpar::run(4, |world| {
-    ///     let all: Vec<i32> = (0..8).map(|i| -i).collect(); // read at the root only
-    ///     let mut mine = [0i32; 2];
-    ///     world.scatter_into_with(&all, &mut mine, 1, Scatter::Binomial)?;
-    ///     let r = world.rank() as i32;
-    ///     assert_eq!(mine, [-2 * r, -2 * r - 1]);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatter_into_with<T: Datatype>(
+    /// [`Comm::scatter_into`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn scatter_into_with<T: Datatype>(
         &self,
         send: &[T],
         recv: &mut [T],
@@ -321,7 +269,7 @@ impl Comm {
     /// root `buf` is the whole send buffer, elsewhere the receive buffer.
     ///
     /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::scatter_with`].
+    /// [`Comm::using`].
     ///
     /// # Errors
     ///
@@ -347,30 +295,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn scatter_in_place<T: Datatype>(&self, buf: &mut [T], root: usize) -> Result<()> {
-        self.scatter_in_place_with(buf, root, Scatter::Auto)
+        self.scatter_in_place_with(buf, root, self.chosen::<Scatter>())
     }
 
-    /// [`Comm::scatter_in_place`] with a chosen algorithm (MPI_Scatter with MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::scatter_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scatter_in_place`].
-    ///
-    /// ```
-    /// use rpar::Scatter;
-    /// let got = rpar::run(4, |world| {
-    ///     let mut buf = if world.rank() == 3 { (1u8..=8).collect() } else { vec![0; 2] };
-    ///     world.scatter_in_place_with(&mut buf, 3, Scatter::Binomial)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert_eq!(got[0], [1, 2]);
-    /// assert_eq!(got[2], [5, 6]);
-    /// assert_eq!(got[3], [1, 2, 3, 4, 5, 6, 7, 8]); // the root's buffer is left as it was
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatter_in_place_with<T: Datatype>(
+    /// [`Comm::scatter_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn scatter_in_place_with<T: Datatype>(
         &self,
         buf: &mut [T],
         root: usize,
@@ -400,7 +330,7 @@ impl Comm {
     /// `send[displs[i]..][..counts[i]]`; `send`, `counts` and `displs` are read at the root only.
     ///
     /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::scatterv_with`].
+    /// [`Comm::using`].
     ///
     /// # Errors
     ///
@@ -425,30 +355,12 @@ impl Comm {
         displs: &[usize],
         root: usize,
     ) -> Result<Vec<T>> {
-        self.scatterv_with(send, counts, displs, root, Scatter::Auto)
+        self.scatterv_with(send, counts, displs, root, self.chosen::<Scatter>())
     }
 
-    /// [`Comm::scatterv`] with a chosen algorithm (MPI_Scatterv).
-    ///
-    /// Cost, for `n` the bytes of the other ranks' blocks together: `Linear`
-    /// `(p - 1) alpha + n beta`, `Binomial` `2 ceil(log2 p) alpha + n beta` at the root (each
-    /// message preceded by its subtree's counts).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scatterv`].
-    ///
-    /// ```
-    /// use rpar::Scatter;
-    /// let got = rpar::run(4, |world| {
-    ///     let send = [1u8, 2, 3, 4, 5, 6];
-    ///     // rank i gets i elements, the last block first in `send`
-    ///     world.scatterv_with(&send, &[0, 1, 2, 3], &[0, 5, 3, 0], 0, Scatter::Binomial)
-    /// })?;
-    /// assert_eq!(got, vec![vec![], vec![6], vec![4, 5], vec![1, 2, 3]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatterv_with<T: Datatype>(
+    /// [`Comm::scatterv`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn scatterv_with<T: Datatype>(
         &self,
         send: &[T],
         counts: &[usize],
@@ -471,7 +383,7 @@ impl Comm {
     /// `displs` are not read).
     ///
     /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::scatterv_with`].
+    /// [`Comm::using`].
     ///
     /// # Errors
     ///
@@ -501,30 +413,12 @@ impl Comm {
         displs: &[usize],
         root: usize,
     ) -> Result<()> {
-        self.scatterv_in_place_with(buf, counts, displs, root, Scatter::Auto)
+        self.scatterv_in_place_with(buf, counts, displs, root, self.chosen::<Scatter>())
     }
 
-    /// [`Comm::scatterv_in_place`] with a chosen algorithm (MPI_Scatterv with MPI_IN_PLACE).
-    ///
-    /// Cost: as [`Comm::scatterv_with`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scatterv_in_place`].
-    ///
-    /// ```
-    /// use rpar::Scatter;
-    /// let got = rpar::run(4, |world| {
-    ///     let r = world.rank();
-    ///     let mut buf = if r == 0 { (10u16..16).collect() } else { vec![0; r] };
-    ///     world.scatterv_in_place_with(&mut buf, &[0, 1, 2, 3], &[0, 0, 1, 3], 0, Scatter::Binomial)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert_eq!(got[1], [10]);
-    /// assert_eq!(got[3], [13, 14, 15]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatterv_in_place_with<T: Datatype>(
+    /// [`Comm::scatterv_in_place`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn scatterv_in_place_with<T: Datatype>(
         &self,
         buf: &mut [T],
         counts: &[usize],

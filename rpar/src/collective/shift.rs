@@ -24,7 +24,7 @@ use crate::{Comm, Result};
 const TAG_DIRECT: i32 = 250;
 const TAG_GRAY: i32 = 251;
 
-/// The circular-shift algorithm (for [`Comm::shift_circular_with`]).
+/// The circular-shift algorithm (for [`Comm::using`]).
 ///
 /// MPI has no circular-shift collective: its idiom is MPI_Cart_shift on a periodic 1-D grid,
 /// then MPI_Sendrecv, which is `Direct`.
@@ -94,7 +94,7 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn shift_circular<B: Buffer + ?Sized>(&self, data: &B, q: isize) -> Result<Vec<B::Elem>> {
-        self.shift_circular_with(data.as_elems().to_vec(), q, Shift::Auto)
+        self.shift_circular_with(data.as_elems().to_vec(), q, self.chosen::<Shift>())
     }
 
     /// [`Comm::shift_circular`] of an owned `Vec`, which moves to its destination uncopied
@@ -115,30 +115,12 @@ impl Comm {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn shift_circular_owned<T: Datatype>(&self, data: Vec<T>, q: isize) -> Result<Vec<T>> {
-        self.shift_circular_with(data, q, Shift::Auto)
+        self.shift_circular_with(data, q, self.chosen::<Shift>())
     }
 
-    /// [`Comm::shift_circular_owned`] with a chosen algorithm (MPI_Cart_shift and MPI_Sendrecv,
-    /// or the hypercube's routing by hand).
-    ///
-    /// Cost, for `m` the bytes each rank sends: `Direct` `alpha + beta m`, `GrayCode` at most
-    /// `2 log2 p (alpha + beta m)`.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::shift_circular`], and
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) on every rank for `GrayCode` on a
-    /// number of ranks that is not a power of two.
-    ///
-    /// ```
-    /// use rpar::Shift;
-    /// let got = rpar::run(8, |world| {
-    ///     world.shift_circular_with(vec![world.rank()], -3, Shift::GrayCode)
-    /// })?;
-    /// assert_eq!(got[0], [3]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn shift_circular_with<T: Datatype>(
+    /// [`Comm::shift_circular`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn shift_circular_with<T: Datatype>(
         &self,
         data: Vec<T>,
         q: isize,

@@ -491,38 +491,12 @@ impl Comm {
         count: usize,
         root: usize,
     ) -> Result<()> {
-        self.bcast_typed_with(buf, ty, count, root, Bcast::Auto)
+        self.bcast_typed_with(buf, ty, count, root, self.chosen::<Bcast>())
     }
 
-    /// [`Comm::bcast_typed`] with the algorithm of the byte broadcast chosen (MPI_Bcast with a
-    /// derived datatype).
-    ///
-    /// Cost: as [`Comm::bcast_typed`], with the chosen algorithm's cost (see [`Comm::bcast_with`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::bcast_typed`].
-    ///
-    /// ```
-    /// use rpar::{Bcast, Datatype, TypeMap};
-    /// // every other element: the root sends 4 of its 8, every rank receives them contiguously
-    /// let every_other = TypeMap::vector(4, 1, 2, &u16::type_map())?.commit();
-    /// let four = TypeMap::contiguous(4, &u16::type_map())?.commit();
-    /// let got = rpar::run(4, |world| {
-    ///     if world.rank() == 0 {
-    ///         let mut v: Vec<u16> = (0..8).collect();
-    ///         world.bcast_typed_with(&mut v, &every_other, 1, 0, Bcast::Binomial)?;
-    ///         Ok(vec![])
-    ///     } else {
-    ///         let mut v = vec![0u16; 4];
-    ///         world.bcast_typed_with(&mut v, &four, 1, 0, Bcast::Binomial)?;
-    ///         Ok(v)
-    ///     }
-    /// })?;
-    /// assert_eq!(got[3], [0, 2, 4, 6]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn bcast_typed_with<T: Datatype>(
+    /// [`Comm::bcast_typed`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn bcast_typed_with<T: Datatype>(
         &self,
         buf: &mut [T],
         ty: &CommittedType,
@@ -598,35 +572,12 @@ impl Comm {
         root: usize,
     ) -> Result<()> {
         let (send, recv) = ((send, send_ty, send_count), (recv, recv_ty, recv_count));
-        self.gather_typed_with(send, recv, root, Gather::Auto)
+        self.gather_typed_with(send, recv, root, self.chosen::<Gather>())
     }
 
-    /// [`Comm::gather_typed`] with the algorithm of the byte gather chosen (MPI_Gather with
-    /// derived datatypes); each side is given as `(buffer, type, count)`.
-    ///
-    /// Cost: as [`Comm::gather_typed`], with the chosen algorithm's cost (see
-    /// [`Comm::gather_with`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::gather_typed`].
-    ///
-    /// ```
-    /// use rpar::{Datatype, Gather, TypeMap};
-    /// // the first field of every rank's two (u32, u32) pairs, packed together at rank 2
-    /// let firsts = TypeMap::vector(2, 1, 2, &u32::type_map())?.commit();
-    /// let plain = u32::type_map().commit();
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank() as u32;
-    ///     let pairs = [r, 100, r + 10, 200];
-    ///     let mut all = [0u32; 6];
-    ///     world.gather_typed_with((&pairs[..], &firsts, 1), (&mut all[..], &plain, 2), 2, Gather::Binomial)?;
-    ///     Ok(all)
-    /// })?;
-    /// assert_eq!(got[2], [0, 10, 1, 11, 2, 12]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gather_typed_with<T: Datatype, U: Datatype>(
+    /// [`Comm::gather_typed`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn gather_typed_with<T: Datatype, U: Datatype>(
         &self,
         (send, send_ty, send_count): (&[T], &CommittedType, usize),
         (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),
@@ -694,34 +645,12 @@ impl Comm {
         root: usize,
     ) -> Result<()> {
         let (send, recv) = ((send, send_ty, send_count), (recv, recv_ty, recv_count));
-        self.scatter_typed_with(send, recv, root, Scatter::Auto)
+        self.scatter_typed_with(send, recv, root, self.chosen::<Scatter>())
     }
 
-    /// [`Comm::scatter_typed`] with the algorithm of the byte scatter chosen (MPI_Scatter with
-    /// derived datatypes); each side is given as `(buffer, type, count)`.
-    ///
-    /// Cost: as [`Comm::scatter_typed`], with the chosen algorithm's cost (see
-    /// [`Comm::scatter_with`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scatter_typed`].
-    ///
-    /// ```
-    /// use rpar::{Datatype, Scatter, TypeMap};
-    /// // rank i gets element 2 i of the root's buffer, into the middle of a three-element one
-    /// let one = u8::type_map().commit();
-    /// let strided = TypeMap::vector(1, 1, 1, &u8::type_map())?.resized(0, 2)?.commit();
-    /// let got = rpar::run(4, |world| {
-    ///     let send: Vec<u8> = (10..18).collect();
-    ///     let mut recv = [0u8; 3];
-    ///     world.scatter_typed_with((&send[..], &strided, 1), (&mut recv[1..], &one, 1), 3, Scatter::Binomial)?;
-    ///     Ok(recv)
-    /// })?;
-    /// assert_eq!(got, vec![[0, 10, 0], [0, 12, 0], [0, 14, 0], [0, 16, 0]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatter_typed_with<T: Datatype, U: Datatype>(
+    /// [`Comm::scatter_typed`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn scatter_typed_with<T: Datatype, U: Datatype>(
         &self,
         (send, send_ty, send_count): (&[T], &CommittedType, usize),
         (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),
@@ -788,32 +717,12 @@ impl Comm {
         recv_count: usize,
     ) -> Result<()> {
         let (send, recv) = ((send, send_ty, send_count), (recv, recv_ty, recv_count));
-        self.allgather_typed_with(send, recv, Allgather::Auto)
+        self.allgather_typed_with(send, recv, self.chosen::<Allgather>())
     }
 
-    /// [`Comm::allgather_typed`] with the algorithm of the byte allgather chosen
-    /// (MPI_Allgather with derived datatypes); each side is given as `(buffer, type, count)`.
-    ///
-    /// Cost: as [`Comm::allgather_typed`], with the chosen algorithm's cost (see
-    /// [`Comm::allgather_with`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allgather_typed`].
-    ///
-    /// ```
-    /// use rpar::{Allgather, Datatype, TypeMap};
-    /// let pair = TypeMap::contiguous(2, &i16::type_map())?.commit();
-    /// let got = rpar::run(5, |world| {
-    ///     let r = world.rank() as i16;
-    ///     let mut all = [0i16; 10];
-    ///     world.allgather_typed_with((&[r, -r][..], &pair, 1), (&mut all[..], &pair, 1), Allgather::Bruck)?;
-    ///     Ok(all)
-    /// })?;
-    /// assert!(got.iter().all(|a| *a == [0, 0, 1, -1, 2, -2, 3, -3, 4, -4]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgather_typed_with<T: Datatype, U: Datatype>(
+    /// [`Comm::allgather_typed`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn allgather_typed_with<T: Datatype, U: Datatype>(
         &self,
         (send, send_ty, send_count): (&[T], &CommittedType, usize),
         (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),
@@ -870,37 +779,12 @@ impl Comm {
         recv_count: usize,
     ) -> Result<()> {
         let (send, recv) = ((send, send_ty, send_count), (recv, recv_ty, recv_count));
-        self.alltoall_typed_with(send, recv, Alltoall::Auto)
+        self.alltoall_typed_with(send, recv, self.chosen::<Alltoall>())
     }
 
-    /// [`Comm::alltoall_typed`] with the algorithm of the byte alltoall chosen (MPI_Alltoall
-    /// with derived datatypes); each side is given as `(buffer, type, count)`.
-    ///
-    /// Cost: as [`Comm::alltoall_typed`], with the chosen algorithm's cost (see
-    /// [`Comm::alltoall_with`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::alltoall_typed`], and [`Error::InvalidArgument`] for `Hypercube` on a
-    /// number of ranks that is not a power of two.
-    ///
-    /// ```
-    /// use rpar::{Alltoall, Datatype, TypeMap};
-    /// // rank r sends rank j the j-th column of its 2 x 4 matrix
-    /// let column = TypeMap::vector(2, 1, 4, &u8::type_map())?.resized(0, 1)?.commit();
-    /// let two = TypeMap::contiguous(2, &u8::type_map())?.commit();
-    /// let got = rpar::run(4, |world| {
-    ///     let r = world.rank() as u8;
-    ///     let m: Vec<u8> = (0..8).map(|i| 10 * r + i).collect();
-    ///     let mut cols = [0u8; 8];
-    ///     world.alltoall_typed_with((&m[..], &column, 1), (&mut cols[..], &two, 1), Alltoall::Hypercube)?;
-    ///     Ok(cols)
-    /// })?;
-    /// // rank 1 holds column 1 of every rank's matrix: (1, 5), (11, 15), (21, 25), (31, 35)
-    /// assert_eq!(got[1], [1, 5, 11, 15, 21, 25, 31, 35]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoall_typed_with<T: Datatype, U: Datatype>(
+    /// [`Comm::alltoall_typed`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn alltoall_typed_with<T: Datatype, U: Datatype>(
         &self,
         (send, send_ty, send_count): (&[T], &CommittedType, usize),
         (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),

@@ -194,38 +194,12 @@ impl Comm {
     ) -> Result<()> {
         let send = (send, send_ty, send_count);
         let recv = (recv, recv_ty, recv_counts, displs);
-        self.gatherv_typed_with(send, recv, root, Gather::Auto)
+        self.gatherv_typed_with(send, recv, root, self.chosen::<Gather>())
     }
 
-    /// [`Comm::gatherv_typed`] with the algorithm of the byte gatherv chosen (MPI_Gatherv with
-    /// derived datatypes); the send side is given as `(buffer, type, count)`, the receive side
-    /// as `(buffer, type, counts, displs)`.
-    ///
-    /// Cost: as [`Comm::gatherv_typed`], with the chosen algorithm's cost (see
-    /// [`Comm::gatherv_with`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::gatherv_typed`].
-    ///
-    /// ```
-    /// use rpar::{Datatype, Gather, TypeMap};
-    /// // rank r sends r of its values; the root keeps them as pairs (extent 2 values), in
-    /// // reverse rank order, with a gap
-    /// let one = u16::type_map().commit();
-    /// let pair = TypeMap::contiguous(2, &u16::type_map())?.commit();
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank();
-    ///     let mine = vec![r as u16; 2 * r];
-    ///     let mut all = [0u16; 8];
-    ///     let (counts, displs) = ([0, 1, 2], [0, 3, 0]);
-    ///     world.gatherv_typed_with((&mine[..], &one, 2 * r), (&mut all[..], &pair, &counts[..], &displs[..]), 1, Gather::Binomial)?;
-    ///     Ok(all)
-    /// })?;
-    /// assert_eq!(got[1], [2, 2, 2, 2, 0, 0, 1, 1]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gatherv_typed_with<T: Datatype, U: Datatype>(
+    /// [`Comm::gatherv_typed`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn gatherv_typed_with<T: Datatype, U: Datatype>(
         &self,
         (send, send_ty, send_count): (&[T], &CommittedType, usize),
         (recv, recv_ty, recv_counts, displs): (&mut [U], &CommittedType, &[usize], &[usize]),
@@ -313,35 +287,12 @@ impl Comm {
     ) -> Result<()> {
         let send = (send, send_ty, send_counts, displs);
         let recv = (recv, recv_ty, recv_count);
-        self.scatterv_typed_with(send, recv, root, Scatter::Auto)
+        self.scatterv_typed_with(send, recv, root, self.chosen::<Scatter>())
     }
 
-    /// [`Comm::scatterv_typed`] with the algorithm of the byte scatterv chosen (MPI_Scatterv
-    /// with derived datatypes); the send side is given as `(buffer, type, counts, displs)`, the
-    /// receive side as `(buffer, type, count)`.
-    ///
-    /// Cost: as [`Comm::scatterv_typed`], with the chosen algorithm's cost (see
-    /// [`Comm::scatterv_with`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scatterv_typed`].
-    ///
-    /// ```
-    /// use rpar::{Datatype, Scatter, TypeMap};
-    /// // rank r gets r elements; the blocks overlap in the root's buffer (MPI allows that)
-    /// let one = i64::type_map().commit();
-    /// let got = rpar::run(4, |world| {
-    ///     let send = [5i64, 6, 7, 8];
-    ///     let r = world.rank();
-    ///     let mut mine = vec![0i64; r];
-    ///     world.scatterv_typed_with((&send[..], &one, &[0, 1, 2, 3][..], &[0, 0, 0, 1][..]), (&mut mine[..], &one, r), 2, Scatter::Binomial)?;
-    ///     Ok(mine)
-    /// })?;
-    /// assert_eq!(got, vec![vec![], vec![5], vec![5, 6], vec![6, 7, 8]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatterv_typed_with<T: Datatype, U: Datatype>(
+    /// [`Comm::scatterv_typed`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn scatterv_typed_with<T: Datatype, U: Datatype>(
         &self,
         (send, send_ty, send_counts, displs): (&[T], &CommittedType, &[usize], &[usize]),
         (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),
@@ -427,37 +378,12 @@ impl Comm {
     ) -> Result<()> {
         let send = (send, send_ty, send_count);
         let recv = (recv, recv_ty, recv_counts, displs);
-        self.allgatherv_typed_with(send, recv, Allgather::Auto)
+        self.allgatherv_typed_with(send, recv, self.chosen::<Allgather>())
     }
 
-    /// [`Comm::allgatherv_typed`] with the algorithm of the byte allgatherv chosen
-    /// (MPI_Allgatherv with derived datatypes); the send side is given as
-    /// `(buffer, type, count)`, the receive side as `(buffer, type, counts, displs)`.
-    ///
-    /// Cost: as [`Comm::allgatherv_typed`], with the chosen algorithm's cost (see
-    /// [`Comm::allgatherv_with`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allgatherv_typed`].
-    ///
-    /// ```
-    /// use rpar::{Allgather, Datatype, TypeMap};
-    /// // every rank's count-r row, received as column r of a 3 x 3 row-major matrix (a column
-    /// // resized to one element, so that displacement r is column r)
-    /// let column = TypeMap::vector(3, 1, 3, &i8::type_map())?.resized(0, 1)?.commit();
-    /// let one = i8::type_map().commit();
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank() as i8;
-    ///     let row = [r, 10 + r, 20 + r];
-    ///     let mut m = [0i8; 9];
-    ///     world.allgatherv_typed_with((&row[..], &one, 3), (&mut m[..], &column, &[1, 1, 1][..], &[0, 1, 2][..]), Allgather::Ring)?;
-    ///     Ok(m)
-    /// })?;
-    /// assert!(got.iter().all(|m| *m == [0, 1, 2, 10, 11, 12, 20, 21, 22]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgatherv_typed_with<T: Datatype, U: Datatype>(
+    /// [`Comm::allgatherv_typed`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn allgatherv_typed_with<T: Datatype, U: Datatype>(
         &self,
         (send, send_ty, send_count): (&[T], &CommittedType, usize),
         (recv, recv_ty, recv_counts, displs): (&mut [U], &CommittedType, &[usize], &[usize]),
@@ -525,38 +451,12 @@ impl Comm {
     ) -> Result<()> {
         let send = (send, send_ty, send_counts, send_displs);
         let recv = (recv, recv_ty, recv_counts, recv_displs);
-        self.alltoallv_typed_with(send, recv, Alltoall::Auto)
+        self.alltoallv_typed_with(send, recv, self.chosen::<Alltoall>())
     }
 
-    /// [`Comm::alltoallv_typed`] with the algorithm of the byte alltoallv chosen (MPI_Alltoallv
-    /// with derived datatypes); each side is given as `(buffer, type, counts, displs)`.
-    ///
-    /// Cost: as [`Comm::alltoallv_typed`], with the chosen algorithm's cost (see
-    /// [`Comm::alltoallv_with`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::alltoallv_typed`], and
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for `Hypercube` on a number of
-    /// ranks that is not a power of two.
-    ///
-    /// ```
-    /// use rpar::{Alltoall, Datatype, TypeMap};
-    /// // rank r sends rank j column j of its 2 x 2 matrix; rank j keeps them as rows
-    /// let column = TypeMap::vector(2, 1, 2, &f32::type_map())?.resized(0, 4)?.commit();
-    /// let row = TypeMap::contiguous(2, &f32::type_map())?.commit();
-    /// let got = rpar::run(2, |world| {
-    ///     let r = world.rank() as f32;
-    ///     let m = [r, r + 0.5, 10.0 + r, 10.5 + r];
-    ///     let mut rows = [0f32; 4];
-    ///     let ones = [1, 1];
-    ///     world.alltoallv_typed_with((&m[..], &column, &ones[..], &[0, 1][..]), (&mut rows[..], &row, &ones[..], &[0, 1][..]), Alltoall::Pairwise)?;
-    ///     Ok(rows)
-    /// })?;
-    /// assert_eq!(got[1], [0.5, 10.5, 1.5, 11.5]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoallv_typed_with<T: Datatype, U: Datatype>(
+    /// [`Comm::alltoallv_typed`] with the algorithm given (what it runs with the one chosen by
+    /// [`Comm::using`], and what other forms run inside).
+    pub(crate) fn alltoallv_typed_with<T: Datatype, U: Datatype>(
         &self,
         (send, send_ty, send_counts, send_displs): (&[T], &CommittedType, &[usize], &[usize]),
         (recv, recv_ty, recv_counts, recv_displs): (&mut [U], &CommittedType, &[usize], &[usize]),

@@ -214,6 +214,8 @@ pub struct Comm {
     id: u32,
     /// Number of collective calls made on this communicator so far.
     coll_seq: std::cell::Cell<u32>,
+    /// The algorithm of each collective family for calls made now (`Comm::using`).
+    pub(crate) choices: std::cell::Cell<crate::collective::Choices>,
     /// The shared-memory arena of the communicator's ranks, once a collective has asked for it.
     arena: std::cell::OnceCell<Arc<Arena>>,
     /// On the MPI transport: the MPI communicator that mirrors this one, for MPI's own
@@ -372,6 +374,7 @@ impl Comm {
             rank,
             id: 0,
             coll_seq: Default::default(),
+            choices: Default::default(),
             arena: Default::default(),
             native: native.map(Rc::new),
         }

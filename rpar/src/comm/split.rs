@@ -118,6 +118,7 @@ impl Comm {
             rank: reply[1] as usize,
             id: reply[0] as u32,
             coll_seq: Default::default(),
+            choices: Default::default(),
             arena: Default::default(),
             native: native.map(Rc::new),
         })
@@ -171,6 +172,7 @@ impl Comm {
             rank: self.rank,
             id,
             coll_seq: Default::default(),
+            choices: Default::default(),
             arena: Default::default(),
             native: self.native().map(|n| Rc::new(n.dup())),
         })

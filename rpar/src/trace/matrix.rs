@@ -121,7 +121,7 @@ impl CommMatrix {
     ///
     /// ```
     /// let report = rpar::Universe::new(4).record_matrix(true).run_report(|w| {
-    ///     w.bcast_with(&mut [0u8; 1000][..], 0, rpar::Bcast::Linear)
+    ///     w.using(rpar::Bcast::Linear).bcast(&mut [0u8; 1000][..], 0)
     /// })?;
     /// // a linear broadcast: the root sends the 1000 bytes to each of the 3 others
     /// assert_eq!(report.matrix.unwrap().total_bytes(), 3 * 1000);
