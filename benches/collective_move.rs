@@ -109,7 +109,7 @@ fn main() {
                     bytes,
                     &|_| {
                         let (send, mut recv) = (vec![1u64; n], vec![0u64; n * p]);
-                        Box::new(move |w| w.using(alg).allgather_into(&send[..], &mut recv))
+                        Box::new(move |w| w.using(alg).allgather((&send[..], &mut recv)))
                     },
                 );
             }
@@ -122,19 +122,19 @@ fn main() {
             ] {
                 report(&filters, "alltoall", &format!("{alg:?}"), p, bytes, &|_| {
                     let (send, mut recv) = (vec![1u64; n * p], vec![0u64; n * p]);
-                    Box::new(move |w| w.using(alg).alltoall_into(&send[..], &mut recv))
+                    Box::new(move |w| w.using(alg).alltoall((&send[..], &mut recv)))
                 });
             }
             for alg in [Gather::Auto, Gather::Linear, Gather::Binomial] {
                 report(&filters, "gather", &format!("{alg:?}"), p, bytes, &|_| {
                     let (send, mut recv) = (vec![1u64; n], vec![0u64; n * p]);
-                    Box::new(move |w| w.using(alg).gather_into(&send[..], &mut recv, 0))
+                    Box::new(move |w| w.using(alg).gather((&send[..], &mut recv), 0))
                 });
             }
             for alg in [Scatter::Auto, Scatter::Linear, Scatter::Binomial] {
                 report(&filters, "scatter", &format!("{alg:?}"), p, bytes, &|_| {
                     let (send, mut recv) = (vec![1u64; n * p], vec![0u64; n]);
-                    Box::new(move |w| w.using(alg).scatter_into(&send, &mut recv, 0))
+                    Box::new(move |w| w.using(alg).scatter((&send, &mut recv), 0))
                 });
             }
         }

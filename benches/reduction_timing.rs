@@ -71,7 +71,7 @@ fn rs(world: &Comm, x: &[u64], algorithm: ReduceScatter) -> Result<()> {
     let whole = x.len() / world.size() * world.size();
     world
         .using(algorithm)
-        .reduce_scatter_block(&x[..whole], Sum)
+        .reduce_scatter(&x[..whole], Sum)
         .map(drop)
 }
 

@@ -219,14 +219,16 @@ fn measure_collective(
             match collective {
                 C::Bcast(a) => w.using(a).bcast(&mut buf[..bytes], 0)?,
                 C::Reduce(a) => drop(w.using(a).reduce(&buf[..bytes], Sum, 0)?),
-                C::Allgather(a) => w.using(a).allgather_into(&buf[..bytes], &mut out)?,
-                C::Allreduce(a) => w.using(a).allreduce_in_place(&mut buf[..bytes], Sum)?,
-                C::Alltoall(a) => w.using(a).alltoall_into(&buf[..], &mut out)?,
+                C::Allgather(a) => w.using(a).allgather((&buf[..bytes], &mut out))?,
+                C::Allreduce(a) => w
+                    .using(a)
+                    .allreduce(rpar::InPlace(&mut buf[..bytes]), Sum)?,
+                C::Alltoall(a) => w.using(a).alltoall((&buf[..], &mut out))?,
                 C::Scan(a) => drop(w.using(a).scan(&buf[..bytes], Sum)?),
                 C::Exscan(a) => drop(w.using(a).exscan(&buf[..bytes], Sum)?),
-                C::Gather(a) => w.using(a).gather_into(&buf[..bytes], &mut out, 0)?,
-                C::Scatter(a) => w.using(a).scatter_into(&buf, &mut out[..bytes], 0)?,
-                C::ReduceScatter(a) => drop(w.using(a).reduce_scatter_block(&buf[..], Sum)?),
+                C::Gather(a) => w.using(a).gather((&buf[..bytes], &mut out), 0)?,
+                C::Scatter(a) => w.using(a).scatter((&buf, &mut out[..bytes]), 0)?,
+                C::ReduceScatter(a) => drop(w.using(a).reduce_scatter(&buf[..], Sum)?),
                 C::Barrier(a) => w.using(a).barrier()?,
                 C::Shift(a, q) => drop(w.using(a).shift_circular(&buf[..bytes], q)?),
             }

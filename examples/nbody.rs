@@ -295,7 +295,7 @@ fn simulate(
         let t = Instant::now();
         world
             .using(algorithm)
-            .allgather_into(&local[..], &mut gathered)?;
+            .allgather((&local[..], &mut gathered))?;
         gathers.push(t.elapsed().as_secs_f64());
         acc = accelerations(&own, first, &gathered[..n]);
         kick(&mut own, &acc);
@@ -311,7 +311,7 @@ fn simulate(
         let t = Instant::now();
         world
             .using(algorithm)
-            .allgather_into(&local[..], &mut gathered)?;
+            .allgather((&local[..], &mut gathered))?;
         alone.push(t.elapsed().as_secs_f64());
     }
     Ok(RankResult {

@@ -211,12 +211,10 @@ fn collective(w: &Comm, op: &str, m: usize, bufs: &mut Bufs) -> Result<()> {
     match op {
         // out of place, as the peers' MPI_Allreduce(sbuf, rbuf, m/8, MPI_DOUBLE, MPI_SUM, …):
         // the send buffer is only read and the sums land in the receive buffer
-        "allreduce_us" => w.allreduce_into(&bufs.doubles[..], &mut bufs.sums[..], Sum),
+        "allreduce_us" => w.allreduce((&bufs.doubles[..], &mut bufs.sums[..]), Sum),
         "bcast_us" => w.bcast(&mut bufs.send[..m], 0),
-        "allgather_us" => w.allgather_into(&bufs.send[..m], &mut bufs.recv[..m * w.size()]),
-        "alltoall_us" => {
-            w.alltoall_into(&bufs.send[..m * w.size()], &mut bufs.recv[..m * w.size()])
-        }
+        "allgather_us" => w.allgather((&bufs.send[..m], &mut bufs.recv[..m * w.size()])),
+        "alltoall_us" => w.alltoall((&bufs.send[..m * w.size()], &mut bufs.recv[..m * w.size()])),
         other => unreachable!("unknown collective {other}"),
     }
 }

@@ -166,7 +166,7 @@ const MORE_CASES: &[Case] = &[
     ),
     (
         "allgather_into a buffer of the wrong length",
-        |w| w.allgather_into(&[1u8, 2][..], &mut [0u8; 3]),
+        |w| w.allgather((&[1u8, 2][..], &mut [0u8; 3][..])),
         invalid,
     ),
     (
@@ -176,10 +176,7 @@ const MORE_CASES: &[Case] = &[
     ),
     (
         "reduce_scatter_block of 3 elements on 2 ranks",
-        |w| {
-            w.reduce_scatter_block(&[1u8, 2, 3][..], rpar::Sum)
-                .map(|_| ())
-        },
+        |w| w.reduce_scatter(&[1u8, 2, 3][..], rpar::Sum).map(|_| ()),
         invalid,
     ),
     (

@@ -234,9 +234,9 @@ fn a_type_mismatch_inside_a_collective_is_every_ranks_error() {
                         let mut m = [w.rank() as i32; 8];
                         if w.rank() == p - 1 {
                             let mut f = [0f32; 8];
-                            w.bcast_typed(&mut f, ty, 1, 0)
+                            w.bcast(rpar::Typed::new(&mut f, ty, 1), 0)
                         } else {
-                            w.bcast_typed(&mut m, ty, 1, 0)
+                            w.bcast(rpar::Typed::new(&mut m, ty, 1), 0)
                         }
                     }
                     _ if w.rank() == 0 => w.allreduce(&1.5f32, rpar::Sum).map(drop),

@@ -99,13 +99,15 @@ fn allgatherv_into_and_in_place_place_every_block() {
                 let mut recv = vec![UNTOUCHED; len];
                 world
                     .using(algorithm)
-                    .allgatherv_into(&blocks[r], &mut recv, &counts, &displs)?;
+                    .allgather((&blocks[r], rpar::Varying::new(&mut recv, &counts, &displs)))?;
                 check(&recv, &want, what)?;
                 let mut buf = vec![UNTOUCHED; len];
                 buf[displs[r]..displs[r] + counts[r]].copy_from_slice(&blocks[r]);
                 world
                     .using(algorithm)
-                    .allgatherv_in_place(&mut buf, &counts, &displs)?;
+                    .allgather(rpar::InPlace(rpar::Varying::new(
+                        &mut buf, &counts, &displs,
+                    )))?;
                 check(&buf, &want, what)?;
             }
         }
@@ -130,9 +132,10 @@ fn gatherv_in_place_leaves_the_roots_block_and_places_the_others() {
                     } else {
                         blocks[r].clone()
                     };
-                    world
-                        .using(algorithm)
-                        .gatherv_in_place(&mut buf, &counts, &displs, root)?;
+                    world.using(algorithm).gather(
+                        rpar::InPlace(rpar::Varying::new(&mut buf, &counts, &displs)),
+                        root,
+                    )?;
                     let want = if r == root { &want } else { &blocks[r] };
                     check(&buf, want, || {
                         format!("gatherv_in_place {algorithm:?} p={p} root={root} rank={r}")
@@ -159,9 +162,10 @@ fn scatterv_in_place_gives_every_rank_its_block() {
                     } else {
                         vec![0; counts[r]]
                     };
-                    world
-                        .using(algorithm)
-                        .scatterv_in_place(&mut buf, &counts, &displs, root)?;
+                    world.using(algorithm).scatter(
+                        rpar::InPlace(rpar::Varying::new(&mut buf, &counts, &displs)),
+                        root,
+                    )?;
                     let want = if r == root { &send } else { &blocks[r] };
                     check(&buf, want, || {
                         format!("scatterv_in_place {algorithm:?} p={p} root={root} rank={r}")
@@ -194,14 +198,10 @@ fn alltoallv_into_and_in_place_place_every_block() {
             let want = placed(&received, &recv_displs, recv_len);
             for &algorithm in ALLTOALL {
                 let mut recv = vec![UNTOUCHED; recv_len];
-                let got = world.using(algorithm).alltoallv_into(
-                    &send[..],
-                    &send_counts,
-                    &send_displs,
-                    &mut recv,
-                    &recv_counts,
-                    &recv_displs,
-                );
+                let got = world.using(algorithm).alltoall((
+                    rpar::Varying::new(&send[..], &send_counts, &send_displs),
+                    rpar::Varying::new(&mut recv, &recv_counts, &recv_displs),
+                ));
                 if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
                     assert!(matches!(got, Err(Error::InvalidArgument { .. })));
                     continue;
@@ -229,7 +229,9 @@ fn alltoallv_into_and_in_place_place_every_block() {
             let mut buf = placed(&mine, &displs, len);
             world
                 .using(algorithm)
-                .alltoallv_in_place(&mut buf, &counts, &displs)?;
+                .alltoall(rpar::InPlace(rpar::Varying::new(
+                    &mut buf, &counts, &displs,
+                )))?;
             check(&buf, &want, || {
                 format!("alltoallv_in_place {algorithm:?} p={p} rank={r}")
             })?;
@@ -273,21 +275,23 @@ fn reduce_scatter_in_place_leaves_the_block_at_the_front() {
             // a commutative operator, on the second words: every algorithm runs it
             let words: Vec<u64> = input(r).iter().map(|x| x[1]).collect();
             let mut sums = words.clone();
-            world
-                .using(algorithm)
-                .reduce_scatter_in_place(&mut sums, &counts, Sum)?;
+            world.using(algorithm).reduce_scatter(
+                rpar::InPlace(rpar::Varying::packed(&mut sums, &counts)),
+                Sum,
+            )?;
             let mut want = words.clone();
             want[..counts[r]].copy_from_slice(&sum_total[own.clone()]);
             check(&sums, &want, what)?; // the block at the front, the rest as it was
                                         // the non-commutative one: rank order, or the ring's refusal
             let mut buf = input(r);
-            let got = world
-                .using(algorithm)
-                .reduce_scatter_in_place(&mut buf, &counts, affine);
+            let got = world.using(algorithm).reduce_scatter(
+                rpar::InPlace(rpar::Varying::packed(&mut buf, &counts)),
+                affine,
+            );
             let mut blocks = input(r)[..block * p].to_vec();
             let got_block = world
                 .using(algorithm)
-                .reduce_scatter_block_in_place(&mut blocks, affine);
+                .reduce_scatter(rpar::InPlace(&mut blocks), affine);
             if algorithm == ReduceScatter::Ring {
                 for got in [got, got_block] {
                     match got {
@@ -322,7 +326,7 @@ fn owned_forms_move_every_vec() {
                 let mine: Vec<u64> = (0..r + 1).map(|k| value(r, root, k)).collect();
                 // every rank's address, to compare with where the root finds the data
                 let sent_at = world.allgather(&addr(&mine))?;
-                let got = world.using(algorithm).gather_owned(mine, root)?;
+                let got = world.using(algorithm).gather(mine, root)?;
                 let what = || format!("gather_owned {algorithm:?} p={p} root={root} rank={r}");
                 match got {
                     None if r != root => {}
@@ -344,7 +348,7 @@ fn owned_forms_move_every_vec() {
             let sent_at: Vec<usize> = send.iter().map(addr).collect();
             // entry (i, j): where rank i's Vec for rank j lies
             let all_sent_at = world.allgather(&sent_at[..])?;
-            let got = world.using(algorithm).alltoall_owned(send);
+            let got = world.using(algorithm).alltoall(send);
             if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
                 assert!(matches!(got, Err(Error::InvalidArgument { .. })));
                 continue;
@@ -386,35 +390,51 @@ fn overlapping_or_outside_receive_blocks_are_errors() {
     refused_with(
         rpar::run(2, |w| {
             let mut recv = [0u8; 4];
-            w.allgatherv_into(&[1u8; 2][..], &mut recv, &[2, 2], &[0, 1])
+            w.allgather((
+                &[1u8; 2][..],
+                rpar::Varying::new(&mut recv[..], &[2, 2], &[0, 1]),
+            ))
         }),
         &["overlap", "rank 0", "rank 1"],
     );
     refused_with(
         rpar::run(2, |w| {
             let mut buf = [0u8; 4];
-            w.allgatherv_in_place(&mut buf, &[2, 2], &[2, 3])
+            w.allgather(rpar::InPlace(rpar::Varying::new(
+                &mut buf,
+                &[2, 2],
+                &[2, 3],
+            )))
         }),
         &["does not fit", "rank 1"],
     );
     refused_with(
         rpar::run(2, |w| {
             let mut recv = [0u8; 4];
-            w.alltoallv_into(&[1u8, 2][..], &[1, 1], &[0, 1], &mut recv, &[1, 1], &[3, 3])
+            w.alltoall((
+                rpar::Varying::new(&[1u8, 2][..], &[1, 1], &[0, 1]),
+                rpar::Varying::new(&mut recv[..], &[1, 1], &[3, 3]),
+            ))
         }),
         &["overlap"],
     );
     refused_with(
         rpar::run(2, |w| {
             let mut recv = [0u8; 4];
-            w.alltoallv_into(&[1u8, 2][..], &[1, 1], &[0, 1], &mut recv, &[1, 1], &[0, 4])
+            w.alltoall((
+                rpar::Varying::new(&[1u8, 2][..], &[1, 1], &[0, 1]),
+                rpar::Varying::new(&mut recv[..], &[1, 1], &[0, 4]),
+            ))
         }),
         &["does not fit"],
     );
     // the send blocks may overlap: each is read, not written
     rpar::run(2, |w| {
         let mut recv = [0u8; 2];
-        w.alltoallv_into(&[7u8][..], &[1, 1], &[0, 0], &mut recv, &[1, 1], &[0, 1])?;
+        w.alltoall((
+            rpar::Varying::new(&[7u8][..], &[1, 1], &[0, 0]),
+            rpar::Varying::new(&mut recv[..], &[1, 1], &[0, 1]),
+        ))?;
         assert_eq!(recv, [7, 7]);
         Ok(())
     })
@@ -423,11 +443,11 @@ fn overlapping_or_outside_receive_blocks_are_errors() {
     refused_with(
         rpar::run(3, |w| {
             let mut recv = [0u8; 6];
-            w.gatherv_into(
-                &[w.rank() as u8; 2][..],
-                &mut recv,
-                &[2, 2, 2],
-                &[0, 2, 3],
+            w.gather(
+                (
+                    &[w.rank() as u8; 2][..],
+                    rpar::Varying::new(&mut recv[..], &[2, 2, 2], &[0, 2, 3]),
+                ),
                 1,
             )
         }),
@@ -440,7 +460,10 @@ fn overlapping_or_outside_receive_blocks_are_errors() {
             } else {
                 vec![1u8; 2]
             };
-            w.gatherv_in_place(&mut buf, &[1, 2], &[0, 1], 0)
+            w.gather(
+                rpar::InPlace(rpar::Varying::new(&mut buf, &[1, 2], &[0, 1])),
+                0,
+            )
         }),
         &["does not fit"],
     );
@@ -453,21 +476,24 @@ fn counts_that_overflow_are_errors_not_panics() {
     refused_with(
         rpar::run(2, |w| {
             let mine = vec![0u8; [0, 1][w.rank()]];
-            w.allgatherv(&mine, &[huge, huge]).map(drop)
+            w.allgather((&mine, rpar::Counts(&[huge, huge]))).map(drop)
         }),
         &["add up to more than usize::MAX"],
     );
     refused_with(
         rpar::run(2, |w| {
             let mine = vec![0u8; [0, 1][w.rank()]];
-            w.gatherv(&mine, &[huge, huge], 0).map(drop)
+            w.gather((&mine, rpar::Counts(&[huge, huge])), 0).map(drop)
         }),
         &["add up to more than usize::MAX"],
     );
     refused_with(
         rpar::run(2, |w| {
-            w.alltoallv(&[0u8][..], &[1, 0], &[0, 0], &[huge, huge])
-                .map(drop)
+            w.alltoall((
+                rpar::Varying::new(&[0u8][..], &[1, 0], &[0, 0]),
+                rpar::Counts(&[huge, huge]),
+            ))
+            .map(drop)
         }),
         &["add up to more than usize::MAX"],
     );
@@ -475,14 +501,18 @@ fn counts_that_overflow_are_errors_not_panics() {
     refused_with(
         rpar::run(2, |w| {
             let mine = vec![0u64; [0, 1][w.rank()]];
-            w.allgatherv(&mine, &[usize::MAX / 4, 1]).map(drop)
+            w.allgather((&mine, rpar::Counts(&[usize::MAX / 4, 1])))
+                .map(drop)
         }),
         &["cannot be allocated"],
     );
     refused_with(
         rpar::run(1, |w| {
-            w.alltoallv(&[0u32][..], &[0], &[0], &[usize::MAX / 2])
-                .map(drop)
+            w.alltoall((
+                rpar::Varying::new(&[0u32][..], &[0], &[0]),
+                rpar::Counts(&[usize::MAX / 2]),
+            ))
+            .map(drop)
         }),
         &["cannot be allocated"],
     );
@@ -496,7 +526,7 @@ fn ring_refuses_a_non_commutative_operator_on_every_rank() {
         let ring = world.using(rpar::Allreduce::Ring).allreduce(&x[..], affine);
         let rs = world
             .using(ReduceScatter::Ring)
-            .reduce_scatter_block(&x[..], affine);
+            .reduce_scatter(&x[..], affine);
         // the defaults keep rank order
         let auto = world.allreduce(&x[..], affine)?;
         Ok((ring.map(drop), rs.map(drop), auto))
@@ -586,7 +616,7 @@ fn gathers_whose_counts_cancel_out_are_errors() {
         refused_for_counts(
             rpar::run(4, |w| {
                 let mine = vec![w.rank() as u8; [1, 1, 2, 0][w.rank()]];
-                w.using(algorithm).gatherv(&mine, &[1; 4], 0)
+                w.using(algorithm).gather((&mine, rpar::Counts(&[1; 4])), 0)
             }),
             || format!("gatherv {algorithm:?} p=4, rank 2 sends 2, rank 3 none"),
         );
@@ -601,7 +631,8 @@ fn gathers_whose_counts_cancel_out_are_errors() {
                 refused_for_counts(
                     rpar::run(p, |w| {
                         let mine = vec![7u16; sends[w.rank()]];
-                        w.using(algorithm).gatherv(&mine, &vec![2; p], root)
+                        w.using(algorithm)
+                            .gather((&mine, rpar::Counts(&vec![2; p])), root)
                     }),
                     what("gatherv"),
                 );
@@ -614,8 +645,10 @@ fn gathers_whose_counts_cancel_out_are_errors() {
                         } else {
                             vec![7; sends[r]]
                         };
-                        w.using(algorithm)
-                            .gatherv_in_place(&mut buf, &vec![2; p], &displs, root)
+                        w.using(algorithm).gather(
+                            rpar::InPlace(rpar::Varying::new(&mut buf, &vec![2; p], &displs)),
+                            root,
+                        )
                     }),
                     what("gatherv_in_place"),
                 );
@@ -631,7 +664,7 @@ fn gathers_whose_counts_cancel_out_are_errors() {
                     rpar::run(p, |w| {
                         let r = w.rank();
                         let mut buf = vec![7u16; if r == root { 2 * p } else { sends[r] }];
-                        w.using(algorithm).gather_in_place(&mut buf, root)
+                        w.using(algorithm).gather(rpar::InPlace(&mut buf), root)
                     }),
                     what("gather_in_place"),
                 );
@@ -659,7 +692,8 @@ fn allgathervs_whose_counts_cancel_out_are_errors() {
                 refused_for_counts(
                     rpar::run(p, |w| {
                         let counts = counts(w.rank());
-                        w.using(algorithm).allgatherv(&[5u32; 2][..], &counts)
+                        w.using(algorithm)
+                            .allgather((&[5u32; 2][..], rpar::Counts(&counts)))
                     }),
                     what("allgatherv"),
                 );
@@ -671,7 +705,9 @@ fn allgathervs_whose_counts_cancel_out_are_errors() {
                         let (displs, len) = layout(&counts, true);
                         let mut buf = vec![5u32; len];
                         w.using(algorithm)
-                            .allgatherv_in_place(&mut buf, &counts, &displs)?;
+                            .allgather(rpar::InPlace(rpar::Varying::new(
+                                &mut buf, &counts, &displs,
+                            )))?;
                         Ok(buf)
                     }),
                     what("allgatherv_in_place"),
@@ -716,14 +752,10 @@ fn alltoallvs_whose_counts_cancel_out_are_errors() {
                             let (send_displs, _) = layout(sends, false);
                             let (recv_displs, len) = layout(receives, false);
                             let mut recv = vec![0u8; len];
-                            w.using(algorithm).alltoallv_into(
-                                &[9u8; 64][..],
-                                sends,
-                                &send_displs,
-                                &mut recv,
-                                receives,
-                                &recv_displs,
-                            )
+                            w.using(algorithm).alltoall((
+                                rpar::Varying::new(&[9u8; 64][..], sends, &send_displs),
+                                rpar::Varying::new(&mut recv, receives, &recv_displs),
+                            ))
                         }),
                         what(side),
                     );
@@ -747,8 +779,10 @@ fn scatters_whose_counts_cancel_out_are_errors() {
                         let counts = compensating(p, 2, (a, b));
                         let (displs, len) = layout(&counts, false);
                         let mut buf = vec![3u64; if w.rank() == root { len } else { 2 }];
-                        w.using(algorithm)
-                            .scatterv_in_place(&mut buf, &counts, &displs, root)
+                        w.using(algorithm).scatter(
+                            rpar::InPlace(rpar::Varying::new(&mut buf, &counts, &displs)),
+                            root,
+                        )
                     }),
                     what("scatterv_in_place"),
                 );
@@ -758,7 +792,7 @@ fn scatters_whose_counts_cancel_out_are_errors() {
                         let r = w.rank();
                         let n = compensating(p, 2, (a, b))[r];
                         let mut buf = vec![3u64; if r == root { 2 * p } else { n }];
-                        w.using(algorithm).scatter_in_place(&mut buf, root)
+                        w.using(algorithm).scatter(rpar::InPlace(&mut buf), root)
                     }),
                     what("scatter_in_place"),
                 );
@@ -784,24 +818,33 @@ fn zero_sized_elements_cost_nothing_per_element() {
             // the lengths of what each call gives this rank
             let mut lens = Vec::new();
             for &algorithm in GATHER {
-                let all = w.using(algorithm).gatherv(mine, &[MANY, 0], 0)?;
+                let all = w
+                    .using(algorithm)
+                    .gather((mine, rpar::Counts(&[MANY, 0])), 0)?;
                 lens.push(all.map_or(0, |a| a.len()));
                 lens.push(w.using(algorithm).gather(half, 1)?.map_or(0, |a| a.len()));
             }
             for &algorithm in SCATTER {
-                let theirs = w.using(algorithm).scatterv(mine, &[0, MANY], &[0, 0], 0)?;
+                let theirs = w
+                    .using(algorithm)
+                    .scatter(rpar::Varying::new(mine, &[0, MANY], &[0, 0]), 0)?;
                 lens.push(theirs.len());
             }
             for &algorithm in ALLGATHER {
-                lens.push(w.using(algorithm).allgatherv(mine, &[MANY, 0])?.len());
+                lens.push(
+                    w.using(algorithm)
+                        .allgather((mine, rpar::Counts(&[MANY, 0])))?
+                        .len(),
+                );
                 lens.push(w.using(algorithm).allgather(half)?.len());
             }
             for &algorithm in ALLTOALL {
                 // rank 0 sends MANY to rank 1
                 let (sends, receives) = [([0, MANY], [0, 0]), ([0, 0], [MANY, 0])][r];
-                let got = w
-                    .using(algorithm)
-                    .alltoallv(mine, &sends, &[0, 0], &receives)?;
+                let got = w.using(algorithm).alltoall((
+                    rpar::Varying::new(mine, &sends, &[0, 0]),
+                    rpar::Counts(&receives),
+                ))?;
                 lens.push(got.len());
             }
             for &algorithm in BCAST {

@@ -47,7 +47,7 @@ where
             let mut recv = vec![sentinel; n];
             let got = world
                 .using(algorithm)
-                .allreduce_into(&send[..], &mut recv[..], op);
+                .allreduce((&send[..], &mut recv[..]), op);
             if algorithm == Allreduce::Ring && !op.is_commutative() {
                 refused(got, what)?; // it would reorder the operands
                 continue;
@@ -65,7 +65,7 @@ where
                 let mut recv = vec![sentinel; len];
                 world
                     .using(algorithm)
-                    .reduce_into(&send[..], &mut recv[..], op, root)?;
+                    .reduce((&send[..], &mut recv[..]), op, root)?;
                 if r == root {
                     check(&recv, re.total(), what)?;
                 } else {
@@ -116,11 +116,11 @@ fn the_plain_forms_agree_with_the_into_forms() -> rpar::Result<()> {
     let got = rpar::run(5, |world| {
         let r = world.rank() as u64;
         let mut total = 0u64;
-        world.allreduce_into(&r, &mut total, Sum)?;
+        world.allreduce((&r, &mut total), Sum)?;
         assert_eq!(total, world.allreduce(&r, Sum)?);
         let send = vec![r; 3];
         let mut at_root = vec![0u64; 3];
-        world.reduce_into(&send, &mut at_root, Sum, 2)?;
+        world.reduce((&send, &mut at_root), Sum, 2)?;
         let plain = world.reduce(&send, Sum, 2)?;
         Ok((total, (world.rank() == 2).then_some(at_root), plain))
     })?;
@@ -141,7 +141,7 @@ fn a_receive_buffer_of_the_wrong_length_is_an_error() -> rpar::Result<()> {
         for algorithm in ALLREDUCES {
             match world
                 .using(algorithm)
-                .allreduce_into(&send[..], &mut short[..], Sum)
+                .allreduce((&send[..], &mut short[..]), Sum)
             {
                 Err(Error::InvalidArgument { call, message }) => {
                     assert_eq!(call, "allreduce");
@@ -156,12 +156,12 @@ fn a_receive_buffer_of_the_wrong_length_is_an_error() -> rpar::Result<()> {
         assert_eq!(short, [0]);
         // the collectives after it still match
         let mut sums = [0u32; 2];
-        world.allreduce_into(&send[..], &mut sums[..], Sum)?;
+        world.allreduce((&send[..], &mut sums[..]), Sum)?;
         assert_eq!(sums, [3, 6]);
         // at the root only (elsewhere it is ignored); the last call of the run, as the other
         // ranks have contributed to a reduction the root refused
         let mut long = [0u32; 3];
-        let got = world.reduce_into(&send[..], &mut long[..], Sum, 1);
+        let got = world.reduce((&send[..], &mut long[..]), Sum, 1);
         if world.rank() == 1 {
             match got {
                 Err(Error::InvalidArgument { call, message }) => {

@@ -270,8 +270,7 @@ fn gather(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
                 }
                 // other ranks' receive buffers are ignored: left as they were
                 let mut recv = vec![u64::MAX; if r == root { n * p } else { 3 }];
-                w.using(alg)
-                    .gather_into(&c.blocks[r][..], &mut recv, root)?;
+                w.using(alg).gather((&c.blocks[r][..], &mut recv), root)?;
                 if r == root {
                     same(&recv, &c.all, format_args!("into {ctx}"));
                 } else {
@@ -284,20 +283,24 @@ fn gather(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
                 } else {
                     c.blocks[r].clone()
                 };
-                w.using(alg).gather_in_place(&mut buf, root)?;
+                w.using(alg).gather(rpar::InPlace(&mut buf), root)?;
                 if r == root {
                     same(&buf, &c.all, format_args!("in place {ctx}"));
                 } else {
                     same(&buf, &c.blocks[r], format_args!("in place, the sent {ctx}"));
                 }
-                let got = w.using(alg).gatherv(&c.vblocks[r][..], &c.counts, root)?;
+                let got = w
+                    .using(alg)
+                    .gather((&c.vblocks[r][..], rpar::Counts(&c.counts)), root)?;
                 if let Some(got) = only_at_root(got, r, root, &format!("gatherv {ctx}")) {
                     same(&got, &c.vall, format_args!("gatherv {ctx}"));
                 }
                 let mut recv = vec![u64::MAX; if r == root { c.vlaid.len() } else { 3 }];
                 let mine = &c.vblocks[r][..];
-                w.using(alg)
-                    .gatherv_into(mine, &mut recv, &c.counts, displs, root)?;
+                w.using(alg).gather(
+                    (mine, rpar::Varying::new(&mut recv, &c.counts, displs)),
+                    root,
+                )?;
                 if r != root {
                     assert!(recv.iter().all(|&v| v == u64::MAX), "gatherv_into {ctx}");
                     continue;
@@ -329,13 +332,13 @@ fn scatter(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
                 let send = if r == root { c.all.clone() } else { Vec::new() };
                 let got = w.using(alg).scatter(&send, root)?;
                 same(&got, &c.blocks[r], format_args!("{ctx}"));
-                let got = w.using(alg).scatter_owned(send.clone(), root)?;
+                let got = w.using(alg).scatter(send.clone(), root)?;
                 same(&got, &c.blocks[r], format_args!("owned {ctx}"));
                 let mut mine = vec![0; n];
-                w.using(alg).scatter_into(&send, &mut mine, root)?;
+                w.using(alg).scatter((&send, &mut mine), root)?;
                 same(&mine, &c.blocks[r], format_args!("into {ctx}"));
                 let mut buf = if r == root { send } else { vec![0; n] };
-                w.using(alg).scatter_in_place(&mut buf, root)?;
+                w.using(alg).scatter(rpar::InPlace(&mut buf), root)?;
                 if r == root {
                     same(&buf, &c.all, format_args!("in place, root's buffer {ctx}"));
                 } else {
@@ -343,7 +346,9 @@ fn scatter(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
                 }
                 // the send buffer is read at the root only
                 let vsend = if r == root { &c.vlaid[..] } else { &[] };
-                let got = w.using(alg).scatterv(vsend, &c.counts, &c.vdispls, root)?;
+                let got = w
+                    .using(alg)
+                    .scatter(rpar::Varying::new(vsend, &c.counts, &c.vdispls), root)?;
                 same(&got, &c.vblocks[r], format_args!("scatterv {ctx}"));
             }
         }
@@ -370,12 +375,14 @@ fn allgather(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
             same(&got, &c.all, format_args!("{alg:?} n={n}"));
             let mut buf = vec![0; n * p];
             buf[r * n..(r + 1) * n].copy_from_slice(&c.blocks[r]);
-            w.using(alg).allgather_in_place(&mut buf)?;
+            w.using(alg).allgather(rpar::InPlace(&mut buf))?;
             same(&buf, &c.all, format_args!("in place {alg:?} n={n}"));
             let mut recv = vec![u64::MAX; n * p];
-            w.using(alg).allgather_into(&c.blocks[r][..], &mut recv)?;
+            w.using(alg).allgather((&c.blocks[r][..], &mut recv))?;
             same(&recv, &c.all, format_args!("into {alg:?} n={n}"));
-            let got = w.using(alg).allgatherv(&c.vblocks[r][..], &c.counts)?;
+            let got = w
+                .using(alg)
+                .allgather((&c.vblocks[r][..], rpar::Counts(&c.counts)))?;
             same(&got, &c.vall, format_args!("allgatherv {alg:?} n={n}"));
         }
         let got = w.using(alg).allgather(&(r as u8))?;
@@ -465,13 +472,15 @@ fn alltoall(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
             }
             same(&got?, &x.want[r], format_args!("{ctx}"));
             let mut buf = x.send[r].clone();
-            w.using(alg).alltoall_in_place(&mut buf)?;
+            w.using(alg).alltoall(rpar::InPlace(&mut buf))?;
             same(&buf, &x.want[r], format_args!("in place {ctx}"));
             let mut recv = vec![u64::MAX; buf.len()];
-            w.using(alg).alltoall_into(&x.send[r][..], &mut recv)?;
+            w.using(alg).alltoall((&x.send[r][..], &mut recv))?;
             same(&recv, &x.want[r], format_args!("into {ctx}"));
             let (sc, sd, rc) = (&x.send_counts[r], &x.send_displs[r], &x.recv_counts[r]);
-            let got = w.using(alg).alltoallv(&x.vsend[r], sc, sd, rc)?;
+            let got = w
+                .using(alg)
+                .alltoall((rpar::Varying::new(&x.vsend[r], sc, sd), rpar::Counts(rc)))?;
             same(&got, &x.vwant[r], format_args!("alltoallv {ctx}"));
         }
     }
@@ -509,7 +518,7 @@ fn shift(w: &Comm, p: usize, cases: &[Case]) -> rpar::Result<()> {
 /// elsewhere its `InvalidArgument`) and in the borrowed and owned forms; each must get `want`.
 fn shifted(w: &Comm, mine: &[u64], want: &[u64], q: isize, ctx: &str) -> rpar::Result<()> {
     for alg in SHIFT {
-        let got = w.using(alg).shift_circular_owned(mine.to_vec(), q);
+        let got = w.using(alg).shift_circular(mine.to_vec(), q);
         if refused(&got, alg == Shift::GrayCode, w.size()) {
             continue;
         }
@@ -517,7 +526,7 @@ fn shifted(w: &Comm, mine: &[u64], want: &[u64], q: isize, ctx: &str) -> rpar::R
     }
     let got = w.shift_circular(mine, q)?;
     same(&got, want, format_args!("borrowed {ctx}"));
-    let got = w.shift_circular_owned(mine.to_vec(), q)?;
+    let got = w.shift_circular(mine.to_vec(), q)?;
     same(&got, want, format_args!("owned {ctx}"));
     Ok(())
 }
@@ -566,17 +575,23 @@ fn barrier_every_algorithm_separates_rounds() {
 #[test]
 fn mismatched_arguments_are_errors() {
     // counts of the wrong length: every rank refuses at once
-    let err = rpar::run(3, |w| w.allgatherv(&[1u8][..], &[1, 1]).map(|_| ())).unwrap_err();
+    let err = rpar::run(3, |w| {
+        w.allgather((&[1u8][..], rpar::Counts(&[1, 1]))).map(|_| ())
+    })
+    .unwrap_err();
     assert!(err.to_string().contains("counts has 2 entries"), "{err}");
     let err = rpar::run(2, |w| {
-        w.alltoallv(&[1u8, 2][..], &[1, 1], &[0, 5], &[1, 1])
-            .map(|_| ())
+        w.alltoall((
+            rpar::Varying::new(&[1u8, 2][..], &[1, 1], &[0, 5]),
+            rpar::Counts(&[1, 1]),
+        ))
+        .map(|_| ())
     })
     .unwrap_err();
     assert!(err.to_string().contains("does not fit"), "{err}");
     // a send buffer that does not split into p blocks: the root refuses, the others are
     // released by the abort
-    let err = rpar::run(3, |w| w.scatter(&[1u8; 4], 0).map(|_| ())).unwrap_err();
+    let err = rpar::run(3, |w| w.scatter(&[1u8; 4][..], 0).map(|_| ())).unwrap_err();
     assert!(
         err.to_string().contains("not a multiple of the 3 ranks"),
         "{err}"
@@ -599,7 +614,7 @@ fn mismatched_arguments_are_errors() {
     );
     // a receive buffer of the wrong length
     let err = rpar::run(2, |w| {
-        w.alltoall_into(&[1u8, 2][..], &mut [0u8; 3]).map(|_| ())
+        w.alltoall((&[1u8, 2][..], &mut [0u8; 3][..])).map(|_| ())
     });
     let text = err.unwrap_err().to_string();
     assert!(

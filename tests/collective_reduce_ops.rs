@@ -136,7 +136,7 @@ fn concatenation_keeps_rank_order_with_the_defaults() {
             world.reduce(&d, concat, 4)?,
             world.scan(&d, concat)?,
             world.exscan(&d, concat)?,
-            world.reduce_scatter_block(&[d; 6][..], concat)?,
+            world.reduce_scatter(&[d; 6][..], concat)?,
         ))
     })
     .unwrap();
@@ -166,7 +166,7 @@ fn root_out_of_range_is_an_error() {
 #[test]
 fn reduce_scatter_counts_must_fit() {
     let err = rpar::run(2, |world| {
-        world.reduce_scatter(&[1u8, 2, 3][..], &[1, 1], Sum)
+        world.reduce_scatter((&[1u8, 2, 3][..], rpar::Counts(&[1, 1])), Sum)
     })
     .unwrap_err();
     let msg = failure(err).to_string();
@@ -174,7 +174,10 @@ fn reduce_scatter_counts_must_fit() {
         msg.contains("counts add up to 2 elements but the input has 3"),
         "{msg}"
     );
-    let err = rpar::run(2, |world| world.reduce_scatter(&[1u8][..], &[1], Sum)).unwrap_err();
+    let err = rpar::run(2, |world| {
+        world.reduce_scatter((&[1u8][..], rpar::Counts(&[1])), Sum)
+    })
+    .unwrap_err();
     let msg = failure(err).to_string();
     assert!(
         msg.contains("counts has 1 entries but the communicator has 2 ranks"),
@@ -183,7 +186,7 @@ fn reduce_scatter_counts_must_fit() {
     let err = rpar::run(2, |world| {
         world
             .using(ReduceScatter::Pairwise)
-            .reduce_scatter_block(&[1u8, 2, 3][..], Sum)
+            .reduce_scatter(&[1u8, 2, 3][..], Sum)
     })
     .unwrap_err();
     let msg = failure(err).to_string();

@@ -45,7 +45,7 @@ proptest! {
                 if ring_with_non_commutative_op(algorithm == ReduceScatter::Ring, &op) {
                     continue;
                 }
-                blocks.push(world.using(algorithm).reduce_scatter(&mine[..], &counts, op)?);
+                blocks.push(world.using(algorithm).reduce_scatter((&mine[..], rpar::Counts(&counts)), op)?);
             }
             let mut roots = Vec::new();
             for algorithm in [Reduce::Linear, Reduce::Binomial, Reduce::Rabenseifner] {

@@ -34,7 +34,7 @@ fn fast_ranks_run_ahead_of_a_slow_one() -> Result<()> {
                 assert_eq!(v, [i * 10 + (i % p as u64); 3], "bcast {i}");
                 let mut x = [i + r as u64; 2];
                 w.using(Reduce::SharedMemory)
-                    .reduce_in_place(&mut x[..], Sum, 0)?;
+                    .reduce(rpar::InPlace(&mut x[..]), Sum, 0)?;
                 if r == 0 {
                     let want = (0..p as u64).map(|q| i + q).sum::<u64>();
                     assert_eq!(x, [want; 2], "reduce {i}");
@@ -173,7 +173,7 @@ fn a_failing_rank_releases_the_lenders() {
             return Err(Error::user("rank 0 gives up"));
         }
         w.using(Reduce::SharedMemory)
-            .reduce_in_place(&mut v[..], Sum, 0)
+            .reduce(rpar::InPlace(&mut v[..]), Sum, 0)
     })
     .unwrap_err();
     assert!(started.elapsed() < promptly());

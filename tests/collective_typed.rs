@@ -94,7 +94,9 @@ fn bcast_of_a_column_lands_in_the_column_only() {
                     (false, 1) => (&mut m[1..], &col),
                     (false, _) => (&mut m[..], &rows),
                 };
-                world.using(algorithm).bcast_typed(buf, ty, 1, root)?;
+                world
+                    .using(algorithm)
+                    .bcast(rpar::Typed::new(buf, ty, 1), root)?;
                 check(&m, &want, || {
                     format!("bcast_typed {algorithm:?} p={p} root={root} rank={r}")
                 })?;
@@ -116,13 +118,11 @@ fn gather_and_scatter_of_columns_against_a_sequential_reference() {
                 let what = || format!("gather_typed {algorithm:?} p={p} root={root} rank={r}");
                 // into rows: row i of the result is rank i's column
                 let mut got = vec![-1.0; if r == root { p * ROWS } else { 0 }];
-                world.using(algorithm).gather_typed(
-                    &mine[k..],
-                    &col,
-                    1,
-                    &mut got[..],
-                    &rows,
-                    1,
+                world.using(algorithm).gather(
+                    (
+                        rpar::Typed::new(&mine[k..], &col, 1),
+                        rpar::Typed::new(&mut got[..], &rows, 1),
+                    ),
                     root,
                 )?;
                 if r == root {
@@ -136,13 +136,11 @@ fn gather_and_scatter_of_columns_against_a_sequential_reference() {
                 let by_column = TypeMap::vector(ROWS, 1, p as isize, &f64::type_map())?
                     .resized(0, 8)?
                     .commit();
-                world.using(algorithm).gather_typed(
-                    &mine[k..],
-                    &col,
-                    1,
-                    &mut m[..],
-                    &by_column,
-                    1,
+                world.using(algorithm).gather(
+                    (
+                        rpar::Typed::new(&mine[k..], &col, 1),
+                        rpar::Typed::new(&mut m[..], &by_column, 1),
+                    ),
                     root,
                 )?;
                 if r == root {
@@ -162,13 +160,11 @@ fn gather_and_scatter_of_columns_against_a_sequential_reference() {
                     .resized(0, 8)?
                     .commit();
                 let mut m = vec![0.0; ROWS * COLS];
-                world.using(algorithm).scatter_typed(
-                    &send[..],
-                    &spread,
-                    1,
-                    &mut m[2..],
-                    &col,
-                    1,
+                world.using(algorithm).scatter(
+                    (
+                        rpar::Typed::new(&send[..], &spread, 1),
+                        rpar::Typed::new(&mut m[2..], &col, 1),
+                    ),
                     root,
                 )?;
                 let want: Vec<f64> = (0..ROWS * COLS)
@@ -200,14 +196,10 @@ fn allgather_and_alltoall_of_columns() {
                 .commit();
             let mut m = vec![-1.0; ROWS * p];
             let k = r % COLS;
-            world.using(algorithm).allgather_typed(
-                &mine[k..],
-                &col,
-                1,
-                &mut m[..],
-                &by_column,
-                1,
-            )?;
+            world.using(algorithm).allgather((
+                rpar::Typed::new(&mine[k..], &col, 1),
+                rpar::Typed::new(&mut m[..], &by_column, 1),
+            ))?;
             let want: Vec<f64> = (0..ROWS * p)
                 .map(|i| entry(i % p, i / p, (i % p) % COLS))
                 .collect();
@@ -221,10 +213,10 @@ fn allgather_and_alltoall_of_columns() {
         for &algorithm in ALLTOALL {
             // a distributed transpose: rank r sends rank j its column j, received as row j
             let mut got = vec![-1.0; p * ROWS];
-            let result =
-                world
-                    .using(algorithm)
-                    .alltoall_typed(&mine[..], &cols, 1, &mut got[..], &row(), 1);
+            let result = world.using(algorithm).alltoall((
+                rpar::Typed::new(&mine[..], &cols, 1),
+                rpar::Typed::new(&mut got[..], &row(), 1),
+            ));
             if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
                 assert!(matches!(result, Err(Error::InvalidArgument { .. })));
                 continue;
@@ -257,19 +249,21 @@ fn what_mpi_ignores_is_not_read() {
                 let send = (&mine[k..], &col, 1);
                 if r != root {
                     let recv: (&mut [i64], _, _) = (&mut [], &ignored, usize::MAX);
-                    world
-                        .using(algorithm)
-                        .gather_typed(send.0, send.1, send.2, recv.0, recv.1, recv.2, root)?;
+                    world.using(algorithm).gather(
+                        (
+                            rpar::Typed::new(send.0, send.1, send.2),
+                            rpar::Typed::new(recv.0, recv.1, recv.2),
+                        ),
+                        root,
+                    )?;
                     continue;
                 }
                 let mut got = vec![-1.0; p * ROWS];
-                world.using(algorithm).gather_typed(
-                    send.0,
-                    send.1,
-                    send.2,
-                    &mut got[..],
-                    &rows,
-                    1,
+                world.using(algorithm).gather(
+                    (
+                        rpar::Typed::new(send.0, send.1, send.2),
+                        rpar::Typed::new(&mut got[..], &rows, 1),
+                    ),
                     root,
                 )?;
                 let want: Vec<f64> = (0..p * ROWS)
@@ -284,20 +278,22 @@ fn what_mpi_ignores_is_not_read() {
                 let mut m = vec![0.0; ROWS];
                 let recv = (&mut m[..], &rows, 1);
                 if r == root {
-                    world.using(algorithm).scatter_typed(
-                        &all[..],
-                        &rows,
-                        1,
-                        recv.0,
-                        recv.1,
-                        recv.2,
+                    world.using(algorithm).scatter(
+                        (
+                            rpar::Typed::new(&all[..], &rows, 1),
+                            rpar::Typed::new(recv.0, recv.1, recv.2),
+                        ),
                         root,
                     )?;
                 } else {
                     let send: (&[i64], _, _) = (&[], &ignored, usize::MAX);
-                    world
-                        .using(algorithm)
-                        .scatter_typed(send.0, send.1, send.2, recv.0, recv.1, recv.2, root)?;
+                    world.using(algorithm).scatter(
+                        (
+                            rpar::Typed::new(send.0, send.1, send.2),
+                            rpar::Typed::new(recv.0, recv.1, recv.2),
+                        ),
+                        root,
+                    )?;
                 }
                 check(&m, &all[r * ROWS..(r + 1) * ROWS].to_vec(), || {
                     format!("scatter_typed {algorithm:?} p={p} root={root} rank={r}")
@@ -331,9 +327,18 @@ fn structs_with_padding_gathered_by_their_type_map() -> Result<(), Error> {
             })
             .collect();
         let mut all = vec![Sample::default(); 6];
-        world.gather_typed(&mine, &every_other, 1, &mut all, &sample, 2, 1)?;
+        world.gather(
+            (
+                rpar::Typed::new(&mine, &every_other, 1),
+                rpar::Typed::new(&mut all, &sample, 2),
+            ),
+            1,
+        )?;
         let mut everywhere = vec![Sample::default(); 6];
-        world.allgather_typed(&mine, &every_other, 1, &mut everywhere, &sample, 2)?;
+        world.allgather((
+            rpar::Typed::new(&mine, &every_other, 1),
+            rpar::Typed::new(&mut everywhere, &sample, 2),
+        ))?;
         Ok((all, everywhere))
     })
     .unwrap();
@@ -377,9 +382,21 @@ fn signatures_that_disagree_are_an_error_on_every_rank() {
         let mut all = vec![0.0f64; 4 * ROWS];
         let mut ints = vec![0i64; 4 * ROWS];
         if r == 2 {
-            world.gather_typed(&mine, &col, 1, &mut ints, &i64s, 1, 2)
+            world.gather(
+                (
+                    rpar::Typed::new(&mine, &col, 1),
+                    rpar::Typed::new(&mut ints, &i64s, 1),
+                ),
+                2,
+            )
         } else {
-            world.gather_typed(&mine, &col, 1, &mut all, &f64s, 1, 2)
+            world.gather(
+                (
+                    rpar::Typed::new(&mine, &col, 1),
+                    rpar::Typed::new(&mut all, &f64s, 1),
+                ),
+                2,
+            )
         }
     });
     // one rank's count is one element short
@@ -387,7 +404,7 @@ fn signatures_that_disagree_are_an_error_on_every_rank() {
         let mut v = matrix(world.rank());
         let count = if world.rank() == 3 { ROWS - 1 } else { ROWS };
         let one = f64::type_map().commit();
-        world.bcast_typed(&mut v, &one, count, 0)
+        world.bcast(rpar::Typed::new(&mut v, &one, count), 0)
     });
     for e in error_on_every_rank(gathered) {
         assert!(
@@ -431,11 +448,29 @@ fn counts_that_disagree_over_the_same_basic_types_are_an_error_on_every_rank() {
                         let n = if world.rank() == ODD { 3 } else { 2 };
                         let (mut buf, mut out) = (vec![1.0f64; 16], vec![0.0f64; 16]);
                         match c {
-                            0 => world.bcast_typed(&mut buf, &one, n, 0),
-                            1 => world.gather_typed(&buf, &one, n, &mut out, &one, 2, 0),
-                            2 => world.scatter_typed(&buf, &one, 2, &mut out, &one, n, 0),
-                            3 => world.allgather_typed(&buf, &one, n, &mut out, &one, 2),
-                            _ => world.alltoall_typed(&buf, &one, 2, &mut out, &one, n),
+                            0 => world.bcast(rpar::Typed::new(&mut buf, &one, n), 0),
+                            1 => world.gather(
+                                (
+                                    rpar::Typed::new(&buf, &one, n),
+                                    rpar::Typed::new(&mut out, &one, 2),
+                                ),
+                                0,
+                            ),
+                            2 => world.scatter(
+                                (
+                                    rpar::Typed::new(&buf, &one, 2),
+                                    rpar::Typed::new(&mut out, &one, n),
+                                ),
+                                0,
+                            ),
+                            3 => world.allgather((
+                                rpar::Typed::new(&buf, &one, n),
+                                rpar::Typed::new(&mut out, &one, 2),
+                            )),
+                            _ => world.alltoall((
+                                rpar::Typed::new(&buf, &one, 2),
+                                rpar::Typed::new(&mut out, &one, n),
+                            )),
                         }
                     })
                 })
@@ -474,7 +509,7 @@ fn a_buffer_that_does_not_fit_fails_before_anything_moves() {
         } else {
             matrix(r)
         };
-        let result = world.bcast_typed(&mut m, &col, 1, 0);
+        let result = world.bcast(rpar::Typed::new(&mut m, &col, 1), 0);
         Ok((result, m))
     })
     .unwrap();

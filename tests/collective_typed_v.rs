@@ -199,16 +199,23 @@ fn gatherv_and_scatterv_against_a_sequential_reference() {
                         // MPI ignores a non-root's receive arguments
                         let ignored: (&mut [f64], _, &[usize], &[usize]) =
                             (&mut [], &recv.ty, &[], &[]);
-                        world.using(algorithm).gatherv_typed(
-                            send.0, send.1, send.2, ignored.0, ignored.1, ignored.2, ignored.3,
+                        world.using(algorithm).gather(
+                            (
+                                rpar::Typed::new(send.0, send.1, send.2),
+                                rpar::Typed::varying(ignored.0, ignored.1, ignored.2, ignored.3),
+                            ),
                             root,
                         )?;
                         continue;
                     }
                     let mut got = vec![-1.0; recv.len];
                     let into = (&mut got[..], &recv.ty, &recv.counts[..], &recv.displs[..]);
-                    world.using(algorithm).gatherv_typed(
-                        send.0, send.1, send.2, into.0, into.1, into.2, into.3, root,
+                    world.using(algorithm).gather(
+                        (
+                            rpar::Typed::new(send.0, send.1, send.2),
+                            rpar::Typed::varying(into.0, into.1, into.2, into.3),
+                        ),
+                        root,
                     )?;
                     check(&got, &want, || {
                         format!("gatherv_typed {algorithm:?} {sk:?}->{rk:?} p={p} root={root}")
@@ -225,14 +232,21 @@ fn gatherv_and_scatterv_against_a_sequential_reference() {
                     let into = (&mut got[..], &mine.ty, mine.counts[0]);
                     if r == root {
                         let from = (&buf[..], &send.ty, &send.counts[..], &send.displs[..]);
-                        world.using(algorithm).scatterv_typed(
-                            from.0, from.1, from.2, from.3, into.0, into.1, into.2, root,
+                        world.using(algorithm).scatter(
+                            (
+                                rpar::Typed::varying(from.0, from.1, from.2, from.3),
+                                rpar::Typed::new(into.0, into.1, into.2),
+                            ),
+                            root,
                         )?;
                     } else {
                         // MPI ignores a non-root's send arguments
                         let ignored: (&[f64], _, &[usize], &[usize]) = (&[], &send.ty, &[], &[]);
-                        world.using(algorithm).scatterv_typed(
-                            ignored.0, ignored.1, ignored.2, ignored.3, into.0, into.1, into.2,
+                        world.using(algorithm).scatter(
+                            (
+                                rpar::Typed::varying(ignored.0, ignored.1, ignored.2, ignored.3),
+                                rpar::Typed::new(into.0, into.1, into.2),
+                            ),
                             root,
                         )?;
                     }
@@ -269,9 +283,10 @@ fn allgatherv_and_alltoallv_against_a_sequential_reference() {
                 let mut got = vec![-1.0; recv.len];
                 let send = (&buf[..], &sends[r].ty, sends[r].counts[0]);
                 let into = (&mut got[..], &recv.ty, &recv.counts[..], &recv.displs[..]);
-                world
-                    .using(algorithm)
-                    .allgatherv_typed(send.0, send.1, send.2, into.0, into.1, into.2, into.3)?;
+                world.using(algorithm).allgather((
+                    rpar::Typed::new(send.0, send.1, send.2),
+                    rpar::Typed::varying(into.0, into.1, into.2, into.3),
+                ))?;
                 check(&got, &want, || {
                     format!("allgatherv_typed {algorithm:?} {sk:?}->{rk:?} p={p} rank={r}")
                 })?;
@@ -291,9 +306,10 @@ fn allgatherv_and_alltoallv_against_a_sequential_reference() {
                 let mut got = vec![-1.0; recv.len];
                 let send = (&buf[..], &mine.ty, &mine.counts[..], &mine.displs[..]);
                 let into = (&mut got[..], &recv.ty, &recv.counts[..], &recv.displs[..]);
-                let result = world.using(algorithm).alltoallv_typed(
-                    send.0, send.1, send.2, send.3, into.0, into.1, into.2, into.3,
-                );
+                let result = world.using(algorithm).alltoall((
+                    rpar::Typed::varying(send.0, send.1, send.2, send.3),
+                    rpar::Typed::varying(into.0, into.1, into.2, into.3),
+                ));
                 if algorithm == Alltoall::Hypercube && !p.is_power_of_two() {
                     assert!(matches!(result, Err(Error::InvalidArgument { .. })));
                     continue;
@@ -352,14 +368,11 @@ fn structs_with_padding_by_their_type_map() {
         }
         for root in roots(p) {
             let mut got = vec![UNSET; n];
-            world.gatherv_typed(
-                &mine,
-                &every_other,
-                r + 1,
-                &mut got,
-                &sample,
-                &counts,
-                &displs,
+            world.gather(
+                (
+                    rpar::Typed::new(&mine, &every_other, r + 1),
+                    rpar::Typed::varying(&mut got, &sample, &counts, &displs),
+                ),
                 root,
             )?;
             if r == root {
@@ -367,15 +380,10 @@ fn structs_with_padding_by_their_type_map() {
             }
         }
         let mut got = vec![UNSET; n];
-        world.allgatherv_typed(
-            &mine,
-            &every_other,
-            r + 1,
-            &mut got,
-            &sample,
-            &counts,
-            &displs,
-        )?;
+        world.allgather((
+            rpar::Typed::new(&mine, &every_other, r + 1),
+            rpar::Typed::varying(&mut got, &sample, &counts, &displs),
+        ))?;
         check(&got, &want, || format!("allgatherv_typed p={p} rank={r}"))
     });
 }
@@ -415,7 +423,10 @@ fn a_mismatch_of_one_pair_is_the_same_error_on_every_rank() {
         }
         let rd: Vec<usize> = (0..P).map(|i| 3 * i).collect();
         let mut recv = vec![0.0f64; 3 * P];
-        world.alltoallv_typed(&send, &one(), &sc, &sd, &mut recv, &one(), &rc, &rd)
+        world.alltoall((
+            rpar::Typed::varying(&send, &one(), &sc, &sd),
+            rpar::Typed::varying(&mut recv, &one(), &rc, &rd),
+        ))
     });
     let errors = error_on_every_rank(got);
     for e in &errors {
@@ -436,14 +447,11 @@ fn a_mismatch_of_one_pair_is_the_same_error_on_every_rank() {
         let mut recv = vec![0i64; 2 * P];
         let (counts, displs): (Vec<usize>, Vec<usize>) =
             (vec![2; P], (0..P).map(|i| 2 * i).collect());
-        world.gatherv_typed(
-            &send,
-            &one(),
-            2,
-            &mut recv,
-            &i64::type_map().commit(),
-            &counts,
-            &displs,
+        world.gather(
+            (
+                rpar::Typed::new(&send, &one(), 2),
+                rpar::Typed::varying(&mut recv, &i64::type_map().commit(), &counts, &displs),
+            ),
             3,
         )
     });
@@ -493,7 +501,13 @@ fn counts_of_the_wrong_length_are_an_error_on_every_rank() {
         let mut recv = vec![0.0f64; P];
         let counts = vec![1; if world.rank() == 2 { P - 1 } else { P }];
         let displs: Vec<usize> = (0..P).collect();
-        world.gatherv_typed(&[1.0f64], &one(), 1, &mut recv, &one(), &counts, &displs, 2)
+        world.gather(
+            (
+                rpar::Typed::new(&[1.0f64], &one(), 1),
+                rpar::Typed::varying(&mut recv, &one(), &counts, &displs),
+            ),
+            2,
+        )
     });
     failed_at(got, 2, |e| {
         invalid_saying(e, "receive counts has 3 entries")
@@ -504,7 +518,10 @@ fn counts_of_the_wrong_length_are_an_error_on_every_rank() {
         let sd: Vec<usize> = (0..if world.rank() == 1 { P + 1 } else { P }).collect();
         let (counts, rd) = (vec![1; P], (0..P).collect::<Vec<_>>());
         let mut recv = vec![0.0f64; P];
-        world.alltoallv_typed(&send, &one(), &counts, &sd, &mut recv, &one(), &counts, &rd)
+        world.alltoall((
+            rpar::Typed::varying(&send, &one(), &counts, &sd),
+            rpar::Typed::varying(&mut recv, &one(), &counts, &rd),
+        ))
     });
     failed_at(got, 1, |e| {
         invalid_saying(e, "send displacements has 5 entries")
@@ -513,7 +530,13 @@ fn counts_of_the_wrong_length_are_an_error_on_every_rank() {
     let got = each_rank_within(P, "scatterv_typed without displs", move |world| {
         let mut recv = [0.0f64];
         let send = vec![1.0f64; P];
-        world.scatterv_typed(&send, &one(), &[1; P], &[], &mut recv, &one(), 1, 0)
+        world.scatter(
+            (
+                rpar::Typed::varying(&send, &one(), &[1; P], &[]),
+                rpar::Typed::new(&mut recv, &one(), 1),
+            ),
+            0,
+        )
     });
     failed_at(got, 0, |e| {
         invalid_saying(e, "send displacements has 0 entries")
@@ -534,15 +557,10 @@ fn overlapping_receive_blocks_are_an_error_on_every_rank() {
             } else {
                 [0, 2, 4]
             };
-            let result = world.allgatherv_typed(
-                &[7.0f64; 2],
-                &one(),
-                2,
-                &mut recv,
-                &one(),
-                &[2; P],
-                &displs,
-            );
+            let result = world.allgather((
+                rpar::Typed::new(&[7.0f64; 2], &one(), 2),
+                rpar::Typed::varying(&mut recv, &one(), &[2; P], &displs),
+            ));
             assert!(recv.iter().all(|&x| x == -1.0), "written before the checks");
             result
         },
@@ -561,7 +579,13 @@ fn overlapping_receive_blocks_are_an_error_on_every_rank() {
     let got = each_rank_within(2, "gatherv_typed with overlapping bytes", move |world| {
         let mut recv = vec![-1.0f64; 4 * ROWS + 4];
         let send = [1.0f64; ROWS];
-        world.gatherv_typed(&send, &three, 1, &mut recv, &column, &[1, 1], &[0, 4], 0)
+        world.gather(
+            (
+                rpar::Typed::new(&send, &three, 1),
+                rpar::Typed::varying(&mut recv, &column, &[1, 1], &[0, 4]),
+            ),
+            0,
+        )
     });
     failed_at(got, 0, |e| invalid_saying(e, "twice"));
     // the same columns at positions 0 and 1 are fine
@@ -572,7 +596,13 @@ fn overlapping_receive_blocks_are_an_error_on_every_rank() {
         let three = TypeMap::contiguous(ROWS, &f64::type_map())?.commit();
         let mut recv = vec![-1.0f64; 4 * ROWS];
         let send = [world.rank() as f64; ROWS];
-        world.gatherv_typed(&send, &three, 1, &mut recv, &column, &[1, 1], &[0, 1], 0)?;
+        world.gather(
+            (
+                rpar::Typed::new(&send, &three, 1),
+                rpar::Typed::varying(&mut recv, &column, &[1, 1], &[0, 1]),
+            ),
+            0,
+        )?;
         Ok(recv)
     });
     let want: Vec<f64> = (0..4 * ROWS)
@@ -592,16 +622,10 @@ fn overlapping_receive_blocks_are_an_error_on_every_rank() {
             let send = [r, r + 0.5];
             let mut recv = vec![0.0f64; 2 * P];
             let (counts, rd) = ([2; P], [0, 2, 4]);
-            world.alltoallv_typed(
-                &send,
-                &one(),
-                &counts,
-                &[0; P],
-                &mut recv,
-                &one(),
-                &counts,
-                &rd,
-            )?;
+            world.alltoall((
+                rpar::Typed::varying(&send, &one(), &counts, &[0; P]),
+                rpar::Typed::varying(&mut recv, &one(), &counts, &rd),
+            ))?;
             Ok(recv)
         },
     );
@@ -624,8 +648,13 @@ fn a_type_or_a_block_outside_its_buffer_is_an_error_on_every_rank() {
         let r = world.rank();
         let mut recv = vec![-1.0f64; if r == 1 { 4 * (ROWS - 1) } else { 4 * ROWS }];
         let send = vec![1.0f64; P * ROWS];
-        let result =
-            world.scatterv_typed(&send, &three, &[1; P], &[0, 1, 2], &mut recv, &column, 1, 0);
+        let result = world.scatter(
+            (
+                rpar::Typed::varying(&send, &three, &[1; P], &[0, 1, 2]),
+                rpar::Typed::new(&mut recv, &column, 1),
+            ),
+            0,
+        );
         assert!(recv.iter().all(|&x| x == -1.0), "written before the checks");
         result
     });
@@ -641,14 +670,11 @@ fn a_type_or_a_block_outside_its_buffer_is_an_error_on_every_rank() {
     // the root of a gatherv puts rank 2's block past the end of its buffer
     let got = each_rank_within(P, "gatherv_typed with a block outside", move |world| {
         let mut recv = vec![0.0f64; P];
-        world.gatherv_typed(
-            &[1.0f64],
-            &one(),
-            1,
-            &mut recv,
-            &one(),
-            &[1; P],
-            &[0, 1, 9],
+        world.gather(
+            (
+                rpar::Typed::new(&[1.0f64], &one(), 1),
+                rpar::Typed::varying(&mut recv, &one(), &[1; P], &[0, 1, 9]),
+            ),
             0,
         )
     });
@@ -668,16 +694,10 @@ fn a_type_or_a_block_outside_its_buffer_is_an_error_on_every_rank() {
             };
             let rc = [1, 1, if world.rank() == 2 { 2 } else { 1 }];
             let mut recv = vec![0.0f64; P + 1];
-            world.alltoallv_typed(
-                &send,
-                &one(),
-                &sc,
-                &[0, 1, 2],
-                &mut recv,
-                &one(),
-                &rc,
-                &[0, 1, 2],
-            )
+            world.alltoall((
+                rpar::Typed::varying(&send, &one(), &sc, &[0, 1, 2]),
+                rpar::Typed::varying(&mut recv, &one(), &rc, &[0, 1, 2]),
+            ))
         },
     );
     failed_at(got, 2, |e| matches!(e, Error::BufferOutOfBounds { .. }));
@@ -698,9 +718,15 @@ fn a_block_inside_an_element_must_land_on_the_field_it_names() {
         let u = u32::type_map().commit();
         let r = world.rank() as u32;
         let mut recv = [Pair::default(); 2];
-        world.allgatherv_typed(&[r + 1], &u, 1, &mut recv, &u, &[1, 1], &[2, 0])?;
+        world.allgather((
+            rpar::Typed::new(&[r + 1], &u, 1),
+            rpar::Typed::varying(&mut recv, &u, &[1, 1], &[2, 0]),
+        ))?;
         let mut untouched = [Pair::default(); 2];
-        let bad = world.allgatherv_typed(&[r + 1], &u, 1, &mut untouched, &u, &[1, 1], &[0, 1]);
+        let bad = world.allgather((
+            rpar::Typed::new(&[r + 1], &u, 1),
+            rpar::Typed::varying(&mut untouched, &u, &[1, 1], &[0, 1]),
+        ));
         Ok((recv, bad, untouched))
     });
     for result in got {

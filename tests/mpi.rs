@@ -212,10 +212,12 @@ fn traced_job() {
         check("a user operator", world.allreduce(&x, max)?, 2);
         world.barrier()?;
         let mut v = [x; 2];
-        world.bcast_typed(
-            &mut v,
-            &TypeMap::contiguous(2, &u64::type_map())?.commit(),
-            1,
+        world.bcast(
+            rpar::Typed::new(
+                &mut v,
+                &TypeMap::contiguous(2, &u64::type_map())?.commit(),
+                1,
+            ),
             1,
         )?;
         check("the typed bcast", v, [2; 2]);
@@ -590,7 +592,7 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
             let mut recv = vec![0u64; len];
             world
                 .using(a)
-                .allreduce_into(&mine(r)[..], &mut recv[..], Sum)?;
+                .allreduce((&mine(r)[..], &mut recv[..]), Sum)?;
             check(&format!("allreduce_into {a:?}"), recv, sum.clone());
             let got = world.using(a).allreduce(&affine(&mine(r))[..], compose);
             if a == Allreduce::Ring {
@@ -632,7 +634,7 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
                 let mut recv = vec![u64::MAX; if r == root { len } else { 0 }];
                 world
                     .using(a)
-                    .reduce_into(&mine(r)[..], &mut recv[..], Sum, root)?;
+                    .reduce((&mine(r)[..], &mut recv[..]), Sum, root)?;
                 let want = if r == root { sum.clone() } else { Vec::new() };
                 check(&format!("reduce_into {a:?} to {root}"), recv, want);
             }
@@ -741,12 +743,12 @@ fn collectives(world: &Comm) -> rpar::Result<()> {
         ] {
             check(
                 &format!("reduce_scatter_block {a:?}"),
-                world.using(a).reduce_scatter_block(&blocks[..], Sum)?,
+                world.using(a).reduce_scatter(&blocks[..], Sum)?,
                 want.clone(),
             );
         }
         for a in [Shift::Auto, Shift::Direct, Shift::GrayCode] {
-            let got = world.using(a).shift_circular_owned(mine(r), 1);
+            let got = world.using(a).shift_circular(mine(r), 1);
             if a == Shift::GrayCode && !p.is_power_of_two() {
                 assert!(
                     matches!(got, Err(rpar::Error::InvalidArgument { .. })),

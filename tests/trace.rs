@@ -486,27 +486,29 @@ mod traced {
         assert_eq!(w.using(Allreduce::Ring).allreduce(&(r as u64), Sum)?, 6);
         assert_eq!(w.scan(&(r as u64), Sum)?, (0..=r as u64).sum::<u64>());
         let counts = [1, 2, 1, 2];
-        w.allgatherv(&vec![r as u8; counts[r]][..], &counts)?;
+        w.allgather((&vec![r as u8; counts[r]][..], rpar::Counts(&counts)))?;
         let big = [1 << 14; 4];
-        w.allgatherv(&vec![r as u8; big[r]][..], &big)?;
+        w.allgather((&vec![r as u8; big[r]][..], rpar::Counts(&big)))?;
         w.using(Allgather::SharedMemory)
-            .allgatherv(&vec![r as u8; counts[r]][..], &counts)?;
+            .allgather((&vec![r as u8; counts[r]][..], rpar::Counts(&counts)))?;
         assert_eq!(w.allgather(&[r as u8; 2][..])?.len(), 8);
         let mut v = [r as u32; 3];
-        w.bcast_typed(
-            &mut v,
-            &TypeMap::contiguous(3, &u32::type_map())?.commit(),
-            1,
+        w.bcast(
+            rpar::Typed::new(
+                &mut v,
+                &TypeMap::contiguous(3, &u32::type_map())?.commit(),
+                1,
+            ),
             2,
         )?;
         assert_eq!(v, [2; 3]);
         let mut wide = [Wide { x: r as f64 }; 2];
         w.bcast(&mut wide[..], 3)?;
         assert_eq!(wide, [Wide { x: 3.0 }; 2]);
-        assert_eq!(w.reduce_scatter_block(&[1u32; 8][..], Sum)?, [4, 4]);
+        assert_eq!(w.reduce_scatter(&[1u32; 8][..], Sum)?, [4, 4]);
         let mut all = [0u16; 4];
-        w.gather_into(&(r as u16), &mut all, 0)?;
-        w.alltoall_owned(vec![vec![r]; 4])?;
+        w.gather((&(r as u16), &mut all[..]), 0)?;
+        w.alltoall(vec![vec![r]; 4])?;
         w.split(Some(0), 0)?;
         w.barrier()
     }

@@ -29,27 +29,23 @@
 //!
 //! # Collectives
 //!
-//! Every collective is a method of [`Comm`] named after its MPI routine (MPI_Allreduce is
-//! [`Comm::allreduce`]), called by every rank of the communicator in the same order. Each
-//! comes in the forms MPI has, and a few that Rust makes possible:
+//! Every collective is one method of [`Comm`] named after its MPI routine (MPI_Allreduce is
+//! [`Comm::allreduce`], MPI_Gatherv is [`Comm::gather`] with varying blocks), called by every
+//! rank of the communicator in the same order. The form of the call lives in its arguments:
 //!
-//! - the plain form returns a new result (`allreduce`, `gather` → `Some` at the root);
-//! - `_into` writes into a buffer you give, MPI's `sendbuf` and `recvbuf`
-//!   ([`Comm::allreduce_into`], [`Comm::gather_into`]; with counts and displacements,
-//!   [`Comm::allgatherv_into`], [`Comm::alltoallv_into`]);
-//! - `_in_place` is MPI_IN_PLACE ([`Comm::allreduce_in_place`], [`Comm::gatherv_in_place`],
-//!   [`Comm::scatterv_in_place`], [`Comm::allgatherv_in_place`], [`Comm::alltoallv_in_place`],
-//!   [`Comm::reduce_scatter_in_place`], [`Comm::reduce_scatter_block_in_place`], …);
-//! - `v` forms take a count per rank (MPI_Gatherv, MPI_Alltoallv, …);
-//! - `_owned` moves `Vec`s, uncopied in-process, their lengths being the counts
-//!   ([`Comm::scatter_owned`], [`Comm::gather_owned`], [`Comm::alltoall_owned`]);
-//! - `_typed` lays the data out by a committed derived datatype and a count
-//!   ([`Comm::bcast_typed`], [`Comm::gather_typed`], [`Comm::scatter_typed`],
-//!   [`Comm::allgather_typed`], [`Comm::alltoall_typed`]), the v-forms by a count per rank
-//!   and displacements in extents of the type ([`Comm::gatherv_typed`],
-//!   [`Comm::scatterv_typed`], [`Comm::allgatherv_typed`], [`Comm::alltoallv_typed`]);
-//! - and every form has a `_with` twin that names the algorithm, an enum per family
-//!   ([`Bcast`], [`Allreduce`], …) whose variants' rustdoc gives each one's alpha-beta cost.
+//! - `&x` alone: rpar allocates the result (`allreduce(&x, Sum)` → a new value or `Vec`);
+//! - `(&x, &mut y)`: MPI's `sendbuf` and `recvbuf`;
+//! - [`InPlace`]`(&mut y)`: MPI_IN_PLACE;
+//! - an owned `Vec`: moved, uncopied in-process where the algorithm can (`gather`, `scatter`,
+//!   `alltoall` of `Vec<Vec<T>>`, `shift_circular`);
+//! - [`Typed`]`::new(&x, &ty, n)`: `n` elements of a committed derived datatype, and
+//!   [`Typed::varying`] for the typed v-forms;
+//! - [`Varying`]`::new(&mut y, &counts, &displs)` and [`Counts`]`(&counts)`: the v-forms'
+//!   blocks, a count per rank (MPI_Gatherv, MPI_Alltoallv, MPI_Reduce_scatter, …).
+//!
+//! The algorithm is a value too: [`Comm::using`]`(Allreduce::Ring)` chooses it for the calls
+//! made through what it returns; each family's enum ([`Bcast`], [`Allreduce`], …) gives each
+//! variant's alpha-beta cost in its rustdoc.
 //!
 //! ```
 //! use rpar::{Allreduce, Sum};
@@ -57,7 +53,7 @@
 //! let got = rpar::run(4, |world| {
 //!     let mine = [world.rank() as u64, 1];
 //!     let mut total = [0u64; 2];
-//!     world.allreduce_into(&mine[..], &mut total[..], Sum)?; // MPI_Allreduce(sendbuf, recvbuf)
+//!     world.allreduce((&mine[..], &mut total[..]), Sum)?; // MPI_Allreduce(sendbuf, recvbuf)
 //!     let ring = world.using(Allreduce::Ring).allreduce(&mine[..], Sum)?; // the ring algorithm
 //!     assert_eq!(ring, total);
 //!     Ok(total)
@@ -137,6 +133,13 @@ pub use collective::{
     Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, CollectiveAlgorithm, Gather,
     LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Predefined, Prod, Reduce, ReduceOp,
     ReduceScatter, Scan, Scatter, Shift, Sum, UserOp, Using,
+};
+/// The forms of the collectives' arguments (see [`Comm::allreduce`] and the others): the
+/// views that say how a buffer is laid out, and the traits that list what each collective
+/// takes.
+pub use collective::{
+    AllgatherArgs, AlltoallArgs, BcastBuf, Blocks, Counts, GatherArgs, InPlace, ReduceArgs,
+    ReduceScatterArgs, ScatterArgs, ShiftArgs, Typed, Varying, ViewBuf,
 };
 pub use comm::{
     test_all, test_any, test_some, wait_all, wait_any, wait_some, Buffer, BufferMut, Comm, Probed,

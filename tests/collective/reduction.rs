@@ -292,7 +292,7 @@ impl<T: Element, O: ReduceOp<T>> OnRank<'_, T, O> {
                 let mut buf = self.mine.to_vec();
                 self.world
                     .using(algorithm)
-                    .reduce_in_place(&mut buf[..], self.op, root)?;
+                    .reduce(rpar::InPlace(&mut buf[..]), self.op, root)?;
                 if r == root {
                     re.agrees(&buf, total, 0..self.n, || ctx("reduce_in_place"))?;
                 } else {
@@ -325,7 +325,7 @@ impl<T: Element, O: ReduceOp<T>> OnRank<'_, T, O> {
             let mut buf = self.mine.to_vec();
             world
                 .using(algorithm)
-                .allreduce_in_place(&mut buf[..], self.op)?;
+                .allreduce(rpar::InPlace(&mut buf[..]), self.op)?;
             re.agrees(&buf, total, 0..self.n, || ctx("allreduce_in_place"))?;
             if rounded {
                 same_on_every_rank(world, &buf, || ctx("allreduce_in_place"))?;
@@ -351,12 +351,12 @@ impl<T: Element, O: ReduceOp<T>> OnRank<'_, T, O> {
             let mut buf = self.mine.to_vec();
             world
                 .using(algorithm)
-                .scan_in_place(&mut buf[..], self.op)?;
+                .scan(rpar::InPlace(&mut buf[..]), self.op)?;
             re.agrees(&buf, r, all.clone(), || ctx("scan_in_place"))?;
             let mut buf = self.mine.to_vec();
             world
                 .using(algorithm)
-                .exscan_in_place(&mut buf[..], self.op)?;
+                .exscan(rpar::InPlace(&mut buf[..]), self.op)?;
             if r > 0 {
                 re.agrees(&buf, r - 1, all.clone(), || ctx("exscan_in_place"))?;
             } else {
@@ -378,13 +378,13 @@ impl<T: Element, O: ReduceOp<T>> OnRank<'_, T, O> {
             }
             let got = world
                 .using(algorithm)
-                .reduce_scatter(self.mine, &re.counts, self.op)?;
+                .reduce_scatter((self.mine, rpar::Counts(&re.counts)), self.op)?;
             re.agrees(&got, p - 1, start..start + re.counts[r], || {
                 let counts = &re.counts;
                 self.what(&format!("reduce_scatter counts={counts:?}"), algorithm)
             })?;
             let mine = &self.mine[..block * p];
-            let got = world.using(algorithm).reduce_scatter_block(mine, self.op)?;
+            let got = world.using(algorithm).reduce_scatter(mine, self.op)?;
             re.agrees(&got, p - 1, r * block..(r + 1) * block, || {
                 self.what("reduce_scatter_block", algorithm)
             })?;

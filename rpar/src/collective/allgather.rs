@@ -135,27 +135,6 @@ impl Allgather {
 }
 
 impl Comm {
-    /// Gathers every rank's `send` (all of the same length) on every rank, in rank order
-    /// (MPI_Allgather).
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
-    /// [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// None of its own; as for every collective, [`Error::CollectiveMismatch`] if the ranks call
-    /// different collectives (or this one with blocks of different lengths) and [`Error::Aborted`]
-    /// if another rank fails during the call.
-    ///
-    /// ```
-    /// let got = rpar::run(3, |world| world.allgather(&[world.rank() as u8; 2][..]))?;
-    /// assert!(got.iter().all(|g| *g == [0, 0, 1, 1, 2, 2]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgather<B: Buffer + ?Sized>(&self, send: &B) -> Result<Vec<B::Elem>> {
-        self.allgather_with(send, self.chosen::<Allgather>())
-    }
-
     /// [`Comm::allgather`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn allgather_with<B: Buffer + ?Sized>(
@@ -173,31 +152,6 @@ impl Comm {
                 Ok(recv)
             },
         )
-    }
-
-    /// Gathers every rank's `send` into `recv` (`p` times as long), MPI_Allgather's own form.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
-    /// [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] if `recv` is not `p` times as long as `send`; and, as for every
-    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives (or this
-    /// one with blocks of different lengths) and [`Error::Aborted`] if another rank fails during
-    /// the call.
-    ///
-    /// ```
-    /// rpar::run(2, |world| {
-    ///     let mut all = [0i64; 4];
-    ///     world.allgather_into(&[world.rank() as i64; 2][..], &mut all)?;
-    ///     assert_eq!(all, [0, 0, 1, 1]);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgather_into<B: Buffer + ?Sized>(&self, send: &B, recv: &mut [B::Elem]) -> Result<()> {
-        self.allgather_into_with(send, recv, self.chosen::<Allgather>())
     }
 
     /// [`Comm::allgather_into`] with the algorithm given (what it runs with the one chosen by
@@ -233,33 +187,6 @@ impl Comm {
         )
     }
 
-    /// Allgather in place (MPI_Allgather with MPI_IN_PLACE): `buf` holds `p` equal blocks, this
-    /// rank's own at block `rank()`; on return it holds every rank's.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Allgather`] and
-    /// [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] if the length of `buf` is not a multiple of `p`; and, as for
-    /// every collective, [`Error::CollectiveMismatch`] if the ranks call different collectives (or
-    /// this one with blocks of different lengths) and [`Error::Aborted`] if another rank fails
-    /// during the call.
-    ///
-    /// ```
-    /// let got = rpar::run(4, |world| {
-    ///     let mut buf = [0u32; 4];
-    ///     buf[world.rank()] = 10 * world.rank() as u32;
-    ///     world.allgather_in_place(&mut buf)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert!(got.iter().all(|g| *g == [0, 10, 20, 30]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgather_in_place<T: Datatype>(&self, buf: &mut [T]) -> Result<()> {
-        self.allgather_in_place_with(buf, self.chosen::<Allgather>())
-    }
-
     /// [`Comm::allgather_in_place`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn allgather_in_place_with<T: Datatype>(
@@ -284,38 +211,6 @@ impl Comm {
         )
     }
 
-    /// Gathers every rank's `send` on every rank, with `counts[i]` elements from rank `i`
-    /// (MPI_Allgatherv, blocks placed one after another). `counts` must be the same on all ranks
-    /// and `counts[rank()]` must be `send`'s length.
-    ///
-    /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
-    /// (blocks of different lengths have no shared-memory algorithm), see
-    /// [`Comm::using`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] if `counts` has not one entry per rank or `counts[rank()]` is not
-    /// the length of `send`, and [`Error::InvalidArgument`] or [`Error::Truncated`] if a block that
-    /// arrives is not as long as `counts` says (the ranks' `counts` disagree); and, as for every
-    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives and
-    /// [`Error::Aborted`] if another rank fails during the call.
-    ///
-    /// ```
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank();
-    ///     world.allgatherv(&vec![r as u8; r], &[0, 1, 2])
-    /// })?;
-    /// assert!(got.iter().all(|g| *g == [1, 2, 2]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgatherv<B: Buffer + ?Sized>(
-        &self,
-        send: &B,
-        counts: &[usize],
-    ) -> Result<Vec<B::Elem>> {
-        self.allgatherv_with(send, counts, self.chosen::<Allgather>())
-    }
-
     /// [`Comm::allgatherv`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn allgatherv_with<B: Buffer + ?Sized>(
@@ -334,44 +229,6 @@ impl Comm {
         })
     }
 
-    /// Gathers every rank's `send` into `recv` on every rank, rank `i`'s `counts[i]` elements
-    /// at `displs[i]` (MPI_Allgatherv's own form). `counts` and `displs` must be the same on
-    /// all ranks and `counts[rank()]` must be `send`'s length; elements of `recv` outside the
-    /// blocks are left as they were.
-    ///
-    /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
-    /// (see [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] if `counts` or `displs` has not one entry per rank,
-    /// `counts[rank()]` is not the length of `send`, a block does not fit in `recv` or two blocks
-    /// overlap (MPI calls such a call erroneous), and [`Error::InvalidArgument`] or
-    /// [`Error::Truncated`] if a block that arrives is not as long as `counts` says (the ranks'
-    /// `counts` disagree); and, as for every collective, [`Error::CollectiveMismatch`] if the ranks
-    /// call different collectives and [`Error::Aborted`] if another rank fails during the call.
-    ///
-    /// ```
-    /// rpar::run(3, |world| {
-    ///     let r = world.rank();
-    ///     let mut recv = [0u8; 7];
-    ///     // rank 2's block first, a gap at element 3, then rank 0's, then rank 1's
-    ///     world.allgatherv_into(&vec![r as u8 + 1; r + 1], &mut recv, &[1, 2, 3], &[4, 5, 0])?;
-    ///     assert_eq!(recv, [3, 3, 3, 0, 1, 2, 2]);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgatherv_into<B: Buffer + ?Sized>(
-        &self,
-        send: &B,
-        recv: &mut [B::Elem],
-        counts: &[usize],
-        displs: &[usize],
-    ) -> Result<()> {
-        self.allgatherv_into_with(send, recv, counts, displs, self.chosen::<Allgather>())
-    }
-
     /// [`Comm::allgatherv_into`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn allgatherv_into_with<B: Buffer + ?Sized>(
@@ -385,38 +242,6 @@ impl Comm {
         self.collective(Call::new(CALL_V), &algorithm, || {
             self.allgatherv_blocks(Some(send.as_elems()), recv, (counts, displs), algorithm)
         })
-    }
-
-    /// Allgatherv in place (MPI_Allgatherv with MPI_IN_PLACE): `buf` holds this rank's
-    /// `counts[rank()]` elements at `displs[rank()]`; on return it holds every rank's block `i`
-    /// at `displs[i]`.
-    ///
-    /// Cost: that of the message-passing algorithm `Auto` picks by the table of [`Allgather`]
-    /// (see [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allgatherv_into`] (but for the length of `send`, which there is none of).
-    ///
-    /// ```
-    /// let got = rpar::run(3, |world| {
-    ///     let mut buf = [0u32; 6];
-    ///     let (counts, displs) = ([1, 2, 3], [0, 1, 3]);
-    ///     let r = world.rank();
-    ///     buf[displs[r]..displs[r] + counts[r]].fill(10 * r as u32);
-    ///     world.allgatherv_in_place(&mut buf, &counts, &displs)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert!(got.iter().all(|b| *b == [0, 10, 10, 20, 20, 20]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgatherv_in_place<T: Datatype>(
-        &self,
-        buf: &mut [T],
-        counts: &[usize],
-        displs: &[usize],
-    ) -> Result<()> {
-        self.allgatherv_in_place_with(buf, counts, displs, self.chosen::<Allgather>())
     }
 
     /// [`Comm::allgatherv_in_place`] with the algorithm given (what it runs with the one chosen by

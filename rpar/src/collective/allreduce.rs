@@ -143,33 +143,6 @@ impl Allreduce {
 }
 
 impl Comm {
-    /// Combines every rank's `data` elementwise with `op` and gives every rank the result, of
-    /// the same shape (MPI_Allreduce). All ranks pass the same length.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Allreduce`] and
-    /// [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// None of its own; as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives (or this one with different operators or vector lengths) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
-    /// ```
-    /// use rpar::Sum;
-    /// let sums = rpar::run(4, |world| world.allreduce(&(world.rank() as u64), Sum))?;
-    /// assert_eq!(sums, vec![6; 4]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allreduce<B, O>(&self, data: &B, op: O) -> Result<B::Owned>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.allreduce_with(data, op, self.chosen::<Allreduce>())
-    }
-
     /// [`Comm::allreduce`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn allreduce_with<B, O>(
@@ -185,46 +158,6 @@ impl Comm {
         let mut acc = data.as_elems().to_vec();
         self.allreduce_call(None, &mut acc, &op, algorithm)?;
         Ok(B::to_owned_shape(acc))
-    }
-
-    /// Combines every rank's `send` elementwise with `op` into every rank's `recv`, which must
-    /// be as long (MPI_Allreduce's own form, `sendbuf` and `recvbuf`); `send` is only read. All
-    /// ranks pass the same length.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Allreduce`] and
-    /// [`Comm::using`]), with `send` read where it lies (`SharedMemory`, MPI's own)
-    /// or copied once into `recv`, where the message-passing algorithms combine in place.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `recv` is not as
-    /// long as `send`; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives (or this one with different operators or vector lengths) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
-    /// ```
-    /// use rpar::Sum;
-    /// let got = rpar::run(4, |world| {
-    ///     let send = [world.rank() as f64, 1.0];
-    ///     let mut recv = [0.0; 2];
-    ///     world.allreduce_into(&send[..], &mut recv[..], Sum)?;
-    ///     assert_eq!(send, [world.rank() as f64, 1.0]); // only read
-    ///     let mut total = 0u32;
-    ///     world.allreduce_into(&1u32, &mut total, Sum)?; // single values
-    ///     assert_eq!(total, 4);
-    ///     Ok(recv)
-    /// })?;
-    /// assert_eq!(got, vec![[6.0, 4.0]; 4]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allreduce_into<B, R, O>(&self, send: &B, recv: &mut R, op: O) -> Result<()>
-    where
-        B: Buffer + ?Sized,
-        R: BufferMut<Elem = B::Elem> + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.allreduce_into_with(send, recv, op, self.chosen::<Allreduce>())
     }
 
     /// [`Comm::allreduce_into`] with the algorithm given (what it runs with the one chosen by
@@ -248,33 +181,6 @@ impl Comm {
         let what = "receive buffer (as long as the send buffer)";
         check_len(recv.len(), send.len(), what, CALL)?;
         self.allreduce_call(Some(send), recv, &op, algorithm)
-    }
-
-    /// [`Comm::allreduce`] in place (MPI_Allreduce with MPI_IN_PLACE): `buf` is replaced by the
-    /// result on every rank.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allreduce`].
-    ///
-    /// ```
-    /// use rpar::Min;
-    /// let r = rpar::run(3, |world| {
-    ///     let mut v = vec![world.rank() as f32, 5.0];
-    ///     world.allreduce_in_place(&mut v, Min)?;
-    ///     Ok(v)
-    /// })?;
-    /// assert_eq!(r[1], vec![0.0, 5.0]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allreduce_in_place<B, O>(&self, buf: &mut B, op: O) -> Result<()>
-    where
-        B: BufferMut + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.allreduce_in_place_with(buf, op, self.chosen::<Allreduce>())
     }
 
     /// [`Comm::allreduce_in_place`] with the algorithm given (what it runs with the one chosen by

@@ -52,7 +52,7 @@ const CALL_V: &str = "alltoallv";
 /// defaults](crate#default-algorithms); tuned on the 2-core machine with `cargo bench --bench
 /// collective_move`): in-process, where the ranks share memory and the blocks are equal,
 /// `SharedMemory`; elsewhere (recordings; on MPI, `Auto` runs `MPI_Alltoall`) [`Alltoall::select`].
-/// Alltoallv, whose block sizes differ, takes `Pairwise`, and [`Comm::alltoall_owned`], whose
+/// Alltoallv, whose block sizes differ, takes `Pairwise`, and an owned [`Comm::alltoall`], whose
 /// blocks move rather than being copied, `Linear`.
 ///
 /// | ranks `p` | block `m` | algorithm |
@@ -138,30 +138,6 @@ impl Blocks<'_> {
 }
 
 impl Comm {
-    /// Sends block `j` of `send` (`p` equal blocks) to rank `j` and returns the blocks received,
-    /// block `i` from rank `i` (MPI_Alltoall).
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] if the length of `send` is not a multiple of `p`; and, as for
-    /// every collective, [`Error::CollectiveMismatch`] if the ranks call different collectives (or
-    /// this one with buffers of different lengths) and [`Error::Aborted`] if another rank fails
-    /// during the call.
-    ///
-    /// ```
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank() as u32;
-    ///     world.alltoall(&[10 * r, 10 * r + 1, 10 * r + 2][..])
-    /// })?;
-    /// assert_eq!(got[1], [1, 11, 21]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoall<B: Buffer + ?Sized>(&self, send: &B) -> Result<Vec<B::Elem>> {
-        self.alltoall_with(send, self.chosen::<Alltoall>())
-    }
-
     /// [`Comm::alltoall`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn alltoall_with<B: Buffer + ?Sized>(
@@ -179,31 +155,6 @@ impl Comm {
                 Ok(recv)
             },
         )
-    }
-
-    /// Alltoall into `recv` (as long as `send`), MPI_Alltoall's own form.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] if the length of `send` is not a multiple of `p` or `recv` is not
-    /// as long as `send`; and, as for every collective, [`Error::CollectiveMismatch`] if the ranks
-    /// call different collectives (or this one with buffers of different lengths) and
-    /// [`Error::Aborted`] if another rank fails during the call.
-    ///
-    /// ```
-    /// rpar::run(2, |world| {
-    ///     let mut got = [0u8; 2];
-    ///     let r = world.rank() as u8;
-    ///     world.alltoall_into(&[2 * r, 2 * r + 1][..], &mut got)?;
-    ///     assert_eq!(got, [r, r + 2]);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoall_into<B: Buffer + ?Sized>(&self, send: &B, recv: &mut [B::Elem]) -> Result<()> {
-        self.alltoall_into_with(send, recv, self.chosen::<Alltoall>())
     }
 
     /// [`Comm::alltoall_into`] with the algorithm given (what it runs with the one chosen by
@@ -242,31 +193,6 @@ impl Comm {
         )
     }
 
-    /// Alltoall in place (MPI_Alltoall with MPI_IN_PLACE): `buf`'s blocks are sent and replaced
-    /// by the blocks received.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Alltoall`] and [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] if the length of `buf` is not a multiple of `p`; and, as for
-    /// every collective, [`Error::CollectiveMismatch`] if the ranks call different collectives (or
-    /// this one with buffers of different lengths) and [`Error::Aborted`] if another rank fails
-    /// during the call.
-    ///
-    /// ```
-    /// let got = rpar::run(2, |world| {
-    ///     let mut buf = [world.rank() as u8 * 2, world.rank() as u8 * 2 + 1];
-    ///     world.alltoall_in_place(&mut buf)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert_eq!(got, vec![[0, 2], [1, 3]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoall_in_place<T: Datatype>(&self, buf: &mut [T]) -> Result<()> {
-        self.alltoall_in_place_with(buf, self.chosen::<Alltoall>())
-    }
-
     /// [`Comm::alltoall_in_place`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn alltoall_in_place_with<T: Datatype>(
@@ -281,51 +207,6 @@ impl Comm {
                 let send = buf.to_vec();
                 self.alltoall_into_with(&send[..], buf, algorithm)
             },
-        )
-    }
-
-    /// Alltoall with blocks of different lengths (MPI_Alltoallv): `send_counts[j]` elements at
-    /// `send_displs[j]` go to rank `j`; `recv_counts[i]` elements come from rank `i` and are
-    /// returned one after another in rank order.
-    ///
-    /// Cost: that of `Pairwise`, which `Auto` always takes here (see
-    /// [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] if a count or displacement argument has not one entry per rank, a
-    /// block does not fit in `send`, or `send_counts[rank()]` differs from `recv_counts[rank()]`;
-    /// [`Error::InvalidArgument`] or [`Error::Truncated`] if a block that arrives is not as long as
-    /// `recv_counts` says; and, as for every collective, [`Error::CollectiveMismatch`] if the ranks
-    /// call different collectives and [`Error::Aborted`] if another rank fails during the call.
-    ///
-    /// ```
-    /// let got = rpar::run(2, |world| {
-    ///     let r = world.rank();
-    ///     // rank 0 sends [1] to 0 and [2, 3] to 1; rank 1 sends [4] to 0 and nothing to 1
-    ///     let (send, sc, sd, rc) = if r == 0 {
-    ///         (vec![1, 2, 3], [1, 2], [0, 1], [1, 1])
-    ///     } else {
-    ///         (vec![4], [1, 0], [0, 1], [2, 0])
-    ///     };
-    ///     world.alltoallv(&send, &sc, &sd, &rc)
-    /// })?;
-    /// assert_eq!(got, vec![vec![1, 4], vec![2, 3]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoallv<B: Buffer + ?Sized>(
-        &self,
-        send: &B,
-        send_counts: &[usize],
-        send_displs: &[usize],
-        recv_counts: &[usize],
-    ) -> Result<Vec<B::Elem>> {
-        self.alltoallv_with(
-            send,
-            send_counts,
-            send_displs,
-            recv_counts,
-            self.chosen::<Alltoall>(),
         )
     }
 
@@ -350,61 +231,6 @@ impl Comm {
         })
     }
 
-    /// Alltoall with blocks of different lengths into `recv` (MPI_Alltoallv's own form):
-    /// `send_counts[j]` elements at `send_displs[j]` go to rank `j`; `recv_counts[i]` elements
-    /// come from rank `i` into `recv` at `recv_displs[i]`. Elements of `recv` outside the
-    /// blocks are left as they were.
-    ///
-    /// Cost: that of `Pairwise`, which `Auto` always takes here (see
-    /// [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] if a count or displacement argument has not one entry per rank, a
-    /// block does not fit in its buffer, two receive blocks overlap (MPI calls such a call
-    /// erroneous; send blocks may overlap), or `send_counts[rank()]` differs from
-    /// `recv_counts[rank()]`; [`Error::InvalidArgument`] or [`Error::Truncated`] if a block that
-    /// arrives is not as long as `recv_counts` says; and, as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and [`Error::Aborted`]
-    /// if another rank fails during the call.
-    ///
-    /// ```
-    /// rpar::run(2, |world| {
-    ///     let r = world.rank();
-    ///     // each rank sends [10 r + 1] to rank 0 and [10 r + 2, 10 r + 3] to rank 1
-    ///     let x = 10 * r as u8;
-    ///     let send = [x + 1, x + 2, x + 3];
-    ///     let (sc, sd) = ([1, 2], [0, 1]);
-    ///     let rc = if r == 0 { [1, 1] } else { [2, 2] };
-    ///     let mut recv = [0u8; 5];
-    ///     // the block from rank 1 first, then the one from rank 0, one element apart
-    ///     let rd = if r == 0 { [2, 0] } else { [3, 0] };
-    ///     world.alltoallv_into(&send[..], &sc, &sd, &mut recv, &rc, &rd)?;
-    ///     let want = if r == 0 { [11, 0, 1, 0, 0] } else { [12, 13, 0, 2, 3] };
-    ///     assert_eq!(recv, want);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoallv_into<B: Buffer + ?Sized>(
-        &self,
-        send: &B,
-        send_counts: &[usize],
-        send_displs: &[usize],
-        recv: &mut [B::Elem],
-        recv_counts: &[usize],
-        recv_displs: &[usize],
-    ) -> Result<()> {
-        let sb = (send_counts, send_displs);
-        self.alltoallv_into_with(
-            send,
-            sb,
-            recv,
-            (recv_counts, recv_displs),
-            self.chosen::<Alltoall>(),
-        )
-    }
-
     /// [`Comm::alltoallv_into`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn alltoallv_into_with<B: Buffer + ?Sized>(
@@ -420,40 +246,6 @@ impl Comm {
         })
     }
 
-    /// Alltoallv in place (MPI_Alltoallv with MPI_IN_PLACE): block `j` of `buf`, `counts[j]`
-    /// elements at `displs[j]`, is sent to rank `j` and replaced by the block rank `j` sends
-    /// (which must be as long: what rank `i` sends rank `j` is `counts[j]` at rank `i` and
-    /// `counts[i]` at rank `j`).
-    ///
-    /// Cost: that of `Pairwise`, which `Auto` always takes here, and one copy of `buf`.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::alltoallv_into`] for the blocks of `buf`.
-    ///
-    /// ```
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank();
-    ///     // rank r exchanges r + j + 1 elements with rank j
-    ///     let counts: Vec<usize> = (0..3).map(|j| r + j + 1).collect();
-    ///     let displs = [0, counts[0], counts[0] + counts[1]];
-    ///     let block = |j: usize| vec![(10 * r + j) as u8; counts[j]];
-    ///     let mut buf: Vec<u8> = (0..3).flat_map(block).collect();
-    ///     world.alltoallv_in_place(&mut buf, &counts, &displs)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert_eq!(got[1], [1, 1, 11, 11, 11, 21, 21, 21, 21]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoallv_in_place<T: Datatype>(
-        &self,
-        buf: &mut [T],
-        counts: &[usize],
-        displs: &[usize],
-    ) -> Result<()> {
-        self.alltoallv_in_place_with(buf, counts, displs, self.chosen::<Alltoall>())
-    }
-
     /// [`Comm::alltoallv_in_place`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn alltoallv_in_place_with<T: Datatype>(
@@ -467,34 +259,6 @@ impl Comm {
             let send = buf.to_vec();
             self.alltoallv_blocks(&send, (counts, displs), buf, (counts, displs), algorithm)
         })
-    }
-
-    /// Alltoall of owned `Vec`s: `send[j]` moves to rank `j`, uncopied in-process, and the
-    /// result's entry `i` is the `Vec` rank `i` sent (MPI_Alltoallv, with the counts carried by
-    /// the `Vec`s: lengths may differ, and nobody needs to know them in advance). `send` must
-    /// hold one `Vec` per rank.
-    ///
-    /// Cost: that of `Linear`, which `Auto` takes here: `(p - 1) alpha` per rank, all at once,
-    /// and no copy (on MPI, each move is a copy: `(p - 1)(alpha + beta m)`).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] if `send` has not one entry per rank; and, as for every
-    /// collective, [`Error::CollectiveMismatch`] if the ranks call different collectives and
-    /// [`Error::Aborted`] if another rank fails during the call.
-    ///
-    /// ```
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank();
-    ///     // rank r sends rank j a Vec of j + 1 copies of r
-    ///     let send: Vec<Vec<usize>> = (0..3).map(|j| vec![r; j + 1]).collect();
-    ///     world.alltoall_owned(send)
-    /// })?;
-    /// assert_eq!(got[1], vec![vec![0, 0], vec![1, 1], vec![2, 2]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoall_owned<T: Datatype>(&self, send: Vec<Vec<T>>) -> Result<Vec<Vec<T>>> {
-        self.alltoall_owned_with(send, self.chosen::<Alltoall>())
     }
 
     /// [`Comm::alltoall_owned`] with the algorithm given (what it runs with the one chosen by

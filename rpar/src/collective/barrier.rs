@@ -90,25 +90,6 @@ impl Barrier {
 }
 
 impl Comm {
-    /// Blocks until every rank of the communicator has called it (MPI_Barrier).
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Barrier`] and [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// None of its own; as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
-    /// call.
-    ///
-    /// ```
-    /// rpar::run(4, |world| world.barrier())?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn barrier(&self) -> Result<()> {
-        self.barrier_with(self.chosen::<Barrier>())
-    }
-
     /// [`Comm::barrier`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn barrier_with(&self, algorithm: Barrier) -> Result<()> {

@@ -124,32 +124,6 @@ impl Bcast {
 }
 
 impl Comm {
-    /// Broadcasts `buf` from `root` to every rank, in place (MPI_Bcast): on return every rank's
-    /// `buf` holds the root's. All ranks must pass buffers of the same length.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Bcast`] and [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is not a
-    /// rank of the communicator; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives (or this one with buffers of different lengths) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
-    /// ```
-    /// let got = rpar::run(5, |world| {
-    ///     let mut v = if world.rank() == 3 { [7u64, 8] } else { [0, 0] };
-    ///     world.bcast(&mut v, 3)?;
-    ///     Ok(v)
-    /// })?;
-    /// assert!(got.iter().all(|v| *v == [7, 8]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn bcast<B: BufferMut + ?Sized>(&self, buf: &mut B, root: usize) -> Result<()> {
-        self.bcast_with(buf, root, self.chosen::<Bcast>())
-    }
-
     /// [`Comm::bcast`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn bcast_with<B: BufferMut + ?Sized>(

@@ -105,33 +105,6 @@ struct Target<'a, T> {
 }
 
 impl Comm {
-    /// Gathers every rank's `send` (all of the same length) at `root`, in rank order
-    /// (MPI_Gather): `Some(all blocks)` at the root, `None` elsewhere.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is not a
-    /// rank of the communicator; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives (or this one with blocks of different lengths) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
-    /// ```
-    /// let got = rpar::run(4, |world| world.gather(&(world.rank() as u16 * 3), 2))?;
-    /// assert_eq!(got[2], Some(vec![0, 3, 6, 9]));
-    /// assert_eq!(got[0], None);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gather<B: Buffer + ?Sized>(
-        &self,
-        send: &B,
-        root: usize,
-    ) -> Result<Option<Vec<B::Elem>>> {
-        self.gather_with(send, root, self.chosen::<Gather>())
-    }
-
     /// [`Comm::gather`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn gather_with<B: Buffer + ?Sized>(
@@ -162,37 +135,6 @@ impl Comm {
         )
     }
 
-    /// Gathers every rank's `send` into the root's `recv` (`p` times as long; ignored at
-    /// other ranks), MPI_Gather's own form.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::gather`], and at the root
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `recv` is not `p` times as long
-    /// as `send`.
-    ///
-    /// ```
-    /// rpar::run(3, |world| {
-    ///     let mut all = [0i8; 3];
-    ///     world.gather_into(&(world.rank() as i8), &mut all, 0)?;
-    ///     if world.rank() == 0 {
-    ///         assert_eq!(all, [0, 1, 2]);
-    ///     }
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gather_into<B: Buffer + ?Sized>(
-        &self,
-        send: &B,
-        recv: &mut [B::Elem],
-        root: usize,
-    ) -> Result<()> {
-        self.gather_into_with(send, recv, root, self.chosen::<Gather>())
-    }
-
     /// [`Comm::gather_into`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn gather_into_with<B: Buffer + ?Sized>(
@@ -209,36 +151,6 @@ impl Comm {
             &algorithm,
             || gather_uniform(self, send.as_elems(), recv, true, root, algorithm),
         )
-    }
-
-    /// Gather with the root's block already in place (MPI_Gather with MPI_IN_PLACE): at the
-    /// root `buf` holds `p` blocks, its own at block `root`; elsewhere `buf` is what is sent.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (`Linear`, see [`Gather`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`; at
-    /// the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `buf`'s length is not
-    /// a multiple of `p`; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives (or this one with blocks of different lengths: a rank whose `buf` is not as long
-    /// as a `p`-th of the root's) and [`Error::Aborted`](crate::Error::Aborted) if another rank
-    /// fails during the call.
-    ///
-    /// ```
-    /// rpar::run(3, |world| {
-    ///     let mut buf = if world.rank() == 1 { vec![0, 10, 0] } else { vec![world.rank()] };
-    ///     world.gather_in_place(&mut buf, 1)?;
-    ///     if world.rank() == 1 {
-    ///         assert_eq!(buf, [0, 10, 2]);
-    ///     }
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gather_in_place<T: Datatype>(&self, buf: &mut [T], root: usize) -> Result<()> {
-        self.gather_in_place_with(buf, root, self.chosen::<Gather>())
     }
 
     /// [`Comm::gather_in_place`] with the algorithm given (what it runs with the one chosen by
@@ -263,39 +175,6 @@ impl Comm {
                 gather_uniform(self, buf, &mut [], false, root, algorithm)
             }
         })
-    }
-
-    /// Gathers blocks of different lengths at `root` (MPI_Gatherv, blocks placed one after
-    /// another): rank `i` sends `counts[i]` elements; `counts` is read at the root only.
-    ///
-    /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`; at
-    /// the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `counts` has not one
-    /// entry per rank, if its own `send` is not `counts[root]` long or if another rank sends fewer
-    /// than `counts[i]` elements, and [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or
-    /// `InvalidArgument` (`Binomial`) if it sends more; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
-    /// call.
-    ///
-    /// ```
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank();
-    ///     world.gatherv(&vec![r as u32; r + 1], &[1, 2, 3], 0)
-    /// })?;
-    /// assert_eq!(got[0], Some(vec![0, 1, 1, 2, 2, 2]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gatherv<B: Buffer + ?Sized>(
-        &self,
-        send: &B,
-        counts: &[usize],
-        root: usize,
-    ) -> Result<Option<Vec<B::Elem>>> {
-        self.gatherv_with(send, counts, root, self.chosen::<Gather>())
     }
 
     /// [`Comm::gatherv`] with the algorithm given (what it runs with the one chosen by
@@ -323,47 +202,6 @@ impl Comm {
         })
     }
 
-    /// Gathers blocks of different lengths into the root's `recv`, rank `i`'s `counts[i]`
-    /// elements at `displs[i]` (MPI_Gatherv's own form; `recv`, `counts` and `displs` are read
-    /// at the root only).
-    ///
-    /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`; at
-    /// the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `counts` or `displs`
-    /// has not one entry per rank, if a block does not fit in `recv`, if its own `send` is not
-    /// `counts[root]` long or if another rank sends fewer than `counts[i]` elements, and
-    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument` (`Binomial`)
-    /// if it sends more; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
-    /// call.
-    ///
-    /// ```
-    /// rpar::run(2, |world| {
-    ///     let mut recv = [0u8; 5];
-    ///     let send = vec![world.rank() as u8 + 1; 2];
-    ///     world.gatherv_into(&send, &mut recv, &[2, 2], &[3, 0], 0)?;
-    ///     if world.rank() == 0 {
-    ///         assert_eq!(recv, [2, 2, 0, 1, 1]);
-    ///     }
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gatherv_into<B: Buffer + ?Sized>(
-        &self,
-        send: &B,
-        recv: &mut [B::Elem],
-        counts: &[usize],
-        displs: &[usize],
-        root: usize,
-    ) -> Result<()> {
-        self.gatherv_into_with(send, recv, counts, displs, root, self.chosen::<Gather>())
-    }
-
     /// [`Comm::gatherv_into`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn gatherv_into_with<B: Buffer + ?Sized>(
@@ -379,46 +217,6 @@ impl Comm {
             let blocks = (counts, displs);
             self.gatherv_blocks(send.as_elems(), recv, blocks, true, root, algorithm)
         })
-    }
-
-    /// Gatherv with the root's block already in place (MPI_Gatherv with MPI_IN_PLACE): at the
-    /// root `buf` is the receive buffer, rank `i`'s `counts[i]` elements going to `displs[i]`,
-    /// its own block already there; elsewhere `buf` is what is sent (and `counts` and `displs`
-    /// are not read).
-    ///
-    /// Cost: that of `Linear`, which `Auto` always takes here (see [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`; at
-    /// the root, [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `counts` or `displs`
-    /// has not one entry per rank, a block does not fit in `buf`, two blocks overlap (MPI calls
-    /// such a call erroneous) or another rank sends fewer than `counts[i]` elements, and
-    /// [`Error::Truncated`](crate::Error::Truncated) (`Linear`) or `InvalidArgument` (`Binomial`)
-    /// if it sends more; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
-    /// call.
-    ///
-    /// ```
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank();
-    ///     // rank r sends r + 1 elements; the root, 1, holds its own two at displacement 0
-    ///     let mut buf = if r == 1 { vec![7, 7, 0, 0, 0, 0] } else { vec![r as u8; r + 1] };
-    ///     world.gatherv_in_place(&mut buf, &[1, 2, 3], &[2, 0, 3], 1)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert_eq!(got[1], [7, 7, 0, 2, 2, 2]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gatherv_in_place<T: Datatype>(
-        &self,
-        buf: &mut [T],
-        counts: &[usize],
-        displs: &[usize],
-        root: usize,
-    ) -> Result<()> {
-        self.gatherv_in_place_with(buf, counts, displs, root, self.chosen::<Gather>())
     }
 
     /// [`Comm::gatherv_in_place`] with the algorithm given (what it runs with the one chosen by
@@ -439,38 +237,6 @@ impl Comm {
                 self.gatherv_blocks(buf, &mut [], blocks, true, root, algorithm)
             }
         })
-    }
-
-    /// Gathers every rank's `Vec` at `root`, moved there uncopied in-process: `Some` of all of
-    /// them, in rank order, at the root, `None` elsewhere (MPI_Gatherv, with the counts carried
-    /// by the `Vec`s: lengths may differ, and the root need not know them).
-    ///
-    /// Cost: that of `Linear`, which `Auto` takes: `(p - 1) alpha` at the root and no copy (on
-    /// MPI, each move is a copy: `(p - 1)(alpha + beta m)`).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is not a
-    /// rank of the communicator; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
-    /// call.
-    ///
-    /// ```
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank();
-    ///     world.gather_owned(vec![r as u32; r], 2)
-    /// })?;
-    /// assert_eq!(got[2], Some(vec![vec![], vec![1], vec![2, 2]]));
-    /// assert_eq!(got[0], None);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn gather_owned<T: Datatype>(
-        &self,
-        send: Vec<T>,
-        root: usize,
-    ) -> Result<Option<Vec<Vec<T>>>> {
-        self.gather_owned_with(send, root, self.chosen::<Gather>())
     }
 
     /// [`Comm::gather_owned`] with the algorithm given (what it runs with the one chosen by

@@ -17,6 +17,7 @@ mod alltoall;
 mod barrier;
 mod bcast;
 mod channel;
+mod forms;
 mod gather;
 mod layout;
 mod op;
@@ -44,6 +45,10 @@ pub(crate) use allreduce::allreduce_run as allreduce_algorithm;
 pub(crate) use alltoall::alltoall_uniform as alltoall_algorithm;
 pub(crate) use barrier::barrier as barrier_algorithm;
 pub(crate) use bcast::bcast as bcast_algorithm;
+pub use forms::{
+    AllgatherArgs, AlltoallArgs, BcastBuf, Blocks, Counts, GatherArgs, InPlace, ReduceArgs,
+    ReduceScatterArgs, ScatterArgs, ShiftArgs, Typed, Varying, ViewBuf,
+};
 pub(crate) use gather::gather_uniform as gather_algorithm;
 pub use gather::Gather;
 pub(crate) use layout::{zeroed_vec, Named};

@@ -119,33 +119,6 @@ impl Reduce {
 }
 
 impl Comm {
-    /// Combines every rank's `data` elementwise with `op`; the result, of the same shape, is
-    /// `Some` at `root` and `None` elsewhere (MPI_Reduce). All ranks pass the same length.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Reduce`] and [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is not a
-    /// rank of the communicator; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives (or this one with different operators or vector lengths) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
-    /// ```
-    /// use rpar::Sum;
-    /// let r = rpar::run(4, |world| world.reduce(&(world.rank() + 1), Sum, 3))?;
-    /// assert_eq!(r, vec![None, None, None, Some(10)]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce<B, O>(&self, data: &B, op: O, root: usize) -> Result<Option<B::Owned>>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.reduce_with(data, op, root, self.chosen::<Reduce>())
-    }
-
     /// [`Comm::reduce`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn reduce_with<B, O>(
@@ -167,47 +140,6 @@ impl Comm {
         let mut acc = data.to_vec();
         self.reduce_call(None, &mut acc, &op, root, algorithm)?;
         Ok(Some(B::to_owned_shape(acc)))
-    }
-
-    /// Combines every rank's `send` elementwise with `op` into the root's `recv`, which must be
-    /// as long (MPI_Reduce's own form, `sendbuf` and `recvbuf`); `send` is only read, and
-    /// `recv` is neither read nor written at the other ranks (as MPI ignores their `recvbuf`:
-    /// any length, e.g. empty, will do). All ranks pass the same length of `send`.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Reduce`] and [`Comm::using`]),
-    /// with `send` read where it lies (`SharedMemory`, MPI's own) or copied once, where the
-    /// message-passing algorithms combine in place (into `recv` at the root, into a scratch
-    /// buffer elsewhere).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root`
-    /// is not a rank of the communicator; at the root
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) if `recv` is not as long as
-    /// `send`; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call
-    /// different collectives (or this one with different operators or vector lengths) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
-    /// ```
-    /// use rpar::Sum;
-    /// let got = rpar::run(4, |world| {
-    ///     let send = [world.rank() as u64, 10];
-    ///     let mut recv = [0u64; 2];
-    ///     world.reduce_into(&send[..], &mut recv[..], Sum, 1)?;
-    ///     Ok(recv)
-    /// })?;
-    /// assert_eq!(got[1], [6, 40]);
-    /// assert_eq!(got[0], [0, 0]); // not written outside the root
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce_into<B, R, O>(&self, send: &B, recv: &mut R, op: O, root: usize) -> Result<()>
-    where
-        B: Buffer + ?Sized,
-        R: BufferMut<Elem = B::Elem> + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.reduce_into_with(send, recv, op, root, self.chosen::<Reduce>())
     }
 
     /// [`Comm::reduce_into`] with the algorithm given (what it runs with the one chosen by
@@ -232,33 +164,6 @@ impl Comm {
             check_len(recv.len(), send.len(), what, CALL)?;
         }
         self.reduce_call(Some(send), recv, &op, root, algorithm)
-    }
-
-    /// [`Comm::reduce`] in place (MPI_Reduce with MPI_IN_PLACE at the root): the root's `buf`
-    /// is replaced by the result; at the other ranks `buf` is only read.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::reduce`].
-    ///
-    /// ```
-    /// use rpar::Max;
-    /// let r = rpar::run(3, |world| {
-    ///     let mut v = [world.rank() as i64, -(world.rank() as i64)];
-    ///     world.reduce_in_place(&mut v[..], Max, 0)?;
-    ///     Ok(v)
-    /// })?;
-    /// assert_eq!(r[0], [2, 0]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce_in_place<B, O>(&self, buf: &mut B, op: O, root: usize) -> Result<()>
-    where
-        B: BufferMut + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.reduce_in_place_with(buf, op, root, self.chosen::<Reduce>())
     }
 
     /// [`Comm::reduce_in_place`] with the algorithm given (what it runs with the one chosen by

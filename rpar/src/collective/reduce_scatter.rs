@@ -70,7 +70,7 @@ const TAG_RING: i32 = 134;
 /// use rpar::{ReduceScatter, Sum};
 /// let mine = rpar::run(3, |world| {
 ///     let data = [1u32, 2, 3, 4, 5, 6];
-///     world.using(ReduceScatter::Pairwise).reduce_scatter(&data[..], &[1, 2, 3], Sum)
+///     world.using(ReduceScatter::Pairwise).reduce_scatter((&data[..], rpar::Counts(&[1, 2, 3])), Sum)
 /// })?;
 /// assert_eq!(mine, vec![vec![3], vec![6, 9], vec![12, 15, 18]]);
 /// # Ok::<(), rpar::Error>(())
@@ -117,38 +117,6 @@ impl ReduceScatter {
 }
 
 impl Comm {
-    /// Reduces every rank's `data` elementwise with `op` and leaves block `i` of the result,
-    /// `counts[i]` elements, at rank `i` (MPI_Reduce_scatter). `counts` must be the same on all
-    /// ranks, have one entry per rank and add up to the length of `data`.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
-    /// [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] if `counts` has not one entry per rank or does not add up to the
-    /// length of `data`; [`Error::Truncated`] or [`Error::InvalidArgument`] if the ranks' `counts`
-    /// disagree; and, as for every collective, [`Error::CollectiveMismatch`] if the ranks call
-    /// different collectives (or this one with different operators or input lengths) and
-    /// [`Error::Aborted`] if another rank fails during the call.
-    ///
-    /// ```
-    /// use rpar::Max;
-    /// let mine = rpar::run(2, |world| {
-    ///     let data = [world.rank() as i32, 10, -1];
-    ///     world.reduce_scatter(&data[..], &[2, 1], Max)
-    /// })?;
-    /// assert_eq!(mine, vec![vec![1, 10], vec![-1]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce_scatter<B, O>(&self, data: &B, counts: &[usize], op: O) -> Result<Vec<B::Elem>>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.reduce_scatter_with(data, counts, op, self.chosen::<ReduceScatter>())
-    }
-
     /// [`Comm::reduce_scatter`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn reduce_scatter_with<B, O>(
@@ -163,41 +131,6 @@ impl Comm {
         O: ReduceOp<B::Elem>,
     {
         self.reduce_scatter_call(data.as_elems(), Some(counts), &op, algorithm)
-    }
-
-    /// [`Comm::reduce_scatter`] in place (MPI_Reduce_scatter with MPI_IN_PLACE): `buf` holds
-    /// this rank's input, the whole vector; on return its first `counts[rank()]` elements are
-    /// this rank's block of the result (the rest is left as it was).
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
-    /// [`Comm::using`]), and one copy of the block into `buf`.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::reduce_scatter`] (with `buf` as the input).
-    ///
-    /// ```
-    /// use rpar::Sum;
-    /// let got = rpar::run(2, |world| {
-    ///     let mut buf = [1u16, 2, 3];
-    ///     world.reduce_scatter_in_place(&mut buf, &[1, 2], Sum)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert_eq!(got[0], [2, 2, 3]); // the block [2], then the input left as it was
-    /// assert_eq!(got[1], [4, 6, 3]); // the block [4, 6]
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce_scatter_in_place<T, O>(
-        &self,
-        buf: &mut [T],
-        counts: &[usize],
-        op: O,
-    ) -> Result<()>
-    where
-        T: Datatype,
-        O: ReduceOp<T>,
-    {
-        self.reduce_scatter_in_place_with(buf, counts, op, self.chosen::<ReduceScatter>())
     }
 
     /// [`Comm::reduce_scatter_in_place`] with the algorithm given (what it runs with the one chosen by
@@ -216,34 +149,6 @@ impl Comm {
         self.reduce_scatter_to_front(buf, Some(counts), &op, algorithm)
     }
 
-    /// Reduces every rank's `data` elementwise with `op` and leaves the `i`-th of `size()` equal
-    /// blocks at rank `i` (MPI_Reduce_scatter_block). The length of `data` must be a multiple of
-    /// the number of ranks.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
-    /// [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidArgument`] if the length of `data` is not a multiple of `p`; and, as for
-    /// every collective, [`Error::CollectiveMismatch`] if the ranks call different collectives (or
-    /// this one with different operators or input lengths) and [`Error::Aborted`] if another rank
-    /// fails during the call.
-    ///
-    /// ```
-    /// use rpar::Sum;
-    /// let mine = rpar::run(2, |world| world.reduce_scatter_block(&[1u8, 2, 3, 4][..], Sum))?;
-    /// assert_eq!(mine, vec![vec![2, 4], vec![6, 8]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce_scatter_block<B, O>(&self, data: &B, op: O) -> Result<Vec<B::Elem>>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.reduce_scatter_block_with(data, op, self.chosen::<ReduceScatter>())
-    }
-
     /// [`Comm::reduce_scatter_block`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn reduce_scatter_block_with<B, O>(
@@ -257,36 +162,6 @@ impl Comm {
         O: ReduceOp<B::Elem>,
     {
         self.reduce_scatter_call(data.as_elems(), None, &op, algorithm)
-    }
-
-    /// [`Comm::reduce_scatter_block`] in place (MPI_Reduce_scatter_block with MPI_IN_PLACE):
-    /// `buf` holds this rank's input, `size()` equal blocks; on return its first block is this
-    /// rank's block of the result (the rest is left as it was).
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`ReduceScatter`] and
-    /// [`Comm::using`]), and one copy of the block into `buf`.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::reduce_scatter_block`] (with `buf` as the input).
-    ///
-    /// ```
-    /// use rpar::Sum;
-    /// let got = rpar::run(2, |world| {
-    ///     let mut buf = [1u8, 2, 3, 4];
-    ///     world.reduce_scatter_block_in_place(&mut buf, Sum)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert_eq!(got[0][..2], [2, 4]);
-    /// assert_eq!(got[1][..2], [6, 8]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn reduce_scatter_block_in_place<T, O>(&self, buf: &mut [T], op: O) -> Result<()>
-    where
-        T: Datatype,
-        O: ReduceOp<T>,
-    {
-        self.reduce_scatter_block_in_place_with(buf, op, self.chosen::<ReduceScatter>())
     }
 
     /// [`Comm::reduce_scatter_block_in_place`] with the algorithm given (what it runs with the one chosen by

@@ -90,32 +90,6 @@ impl Scan {
 }
 
 impl Comm {
-    /// Inclusive prefix reduction: rank `i` gets `data` of ranks `0..=i` combined with `op` in
-    /// rank order (MPI_Scan).
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Scan`] and [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// None of its own; as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives (or this one with different operators or vector lengths) and
-    /// [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the call.
-    ///
-    /// ```
-    /// use rpar::Sum;
-    /// let r = rpar::run(4, |world| world.scan(&[world.rank() as i32, 1][..], Sum))?;
-    /// assert_eq!(r[3], vec![6, 4]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scan<B, O>(&self, data: &B, op: O) -> Result<B::Owned>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.scan_with(data, op, self.chosen::<Scan>())
-    }
-
     /// [`Comm::scan`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn scan_with<B, O>(&self, data: &B, op: O, algorithm: Scan) -> Result<B::Owned>
@@ -128,32 +102,6 @@ impl Comm {
         Ok(B::to_owned_shape(acc))
     }
 
-    /// [`Comm::scan`] in place (MPI_Scan with MPI_IN_PLACE).
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scan`].
-    ///
-    /// ```
-    /// use rpar::Prod;
-    /// let r = rpar::run(3, |world| {
-    ///     let mut x = world.rank() as u32 + 2;
-    ///     world.scan_in_place(&mut x, Prod)?;
-    ///     Ok(x)
-    /// })?;
-    /// assert_eq!(r, vec![2, 6, 24]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scan_in_place<B, O>(&self, buf: &mut B, op: O) -> Result<()>
-    where
-        B: BufferMut + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.scan_in_place_with(buf, op, self.chosen::<Scan>())
-    }
-
     /// [`Comm::scan_in_place`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn scan_in_place_with<B, O>(&self, buf: &mut B, op: O, algorithm: Scan) -> Result<()>
@@ -163,29 +111,6 @@ impl Comm {
     {
         self.prefix_call(buf.as_elems_mut(), &op, algorithm, Prefix::Inclusive)
             .map(drop)
-    }
-
-    /// Exclusive prefix reduction: rank `i > 0` gets `data` of ranks `0..i` combined with `op`
-    /// in rank order; rank 0 gets `None` (MPI_Exscan, whose result is undefined at rank 0).
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scan`].
-    ///
-    /// ```
-    /// use rpar::Sum;
-    /// let r = rpar::run(4, |world| world.exscan(&(world.rank() + 1), Sum))?;
-    /// assert_eq!(r, vec![None, Some(1), Some(3), Some(6)]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn exscan<B, O>(&self, data: &B, op: O) -> Result<Option<B::Owned>>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.exscan_with(data, op, self.chosen::<Scan>())
     }
 
     /// [`Comm::exscan`] with the algorithm given (what it runs with the one chosen by
@@ -203,33 +128,6 @@ impl Comm {
         let mut acc = data.as_elems().to_vec();
         let defined = self.prefix_call(&mut acc, &op, algorithm, Prefix::Exclusive)?;
         Ok(defined.then(|| B::to_owned_shape(acc)))
-    }
-
-    /// [`Comm::exscan`] in place (MPI_Exscan with MPI_IN_PLACE): `buf` is replaced by the
-    /// exclusive prefix at ranks above 0 and left unchanged at rank 0.
-    ///
-    /// Cost: that of the algorithm `Auto` picks (see [`Comm::using`]).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scan`].
-    ///
-    /// ```
-    /// use rpar::BOr;
-    /// let r = rpar::run(3, |world| {
-    ///     let mut x = 1u8 << world.rank();
-    ///     world.exscan_in_place(&mut x, BOr)?;
-    ///     Ok(x)
-    /// })?;
-    /// assert_eq!(r, vec![1, 1, 3]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn exscan_in_place<B, O>(&self, buf: &mut B, op: O) -> Result<()>
-    where
-        B: BufferMut + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.exscan_in_place_with(buf, op, self.chosen::<Scan>())
     }
 
     /// [`Comm::exscan_in_place`] with the algorithm given (what it runs with the one chosen by

@@ -120,33 +120,6 @@ impl<T: Datatype> Source<'_, T> {
 }
 
 impl Comm {
-    /// Scatters the root's `send` (`p` equal blocks; ignored elsewhere) — block `i` to rank `i`
-    /// (MPI_Scatter); returns this rank's block.
-    ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::using`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank if `root` is not a
-    /// rank of the communicator; [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the
-    /// root if the length of `send` is not a multiple of `p`; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
-    /// call.
-    ///
-    /// ```
-    /// let got = rpar::run(3, |world| {
-    ///     let all: Vec<u8> = if world.rank() == 1 { vec![1, 2, 3, 4, 5, 6] } else { vec![] };
-    ///     world.scatter(&all, 1)
-    /// })?;
-    /// assert_eq!(got, vec![vec![1, 2], vec![3, 4], vec![5, 6]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatter<T: Datatype>(&self, send: &[T], root: usize) -> Result<Vec<T>> {
-        self.scatter_with(send, root, self.chosen::<Scatter>())
-    }
-
     /// [`Comm::scatter`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn scatter_with<T: Datatype>(
@@ -158,28 +131,6 @@ impl Comm {
         self.collective(Call::new("scatter").root(root), &algorithm, || {
             scatter_uniform(self, send, root, algorithm)
         })
-    }
-
-    /// [`Comm::scatter`] from an owned `Vec` at the root: the root's own block is cut out of
-    /// it rather than copied (no copy at all when the root is rank 0). MPI_Scatter.
-    ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::using`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::scatter`].
-    ///
-    /// ```
-    /// let got = rpar::run(2, |world| {
-    ///     let all = if world.rank() == 0 { vec![1.0f32, 2.0] } else { Vec::new() };
-    ///     world.scatter_owned(all, 0)
-    /// })?;
-    /// assert_eq!(got, vec![vec![1.0], vec![2.0]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatter_owned<T: Datatype>(&self, send: Vec<T>, root: usize) -> Result<Vec<T>> {
-        self.scatter_owned_with(send, root, self.chosen::<Scatter>())
     }
 
     /// [`Comm::scatter_owned`] with the algorithm given (what it runs with the one chosen by
@@ -210,35 +161,6 @@ impl Comm {
         })
     }
 
-    /// Scatters the root's `send` into every rank's `recv` (`p` times shorter than `send`;
-    /// `send` is ignored elsewhere), MPI_Scatter's own form.
-    ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::using`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`;
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if `send` is not `p`
-    /// times as long as `recv`, and at another rank if the block it receives is not as long as its
-    /// `recv`; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
-    /// call.
-    ///
-    /// ```
-    /// rpar::run(2, |world| {
-    ///     let mut mine = [0u64; 2];
-    ///     world.scatter_into(&[1, 2, 3, 4], &mut mine, 0)?;
-    ///     assert_eq!(mine[0], 1 + 2 * world.rank() as u64);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatter_into<T: Datatype>(&self, send: &[T], recv: &mut [T], root: usize) -> Result<()> {
-        self.scatter_into_with(send, recv, root, self.chosen::<Scatter>())
-    }
-
     /// [`Comm::scatter_into`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn scatter_into_with<T: Datatype>(
@@ -263,39 +185,6 @@ impl Comm {
             recv.copy_from_slice(&mine);
             Ok(())
         })
-    }
-
-    /// Scatter with the root's block left in place (MPI_Scatter with MPI_IN_PLACE): at the
-    /// root `buf` is the whole send buffer, elsewhere the receive buffer.
-    ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::using`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`;
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if the length of `buf`
-    /// is not a multiple of `p`, and at another rank if the block it receives is not as long as its
-    /// `buf`; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
-    /// call.
-    ///
-    /// ```
-    /// rpar::run(3, |world| {
-    ///     let mut buf = if world.rank() == 0 { vec![5u8, 6, 7] } else { vec![0] };
-    ///     world.scatter_in_place(&mut buf, 0)?;
-    ///     if world.rank() == 0 {
-    ///         assert_eq!(buf, [5, 6, 7]); // its own block, 5, stays where it was
-    ///     } else {
-    ///         assert_eq!(buf, [5 + world.rank() as u8]);
-    ///     }
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatter_in_place<T: Datatype>(&self, buf: &mut [T], root: usize) -> Result<()> {
-        self.scatter_in_place_with(buf, root, self.chosen::<Scatter>())
     }
 
     /// [`Comm::scatter_in_place`] with the algorithm given (what it runs with the one chosen by
@@ -326,38 +215,6 @@ impl Comm {
         })
     }
 
-    /// Scatters blocks of different lengths (MPI_Scatterv): rank `i` gets the root's
-    /// `send[displs[i]..][..counts[i]]`; `send`, `counts` and `displs` are read at the root only.
-    ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::using`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`;
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if `counts` or
-    /// `displs` has not one entry per rank or a block does not fit in `send`; and, as for every
-    /// collective, [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks
-    /// call different collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank
-    /// fails during the call.
-    ///
-    /// ```
-    /// let got = rpar::run(3, |world| {
-    ///     world.scatterv(&[9, 8, 7, 6], &[1, 0, 3], &[0, 0, 1], 0)
-    /// })?;
-    /// assert_eq!(got, vec![vec![9], vec![], vec![8, 7, 6]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatterv<T: Datatype>(
-        &self,
-        send: &[T],
-        counts: &[usize],
-        displs: &[usize],
-        root: usize,
-    ) -> Result<Vec<T>> {
-        self.scatterv_with(send, counts, displs, root, self.chosen::<Scatter>())
-    }
-
     /// [`Comm::scatterv`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn scatterv_with<T: Datatype>(
@@ -375,45 +232,6 @@ impl Comm {
                 None => Ok(send[displs[root]..displs[root] + counts[root]].to_vec()),
             }
         })
-    }
-
-    /// Scatterv with the root's block left in place (MPI_Scatterv with MPI_IN_PLACE): at the
-    /// root `buf` is the send buffer, rank `i`'s block `counts[i]` elements at `displs[i]`;
-    /// elsewhere `buf` is the receive buffer, as long as this rank's block (and `counts` and
-    /// `displs` are not read).
-    ///
-    /// Cost: that of the algorithm `Auto` picks ([`Scatter::select`]), see
-    /// [`Comm::using`].
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) on every rank for a bad `root`;
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) at the root if `counts` or
-    /// `displs` has not one entry per rank or a block does not fit in `buf`, and at another rank if
-    /// the block it receives is not as long as its `buf`; and, as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
-    /// call.
-    ///
-    /// ```
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank();
-    ///     let mut buf = if r == 2 { vec![1u8, 2, 3, 4, 5, 6] } else { vec![0; r + 1] };
-    ///     // rank i gets i + 1 elements; rank 2's own three stay where they are
-    ///     world.scatterv_in_place(&mut buf, &[1, 2, 3], &[5, 3, 0], 2)?;
-    ///     Ok(buf)
-    /// })?;
-    /// assert_eq!(got, vec![vec![6], vec![4, 5], vec![1, 2, 3, 4, 5, 6]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn scatterv_in_place<T: Datatype>(
-        &self,
-        buf: &mut [T],
-        counts: &[usize],
-        displs: &[usize],
-        root: usize,
-    ) -> Result<()> {
-        self.scatterv_in_place_with(buf, counts, displs, root, self.chosen::<Scatter>())
     }
 
     /// [`Comm::scatterv_in_place`] with the algorithm given (what it runs with the one chosen by

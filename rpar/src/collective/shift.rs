@@ -16,7 +16,6 @@
 use super::layout::require_pow2;
 use super::select::dispatched;
 use super::Channel;
-use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
@@ -75,49 +74,6 @@ impl Shift {
 }
 
 impl Comm {
-    /// Circular q-shift: sends `data` to rank `(rank + q) mod p` and returns what rank
-    /// `(rank - q) mod p` sent (`q` may be negative; sizes may differ between ranks). In MPI:
-    /// MPI_Cart_shift on a periodic 1-D grid, then MPI_Sendrecv.
-    ///
-    /// Cost: `alpha + beta m` for `m` the bytes sent (`Direct`, which `Auto` picks).
-    ///
-    /// # Errors
-    ///
-    /// None of its own; as for every collective,
-    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) if the ranks call different
-    /// collectives and [`Error::Aborted`](crate::Error::Aborted) if another rank fails during the
-    /// call.
-    ///
-    /// ```
-    /// let got = rpar::run(4, |world| world.shift_circular(&[world.rank() as u8][..], 1))?;
-    /// assert_eq!(got, vec![vec![3], vec![0], vec![1], vec![2]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn shift_circular<B: Buffer + ?Sized>(&self, data: &B, q: isize) -> Result<Vec<B::Elem>> {
-        self.shift_circular_with(data.as_elems().to_vec(), q, self.chosen::<Shift>())
-    }
-
-    /// [`Comm::shift_circular`] of an owned `Vec`, which moves to its destination uncopied
-    /// (MPI_Cart_shift and MPI_Sendrecv).
-    ///
-    /// Cost: `alpha + beta m`, as [`Comm::shift_circular`].
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::shift_circular`].
-    ///
-    /// ```
-    /// let got = rpar::run(3, |world| {
-    ///     let mine = vec![world.rank() as u8; world.rank() + 1]; // lengths differ by rank
-    ///     world.shift_circular_owned(mine, -1) // receive from rank + 1
-    /// })?;
-    /// assert_eq!(got, vec![vec![1, 1], vec![2, 2, 2], vec![0]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn shift_circular_owned<T: Datatype>(&self, data: Vec<T>, q: isize) -> Result<Vec<T>> {
-        self.shift_circular_with(data, q, self.chosen::<Shift>())
-    }
-
     /// [`Comm::shift_circular`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn shift_circular_with<T: Datatype>(

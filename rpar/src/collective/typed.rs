@@ -387,7 +387,7 @@ impl Comm {
         let all = if lens.iter().all(|&n| n == HEADER) {
             self.allgather(&words[..])?
         } else {
-            self.allgatherv(&words[..], &lens)?
+            self.allgather((&words[..], super::Counts(&lens)))?
         };
         mine?;
         let off = offsets_of_counts(&lens, call)?;
@@ -454,46 +454,6 @@ impl Comm {
 }
 
 impl Comm {
-    /// Broadcasts `count` elements laid out by the committed type `ty` in `buf` from `root` to
-    /// every rank (MPI_Bcast with a derived datatype): on return every rank's `buf` holds the
-    /// root's elements where its own `ty` places them. The ranks' `(ty, count)` may differ if
-    /// their type signatures agree with the root's (MPI's rule).
-    ///
-    /// Cost: that of [`Comm::bcast`] of the packed bytes, one pack at the root and one unpack
-    /// elsewhere, and the signature check (an allgather of 72 bytes per rank).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`] on every rank for a bad `root`; [`Error::BufferOutOfBounds`] or
-    /// [`Error::InvalidArgument`] if `ty` reaches outside `buf` or lands on padding or a value of
-    /// another type (checked before anything moves; the other ranks get an
-    /// [`Error::InvalidArgument`] naming the rank); [`Error::TypeMismatch`] on every rank if a
-    /// rank's signature differs from the root's; and, as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and [`Error::Aborted`]
-    /// if another rank fails during the call.
-    ///
-    /// ```
-    /// use rpar::{Datatype, TypeMap};
-    /// // the diagonal of a 3 x 3 matrix
-    /// let diagonal = TypeMap::vector(3, 1, 4, &i32::type_map())?.commit();
-    /// let got = rpar::run(3, |world| {
-    ///     let mut m = if world.rank() == 1 { [1, 0, 0, 0, 5, 0, 0, 0, 9] } else { [0; 9] };
-    ///     world.bcast_typed(&mut m, &diagonal, 1, 1)?;
-    ///     Ok(m)
-    /// })?;
-    /// assert_eq!(got[0], [1, 0, 0, 0, 5, 0, 0, 0, 9]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn bcast_typed<T: Datatype>(
-        &self,
-        buf: &mut [T],
-        ty: &CommittedType,
-        count: usize,
-        root: usize,
-    ) -> Result<()> {
-        self.bcast_typed_with(buf, ty, count, root, self.chosen::<Bcast>())
-    }
-
     /// [`Comm::bcast_typed`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn bcast_typed_with<T: Datatype>(
@@ -524,55 +484,6 @@ impl Comm {
             self.bcast_with(&mut packed[..], root, algorithm)?;
             ty.unpack(&packed, &mut 0, buf, count)
         })
-    }
-
-    /// Gathers `send_count` elements laid out by `send_ty` in every rank's `send` at `root`,
-    /// where rank `i`'s land as elements `i * recv_count..(i + 1) * recv_count` of `recv_ty` in
-    /// `recv` (MPI_Gather with derived datatypes; `recv`, `recv_ty` and `recv_count` are read
-    /// at the root only). Every rank's send signature must agree with the root's receive of
-    /// `recv_count` elements (MPI's rule).
-    ///
-    /// Cost: that of [`Comm::gather`] of the packed bytes, one pack per rank and one unpack at
-    /// the root, and the signature check (an allgather of 72 bytes per rank).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`] on every rank for a bad `root`; [`Error::BufferOutOfBounds`] or
-    /// [`Error::InvalidArgument`] if a type reaches outside its buffer or lands on padding or a
-    /// value of another type (checked before anything moves; the other ranks get an
-    /// [`Error::InvalidArgument`] naming the rank); [`Error::TypeMismatch`] on every rank if a
-    /// rank's send signature differs from the root's receive; and, as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and [`Error::Aborted`]
-    /// if another rank fails during the call.
-    ///
-    /// ```
-    /// use rpar::{Datatype, TypeMap};
-    /// // every rank's column `rank` of its 3 x 4 row-major matrix, gathered as rows at rank 0
-    /// let column = TypeMap::vector(3, 1, 4, &f64::type_map())?.commit();
-    /// let row = TypeMap::contiguous(3, &f64::type_map())?.commit();
-    /// let got = rpar::run(4, |world| {
-    ///     let r = world.rank();
-    ///     let m: Vec<f64> = (0..12).map(|i| (10 * r + i) as f64).collect();
-    ///     let mut rows = vec![0.0; if r == 0 { 12 } else { 0 }];
-    ///     world.gather_typed(&m[r..], &column, 1, &mut rows, &row, 1, 0)?;
-    ///     Ok(rows)
-    /// })?;
-    /// assert_eq!(got[0][..6], [0.0, 4.0, 8.0, 11.0, 15.0, 19.0]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    #[allow(clippy::too_many_arguments)] // MPI_Gather's own argument list
-    pub fn gather_typed<T: Datatype, U: Datatype>(
-        &self,
-        send: &[T],
-        send_ty: &CommittedType,
-        send_count: usize,
-        recv: &mut [U],
-        recv_ty: &CommittedType,
-        recv_count: usize,
-        root: usize,
-    ) -> Result<()> {
-        let (send, recv) = ((send, send_ty, send_count), (recv, recv_ty, recv_count));
-        self.gather_typed_with(send, recv, root, self.chosen::<Gather>())
     }
 
     /// [`Comm::gather_typed`] with the algorithm given (what it runs with the one chosen by
@@ -606,48 +517,6 @@ impl Comm {
         })
     }
 
-    /// Scatters the root's `send`, `size() * send_count` elements laid out by `send_ty`, block
-    /// `i` (elements `i * send_count..(i + 1) * send_count`) to rank `i`, which receives it as
-    /// `recv_count` elements of `recv_ty` in `recv` (MPI_Scatter with derived datatypes; `send`,
-    /// `send_ty` and `send_count` are read at the root only). Every rank's receive signature
-    /// must agree with a block of the root's send (MPI's rule).
-    ///
-    /// Cost: that of [`Comm::scatter`] of the packed bytes, one pack at the root and one unpack
-    /// per rank, and the signature check (an allgather of 72 bytes per rank).
-    ///
-    /// # Errors
-    ///
-    /// As [`Comm::gather_typed`], with the roles of send and receive exchanged.
-    ///
-    /// ```
-    /// use rpar::{Datatype, TypeMap};
-    /// // the columns of a 2 x 3 row-major matrix, one to each rank
-    /// let column = TypeMap::vector(2, 1, 3, &i64::type_map())?.resized(0, 8)?.commit();
-    /// let two = TypeMap::contiguous(2, &i64::type_map())?.commit();
-    /// let got = rpar::run(3, |world| {
-    ///     let m = [1i64, 2, 3, 4, 5, 6]; // read at the root only
-    ///     let mut mine = [0i64; 2];
-    ///     world.scatter_typed(&m, &column, 1, &mut mine, &two, 1, 0)?;
-    ///     Ok(mine)
-    /// })?;
-    /// assert_eq!(got, vec![[1, 4], [2, 5], [3, 6]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    #[allow(clippy::too_many_arguments)] // MPI_Scatter's own argument list
-    pub fn scatter_typed<T: Datatype, U: Datatype>(
-        &self,
-        send: &[T],
-        send_ty: &CommittedType,
-        send_count: usize,
-        recv: &mut [U],
-        recv_ty: &CommittedType,
-        recv_count: usize,
-        root: usize,
-    ) -> Result<()> {
-        let (send, recv) = ((send, send_ty, send_count), (recv, recv_ty, recv_count));
-        self.scatter_typed_with(send, recv, root, self.chosen::<Scatter>())
-    }
-
     /// [`Comm::scatter_typed`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn scatter_typed_with<T: Datatype, U: Datatype>(
@@ -676,50 +545,6 @@ impl Comm {
         })
     }
 
-    /// Gathers `send_count` elements laid out by `send_ty` in every rank's `send` on every
-    /// rank, rank `i`'s as elements `i * recv_count..(i + 1) * recv_count` of `recv_ty` in
-    /// `recv` (MPI_Allgather with derived datatypes). Every send signature must agree with
-    /// every receive of `recv_count` elements (MPI's rule).
-    ///
-    /// Cost: that of [`Comm::allgather`] of the packed bytes, one pack and one unpack per rank,
-    /// and the signature check (an allgather of 72 bytes per rank).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::BufferOutOfBounds`] or [`Error::InvalidArgument`] if a type reaches outside its
-    /// buffer or lands on padding or a value of another type (checked before anything moves; the
-    /// other ranks get an [`Error::InvalidArgument`] naming the rank); [`Error::TypeMismatch`] on
-    /// every rank if the signatures disagree; and, as for every collective,
-    /// [`Error::CollectiveMismatch`] if the ranks call different collectives and [`Error::Aborted`]
-    /// if another rank fails during the call.
-    ///
-    /// ```
-    /// use rpar::{Datatype, TypeMap};
-    /// // every rank's column `rank` of a 2 x 3 matrix: the columns, side by side, everywhere
-    /// let column = TypeMap::vector(2, 1, 3, &u32::type_map())?.resized(0, 4)?.commit();
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank() as u32;
-    ///     let mine = [r, 10 + r];
-    ///     let mut m = [0u32; 6];
-    ///     world.allgather_typed(&mine, &u32::type_map().commit(), 2, &mut m, &column, 1)?;
-    ///     Ok(m)
-    /// })?;
-    /// assert!(got.iter().all(|m| *m == [0, 1, 2, 10, 11, 12]));
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allgather_typed<T: Datatype, U: Datatype>(
-        &self,
-        send: &[T],
-        send_ty: &CommittedType,
-        send_count: usize,
-        recv: &mut [U],
-        recv_ty: &CommittedType,
-        recv_count: usize,
-    ) -> Result<()> {
-        let (send, recv) = ((send, send_ty, send_count), (recv, recv_ty, recv_count));
-        self.allgather_typed_with(send, recv, self.chosen::<Allgather>())
-    }
-
     /// [`Comm::allgather_typed`] with the algorithm given (what it runs with the one chosen by
     /// [`Comm::using`], and what other forms run inside).
     pub(crate) fn allgather_typed_with<T: Datatype, U: Datatype>(
@@ -739,47 +564,6 @@ impl Comm {
             let gathered = self.allgather_with(&packed[..], algorithm)?;
             recv_ty.unpack(&gathered, &mut 0, recv, all)
         })
-    }
-
-    /// Alltoall with derived datatypes (MPI_Alltoall): block `j` of `send`, elements
-    /// `j * send_count..(j + 1) * send_count` laid out by `send_ty`, goes to rank `j`, which
-    /// receives it as elements `i * recv_count..(i + 1) * recv_count` of `recv_ty` in its `recv`
-    /// (`i` the sender). Every block's send signature must agree with every block's receive
-    /// (MPI's rule).
-    ///
-    /// Cost: that of [`Comm::alltoall`] of the packed bytes, one pack and one unpack per rank,
-    /// and the signature check (an allgather of 72 bytes per rank).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::allgather_typed`].
-    ///
-    /// ```
-    /// use rpar::{Datatype, TypeMap};
-    /// // the transpose of a 3 x 3 matrix held one row per rank: each rank sends its row's
-    /// // elements one to each rank and receives its column into a contiguous row
-    /// let one = i32::type_map().commit();
-    /// let got = rpar::run(3, |world| {
-    ///     let r = world.rank() as i32;
-    ///     let row = [3 * r, 3 * r + 1, 3 * r + 2];
-    ///     let mut col = [0i32; 3];
-    ///     world.alltoall_typed(&row, &one, 1, &mut col, &one, 1)?;
-    ///     Ok(col)
-    /// })?;
-    /// assert_eq!(got, vec![[0, 3, 6], [1, 4, 7], [2, 5, 8]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn alltoall_typed<T: Datatype, U: Datatype>(
-        &self,
-        send: &[T],
-        send_ty: &CommittedType,
-        send_count: usize,
-        recv: &mut [U],
-        recv_ty: &CommittedType,
-        recv_count: usize,
-    ) -> Result<()> {
-        let (send, recv) = ((send, send_ty, send_count), (recv, recv_ty, recv_count));
-        self.alltoall_typed_with(send, recv, self.chosen::<Alltoall>())
     }
 
     /// [`Comm::alltoall_typed`] with the algorithm given (what it runs with the one chosen by
