@@ -194,11 +194,11 @@ fn column_edge(
     (into, source): (usize, Option<usize>),
 ) -> Result<()> {
     if let Some(d) = dest {
-        grid.send_typed_at(&b.u, b.at(1, from), column, 1, d, 1)?;
+        grid.send(rpar::Typed::new(&b.u, column, 1).at(b.at(1, from)), d, 1)?;
     }
     if let Some(s) = source {
         let at = b.at(1, into);
-        grid.recv_typed_at(&mut b.u, at, column, 1, s, 1)?;
+        grid.recv_into(rpar::Typed::new(&mut b.u, column, 1).at(at), s, 1)?;
     }
     Ok(())
 }

@@ -145,7 +145,7 @@ fn owned_bandwidth(w: &Comm, m: usize, (window, loops): (usize, usize)) -> Resul
         let mut ack = [0u8; 1];
         if w.rank() == 0 {
             for v in pool.drain(pool.len() - window..) {
-                w.send_owned(v, 1, 4)?;
+                w.send(v, 1, 4)?;
             }
             w.recv_into(&mut ack[..], 1, 5)?;
         } else {
@@ -163,7 +163,7 @@ fn owned_bandwidth(w: &Comm, m: usize, (window, loops): (usize, usize)) -> Resul
             }
         } else {
             for v in received.drain(..) {
-                w.send_owned(v, 0, 6)?;
+                w.send(v, 0, 6)?;
             }
         }
         Ok(())

@@ -38,14 +38,14 @@ fn main() -> std::process::ExitCode {
         let by_hand = by_hand.commit();
         on rank(0) {
             world.send(&sent, 1, 0)?; // the derived type
-            world.send_typed(&[sent], &by_hand, 1, 1, 1)?; // the hand-built committed type
+            world.send(rpar::Typed::new(&[sent], &by_hand, 1), 1, 1)?; // the hand-built committed type
         }
         on rank(1) {
             let mut got = Input { a: 0.0, b: 0.0, n: 0 };
             world.recv_into(&mut got, 0, 0)?;
             println!("rank 1 received a = {}, b = {}, n = {}", got.a, got.b, got.n);
             let mut again = [Input { a: 0.0, b: 0.0, n: 0 }];
-            world.recv_typed(&mut again, &by_hand, 1, 0, 1)?;
+            world.recv_into(rpar::Typed::new(&mut again, &by_hand, 1), 0, 1)?;
             println!("rank 1 received {:?} with the type map {}", again[0], by_hand);
             return Ok(Some((got, again[0])));
         }

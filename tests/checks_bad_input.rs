@@ -27,12 +27,12 @@ const CASES: &[Case] = &[
     ),
     (
         "send_owned to rank 9",
-        |w| w.send_owned(vec![1u8], 9, 0),
+        |w| w.send(vec![1u8], 9, 0),
         rank_out_of_range,
     ),
     (
         "send_owned with tag -5",
-        |w| w.send_owned(vec![1u8], 0, -5),
+        |w| w.send(vec![1u8], 0, -5),
         bad_tag,
     ),
     (
@@ -63,7 +63,7 @@ const CASES: &[Case] = &[
     ),
     (
         "isend_owned tag -5",
-        |w| w.isend_owned(vec![1u8], 0, -5).map(|_| ()),
+        |w| w.isend(vec![1u8], 0, -5).map(|_| ()),
         bad_tag,
     ),
     (
@@ -199,7 +199,11 @@ const MORE_CASES: &[Case] = &[
         |w| {
             let every_other =
                 rpar::TypeMap::vector(4, 1, 2, &<u32 as rpar::Datatype>::type_map())?.commit();
-            w.send_typed(&[0u32; 3], &every_other, 1, 1 - w.rank(), 2)
+            w.send(
+                rpar::Typed::new(&[0u32; 3], &every_other, 1),
+                1 - w.rank(),
+                2,
+            )
         },
         |e| matches!(e, Error::BufferOutOfBounds { .. }),
     ),

@@ -106,10 +106,11 @@ const TRANSFERS: &[Program] = &[
     ("typed send of a column", |w, n| {
         let column = rpar::TypeMap::vector(n, 1, 2, &u64::type_map())?.commit();
         match w.rank() {
-            0 => w.send_typed(&data(w, 2 * n), &column, 1, 1, 0),
+            0 => w.send(rpar::Typed::new(&data(w, 2 * n), &column, 1), 1, 0),
             1 => {
                 let mut got = vec![0u64; 2 * n];
-                w.recv_typed(&mut got, &column, 1, 0, 0).map(drop)
+                w.recv_into(rpar::Typed::new(&mut got, &column, 1), 0, 0)
+                    .map(drop)
             }
             _ => Ok(()),
         }

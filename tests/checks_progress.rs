@@ -155,7 +155,7 @@ fn a_scoped_send_and_a_typed_send_complete_against_busy_receivers() {
                 s.isend(&data[..BIG], 1, 1)?;
                 Ok(())
             })?;
-            w.send_typed(&data, &column, 1, 1, 4)?;
+            w.send(rpar::Typed::new(&data, &column, 1), 1, 4)?;
             w.send(&1u8, 2, 3)
         }
         1 => {

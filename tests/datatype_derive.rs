@@ -156,7 +156,7 @@ fn derived_values_travel_plain_and_typed() {
             world.send(&bodies[..], 1, 0)?;
             // every other body, as a derived type over the derived struct
             let ev = TypeMap::vector(25, 1, 2, &Body::type_map())?.commit();
-            world.send_typed(&bodies, &ev, 1, 1, 1)?;
+            world.send(rpar::Typed::new(&bodies, &ev, 1), 1, 1)?;
             world.send(
                 &Wire {
                     kind: 3,
@@ -169,7 +169,11 @@ fn derived_values_travel_plain_and_typed() {
         } else {
             let (got, _) = world.recv::<Body>(0, 0)?;
             let mut odd = vec![bodies[1]; 25];
-            world.recv_typed(&mut odd, &Body::type_map().commit(), 25, 0, 1)?;
+            world.recv_into(
+                rpar::Typed::new(&mut odd, &Body::type_map().commit(), 25),
+                0,
+                1,
+            )?;
             let mut w = Wire { kind: 0, value: 0 };
             world.recv_into(&mut w, 0, 2)?;
             Ok(got == bodies

@@ -359,11 +359,11 @@ proptest! {
         let whole = if sent % mb.size() == 0 { sent / mb.size() } else { rpar::UNDEFINED };
         let got = rpar::run(2, move |world| {
             if world.rank() == 0 {
-                world.send_typed(&src, &ta, count_a, 1, 0)?;
+                world.send(rpar::Typed::new(&src, &ta, count_a), 1, 0)?;
                 Ok(vec![])
             } else {
                 let mut dst = vec![0u8; len_b];
-                let st = world.recv_typed(&mut dst, &tb, count_b, 0, 0)?;
+                let st = world.recv_into(rpar::Typed::new(&mut dst, &tb, count_b), 0, 0)?;
                 assert_eq!(st.count, whole);
                 Ok(dst)
             }

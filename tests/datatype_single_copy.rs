@@ -87,7 +87,9 @@ fn watched(world: &Comm, travel: impl FnOnce() -> rpar::Result<()>) -> rpar::Res
 fn send_every_other(world: &Comm) -> rpar::Result<Option<bool>> {
     let every_other = TypeMap::vector(N, 1, 2, &f64::type_map())?.commit();
     let data = doubles(2 * N);
-    watched(world, || world.send_typed(&data, &every_other, 1, 1, 0))?;
+    watched(world, || {
+        world.send(rpar::Typed::new(&data, &every_other, 1), 1, 0)
+    })?;
     Ok(None)
 }
 
@@ -117,7 +119,9 @@ fn large_typed_messages_travel_with_no_buffer_as_large_as_the_message() {
         let thirds = TypeMap::vector(N, 1, 3, &f64::type_map())?.commit();
         let mut into = vec![0.0f64; 3 * N];
         watched(world, || {
-            world.recv_typed(&mut into, &thirds, 1, 0, 0).map(drop)
+            world
+                .recv_into(rpar::Typed::new(&mut into, &thirds, 1), 0, 0)
+                .map(drop)
         })?;
         Ok(Some((0..N).all(|k| into[3 * k] == (2 * k) as f64)))
     });
@@ -131,7 +135,9 @@ fn large_typed_messages_travel_with_no_buffer_as_large_as_the_message() {
         let dense = TypeMap::contiguous(N, &f64::type_map())?.commit();
         let mut into = vec![0.0f64; N];
         watched(world, || {
-            world.recv_typed(&mut into, &dense, 1, 0, 0).map(drop)
+            world
+                .recv_into(rpar::Typed::new(&mut into, &dense, 1), 0, 0)
+                .map(drop)
         })?;
         Ok(Some((0..N).all(|k| into[k] == (2 * k) as f64)))
     });
@@ -153,7 +159,7 @@ fn large_typed_messages_travel_with_no_buffer_as_large_as_the_message() {
     let (largest, ok) = largest_allocation(|world| {
         let (ty, data) = (Padded::type_map().commit(), padded(N));
         if world.rank() == 0 {
-            watched(world, || world.send_typed(&data, &ty, N, 1, 0))?;
+            watched(world, || world.send(rpar::Typed::new(&data, &ty, N), 1, 0))?;
             return Ok(None);
         }
         let mut into = vec![Padded { x: -1.0, tag: 0 }; N];
@@ -172,7 +178,9 @@ fn large_typed_messages_travel_with_no_buffer_as_large_as_the_message() {
         let alternate = TypeMap::vector(N, 1, 2, &Padded::type_map())?.commit();
         let mut into = vec![Padded { x: -1.0, tag: 0 }; 2 * N];
         watched(world, || {
-            world.recv_typed(&mut into, &alternate, 1, 0, 0).map(drop)
+            world
+                .recv_into(rpar::Typed::new(&mut into, &alternate, 1), 0, 0)
+                .map(drop)
         })?;
         let want = padded(N);
         Ok(Some((0..N).all(|k| into[2 * k] == want[k])))

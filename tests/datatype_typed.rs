@@ -29,14 +29,14 @@ fn columns_travel_between_typed_layouts_at_eager_and_rendezvous_sizes() {
             let cols = TypeMap::vector(n, 8.min(n), n as isize, &f64s())?.commit();
             if world.rank() == 0 {
                 let m = matrix(n);
-                world.send_typed(&m[1..], &col, 1, 1, 0)?;
-                world.send_typed(&m, &cols, 1, 1, 1)?;
+                world.send(rpar::Typed::new(&m[1..], &col, 1), 1, 0)?;
+                world.send(rpar::Typed::new(&m, &cols, 1), 1, 1)?;
                 Ok((vec![], vec![]))
             } else {
                 let mut a = vec![-1.0; n * n];
-                world.recv_typed(&mut a[2..], &col, 1, 0, 0)?; // into column 2
+                world.recv_into(rpar::Typed::new(&mut a[2..], &col, 1), 0, 0)?; // into column 2
                 let mut b = vec![-1.0; n * n];
-                let st = world.recv_typed(&mut b, &cols, 1, 0, 1)?;
+                let st = world.recv_into(rpar::Typed::new(&mut b, &cols, 1), 0, 1)?;
                 assert_eq!(st.count, 1);
                 Ok((a, b))
             }
@@ -61,10 +61,10 @@ fn typed_and_plain_messages_interoperate() {
         let every_other = TypeMap::vector(5000, 1, 2, &i32::type_map())?.commit();
         if world.rank() == 0 {
             let data: Vec<i32> = (0..10_000).collect();
-            world.send_typed(&data, &every_other, 1, 1, 0)?; // 20000 bytes: eager, packed
+            world.send(rpar::Typed::new(&data, &every_other, 1), 1, 0)?; // 20000 bytes: eager, packed
             let big: Vec<i32> = (0..40_000).collect();
             let ev = TypeMap::vector(20_000, 1, 2, &i32::type_map())?.commit();
-            world.send_typed(&big, &ev, 1, 1, 1)?; // 80000 bytes: rendezvous
+            world.send(rpar::Typed::new(&big, &ev, 1), 1, 1)?; // 80000 bytes: rendezvous
             world.send(&data[..], 1, 2)?; // plain, received typed
         } else {
             let (evens, st) = world.recv::<i32>(0, 0)?;
@@ -75,7 +75,7 @@ fn typed_and_plain_messages_interoperate() {
             assert!(into.iter().enumerate().all(|(i, &x)| x == 2 * i as i32));
             let mut spread = vec![-1i32; 20_000];
             let ev = TypeMap::vector(10_000, 1, 2, &i32::type_map())?.commit();
-            let st = world.recv_typed(&mut spread, &ev, 1, 0, 2)?;
+            let st = world.recv_into(rpar::Typed::new(&mut spread, &ev, 1), 0, 2)?;
             assert_eq!(st.count, 1);
             assert!(spread
                 .iter()
@@ -92,18 +92,22 @@ fn signature_mismatch_and_truncation_are_errors_and_the_message_stays() {
     rpar::run(2, |world| {
         let three = TypeMap::contiguous(3, &i32::type_map())?.commit();
         if world.rank() == 0 {
-            world.send_typed(&[1, 2, 3], &three, 1, 1, 0)?;
+            world.send(rpar::Typed::new(&[1, 2, 3], &three, 1), 1, 0)?;
         } else {
             let mut f = [0f32; 3];
             let as_f32 = TypeMap::contiguous(3, &f32::type_map())?.commit();
-            let err = world.recv_typed(&mut f, &as_f32, 1, 0, 0).unwrap_err();
+            let err = world
+                .recv_into(rpar::Typed::new(&mut f, &as_f32, 1), 0, 0)
+                .unwrap_err();
             assert!(
                 matches!(err, Error::TypeMismatch { source_rank: 0, .. }),
                 "{err}"
             );
             let two = TypeMap::contiguous(2, &i32::type_map())?.commit();
             let mut small = [0i32; 2];
-            let err = world.recv_typed(&mut small, &two, 1, 0, 0).unwrap_err();
+            let err = world
+                .recv_into(rpar::Typed::new(&mut small, &two, 1), 0, 0)
+                .unwrap_err();
             assert!(
                 matches!(
                     err,
@@ -118,7 +122,7 @@ fn signature_mismatch_and_truncation_are_errors_and_the_message_stays() {
             // a longer receive accepts the shorter message (prefix rule): 3 of 4 ints
             let mut four = [0i32; 4];
             let one = i32::type_map().commit();
-            let st = world.recv_typed(&mut four, &one, 4, 0, 0)?;
+            let st = world.recv_into(rpar::Typed::new(&mut four, &one, 4), 0, 0)?;
             assert_eq!((st.count, four), (3, [1, 2, 3, 0]));
         }
         Ok(())
@@ -131,7 +135,9 @@ fn every_byte_is_bounds_checked_before_anything_moves() {
     rpar::run(2, |world| {
         let t = TypeMap::vector(3, 1, 4, &u16::type_map())?.commit(); // touches bytes 0..18
         if world.rank() == 0 {
-            let err = world.send_typed(&[0u16; 8], &t, 1, 1, 0).unwrap_err();
+            let err = world
+                .send(rpar::Typed::new(&[0u16; 8], &t, 1), 1, 0)
+                .unwrap_err();
             assert!(
                 matches!(
                     err,
@@ -145,17 +151,23 @@ fn every_byte_is_bounds_checked_before_anything_moves() {
                 "{err}"
             );
             let back = TypeMap::vector(2, 1, -1, &u16::type_map())?.commit();
-            assert!(world.send_typed(&[0u16; 8], &back, 1, 1, 0).is_err()); // byte -2
+            assert!(world
+                .send(rpar::Typed::new(&[0u16; 8], &back, 1), 1, 0)
+                .is_err()); // byte -2
             world.send(&[5u16; 9][..], 1, 1)?;
         } else {
             let mut short = [0u16; 8];
-            let err = world.recv_typed(&mut short, &t, 1, 0, 1).unwrap_err();
+            let err = world
+                .recv_into(rpar::Typed::new(&mut short, &t, 1), 0, 1)
+                .unwrap_err();
             assert!(matches!(err, Error::BufferOutOfBounds { .. }), "{err}");
             assert_eq!(short, [0; 8]);
             let one = u16::type_map().commit();
-            world.recv_typed(&mut short, &one, 8, 0, 1).unwrap_err(); // 9 sent, 8 fit
+            world
+                .recv_into(rpar::Typed::new(&mut short, &one, 8), 0, 1)
+                .unwrap_err(); // 9 sent, 8 fit
             let mut nine = [0u16; 9];
-            world.recv_typed(&mut nine, &one, 9, 0, 1)?;
+            world.recv_into(rpar::Typed::new(&mut nine, &one, 9), 0, 1)?;
             assert_eq!(nine, [5; 9]);
         }
         Ok(())
@@ -230,7 +242,7 @@ fn unpacking_into_bool_and_char_validates_first() {
             let mut b = [false; 2];
             let one = bool::type_map().commit();
             assert!(matches!(
-                world.recv_typed(&mut b, &one, 2, 0, 0),
+                world.recv_into(rpar::Typed::new(&mut b, &one, 2), 0, 0),
                 Err(Error::TypeMismatch { .. })
             ));
             world.recv::<u8>(0, 0)?;
@@ -250,8 +262,8 @@ fn large_typed_sends_both_ways_do_not_deadlock() {
         let mut got = vec![0u32; n];
         let one = u32::type_map().commit();
         // both ranks send first: each sender, while blocked, packs the other's offer
-        world.send_typed(&data, &ev, 1, other, 0)?;
-        world.recv_typed(&mut got, &one, n, other, 0)?;
+        world.send(rpar::Typed::new(&data, &ev, 1), other, 0)?;
+        world.recv_into(rpar::Typed::new(&mut got, &one, n), other, 0)?;
         Ok(got[..3].to_vec())
     })
     .unwrap();
@@ -277,7 +289,7 @@ fn types_stay_valid_after_the_types_they_were_built_from_are_dropped() {
     assert_eq!(packed, want);
     let probe = rpar::run(2, move |world| {
         if world.rank() == 0 {
-            world.send_typed(&data, &outer, 1, 1, 4)?;
+            world.send(rpar::Typed::new(&data, &outer, 1), 1, 4)?;
             Ok(None)
         } else {
             let p = world.probe(0, 4)?;
@@ -296,12 +308,12 @@ fn a_rendezvous_into_a_gap_free_receive_gathers_straight_in() {
         if world.rank() == 0 {
             let ev = TypeMap::vector(n, 1, 2, &f64s())?.commit();
             let data: Vec<f64> = (0..2 * n).map(|i| i as f64).collect();
-            world.send_typed(&data, &ev, 1, 1, 0)?;
+            world.send(rpar::Typed::new(&data, &ev, 1), 1, 0)?;
             Ok(vec![])
         } else {
             let mut into = vec![0.0; n + 1];
             let dense = TypeMap::contiguous(n + 1, &f64s())?.commit();
-            let st = world.recv_typed(&mut into, &dense, 1, 0, 0)?;
+            let st = world.recv_into(rpar::Typed::new(&mut into, &dense, 1), 0, 0)?;
             // fewer than one whole receive element: MPI_Get_count says MPI_UNDEFINED
             assert_eq!((st.count, st.get_count()), (rpar::UNDEFINED, None));
             Ok(into)
@@ -318,12 +330,12 @@ fn negative_strides_travel_with_an_origin() {
         let back = TypeMap::vector(3, 1, -2, &i32::type_map())?.commit(); // bytes -16..4
         if world.rank() == 0 {
             let data = [10, 11, 12, 13, 14];
-            assert!(world.send_typed(&data, &back, 1, 1, 0).is_err()); // origin 0: byte -16
-            world.send_typed_at(&data, 4, &back, 1, 1, 0)?;
+            assert!(world.send(rpar::Typed::new(&data, &back, 1), 1, 0).is_err()); // origin 0: byte -16
+            world.send(rpar::Typed::new(&data, &back, 1).at(4), 1, 0)?;
             Ok(vec![])
         } else {
             let mut into = [0i32; 5];
-            world.recv_typed_at(&mut into, 4, &back, 1, 0, 0)?;
+            world.recv_into(rpar::Typed::new(&mut into, &back, 1).at(4), 0, 0)?;
             Ok(into.to_vec())
         }
     })
@@ -346,7 +358,9 @@ fn negative_extents_travel_backwards_at_eager_and_rendezvous_sizes() {
             let last = 4 * n - 1; // the origin of `back` over all of `data`
             if world.rank() == 0 {
                 // from element 0, element 1 lies 4 bytes below the buffer: refused, nothing sent
-                let err = world.send_typed(&data, &back, 2, 1, 0).unwrap_err();
+                let err = world
+                    .send(rpar::Typed::new(&data, &back, 2), 1, 0)
+                    .unwrap_err();
                 assert!(matches!(
                     err,
                     Error::BufferOutOfBounds {
@@ -355,8 +369,8 @@ fn negative_extents_travel_backwards_at_eager_and_rendezvous_sizes() {
                         ..
                     }
                 ));
-                world.send_typed_at(&data, last, &back, 4 * n, 1, 0)?;
-                world.send_typed_at(&data, 4 * n - 4, &pairs, n, 1, 1)?;
+                world.send(rpar::Typed::new(&data, &back, 4 * n).at(last), 1, 0)?;
+                world.send(rpar::Typed::new(&data, &pairs, n).at(4 * n - 4), 1, 1)?;
                 world.send(&data[..], 1, 2)?;
                 return Ok(vec![]);
             }
@@ -366,10 +380,10 @@ fn negative_extents_travel_backwards_at_eager_and_rendezvous_sizes() {
             let mut twice = vec![-1i32; 4 * n];
             // received backwards into a buffer, from its last element down
             let err = world
-                .recv_typed_at(&mut twice, 2, &back, 4 * n, 0, 2)
+                .recv_into(rpar::Typed::new(&mut twice, &back, 4 * n).at(2), 0, 2)
                 .unwrap_err();
             assert!(matches!(err, Error::BufferOutOfBounds { .. }), "{err}");
-            let st = world.recv_typed_at(&mut twice, last, &back, 4 * n, 0, 2)?;
+            let st = world.recv_into(rpar::Typed::new(&mut twice, &back, 4 * n).at(last), 0, 2)?;
             assert_eq!(st.count, 4 * n);
             Ok([reversed, evens, twice].concat())
         })
@@ -395,7 +409,7 @@ fn a_queued_small_typed_message_survives_its_receiver_blocking_in_a_large_send()
     let got = rpar::run(2, |world| {
         let col = column(4);
         if world.rank() == 1 {
-            world.send_typed_at(&matrix(4), 1, &col, 1, 0, 1)?;
+            world.send(rpar::Typed::new(&matrix(4), &col, 1).at(1), 0, 1)?;
             world.barrier()?;
             let big = world.recv::<f64>(0, 2)?.0;
             Ok(big.len())
@@ -464,7 +478,7 @@ where
                 world.send(&sent[..], 1, tag)?;
             }
             for tag in WAYS..2 * WAYS {
-                world.send_typed(&sent, &ty, n, 1, tag)?;
+                world.send(rpar::Typed::new(&sent, &ty, n), 1, tag)?;
             }
             return Ok(vec![]);
         }
@@ -479,7 +493,7 @@ where
             world.irecv_into(&mut into[..], 0, typed + 2)?.wait()?;
             all.push(into.clone());
             into.reverse();
-            let st = world.recv_typed(&mut into, &ty, n, 0, typed + 3)?;
+            let st = world.recv_into(rpar::Typed::new(&mut into, &ty, n), 0, typed + 3)?;
             assert_eq!(st.count, n);
             all.push(into);
         }

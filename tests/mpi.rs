@@ -387,7 +387,7 @@ fn point_to_point(world: &Comm) -> rpar::Result<()> {
         (buf, st.count),
         (ring_data(5000, prev), 5000),
     );
-    world.send_owned(ring_data(70_000, r), next, 8)?;
+    world.send(ring_data(70_000, r), next, 8)?;
     check(
         "owned send is copied across processes",
         world.recv::<u64>(prev, 8)?.0,
@@ -434,7 +434,7 @@ fn every_way_around<T: Datatype + PartialEq + Debug>(
         world.send(&mine[..], next, tag)?;
     }
     for tag in [33, 34, 35] {
-        world.send_typed(&mine, &ty, n, next, tag)?;
+        world.send(rpar::Typed::new(&mine, &ty, n), next, tag)?;
     }
     for (tag, from) in [(30, "send"), (33, "send_typed")] {
         check(
@@ -450,7 +450,7 @@ fn every_way_around<T: Datatype + PartialEq + Debug>(
             theirs.clone(),
         );
         into.clone_from(&mine);
-        world.recv_typed(&mut into, &ty, n, prev, tag + 2)?;
+        world.recv_into(rpar::Typed::new(&mut into, &ty, n), prev, tag + 2)?;
         check(
             &format!("{n} x {name}: {from} -> recv_typed"),
             into,
@@ -497,7 +497,7 @@ fn datatypes(world: &Comm) -> rpar::Result<()> {
     // a column of a 4 x 4 matrix, sent with a vector type, received as 4 contiguous values
     let m: Vec<f64> = (0..16).map(|i| (i + 100 * r) as f64).collect();
     let column = TypeMap::vector(4, 1, 4, &f64::type_map())?.commit();
-    world.send_typed_at(&m, 1, &column, 1, next, 21)?;
+    world.send(rpar::Typed::new(&m, &column, 1).at(1), next, 21)?;
     let want: Vec<f64> = (0..4).map(|i| (1 + 4 * i + 100 * prev) as f64).collect();
     check(
         "a typed column arrives as values",
@@ -507,7 +507,7 @@ fn datatypes(world: &Comm) -> rpar::Result<()> {
     // and the other way: values received into a column
     world.send(&want[..], next, 22)?;
     let mut into = vec![0.0f64; 16];
-    world.recv_typed_at(&mut into, 2, &column, 1, prev, 22)?;
+    world.recv_into(rpar::Typed::new(&mut into, &column, 1).at(2), prev, 22)?;
     let mut expected = vec![0.0f64; 16];
     for i in 0..4 {
         expected[2 + 4 * i] = (1 + 4 * i + 100 * ((prev + p - 1) % p)) as f64;

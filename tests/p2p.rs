@@ -61,7 +61,7 @@ fn messages_between_a_pair_do_not_overtake() -> Result<()> {
             for i in 0..N {
                 // mixed sizes: inline, eager heap, and rendezvous payloads
                 let len = [1usize, 100, 20_000][i as usize % 3];
-                w.send(&vec![i; len], 1, 0)?;
+                w.send(&vec![i; len][..], 1, 0)?;
             }
         } else {
             for i in 0..N {
@@ -95,7 +95,7 @@ fn tags_select_messages_and_unmatched_ones_wait_in_order() -> Result<()> {
 fn probe_then_receive_with_the_probed_size() -> Result<()> {
     rpar::run(3, |w| {
         if w.rank() > 0 {
-            w.send(&vec![w.rank() as i64; w.rank() * 7], 0, 4)?;
+            w.send(&vec![w.rank() as i64; w.rank() * 7][..], 0, 4)?;
             return Ok(());
         }
         assert!(w.iprobe(2, 99)?.is_none());
@@ -133,7 +133,7 @@ fn truncation_is_an_error_and_the_message_survives() -> Result<()> {
     rpar::run(2, |w| {
         for len in [3usize, 1000, 100_000] {
             if w.rank() == 0 {
-                w.send(&vec![1.25f32; len], 1, 0)?;
+                w.send(&vec![1.25f32; len][..], 1, 0)?;
             } else {
                 let mut small = vec![0f32; len - 1];
                 match w.recv_into(&mut small, 0, 0) {
@@ -196,7 +196,7 @@ fn an_owned_vec_moves_without_a_copy() -> Result<()> {
         if w.rank() == 0 {
             let v = vec![9u64; 1 << 18];
             let addr = v.as_ptr() as usize;
-            w.send_owned(v, 1, 0)?;
+            w.send(v, 1, 0)?;
             Ok(addr)
         } else {
             let (v, _) = w.recv::<u64>(0, 0)?;
@@ -365,7 +365,7 @@ fn nonblocking_requests_wait_test_and_any() -> Result<()> {
             let r = w.isend(&[w.rank() as u32; 2][..], 0, 0)?;
             r.wait()?;
             if w.rank() < 3 {
-                w.isend_owned(vec![w.rank() as u8], 0, 1)?.wait()?;
+                w.isend(vec![w.rank() as u8], 0, 1)?.wait()?;
             }
             w.barrier()?;
         }

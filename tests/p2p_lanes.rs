@@ -121,7 +121,7 @@ fn each_senders_messages_arrive_in_order_with_many_senders_and_parking() -> Resu
                         match i % 37 {
                             0 => world.send(&vec![id(me, i); 8000][..], 0, tag)?,
                             1 | 2 => world.send(&vec![id(me, i); 20][..], 0, tag)?,
-                            3 => world.send_owned(vec![id(me, i); 3], 0, tag)?,
+                            3 => world.send(vec![id(me, i); 3], 0, tag)?,
                             _ => world.send(&id(me, i), 0, tag)?,
                         }
                         if i % 50 == 0 {

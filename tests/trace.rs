@@ -265,7 +265,7 @@ mod traced {
             }
             1 => w.send(&vec![1u64; 10_000][..], 0, 2)?,
             2 => w.send(&[2u64; 2][..], 0, 2)?,
-            _ => w.send_owned(vec![3u64; 100], 0, 2)?,
+            _ => w.send(vec![3u64; 100], 0, 2)?,
         }
         match r {
             0 => {
@@ -295,7 +295,7 @@ mod traced {
             1 => {
                 let mut got = [0u16; 3];
                 w.irecv_into(&mut got[..], 0, 3)?.wait()?;
-                w.isend_owned(vec![8u16; 3], 0, 3)?.wait()?;
+                w.isend(vec![8u16; 3], 0, 3)?.wait()?;
                 let (mut six, mut seven) = (0u32, 0u32);
                 let mut reqs = vec![
                     w.irecv_into(&mut six, 0, 6)?,

@@ -143,7 +143,7 @@ pub use collective::{
 };
 pub use comm::{
     test_all, test_any, test_some, wait_all, wait_any, wait_some, Buffer, BufferMut, Comm, Probed,
-    Request, Scope, Status, TestAny, ANY_SOURCE, ANY_TAG, TAG_UB, UNDEFINED,
+    RecvBuf, Request, Scope, SendBuf, Status, TestAny, ANY_SOURCE, ANY_TAG, TAG_UB, UNDEFINED,
 };
 pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};
 

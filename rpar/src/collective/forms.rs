@@ -65,9 +65,11 @@ pub struct InPlace<B>(pub B);
 /// ```
 #[derive(Debug)]
 pub struct Typed<'t, B> {
-    buf: B,
-    ty: &'t CommittedType,
-    count: usize,
+    pub(crate) buf: B,
+    pub(crate) ty: &'t CommittedType,
+    pub(crate) count: usize,
+    /// The element of `buf` at the type's displacement 0 (MPI's `&buf[origin]`).
+    pub(crate) origin: usize,
 }
 
 impl<'t, S> Typed<'t, S> {
@@ -78,7 +80,28 @@ impl<'t, S> Typed<'t, S> {
             buf: buf.slice(),
             ty,
             count,
+            origin: 0,
         }
+    }
+
+    /// The same view with the type's displacement 0 at element `origin` of the buffer (MPI's
+    /// `&buf[origin]`), so that types with negative displacements fit: point-to-point only
+    /// (collectives take displacement 0 at the buffer's start: slice the buffer instead).
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap, Typed};
+    /// let backwards = TypeMap::vector(3, 1, -1, &u8::type_map())?.commit();
+    /// let got = rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         world.send(Typed::new(&[1u8, 2, 3], &backwards, 1).at(2), 1, 0)?;
+    ///     }
+    ///     Ok(if world.rank() == 1 { world.recv::<u8>(0, 0)?.0 } else { vec![] })
+    /// })?;
+    /// assert_eq!(got[1], [3, 2, 1]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn at(self, origin: usize) -> Self {
+        Typed { origin, ..self }
     }
 
     /// Blocks of elements of `ty` in `buf`, rank `i`'s `counts[i]` of them at `displs[i]`
@@ -94,6 +117,7 @@ impl<'t, S> Typed<'t, S> {
                 buf: buf.slice(),
                 ty,
                 count: 0,
+                origin: 0,
             },
             counts,
             displs: Some(displs),

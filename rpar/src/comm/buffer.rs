@@ -1,6 +1,10 @@
-//! What can be sent and received: a single value, a slice, an array or a `Vec` of `Datatype`s.
+//! What can be sent and received: a single value, a slice, an array or a `Vec` of `Datatype`s
+//! ([`Buffer`], [`BufferMut`]), and the forms point-to-point calls take ([`SendBuf`],
+//! [`RecvBuf`]: those, an owned `Vec`, a [`Typed`] view).
 
+use super::{Comm, Request, Status};
 use crate::datatype::Datatype;
+use crate::{Result, Typed};
 
 /// Something whose elements can be sent: a single `T: Datatype`, a `[T]`, or a `Vec<T>` (MPI's
 /// `buf, count, datatype` triple in one argument: the count is the length, the datatype `T`'s).
@@ -106,5 +110,92 @@ impl<T: Datatype> Buffer for Vec<T> {
 impl<T: Datatype> BufferMut for Vec<T> {
     fn as_elems_mut(&mut self) -> &mut [T] {
         self
+    }
+}
+
+mod sealed {
+    /// Only rpar's buffer forms.
+    pub trait Sealed {}
+    impl<B: ?Sized> Sealed for &B {}
+    impl<B: ?Sized> Sealed for &mut B {}
+    impl<T> Sealed for Vec<T> {}
+    impl<B> Sealed for crate::Typed<'_, B> {}
+}
+
+/// What [`Comm::send`] and [`Comm::isend`] take: `&x` (a value, a slice, a `Vec`: copied, or
+/// for a large blocking send handed over from `x` itself), an owned `Vec<T>` (moved, no copy),
+/// or a [`Typed`] view of a derived datatype. Sealed.
+pub trait SendBuf: sealed::Sealed {
+    #[doc(hidden)]
+    fn send(self, comm: &Comm, dest: usize, tag: i32) -> Result<()>;
+    #[doc(hidden)]
+    fn isend(self, comm: &Comm, dest: usize, tag: i32) -> Result<Request<'static>>;
+}
+
+impl<B: Buffer + ?Sized> SendBuf for &B {
+    #[inline]
+    fn send(self, comm: &Comm, dest: usize, tag: i32) -> Result<()> {
+        comm.send_borrowed(self.as_elems(), dest, tag)
+    }
+    fn isend(self, comm: &Comm, dest: usize, tag: i32) -> Result<Request<'static>> {
+        comm.isend_copied(self.as_elems(), dest, tag)
+    }
+}
+
+impl<T: Datatype> SendBuf for Vec<T> {
+    fn send(self, comm: &Comm, dest: usize, tag: i32) -> Result<()> {
+        comm.send_moved(self, dest, tag)
+    }
+    fn isend(self, comm: &Comm, dest: usize, tag: i32) -> Result<Request<'static>> {
+        comm.isend_moved(self, dest, tag)
+    }
+}
+
+impl<T: Datatype> SendBuf for Typed<'_, &[T]> {
+    fn send(self, comm: &Comm, dest: usize, tag: i32) -> Result<()> {
+        comm.send_typed_in(
+            self.buf,
+            self.origin,
+            self.ty,
+            self.count,
+            (dest, tag),
+            false,
+        )
+    }
+    fn isend(self, comm: &Comm, dest: usize, tag: i32) -> Result<Request<'static>> {
+        let status = Status {
+            source: comm.rank(),
+            tag,
+            count: self.count,
+        };
+        comm.send_typed_in(
+            self.buf,
+            self.origin,
+            self.ty,
+            self.count,
+            (dest, tag),
+            true,
+        )?;
+        Ok(Request::done(comm.endpoint().clone(), status, None))
+    }
+}
+
+/// What [`Comm::recv_into`] takes: `&mut x` (a value, a slice, a `Vec` of fixed length) or a
+/// [`Typed`] view of a derived datatype. Sealed.
+pub trait RecvBuf: sealed::Sealed {
+    #[doc(hidden)]
+    fn recv(self, comm: &Comm, source: usize, tag: i32) -> Result<Status>;
+}
+
+impl<B: BufferMut + ?Sized> RecvBuf for &mut B {
+    #[inline]
+    fn recv(self, comm: &Comm, source: usize, tag: i32) -> Result<Status> {
+        comm.recv_borrowed(self.as_elems_mut(), source, tag)
+    }
+}
+
+impl<T: Datatype> RecvBuf for Typed<'_, &mut [T]> {
+    fn recv(self, comm: &Comm, source: usize, tag: i32) -> Result<Status> {
+        comm.recv_typed_in(self.buf, self.origin, self.ty, self.count, source, tag)
     }
 }

@@ -11,7 +11,7 @@ mod scope;
 mod split;
 mod typed;
 
-pub use buffer::{Buffer, BufferMut};
+pub use buffer::{Buffer, BufferMut, RecvBuf, SendBuf};
 pub use request::{test_all, test_any, test_some, wait_all, wait_any, wait_some, Request, TestAny};
 pub use scope::Scope;
 
@@ -102,7 +102,7 @@ pub const TAG_UB: i32 = i32::MAX;
 ///         return Ok(0);
 ///     }
 ///     let mut buf = [0u8; 6];
-///     Ok(world.recv_typed(&mut buf, &triple, 2, 0, 0)?.count) // 4 bytes: 1 1/3 triples
+///     Ok(world.recv_into(rpar::Typed::new(&mut buf, &triple, 2), 0, 0)?.count) // 4 bytes: 1 1/3 triples
 /// })?;
 /// assert_eq!(counts[1], rpar::UNDEFINED);
 /// # Ok::<(), rpar::Error>(())
@@ -135,7 +135,7 @@ pub struct Status {
     pub tag: i32,
     /// Number of elements received, of the receive's element type (MPI_Get_count); for a probe,
     /// of the sender's element type. [`UNDEFINED`] where MPI_Get_count gives MPI_UNDEFINED: a
-    /// typed receive ([`Comm::recv_typed`]) that got a number of bytes that is not a whole
+    /// typed receive ([`Comm::recv_into`] of a [`Typed`](crate::Typed) view) that got a number of bytes that is not a whole
     /// number of its elements; [`Status::get_count`] says the same as an `Option`.
     pub count: usize,
 }
@@ -143,7 +143,7 @@ pub struct Status {
 impl Status {
     /// The number of elements received, or `None` if the received bytes are not a whole
     /// number of elements of the receive's type (MPI_Get_count, with `None` for
-    /// MPI_UNDEFINED). Only a typed receive ([`Comm::recv_typed`]) can get a part of an
+    /// MPI_UNDEFINED). Only a typed receive ([`Comm::recv_into`] of a [`Typed`](crate::Typed) view) can get a part of an
     /// element: a plain one takes whole elements or refuses the message.
     ///
     /// ```
@@ -156,9 +156,9 @@ impl Status {
     ///         return Ok(vec![]);
     ///     }
     ///     let mut buf = [0i32; 4];
-    ///     let half = world.recv_typed(&mut buf, &pair, 2, 0, 0)?;
+    ///     let half = world.recv_into(rpar::Typed::new(&mut buf, &pair, 2), 0, 0)?;
     ///     assert_eq!(half.count, rpar::UNDEFINED);
-    ///     let whole = world.recv_typed(&mut buf, &pair, 2, 0, 0)?;
+    ///     let whole = world.recv_into(rpar::Typed::new(&mut buf, &pair, 2), 0, 0)?;
     ///     Ok(vec![half.get_count(), whole.get_count()])
     /// })?;
     /// assert_eq!(counts[1], [None, Some(1)]);

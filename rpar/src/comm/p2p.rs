@@ -3,6 +3,7 @@
 //! Every call has an internal `*_in` form that takes the context, so that collectives run the
 //! very same code on the communicator's collective context.
 
+use super::buffer::{RecvBuf, SendBuf};
 use super::delivery::{deliver_into, deliver_vec, undelivered, RawRecvBuf};
 use super::{
     end_poll, known, span_on, Buffer, BufferMut, Comm, Probed, Receives, Status, ANY_SOURCE,
@@ -28,8 +29,15 @@ pub(crate) fn check_send_tag(tag: i32) -> Result<()> {
 impl Comm {
     /// Sends `buf` to rank `dest` with `tag` (MPI_Send). Returns once `buf` may be reused.
     ///
+    /// `buf`: `&x` (a value, a slice, a `Vec`), an owned `Vec` (moved: the receiver of a
+    /// [`Comm::recv`] gets this very allocation, no copy; MPI has no move), or
+    /// [`Typed::new(&x, &ty, n)`](crate::Typed) for `n` elements of a committed derived
+    /// datatype (MPI_Send with a datatype; [`Typed::at`](crate::Typed::at) for negative
+    /// displacements).
+    ///
     /// Small messages are copied and the call returns at once; large ones (over 32 KiB) are
-    /// copied once, straight into the receiver's buffer, when the receiver takes them.
+    /// copied once, straight into the receiver's buffer, when the receiver takes them (a typed
+    /// one segment by segment, with no pack buffer); an owned `Vec` returns at once.
     ///
     /// # Errors
     ///
@@ -38,53 +46,54 @@ impl Comm {
     /// for large messages [`Error::PeerFinished`] if the receiver finished without receiving it
     /// or [`Error::Deadlock`] if every rank is blocked. A small message to a rank that has
     /// finished is no error: the run reports it as a [`Warning::Unreceived`](crate::Warning::Unreceived).
+    /// For a typed view, [`Error::BufferOutOfBounds`] if the type would touch bytes outside
+    /// the buffer and [`Error::InvalidArgument`] if an entry lands on padding or on a value of
+    /// another basic type (both checked before anything is sent).
     ///
     /// ```
+    /// use rpar::{Datatype, TypeMap, Typed};
+    /// // column 1 of a 4 x 8 row-major matrix of f64
+    /// let column = TypeMap::vector(4, 1, 8, &f64::type_map())?.commit();
     /// let got = rpar::run(2, |world| {
     ///     if world.rank() == 0 {
-    ///         world.send(&[1, 2, 3][..], 1, 9)?;
-    ///         Ok(vec![])
-    ///     } else {
-    ///         Ok(world.recv::<i32>(0, 9)?.0)
+    ///         world.send(&[1, 2, 3][..], 1, 9)?;              // a slice, copied
+    ///         world.send(vec![0u8; 1 << 20], 1, 8)?;         // a Vec, moved
+    ///         let m: Vec<f64> = (0..32).map(f64::from).collect();
+    ///         world.send(Typed::new(&m[1..], &column, 1), 1, 7)?; // a derived datatype
+    ///         return Ok(vec![]);
     ///     }
+    ///     let (a, _) = world.recv::<i32>(0, 9)?;
+    ///     assert_eq!(world.recv::<u8>(0, 8)?.0.len(), 1 << 20);
+    ///     let (col, _) = world.recv::<f64>(0, 7)?;
+    ///     Ok(a.iter().map(|&x| f64::from(x)).chain(col).collect())
     /// })?;
-    /// assert_eq!(got[1], [1, 2, 3]);
+    /// assert_eq!(got[1], [1.0, 2.0, 3.0, 1.0, 9.0, 17.0, 25.0]);
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn send<B: Buffer + ?Sized>(&self, buf: &B, dest: usize, tag: i32) -> Result<()> {
-        let _span = self.span(
-            "send",
-            Some(dest),
-            Some(tag),
-            std::mem::size_of_val(buf.as_elems()),
-        );
-        check_send_tag(tag)?;
-        self.send_in(self.p2p_context(), buf.as_elems(), dest, tag)
+    pub fn send<S: SendBuf>(&self, buf: S, dest: usize, tag: i32) -> Result<()> {
+        buf.send(self, dest, tag)
     }
 
-    /// Sends a `Vec` by moving it: the receiver of a `recv` gets this very allocation, with no
-    /// copy at all (MPI_Send; MPI has no move). Returns at once.
-    ///
-    /// Cost: no copy in-process when received with [`Comm::recv`] of `T` (a
-    /// [`Comm::recv_into`] copies once); one copy on the MPI transport.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`] for a `dest` that is not a rank of the communicator,
-    /// [`Error::InvalidTag`] for a negative tag, [`Error::Aborted`] if the run was aborted.
-    ///
-    /// ```
-    /// rpar::run(2, |world| {
-    ///     if world.rank() == 0 {
-    ///         world.send_owned(vec![0u8; 1 << 20], 1, 0)?;
-    ///     } else {
-    ///         assert_eq!(world.recv::<u8>(0, 0)?.0.len(), 1 << 20);
-    ///     }
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn send_owned<T: Datatype>(&self, data: Vec<T>, dest: usize, tag: i32) -> Result<()> {
+    /// A blocking send of a borrowed slice (what [`Comm::send`] of `&x` runs).
+    #[inline]
+    pub(crate) fn send_borrowed<T: Datatype>(
+        &self,
+        elems: &[T],
+        dest: usize,
+        tag: i32,
+    ) -> Result<()> {
+        let _span = self.span("send", Some(dest), Some(tag), std::mem::size_of_val(elems));
+        check_send_tag(tag)?;
+        self.send_in(self.p2p_context(), elems, dest, tag)
+    }
+
+    /// A send of an owned `Vec`, moved (what [`Comm::send`] of a `Vec` runs).
+    pub(crate) fn send_moved<T: Datatype>(
+        &self,
+        data: Vec<T>,
+        dest: usize,
+        tag: i32,
+    ) -> Result<()> {
         let _span = self.span(
             "send_owned",
             Some(dest),
@@ -100,7 +109,7 @@ impl Comm {
     ///
     /// Cost: matching searches this rank's queue of unreceived messages in arrival order. The
     /// data is copied at most once: an owned `Vec<T>` the sender already made (with
-    /// [`Comm::send_owned`], or for a message of 33 bytes to 32 KiB) is taken over as it is.
+    /// [`Comm::send`] of a `Vec`, or for a message of 33 bytes to 32 KiB) is taken over as it is.
     ///
     /// # Errors
     ///
@@ -131,10 +140,17 @@ impl Comm {
     /// Receives a message into `buf` (MPI_Recv); returns its status (`count` = elements
     /// received, which may be fewer than `buf` holds).
     ///
+    /// `buf`: `&mut x` (a value, a slice, a `Vec` of fixed length), or
+    /// [`Typed::new(&mut x, &ty, n)`](crate::Typed) for `n` elements of a committed derived
+    /// datatype (the message's type signature must be a prefix of the receive's, MPI's rule;
+    /// `count` is then in elements of the type, [`UNDEFINED`](crate::UNDEFINED) for a part of
+    /// one).
+    ///
     /// # Errors
     ///
     /// As [`Comm::recv`], and [`Error::Truncated`] if the message does not fit — the
-    /// message then stays queued and can be received with a larger buffer.
+    /// message then stays queued and can be received with a larger buffer; for a typed view,
+    /// those of its layout (see [`Comm::send`]).
     ///
     /// ```
     /// rpar::run(2, |world| {
@@ -152,14 +168,20 @@ impl Comm {
     /// })?;
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn recv_into<B: BufferMut + ?Sized>(
+    pub fn recv_into<R: RecvBuf>(&self, buf: R, source: usize, tag: i32) -> Result<Status> {
+        buf.recv(self, source, tag)
+    }
+
+    /// A blocking receive into a slice (what [`Comm::recv_into`] of `&mut x` runs).
+    #[inline]
+    pub(crate) fn recv_borrowed<T: Datatype>(
         &self,
-        buf: &mut B,
+        buf: &mut [T],
         source: usize,
         tag: i32,
     ) -> Result<Status> {
         let _span = self.receive_span("recv", source, tag);
-        self.recv_into_in(self.p2p_context(), buf.as_elems_mut(), source, tag)
+        self.recv_into_in(self.p2p_context(), buf, source, tag)
     }
 
     /// Sends `send` to `dest` and receives into `recv` from `source` in one call

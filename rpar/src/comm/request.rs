@@ -6,9 +6,10 @@
 //! that was freed; its message simply stays claimed. Sends from borrowed buffers that are not
 //! copied at once exist only inside [`Comm::scope`](super::Comm::scope), which waits for them.
 
+use super::buffer::SendBuf;
 use super::delivery::{deliver_into, undelivered, RawRecvBuf};
 use super::p2p::{check_send_tag, eager_data, finish_rendezvous, SendTarget};
-use super::{end_poll, known, span_on, Buffer, BufferMut, Comm, Receives, Status, UNKNOWN};
+use super::{end_poll, known, span_on, BufferMut, Comm, Receives, Status, UNKNOWN};
 use crate::datatype::Datatype;
 use crate::trace::Span;
 use crate::transport::Data;
@@ -173,81 +174,66 @@ impl std::fmt::Debug for Request<'_> {
 }
 
 impl Comm {
-    /// Starts a send and returns at once (MPI_Isend). The data is copied now, so `buf` is free
-    /// again immediately and the request is already complete; for large messages without that
-    /// copy use [`Comm::scope`].
+    /// Starts a send and returns at once (MPI_Isend), with a request that is already
+    /// complete: the data is copied now (for `&x` or a [`Typed`](crate::Typed) view, packed) or
+    /// moved (an owned `Vec`), so the buffer is free again at once. For large messages without
+    /// that copy use [`Comm::scope`].
+    ///
+    /// `buf`: as [`Comm::send`]'s.
     ///
     /// Cost: one copy of `buf` now and one into the receiver's buffer, except that a
     /// [`Comm::recv`] of the same element type takes over the copy of a message of more than
-    /// 32 bytes.
+    /// 32 bytes; an owned `Vec` moves with no copy in-process.
     ///
     /// # Errors
     ///
     /// [`Error::InvalidTag`] for a negative tag, [`Error::RankOutOfRange`] for a `dest`
-    /// that is not a rank of the communicator, [`Error::Aborted`] if the run was aborted.
+    /// that is not a rank of the communicator, [`Error::Aborted`] if the run was aborted; for a
+    /// typed view, those of its layout (see [`Comm::send`]).
     ///
     /// ```
     /// let got = rpar::run(3, |world| {
     ///     let me = world.rank() as u32;
     ///     let mut reqs = Vec::new();
     ///     for dest in (0..world.size()).filter(|&d| d != world.rank()) {
-    ///         reqs.push(world.isend(&[me; 3][..], dest, 0)?);
+    ///         reqs.push(world.isend(&[me; 3][..], dest, 0)?);  // copied
     ///     }
-    ///     rpar::wait_all(reqs)?; // complete already: the data was copied
-    ///     let mut sum = 0;
+    ///     reqs.push(world.isend(vec![me; 2], world.rank(), 1)?); // moved, to itself
+    ///     rpar::wait_all(reqs)?; // complete already
+    ///     let mut sum = world.recv::<u32>(world.rank(), 1)?.0.iter().sum::<u32>();
     ///     for _ in 1..world.size() {
     ///         sum += world.recv::<u32>(rpar::ANY_SOURCE, 0)?.0.iter().sum::<u32>();
     ///     }
     ///     Ok(sum)
     /// })?;
-    /// assert_eq!(got, [9, 6, 3]);
+    /// assert_eq!(got, [9, 8, 7]);
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn isend<B: Buffer + ?Sized>(
+    pub fn isend<S: SendBuf>(&self, buf: S, dest: usize, tag: i32) -> Result<Request<'static>> {
+        buf.isend(self, dest, tag)
+    }
+
+    /// A send of a copy of `elems` (what [`Comm::isend`] of `&x` runs).
+    pub(crate) fn isend_copied<T: Datatype>(
         &self,
-        buf: &B,
+        elems: &[T],
         dest: usize,
         tag: i32,
     ) -> Result<Request<'static>> {
-        let elems = buf.as_elems();
         let _span = self.span("isend", Some(dest), Some(tag), std::mem::size_of_val(elems));
         check_send_tag(tag)?;
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
         let message = Message {
-            elem: ElemType::of::<B::Elem>(),
+            elem: ElemType::of::<T>(),
             count: elems.len(),
             data: eager_data(elems),
         };
         self.posted_send(message, dest, tag)
     }
 
-    /// Starts a send of an owned `Vec`, which moves to the receiver without a copy (MPI_Isend;
-    /// MPI has no move). The request is complete at once; its status says this rank, `tag`
-    /// and the number of elements.
-    ///
-    /// Cost: no copy in-process (a [`Comm::recv`] of `T` gets this very allocation); one on
-    /// the MPI transport, where the data is packed into an MPI message.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::isend`].
-    ///
-    /// ```
-    /// rpar::run(2, |world| {
-    ///     if world.rank() == 0 {
-    ///         let data: Vec<u32> = (0..1000).collect();
-    ///         let st = world.isend_owned(data, 1, 5)?.wait()?;
-    ///         assert_eq!((st.source, st.tag, st.count), (0, 5, 1000));
-    ///     } else {
-    ///         let (v, _) = world.recv::<u32>(0, 5)?;
-    ///         assert_eq!(v.iter().sum::<u32>(), 499_500);
-    ///     }
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn isend_owned<T: Datatype>(
+    /// A send of an owned `Vec`, moved (what [`Comm::isend`] of a `Vec` runs).
+    pub(crate) fn isend_moved<T: Datatype>(
         &self,
         data: Vec<T>,
         dest: usize,

@@ -1,5 +1,6 @@
 //! Point-to-point messages with committed derived datatypes (MPI_Send / MPI_Recv with a
-//! datatype and a count): [`Comm::send_typed`] and [`Comm::recv_typed`].
+//! datatype and a count): what [`Comm::send`] and [`Comm::recv_into`] run for a
+//! [`Typed`](crate::Typed) view.
 //!
 //! Every byte a type would touch is bounds- and layout-checked against the Rust buffer before
 //! anything is copied. Small messages are packed by the sender (like MPI's eager protocol);
@@ -22,84 +23,22 @@ use crate::{Error, Result};
 use std::sync::Arc;
 
 impl Comm {
-    /// Sends `count` elements laid out by the committed type `ty`, with displacement 0 at the
-    /// start of `buf`, to `dest` with `tag` (MPI_Send with a derived datatype).
-    ///
-    /// Cost: above 32 KiB of data (`RENDEZVOUS_BYTES`), one copy per segment, by the receiver
-    /// from `buf` straight into its own buffer: no pack buffer, whatever the receive (typed or
-    /// plain, gap-free or padded; `tests/datatype_single_copy.rs` counts the allocations). Up
-    /// to 32 KiB, one pack by the sender into the message and one unpack by the receiver: a
-    /// small blocking send must complete without a matching receive, so, as in MPI's eager
-    /// protocol, its data is copied out before the receive is posted.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`] for a `dest` that is not a rank, [`Error::InvalidTag`]
-    /// for a negative tag; [`Error::BufferOutOfBounds`] if the type would touch bytes outside
-    /// `buf`, [`Error::InvalidArgument`] if an entry lands on padding or on a value of another
-    /// basic type in `T`'s layout (both checked before anything is sent); [`Error::Aborted`] if
-    /// the run was aborted; for large messages [`Error::PeerFinished`] if the receiver finished
-    /// without receiving it.
-    ///
-    /// ```
-    /// use rpar::{Datatype, TypeMap};
-    /// // column 1 of a 4 x 8 row-major matrix of f64
-    /// let column = TypeMap::vector(4, 1, 8, &f64::type_map())?.commit();
-    /// let got = rpar::run(2, |world| {
-    ///     let mut m = [0.0f64; 32];
-    ///     if world.rank() == 0 {
-    ///         for (i, x) in m.iter_mut().enumerate() { *x = i as f64; }
-    ///         world.send_typed(&m[1..], &column, 1, 1, 7)?;
-    ///         Ok(vec![])
-    ///     } else {
-    ///         let mut col = [0.0f64; 4];
-    ///         world.recv_typed(&mut col, &TypeMap::contiguous(4, &f64::type_map())?.commit(), 1, 0, 7)?;
-    ///         Ok(col.to_vec())
-    ///     }
-    /// })?;
-    /// assert_eq!(got[1], [1.0, 9.0, 17.0, 25.0]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn send_typed<T: Datatype>(
-        &self,
-        buf: &[T],
-        ty: &CommittedType,
-        count: usize,
-        dest: usize,
-        tag: i32,
-    ) -> Result<()> {
-        self.send_typed_at(buf, 0, ty, count, dest, tag)
-    }
-
-    /// Like [`Comm::send_typed`], with displacement 0 at element `origin` of `buf` (MPI's
-    /// `&buf[origin]`), so that types with negative displacements can be sent (MPI_Send with a
-    /// derived datatype).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::send_typed`], and [`Error::InvalidArgument`] if `origin` is past
-    /// the end of `buf`.
-    ///
-    /// ```
-    /// use rpar::{Datatype, TypeMap};
-    /// let backwards = TypeMap::vector(3, 1, -1, &u8::type_map())?.commit();
-    /// let got = rpar::run(2, |world| {
-    ///     if world.rank() == 0 {
-    ///         world.send_typed_at(&[1u8, 2, 3], 2, &backwards, 1, 1, 0)?;
-    ///     }
-    ///     Ok(if world.rank() == 1 { world.recv::<u8>(0, 0)?.0 } else { vec![] })
-    /// })?;
-    /// assert_eq!(got[1], [3, 2, 1]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn send_typed_at<T: Datatype>(
+    /// Sends `count` elements laid out by the committed type `ty`, with displacement 0 at
+    /// element `origin` of `buf` (MPI_Send with a derived datatype; what
+    /// [`Comm::send`](super::Comm::send) of a [`Typed`](crate::Typed) view runs). With `eager`
+    /// (a non-blocking send, which must not keep `buf`), the data is packed now whatever its
+    /// size; else above 32 KiB (`RENDEZVOUS_BYTES`) the receiver copies it from `buf`, segment
+    /// by segment, straight into its own buffer: no pack buffer (`tests/datatype_single_copy.rs`
+    /// counts the allocations). Up to 32 KiB the sender packs it, as MPI's eager protocol does.
+    #[allow(clippy::too_many_arguments)] // MPI_Send's own list, with the origin and the mode
+    pub(crate) fn send_typed_in<T: Datatype>(
         &self,
         buf: &[T],
         origin: usize,
         ty: &CommittedType,
         count: usize,
-        dest: usize,
-        tag: i32,
+        (dest, tag): (usize, i32),
+        eager: bool,
     ) -> Result<()> {
         let _span = self.span("send_typed", Some(dest), Some(tag), ty.pack_size(count));
         check_send_tag(tag)?;
@@ -119,7 +58,7 @@ impl Comm {
             // from `start` lies in `buf`.
             return unsafe { wire.send_typed(to, &header, ty, count, start) };
         }
-        if bytes <= RENDEZVOUS_BYTES {
+        if eager || bytes <= RENDEZVOUS_BYTES {
             let mut packed = vec![0u8; bytes];
             // SAFETY: check_slice proved that every byte the type names for `count` elements
             // from `start` lies in `buf` and is data of the entry's basic type; `packed` has `bytes` bytes.
@@ -148,83 +87,12 @@ impl Comm {
     }
 
     /// Receives into `count` elements laid out by the committed type `ty`, with displacement 0
-    /// at the start of `buf`, from `source` (or `ANY_SOURCE`) with `tag` (or `ANY_TAG`)
-    /// (MPI_Recv with a derived datatype). `Status::count` is the number of elements of `ty`
-    /// received, [`UNDEFINED`](crate::UNDEFINED) if that is not a whole number (MPI_Get_count).
-    ///
-    /// The message's type signature must be a prefix of the receive's (MPI's rule).
-    ///
-    /// Cost: one copy of the data into `buf`, scattered by `ty` (and gathered by the sender's
-    /// type, for a large typed message).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::TypeMismatch`] if the message's signature is not a prefix of the receive's,
-    /// [`Error::Truncated`] if it is longer (either way the message stays queued);
-    /// [`Error::RankOutOfRange`] for a `source` that is neither a rank nor `ANY_SOURCE`,
-    /// [`Error::InvalidTag`] for a negative tag other than `ANY_TAG`;
-    /// [`Error::BufferOutOfBounds`] and [`Error::InvalidArgument`] as for [`Comm::send_typed`],
-    /// checked before anything is received; [`Error::Aborted`] if another rank failed,
-    /// [`Error::Deadlock`] if every rank is blocked.
-    ///
-    /// ```
-    /// use rpar::{Datatype, TypeMap};
-    /// // the transpose trick: send rows, receive them as columns of a 2 x 2 matrix
-    /// let column = TypeMap::vector(2, 1, 2, &i32::type_map())?.resized(0, 4)?.commit();
-    /// let got = rpar::run(2, |world| {
-    ///     if world.rank() == 0 {
-    ///         world.send(&[1, 2, 3, 4][..], 1, 0)?;
-    ///         Ok([0; 4])
-    ///     } else {
-    ///         let mut m = [0i32; 4];
-    ///         let st = world.recv_typed(&mut m, &column, 2, 0, 0)?;
-    ///         assert_eq!(st.count, 2);
-    ///         Ok(m)
-    ///     }
-    /// })?;
-    /// assert_eq!(got[1], [1, 3, 2, 4]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn recv_typed<T: Datatype>(
-        &self,
-        buf: &mut [T],
-        ty: &CommittedType,
-        count: usize,
-        source: usize,
-        tag: i32,
-    ) -> Result<Status> {
-        self.recv_typed_at(buf, 0, ty, count, source, tag)
-    }
-
-    /// Like [`Comm::recv_typed`], with displacement 0 at element `origin` of `buf` (MPI's
-    /// `&buf[origin]`), so that types with negative displacements can be received into (MPI_Recv
-    /// with a derived datatype).
-    ///
-    /// # Errors
-    ///
-    /// Those of [`Comm::recv_typed`], and [`Error::InvalidArgument`] if `origin` is past
-    /// the end of `buf`.
-    ///
-    /// ```
-    /// use rpar::{Datatype, Error, TypeMap};
-    /// let backwards = TypeMap::vector(3, 1, -1, &u8::type_map())?.commit();
-    /// let got = rpar::run(2, |world| {
-    ///     if world.rank() == 0 {
-    ///         world.send(&[1u8, 2, 3][..], 1, 0)?;
-    ///         return Ok([0; 3]);
-    ///     }
-    ///     let mut buf = [0u8; 3];
-    ///     // from element 0 the type's entries are at bytes 0, -1, -2: refused, nothing received
-    ///     let err = world.recv_typed_at(&mut buf, 0, &backwards, 1, 0, 0).unwrap_err();
-    ///     assert!(matches!(err, Error::BufferOutOfBounds { low: -2, high: 1, len: 3, .. }));
-    ///     let st = world.recv_typed_at(&mut buf, 2, &backwards, 1, 0, 0)?;
-    ///     assert_eq!(st.count, 1);
-    ///     Ok(buf)
-    /// })?;
-    /// assert_eq!(got[1], [3, 2, 1]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn recv_typed_at<T: Datatype>(
+    /// at element `origin` of `buf` (MPI_Recv with a derived datatype; what
+    /// [`Comm::recv_into`](super::Comm::recv_into) of a [`Typed`](crate::Typed) view runs).
+    /// The message's type signature must be a prefix of the receive's (MPI's rule);
+    /// `Status::count` is the number of elements of `ty` received,
+    /// [`UNDEFINED`](crate::UNDEFINED) if that is not a whole number (MPI_Get_count).
+    pub(crate) fn recv_typed_in<T: Datatype>(
         &self,
         buf: &mut [T],
         origin: usize,

@@ -31,7 +31,7 @@ pub trait Payload: Sized + Send + 'static {
     ///
     /// # Errors
     ///
-    /// Those of [`Comm::send_owned`]: [`Error::RankOutOfRange`] for a bad `dest`,
+    /// Those of [`Comm::send`] of a `Vec`: [`Error::RankOutOfRange`] for a bad `dest`,
     /// [`Error::InvalidTag`] for a bad tag, [`Error::Aborted`] if the run is aborted.
     fn send_batch(comm: &Comm, items: Vec<Self>, dest: usize, tag: i32) -> Result<()>;
 
@@ -56,7 +56,7 @@ fn wrong_count(what: &str, expected: usize, got: usize) -> Error {
 
 impl<T: Datatype> Payload for T {
     fn send_batch(comm: &Comm, items: Vec<Self>, dest: usize, tag: i32) -> Result<()> {
-        comm.send_owned(items, dest, tag)
+        comm.send(items, dest, tag)
     }
 
     fn recv_batch(comm: &Comm, count: usize, source: usize, tag: i32) -> Result<Vec<Self>> {
@@ -71,8 +71,8 @@ impl<T: Datatype> Payload for T {
 impl<T: Datatype> Payload for Vec<T> {
     fn send_batch(comm: &Comm, items: Vec<Self>, dest: usize, tag: i32) -> Result<()> {
         let lengths: Vec<u64> = items.iter().map(|v| v.len() as u64).collect();
-        comm.send_owned(lengths, dest, tag)?;
-        comm.send_owned(items.concat(), dest, tag)
+        comm.send(lengths, dest, tag)?;
+        comm.send(items.concat(), dest, tag)
     }
 
     fn recv_batch(comm: &Comm, count: usize, source: usize, tag: i32) -> Result<Vec<Self>> {
