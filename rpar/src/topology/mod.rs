@@ -9,6 +9,7 @@
 
 mod cart;
 mod dims;
+mod factor;
 mod graph;
 mod neighbor;
 mod reorder;
