@@ -7,6 +7,7 @@
 //! `collective::Channel`, through which the neighbourhood collectives talk (tags 400..=499 on the
 //! collective context).
 
+mod agreement;
 mod cart;
 mod dims;
 mod factor;
