@@ -190,6 +190,32 @@ fn a_type_must_match_the_buffer_layout() {
     assert!(err.to_string().contains("byte"), "{err}");
 }
 
+/// `pack_to_vec` checks the buffer as `pack` does before it allocates: a huge count on a tiny
+/// buffer is the out-of-bounds error at once, not gigabytes zero-filled first or "no memory".
+#[test]
+fn pack_to_vec_checks_the_buffer_before_allocating() {
+    let pair = TypeMap::contiguous(2, &f64s()).unwrap().commit(); // 16 bytes
+    let buf = [1.0f64, 2.0];
+    for count in [1 << 28, 1 << 40, usize::MAX / 16, usize::MAX] {
+        for err in [
+            pair.pack_to_vec(&buf, count).unwrap_err(),
+            pair.pack_to_vec_at(&buf, 1, count).unwrap_err(),
+        ] {
+            match err {
+                Error::BufferOutOfBounds { call, len: 16, .. } => assert_eq!(call, "MPI_Pack"),
+                other => panic!("count {count}: expected the buffer's bounds, got {other}"),
+            }
+        }
+    }
+    // the same checks as pack, in the same order: an origin past the end, then the bounds
+    let err = pair.pack_to_vec_at(&buf, 3, 1 << 40).unwrap_err();
+    assert!(
+        err.to_string().contains("origin 3 is past the end"),
+        "{err}"
+    );
+    assert_eq!(pair.pack_to_vec(&buf, 1).unwrap().len(), 16);
+}
+
 #[test]
 fn unpacking_into_bool_and_char_validates_first() {
     let t = TypeMap::structure(&[(1, 0, &char::type_map()), (1, 4, &bool::type_map())])

@@ -909,5 +909,20 @@ fn topology(world: &Comm) -> rpar::Result<()> {
             dims[1] as u32,
         );
     }
+    // different grids on different ranks: a collective mismatch on every rank, which names
+    // each version of the arguments (the agreement check runs on MPI's own allgathers)
+    if p > 1 {
+        let dims = if world.rank() == 0 { [1, p] } else { [p, 1] };
+        match CartComm::create(world, dims, [false, false], false) {
+            Err(rpar::Error::CollectiveMismatch { calls, .. }) => check(
+                "a mismatched CartComm::create names both versions",
+                calls.iter().map(|c| c.0).collect::<Vec<_>>(),
+                vec![0, 1],
+            ),
+            other => panic!("a mismatched CartComm::create gave {other:?}"),
+        }
+        // and the communicator stays usable
+        check("after a mismatch", world.allreduce(&1u32, Sum)?, p as u32);
+    }
     Ok(())
 }

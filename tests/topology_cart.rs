@@ -362,3 +362,94 @@ fn neighbor_alltoall_matches_a_coordinate_reference_on_every_small_grid() {
         }
     }
 }
+
+/// What each rank got from a call that should fail alike on every rank: its collective
+/// mismatch's (rank, call) list.
+fn mismatch_on_every_rank(got: &[Option<Error>]) -> Vec<(usize, String)> {
+    let lists: Vec<Vec<(usize, String)>> = got
+        .iter()
+        .enumerate()
+        .map(|(r, e)| match e {
+            Some(Error::CollectiveMismatch { calls, .. }) => calls.clone(),
+            other => panic!("rank {r}: expected a collective mismatch, got {other:?}"),
+        })
+        .collect();
+    assert!(lists.iter().all(|l| *l == lists[0]), "{lists:?}");
+    lists[0].clone()
+}
+
+/// MPI makes different grids on different ranks erroneous; rpar sees every rank, so each rank
+/// gets a collective mismatch naming the arguments of every version, not an incoherent grid.
+#[test]
+fn different_grids_on_different_ranks_are_a_mismatch_on_every_rank() {
+    let create = |dims: [usize; 2], periods: [bool; 2], reorder: bool| {
+        rpar::run(4, move |world| {
+            let (dims, periods, reorder) = if world.rank() >= 2 {
+                (dims, periods, reorder)
+            } else {
+                ([2, 2], [true, true], false)
+            };
+            Ok(CartComm::create(&world, dims, periods, reorder).err())
+        })
+        .unwrap()
+    };
+    let ours = "CartComm::create(dims [2, 2], periods [true, true], reorder false) (so did rank 1)";
+    assert_eq!(
+        mismatch_on_every_rank(&create([4, 1], [true, true], false)),
+        [
+            (0, ours.to_string()),
+            (
+                2,
+                "CartComm::create(dims [4, 1], periods [true, true], reorder false) (so did rank 3)"
+                    .to_string()
+            )
+        ]
+    );
+    let periods = mismatch_on_every_rank(&create([2, 2], [true, false], false));
+    assert!(
+        periods[1].1.contains("periods [true, false]"),
+        "{periods:?}"
+    );
+    let reorder = mismatch_on_every_rank(&create([2, 2], [true, true], true));
+    assert!(reorder[1].1.contains("reorder true"), "{reorder:?}");
+    // a grid too large for the communicator on some ranks only: the mismatch, on every rank
+    let too_large = mismatch_on_every_rank(&create([3, 3], [true, true], false));
+    assert!(too_large[1].1.contains("dims [3, 3]"), "{too_large:?}");
+    // a different number of dims
+    let got = rpar::run(3, |world| {
+        Ok(if world.rank() == 1 {
+            CartComm::create(&world, [2, 1, 1], [false; 3], false).err()
+        } else {
+            CartComm::create(&world, [2, 1], [false; 2], false).err()
+        })
+    })
+    .unwrap();
+    assert_eq!(
+        mismatch_on_every_rank(&got),
+        [
+            (
+                0,
+                "CartComm::create(dims [2, 1], periods [false, false], reorder false) (so did rank 2)"
+                    .to_string()
+            ),
+            (
+                1,
+                "CartComm::create(dims [2, 1, 1], periods [false, false, false], reorder false)"
+                    .to_string()
+            )
+        ]
+    );
+}
+
+/// Agreement costs nothing visible: after a mismatch the ranks' collectives still line up.
+#[test]
+fn a_mismatched_create_leaves_the_communicator_usable() {
+    let got = rpar::run(3, |world| {
+        let dims = if world.rank() == 0 { [3] } else { [2] };
+        assert!(CartComm::create(&world, dims, [false], false).is_err());
+        let grid = CartComm::create(&world, [3], [true], false)?.unwrap();
+        grid.allreduce(&(grid.rank() as u32), rpar::Sum)
+    })
+    .unwrap();
+    assert_eq!(got, vec![3; 3]);
+}

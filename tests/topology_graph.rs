@@ -48,9 +48,9 @@ fn creation_errors() {
     rpar::run(3, |world| {
         let call = "GraphComm::create";
         invalid(
-            &GraphComm::create(&world, &[], &[], false).unwrap_err(),
+            &GraphComm::create(&world, &[], &[0], false).unwrap_err(),
             call,
-            "no nodes",
+            "the graph has no nodes, so edges must be empty, but holds 1 entries",
         );
         invalid(
             &GraphComm::create(&world, &[0; 4], &[], false).unwrap_err(),
@@ -184,4 +184,72 @@ fn dist_graph_alltoallv_uses_sources_and_destinations() {
     assert_eq!(got[0], [-1, 20]);
     assert_eq!(got[1], [-1, 0]);
     assert_eq!(got[2], [-1, 10, -1, 1]);
+}
+
+/// A graph of no nodes is valid MPI since MPI-2.1: every rank gets MPI_COMM_NULL (as MPICH and
+/// Open MPI do), from the arrays and from no adjacency lists alike.
+#[test]
+fn a_graph_of_no_nodes_gives_every_rank_none() {
+    let got = rpar::run(3, |world| {
+        let arrays = GraphComm::create(&world, &[], &[], false)?;
+        let lists = GraphComm::from_adjacency::<Vec<usize>>(&world, &[], true)?;
+        // collectives still line up afterwards
+        let sum = world.allreduce(&1u32, rpar::Sum)?;
+        Ok((arrays.is_none(), lists.is_none(), sum))
+    })
+    .unwrap();
+    assert_eq!(got, vec![(true, true, 3); 3]);
+}
+
+/// MPI requires every rank to describe the same graph; rpar sees every rank, so different
+/// graphs (or reorder flags) are a collective mismatch on every rank, naming each version.
+#[test]
+fn different_graphs_on_different_ranks_are_a_mismatch_on_every_rank() {
+    let got = rpar::run(4, |world| {
+        let r = world.rank();
+        // a ring on ranks 0, 1 and 3; a path on rank 2
+        let (index, edges): (&[usize], &[usize]) = if r == 2 {
+            (&[1, 3, 4], &[1, 0, 2, 1])
+        } else {
+            (&[2, 4, 6], &[1, 2, 0, 2, 0, 1])
+        };
+        let arrays = GraphComm::create(&world, index, edges, false).map(|_| ());
+        // the same graph, but reorder differs
+        let reorder = GraphComm::from_adjacency(&world, &[[1], [0]], r == 0).map(|_| ());
+        // a graph of no nodes on one rank only
+        let empty: &[usize] = if r == 3 { &[] } else { &[1, 2] };
+        let no_nodes = GraphComm::create(&world, empty, &empty[..empty.len().min(2)], false);
+        Ok([arrays.err(), reorder.err(), no_nodes.err()])
+    })
+    .unwrap();
+    for (r, errs) in got.iter().enumerate() {
+        let [arrays, reorder, no_nodes] = errs.clone().map(|e| match e {
+            Some(Error::CollectiveMismatch { calls, .. }) => calls,
+            other => panic!("rank {r}: expected a collective mismatch, got {other:?}"),
+        });
+        assert_eq!(
+            arrays,
+            [
+                (
+                    0,
+                    "GraphComm::create(index [2, 4, 6], edges [1, 2, 0, 2, 0, 1], reorder false) \
+                     (so did ranks 1, 3)"
+                        .to_string()
+                ),
+                (
+                    2,
+                    "GraphComm::create(index [1, 3, 4], edges [1, 0, 2, 1], reorder false)"
+                        .to_string()
+                ),
+            ],
+            "rank {r}"
+        );
+        assert_eq!(reorder.len(), 2, "rank {r}: {reorder:?}");
+        assert!(reorder[0].1.ends_with("reorder true)"), "{reorder:?}");
+        assert_eq!(reorder[1].0, 1, "{reorder:?}");
+        assert_eq!(
+            no_nodes[1].1,
+            "GraphComm::create(index [], edges [], reorder false)"
+        );
+    }
 }

@@ -145,3 +145,69 @@ fn a_rank_blocked_in_a_large_send_is_released_by_an_abort() {
     );
     assert!(started.elapsed() < Duration::from_secs(1));
 }
+
+/// A Linux limit from /proc, if readable.
+fn proc_limit(path: &str) -> Option<usize> {
+    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// More ranks than the machine has threads for is an error before any thread starts, naming
+/// the limit — never an abort of the process (std aborts when a thread's signal stack cannot be
+/// mapped) nor a failure of a rank that never ran. Several times, and promptly.
+#[test]
+fn more_ranks_than_the_machine_allows_is_an_error_before_any_thread_starts() {
+    let mut counts = vec![usize::MAX, 1 << 40];
+    if let Some(pid_max) = proc_limit("/proc/sys/kernel/pid_max") {
+        counts.push(pid_max + 1); // every thread takes a pid
+    }
+    if proc_limit("/proc/sys/vm/max_map_count").is_some_and(|m| m / 4 < 100_000) {
+        counts.push(100_000); // each rank thread takes 4 memory maps
+    }
+    for _ in 0..3 {
+        for &p in &counts {
+            let start = Instant::now();
+            let err = rpar::run(p, |w| {
+                w.barrier()?;
+                Ok(())
+            })
+            .unwrap_err();
+            let Error::InvalidArgument { call, message } = &err else {
+                panic!("{p} ranks: expected an invalid argument, got {err:?}");
+            };
+            assert_eq!(*call, "Universe::run");
+            assert!(message.contains(&format!("{p} ranks")), "{message}");
+            if cfg!(target_os = "linux") {
+                assert!(message.contains("this machine allows at most"), "{message}");
+                assert!(message.contains("run at most"), "{message}");
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "{p} ranks took {:?}",
+                start.elapsed()
+            );
+        }
+    }
+    // and the limit is no obstacle to a run that fits
+    assert_eq!(rpar::run(3, |w| Ok(w.rank())).unwrap(), [0, 1, 2]);
+}
+
+/// A rank thread that cannot be started (here: a stack larger than any address space) ends
+/// the run with that error, as the run's error — not as the failure of a rank that never ran.
+#[test]
+fn a_thread_that_cannot_start_is_the_runs_error() {
+    let err = Universe::new(4)
+        .stack_size(1 << 46)
+        .run(|w| {
+            w.barrier()?;
+            Ok(())
+        })
+        .unwrap_err();
+    let Error::InvalidArgument { call, message } = &err else {
+        panic!("expected an invalid argument, got {err:?}");
+    };
+    assert_eq!(*call, "Universe::run");
+    assert!(
+        message.contains("could not start the thread of rank 0 of 4"),
+        "{message}"
+    );
+}

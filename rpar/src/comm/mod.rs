@@ -386,6 +386,12 @@ impl Comm {
         self.native.as_deref()
     }
 
+    /// The communicator's id (0 is the world), as errors and traces name it.
+    #[inline]
+    pub(crate) fn id(&self) -> u32 {
+        self.id
+    }
+
     /// This rank's number in the communicator, `0..size()` (MPI_Comm_rank). Ranks are numbered
     /// per communicator: after a [`Comm::split`] a rank usually has another number.
     ///

@@ -84,16 +84,14 @@ impl CommittedType {
         out: &mut [u8],
         position: &mut usize,
     ) -> Result<()> {
-        let ty = &*self.inner;
-        ty.check_buffer::<T>(call, base, std::mem::size_of_val(buf), count, Access::Read)?;
-        let needed = self.packed_bytes(call, count)?;
+        let needed = self.check_pack(call, buf, base, count)?;
         let dst = room(call, out.len(), *position, needed)?;
-        // SAFETY: check_buffer proved every byte the type names for `count` elements at `base`
+        // SAFETY: check_pack proved every byte the type names for `count` elements at `base`
         // lies in `buf` (and is data, not padding); `out[dst..dst + needed]` exists (`room`)
         // and is a distinct, exclusively borrowed buffer.
         unsafe {
             engine::gather(
-                ty,
+                &self.inner,
                 count,
                 buf.as_ptr().cast::<u8>().add(base),
                 out.as_mut_ptr().add(dst),
@@ -103,13 +101,32 @@ impl CommittedType {
         Ok(())
     }
 
+    /// The checks of a pack of `count` elements of `buf` with displacement 0 at byte `base`:
+    /// every byte the type names lies in `buf` and is a value of the entry's basic type, and
+    /// the packed size fits in `usize`. Returns that size. Nothing is allocated or touched, so
+    /// a huge count on a small buffer fails at once.
+    fn check_pack<T: Datatype>(
+        &self,
+        call: &'static str,
+        buf: &[T],
+        base: usize,
+        count: usize,
+    ) -> Result<usize> {
+        let len = std::mem::size_of_val(buf);
+        self.inner
+            .check_buffer::<T>(call, base, len, count, Access::Read)?;
+        self.packed_bytes(call, count)
+    }
+
     /// Packs `count` elements into a new `Vec` of exactly [`pack_size`](Self::pack_size) bytes
     /// (MPI_Pack into a buffer of MPI_Pack_size bytes).
     ///
     /// # Errors
     ///
-    /// Those of [`CommittedType::pack`] (`out` always has room), and [`Error::InvalidArgument`] if
-    /// there is no memory for the packed bytes.
+    /// Those of [`CommittedType::pack`] (`out` always has room), checked before anything is
+    /// allocated: a count that reaches past `buf` is [`Error::BufferOutOfBounds`] at once,
+    /// however large. Then [`Error::InvalidArgument`] if there is no memory for the packed
+    /// bytes.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -119,6 +136,8 @@ impl CommittedType {
     /// let packed = diagonal.pack_to_vec(&m, 1)?;
     /// assert_eq!(packed, [1, 5, 9].iter().flat_map(|x: &i32| x.to_ne_bytes()).collect::<Vec<u8>>());
     /// assert!(diagonal.pack_to_vec(&m[..8], 1).is_err()); // the last entry is outside
+    /// let err = diagonal.pack_to_vec(&m, 1 << 40).unwrap_err(); // 12 TiB of packed bytes
+    /// assert!(matches!(err, rpar::Error::BufferOutOfBounds { len: 36, .. }));
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn pack_to_vec<T: Datatype>(&self, buf: &[T], count: usize) -> Result<Vec<u8>> {
@@ -130,8 +149,9 @@ impl CommittedType {
     ///
     /// # Errors
     ///
-    /// Those of [`CommittedType::pack_at`] (`out` always has room), and [`Error::InvalidArgument`]
-    /// if there is no memory for the packed bytes.
+    /// Those of [`CommittedType::pack_at`] (`out` always has room), checked before anything is
+    /// allocated, as in [`CommittedType::pack_to_vec`]; then [`Error::InvalidArgument`] if there
+    /// is no memory for the packed bytes.
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -147,14 +167,26 @@ impl CommittedType {
         origin: usize,
         count: usize,
     ) -> Result<Vec<u8>> {
-        let needed = self.packed_bytes("MPI_Pack", count)?;
+        // every check first: the buffer's bounds and layout say whether there is anything to
+        // allocate for (a huge count on a small buffer is an error, not gigabytes zero-filled)
+        let base = self.inner.origin_byte("MPI_Pack", buf, origin)?;
+        let needed = self.check_pack("MPI_Pack", buf, base, count)?;
         let mut out = Vec::new();
         out.try_reserve_exact(needed).map_err(|_| {
             Error::invalid("MPI_Pack", format!("no memory for {needed} packed bytes"))
         })?;
         out.resize(needed, 0);
-        let mut position = 0;
-        self.pack_at(buf, origin, count, &mut out, &mut position)?;
+        // SAFETY: check_pack proved every byte the type names for `count` elements at `base`
+        // lies in `buf` (and is data, not padding); `out` holds exactly the `needed` packed
+        // bytes and is a distinct buffer of our own.
+        unsafe {
+            engine::gather(
+                &self.inner,
+                count,
+                buf.as_ptr().cast::<u8>().add(base),
+                out.as_mut_ptr(),
+            )
+        };
         Ok(out)
     }
 

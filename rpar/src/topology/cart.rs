@@ -2,6 +2,7 @@
 //! (MPI_Cart_create and the calls on it). Ranks are numbered in row-major order: the last
 //! coordinate varies fastest, as in MPI.
 
+use super::agreement;
 use super::reorder;
 use super::TopoKind;
 use crate::{Comm, Error, Result};
@@ -139,11 +140,22 @@ impl<const N: usize> CartComm<N> {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for a zero dim or a grid larger than `comm`; and, as
-    /// for every collective, [`Error::Aborted`] if another rank fails during the call and
+    /// [`Error::CollectiveMismatch`], on every rank, if the ranks pass different `dims`,
+    /// `periods` or `reorder` (or grids of different dimensions), naming each version of the
+    /// arguments and its ranks (MPI makes this erroneous; rpar checks it with one allgather of
+    /// a digest); [`Error::InvalidArgument`] for a zero dim or a grid larger than `comm`; and,
+    /// as for every collective, [`Error::Aborted`] if another rank fails during the call and
     /// [`Error::CollectiveMismatch`] if the ranks call different collectives.
     ///
     /// ```
+    /// let err = rpar::run(4, |world| {
+    ///     let dims = if world.rank() < 2 { [2, 2] } else { [4, 1] };
+    ///     rpar::CartComm::create(&world, dims, [false, false], false)?;
+    ///     Ok(())
+    /// })
+    /// .unwrap_err();
+    /// assert!(err.to_string().contains("rank 2 called CartComm::create(dims [4, 1]"), "{err}");
+    ///
     /// let got = rpar::run(5, |world| {
     ///     let grid = rpar::CartComm::create(&world, [2, 2], [true, true], false)?;
     ///     Ok(grid.map(|g| g.coords()))
@@ -157,6 +169,9 @@ impl<const N: usize> CartComm<N> {
         periods: [bool; N],
         reorder: bool,
     ) -> Result<Option<CartComm<N>>> {
+        agreement::same_arguments(comm, N, &(dims, periods, reorder), || {
+            format!("CartComm::create(dims {dims:?}, periods {periods:?}, reorder {reorder})")
+        })?;
         let nnodes = check_grid("CartComm::create", &dims, comm.size())?;
         let new_rank = place(&dims, nnodes, comm.rank(), reorder);
         let key = new_rank.map_or(0, |r| r as i32);

@@ -1,6 +1,7 @@
 //! [`GraphComm`] (MPI_Graph_create and the calls on it) and [`DistGraphComm`]
 //! (MPI_Dist_graph_create_adjacent): communicators whose ranks are the nodes of a graph.
 
+use super::agreement;
 use super::neighbor::tags;
 use super::TopoKind;
 use crate::collective::Channel;
@@ -51,15 +52,19 @@ impl Deref for GraphComm {
 impl GraphComm {
     /// Makes a graph communicator of the first `index.len()` ranks of `comm` from MPI's
     /// (index, edges) arrays (MPI_Graph_create); ranks beyond the graph get `None`. Collective.
+    /// Every rank describes the whole graph, the same one. A graph of no nodes (`index` and
+    /// `edges` empty) gives every rank `None`, as MPI does since MPI-2.1.
     ///
     /// `reorder` is accepted and ignored: rpar knows no placement of general graphs better than
     /// the identity (MPI allows this; MPICH does the same).
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] for an empty graph, more nodes than ranks, `index` decreasing,
-    /// `edges` not `index[n-1]` long, or an edge to a node that does not exist; and, as for every
-    /// collective, [`Error::Aborted`] if another rank fails during the call and
+    /// [`Error::CollectiveMismatch`], on every rank, if the ranks pass different `index`,
+    /// `edges` or `reorder`, naming each version and its ranks (MPI makes this erroneous);
+    /// [`Error::InvalidArgument`] for more nodes than ranks, `index` decreasing, `edges` not
+    /// `index[n-1]` long (empty for no nodes), or an edge to a node that does not exist; and,
+    /// as for every collective, [`Error::Aborted`] if another rank fails during the call and
     /// [`Error::CollectiveMismatch`] if the ranks call different collectives.
     ///
     /// ```
@@ -72,6 +77,9 @@ impl GraphComm {
     ///     Ok(path.map(|g| g.neighbors(g.rank()).map(<[usize]>::to_vec)).transpose()?)
     /// })?;
     /// assert_eq!(got, vec![Some(vec![1]), Some(vec![0, 2]), Some(vec![1]), None, None]);
+    ///
+    /// let empty = rpar::run(3, |world| Ok(rpar::GraphComm::create(&world, &[], &[], false)?.is_none()))?;
+    /// assert_eq!(empty, [true; 3]); // no nodes: MPI_COMM_NULL everywhere
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn create(
@@ -80,8 +88,17 @@ impl GraphComm {
         edges: &[usize],
         reorder: bool,
     ) -> Result<Option<GraphComm>> {
-        let _ = reorder;
+        agreement::same_arguments(comm, index.len(), &(index, edges, reorder), || {
+            format!(
+                "GraphComm::create(index {}, edges {}, reorder {reorder})",
+                agreement::list(index),
+                agreement::list(edges)
+            )
+        })?;
         check_graph(index, edges, comm.size())?;
+        if index.is_empty() {
+            return Ok(None); // MPI_COMM_NULL on every rank, as in MPI since 2.1
+        }
         let inside = comm.rank() < index.len();
         let key = comm.rank() as i32;
         let Some(comm) = comm.split(inside.then_some(0), key)? else {
@@ -96,11 +113,11 @@ impl GraphComm {
 
     /// Makes a graph communicator from adjacency lists: `adjacency[i]` lists node `i`'s neighbours.
     /// The same as [`GraphComm::create`] with the (index, edges) arrays they give
-    /// (MPI_Graph_create). Collective.
+    /// (MPI_Graph_create). Collective. No lists is a graph of no nodes: `None` on every rank.
     ///
     /// # Errors
     ///
-    /// Those of [`GraphComm::create`].
+    /// Those of [`GraphComm::create`] (a mismatch is described by the arrays the lists give).
     ///
     /// ```
     /// let degrees = rpar::run(4, |world| {
@@ -270,10 +287,13 @@ fn check_graph(index: &[usize], edges: &[usize], size: usize) -> Result<()> {
     let call = "GraphComm::create";
     let n = index.len();
     if n == 0 {
-        return Err(Error::invalid(
-            call,
-            "the graph has no nodes: index is empty",
-        ));
+        return match edges.len() {
+            0 => Ok(()),
+            e => Err(Error::invalid(
+                call,
+                format!("the graph has no nodes, so edges must be empty, but holds {e} entries"),
+            )),
+        };
     }
     if n > size {
         return Err(Error::invalid(

@@ -1,14 +1,18 @@
 //! Virtual topologies: Cartesian grids ([`CartComm`]), graphs ([`GraphComm`]) and distributed
 //! graphs ([`DistGraphComm`]) on the ranks of a communicator, [`dims_create`], the Gray-code
 //! placement behind `reorder = true`, the neighbourhood collectives ([`Neighborhood`]), and the
-//! [`Topology`] trait that `topology!` implements.
+//! [`Topology`] trait that `topology!` implements. Inside: `factor` (the prime factorisation
+//! behind `dims_create`) and `agreement` (the check that every rank passed a constructor the
+//! same arguments).
 //!
 //! Depends on `comm` (each topology communicator wraps a [`Comm`] made by split or dup) and on
 //! `collective::Channel`, through which the neighbourhood collectives talk (tags 400..=499 on the
 //! collective context).
 
+mod agreement;
 mod cart;
 mod dims;
+mod factor;
 mod graph;
 mod neighbor;
 mod reorder;

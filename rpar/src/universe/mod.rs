@@ -5,6 +5,7 @@
 //! Depends on `comm` and `transport`.
 
 mod affinity;
+mod limits;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod results;
@@ -341,9 +342,12 @@ impl Universe {
     /// [`Error::RankPanicked`] or [`Error::RankFailed`] as above; [`Error::CollectiveMismatch`] if
     /// the ranks of a communicator called different collectives; [`Error::Deadlock`] if the
     /// [watchdog](Universe::deadlock_detection) found every rank blocked; [`Error::Leaks`] in
-    /// [strict](Universe::strict) mode; [`Error::InvalidArgument`] for 0 ranks, a rank thread that
-    /// could not be started, a [trace](Universe::trace) file that could not be written, or
-    /// [`Transport::Mpi`] without the `mpi` cargo feature.
+    /// [strict](Universe::strict) mode; [`Error::InvalidArgument`] for 0 ranks, more ranks than
+    /// this machine has threads for (checked before any starts, on Linux: the message names
+    /// the limit — memory maps, threads, pids, the user's processes or the cgroup's — and the
+    /// largest rank count that fits), a thread that could not be started all the same (the
+    /// ranks already started are stopped first), a [trace](Universe::trace) file that could not
+    /// be written, or [`Transport::Mpi`] without the `mpi` cargo feature.
     ///
     /// ```
     /// let err = rpar::Universe::new(3)
@@ -356,6 +360,11 @@ impl Universe {
     ///     })
     ///     .unwrap_err();
     /// assert!(matches!(err, rpar::Error::RankPanicked { rank: 2, .. }));
+    ///
+    /// // far more threads than any machine has: refused before a single one starts
+    /// let err = rpar::Universe::new(1 << 40).run(|_| Ok(())).unwrap_err();
+    /// # #[cfg(target_os = "linux")]
+    /// assert!(err.to_string().contains("this machine allows at most"), "{err}");
     /// ```
     pub fn run<F, R>(&self, program: F) -> Result<Vec<R>>
     where
@@ -400,6 +409,8 @@ impl Universe {
                 "expected at least 1 rank, got 0",
             ));
         }
+        // before anything is allocated for n ranks, and before any thread starts
+        limits::check(n, usize::from(self.deadlock_detection))?;
         let (fabric, mailboxes) = Fabric::new(n, self.polling());
         let fabric = Arc::new(fabric);
         let program = &program;
@@ -408,12 +419,28 @@ impl Universe {
         let cores = self.binds().then(|| Cores::for_run(n)).flatten();
         let cores = &cores;
         let epoch = Instant::now();
-        let outcomes: Vec<RankOutcome<R>> = std::thread::scope(|s| {
-            let watchdog = self.deadlock_detection.then(|| {
+        // the ranks' outcomes, and the error of a thread that could not be started
+        let (outcomes, not_started) = std::thread::scope(|s| {
+            let watchdog = if self.deadlock_detection {
                 let (fabric, stop) = (&*fabric, &stop_watch);
-                s.spawn(move || watchdog(fabric, stop))
-            });
+                let spawned = std::thread::Builder::new()
+                    .name("rpar-watchdog".into())
+                    .spawn_scoped(s, move || watchdog(fabric, stop));
+                match spawned {
+                    Ok(h) => Some(h),
+                    Err(e) => {
+                        let err = Error::invalid(
+                            "Universe::run",
+                            format!("could not start the deadlock watchdog's thread: {e}"),
+                        );
+                        return (Vec::new(), Some(err));
+                    }
+                }
+            } else {
+                None
+            };
             let mut handles = Vec::with_capacity(n);
+            let mut not_started = None;
             for (rank, rx) in mailboxes.into_iter().enumerate() {
                 let rank_fabric = fabric.clone();
                 let mut builder = std::thread::Builder::new().name(format!("rpar-rank-{rank}"));
@@ -438,16 +465,26 @@ impl Universe {
                 match spawned {
                     Ok(h) => handles.push(h),
                     Err(e) => {
+                        // the ranks already started wait for this one: abort the run so that
+                        // their blocked calls return, then join them below
+                        let stopped = match rank {
+                            0 => String::new(),
+                            1 => "; rank 0, already started, was stopped".to_string(),
+                            r => format!("; ranks 0..{r}, already started, were stopped"),
+                        };
                         let err = Error::invalid(
                             "Universe::run",
-                            format!("could not start the thread of rank {rank}: {e}"),
+                            format!(
+                                "could not start the thread of rank {rank} of {n}: {e}{stopped}"
+                            ),
                         );
-                        fabric.abort(rank, Failure::Error(err));
+                        fabric.abort(rank, Failure::Error(err.clone()));
+                        not_started = Some(err);
                         break;
                     }
                 }
             }
-            let outcomes = handles
+            let outcomes: Vec<RankOutcome<R>> = handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_default())
                 .collect();
@@ -455,8 +492,11 @@ impl Universe {
                 stop_watch.store(true, Ordering::Release);
                 w.thread().unpark();
             }
-            outcomes
+            (outcomes, not_started)
         });
+        if let Some(err) = not_started {
+            return Err(err);
+        }
         let mut results = Vec::with_capacity(n);
         let mut traces = Vec::new();
         let mut rows = Vec::new();
