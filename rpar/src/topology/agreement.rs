@@ -49,7 +49,7 @@ pub(super) fn same_arguments<A: Hash + ?Sized>(
     };
     let lengths: Vec<u64> = comm.allgather(&[text.len() as u64][..])?;
     let counts: Vec<usize> = lengths.iter().map(|&n| n as usize).collect();
-    let texts: Vec<u8> = comm.allgatherv(text.as_bytes(), &counts)?;
+    let texts: Vec<u8> = comm.allgather((text.as_bytes(), rpar::Counts(&counts)))?;
     let mut calls = Vec::new();
     let mut at = 0;
     for (rank, &n) in counts.iter().enumerate() {
