@@ -2,16 +2,18 @@
 """Checks every link of the project's Markdown files: README.md, docs/, ui-tests/ and
 rpar/src/transport/README.md.
 
-- A docs.rs link (https://docs.rs/rpar/latest/rpar/...) must name a page that
-  `cargo doc --workspace --no-deps` wrote under target/doc/rpar/, and its #fragment (a method,
-  field, variant or heading) must be an id on that page.
-- A relative link must name a file or folder of the worktree; a #fragment of a Markdown file
-  must be one of its headings (GitHub's rule: lower case, spaces to hyphens, punctuation
+- A link into the rustdoc (a relative path to target/doc/rpar/..., what
+  `cargo doc -p rpar --no-deps --features mpi` writes) must name a page that exists, and its
+  #fragment (a method, field, variant or heading) must be an id on that page. The docs link to
+  the API this way because a reader can open it: the crate called `rpar` on crates.io, and so
+  on docs.rs, is an unrelated program, and a link there is reported as broken.
+- Any other relative link must name a file or folder of the worktree; a #fragment of a Markdown
+  file must be one of its headings (GitHub's rule: lower case, spaces to hyphens, punctuation
   dropped).
 - Other web links are counted, not fetched (the checker works offline).
 
-Run from anywhere, after `cargo doc --workspace --no-deps` and `cargo doc -p rpar --no-deps
---features mpi` (the `rpar::mpi` pages exist only with the feature):
+Run from anywhere, after `cargo doc -p rpar --no-deps --features mpi` (the `rpar::mpi` pages
+exist only with the feature):
 
     python3 docs/check_links.py
 
@@ -24,7 +26,8 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOC = ROOT / "target" / "doc"
-DOCS_RS = "https://docs.rs/rpar/latest/"
+# docs.rs serves another crate under the name rpar: never a link to ours
+FOREIGN = "https://docs.rs/rpar"
 FILES = ["README.md", "rpar/src/transport/README.md"] + [
     str(p.relative_to(ROOT)) for d in ("docs", "ui-tests") for p in sorted((ROOT / d).rglob("*.md"))
 ]
@@ -61,22 +64,22 @@ def ids_of_page(page):
     return _ids[page]
 
 
-def check_docs_rs(url):
-    path, _, fragment = url[len(DOCS_RS):].partition("#")
-    page = DOC / path
-    if path == "" or path.endswith("/"):
-        page = page / "index.html"
-    if not page.is_file():
-        hint = "--features mpi" if path.startswith("rpar/mpi/") else "--workspace --no-deps"
-        return f"no page {page.relative_to(ROOT)} (is it documented? cargo doc {hint})"
-    if fragment and fragment not in ids_of_page(page):
-        return f"no #{fragment} on {page.relative_to(ROOT)}"
+def check_rustdoc_page(dest, fragment):
+    """A page of the rustdoc under target/doc, and its #fragment."""
+    if not dest.is_file():
+        inner = dest.relative_to(DOC).as_posix()
+        hint = " --features mpi" if inner.startswith("rpar/mpi/") else ""
+        return f"no page target/doc/{inner} (is it documented? cargo doc -p rpar --no-deps{hint})"
+    if fragment and fragment not in ids_of_page(dest):
+        return f"no #{fragment} on {dest.relative_to(ROOT)}"
     return None
 
 
 def check_relative(source, target):
     path, _, fragment = target.partition("#")
     dest = (source.parent / path).resolve() if path else source
+    if dest.is_relative_to(DOC):
+        return check_rustdoc_page(dest, fragment)
     if not dest.exists():
         return f"no file {path}"
     if fragment and dest.suffix == ".md" and fragment not in anchors_of_markdown(dest):
@@ -101,14 +104,14 @@ def links(path):
 
 def main():
     if not (DOC / "rpar" / "index.html").is_file():
-        print("target/doc/rpar/index.html is missing: run cargo doc --workspace --no-deps first")
+        print("target/doc/rpar/index.html is missing: run cargo doc -p rpar --no-deps --features mpi first")
         return 1
     checked = broken = web = 0
     for name in FILES:
         source = ROOT / name
         for number, target in links(source):
-            if target.startswith(DOCS_RS):
-                problem = check_docs_rs(target)
+            if target.startswith(FOREIGN):
+                problem = "docs.rs/rpar is another crate: link to target/doc/rpar/ (the rustdoc)"
             elif re.match(r"^[a-z]+:", target):
                 web += 1
                 continue
