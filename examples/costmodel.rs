@@ -268,7 +268,7 @@ fn gray_code_shift(params: &Params, checks: &mut Checks) -> rpar::Result<()> {
         let shift = Collective::Shift(rpar::Shift::GrayCode, q as isize);
         let s = record_collective(p, m, shift)?;
         let sim = Simulator::new(net, sf, *params)
-            .with_placement((0..p).map(rpar::cost::gray).collect())
+            .with_placement((0..p).map(rpar::gray_code).collect())
             .run(&s)?;
         let formula = lecture::circular_shift(params, &net, sf, m, q)?;
         // the lecture takes the cheaper direction; the library shifts up by the bits of q

@@ -315,7 +315,7 @@ fn ring_algorithms_on_a_gray_code_hypercube_keep_neighbour_distance() {
     let p = 16;
     let s = Reference::RingAllgather.record(p, M).unwrap();
     let placed = Simulator::new(Network::hypercube(4), Switching::StoreAndForward, PARAMS)
-        .with_placement((0..p).map(rpar::cost::gray).collect())
+        .with_placement((0..p).map(rpar::gray_code).collect())
         .run(&s)
         .unwrap();
     let ring = simulate(Network::ring(p), Switching::StoreAndForward, &s);
@@ -564,7 +564,7 @@ fn gray_code_shift_sent_directly_saves_a_startup_per_two_hop_shift() {
             })
             .unwrap();
             let report = Simulator::new(net, sf, PARAMS)
-                .with_placement((0..p).map(rpar::cost::gray).collect())
+                .with_placement((0..p).map(rpar::gray_code).collect())
                 .run(&s)
                 .unwrap();
             assert_eq!(report.link_wait, 0.0, "d = {d}, q = {q}");
@@ -753,7 +753,7 @@ fn the_librarys_gray_code_shift_relays_as_the_lecture_counts() {
             let shift = Collective::Shift(rpar::Shift::GrayCode, q as isize);
             let s = record_collective(p, M, shift).unwrap();
             let report = Simulator::new(net, sf, PARAMS)
-                .with_placement((0..p).map(rpar::cost::gray).collect())
+                .with_placement((0..p).map(rpar::gray_code).collect())
                 .run(&s)
                 .unwrap();
             assert_eq!(report.link_wait, 0.0, "d = {d}, q = {q}");

@@ -2,7 +2,8 @@
 //! dimension-ordered (checked against a breadth-first search of the network's graph), and the
 //! Gray code maps ring distance 2^i to hypercube distance at most 2 (exactly 1 for i = 0).
 
-use rpar::cost::{gray, gray_inverse, Link, Network};
+use rpar::cost::{Link, Network};
+use rpar::{gray_code as gray, gray_code_inverse as gray_inverse};
 use std::collections::VecDeque;
 
 /// The neighbours of `n`, from the network's definition (independent of the router).

@@ -129,6 +129,7 @@ mod trace;
 mod transport;
 mod universe;
 
+pub use collective::{gray_code, gray_code_inverse};
 pub use collective::{
     Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, CollectiveAlgorithm, Gather,
     LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Predefined, Prod, Reduce, ReduceOp,
@@ -154,8 +155,7 @@ pub mod __private {
 }
 pub use error::{BlockedCall, Error, Result, Warning};
 pub use topology::{
-    dims_create, gray_code, gray_code_inverse, CartComm, Coordinate, DistGraphComm, GraphComm,
-    Neighborhood, TopoKind, Topology,
+    dims_create, CartComm, Coordinate, DistGraphComm, GraphComm, Neighborhood, TopoKind, Topology,
 };
 pub use trace::CommMatrix;
 pub use transport::CollectiveCall;

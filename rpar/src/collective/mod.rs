@@ -66,7 +66,7 @@ pub(crate) use scatter::scatter_uniform as scatter_algorithm;
 pub use scatter::Scatter;
 pub(crate) use select::Label;
 pub(crate) use shift::shift as shift_algorithm;
-pub use shift::Shift;
+pub use shift::{gray_code, gray_code_inverse, Shift};
 pub(crate) use using::Choices;
 pub use using::{CollectiveAlgorithm, Using};
 

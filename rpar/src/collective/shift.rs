@@ -100,7 +100,7 @@ pub(crate) fn shift<C: Channel, T: Datatype>(
     match dispatched(ch, algorithm, std::mem::size_of_val(&data[..]), true) {
         Shift::GrayCode => {
             require_pow2(p, "Gray-code", "shift_circular")?;
-            gray_code(ch, data, q)
+            gray_code_shift(ch, data, q)
         }
         _ if q == 0 => Ok(data),
         _ => direct(ch, data, q),
@@ -113,14 +113,31 @@ fn direct<C: Channel, T: Datatype>(ch: &C, data: Vec<T>, q: usize) -> Result<Vec
     ch.recv_vec((r + p - q) % p, TAG_DIRECT)
 }
 
-/// The hypercube node of ring position `i`.
+/// The binary reflected Gray code of `i`: `i ^ (i >> 1)`, the hypercube node of ring position
+/// `i` in the lecture's ring-in-hypercube embedding. Consecutive values (and the last and the
+/// first of a power-of-two ring) differ in one bit, so ring neighbours are cube neighbours; ring
+/// distance 2^k (k >= 1) is cube distance 2. The circular shift's `Shift::GrayCode`, the
+/// `reorder = true` of the topology constructors and the simulator's placements
+/// (`sim::Simulator::with_placement`) all use this one function.
+///
+/// ```
+/// let ring: Vec<usize> = (0..8).map(rpar::gray_code).collect();
+/// assert_eq!(ring, [0, 1, 3, 2, 6, 7, 5, 4]);
+/// let cube = rpar::cost::Network::hypercube(4);
+/// assert!((0..16).all(|i| cube.distance(rpar::gray_code(i), rpar::gray_code((i + 1) % 16)) == 1));
+/// ```
 #[inline]
-fn gray(i: usize) -> usize {
+pub fn gray_code(i: usize) -> usize {
     i ^ (i >> 1)
 }
 
-/// The ring position on hypercube node `g`.
-fn gray_inverse(mut g: usize) -> usize {
+/// The inverse of [`gray_code`]: the ring position whose code is `g` (on hypercube node `g`).
+///
+/// ```
+/// assert_eq!(rpar::gray_code_inverse(0b110), 4); // gray_code(4) = 0b110
+/// assert!((0..256).all(|i| rpar::gray_code_inverse(rpar::gray_code(i)) == i));
+/// ```
+pub fn gray_code_inverse(mut g: usize) -> usize {
     let mut i = 0;
     while g != 0 {
         i ^= g;
@@ -142,7 +159,7 @@ fn hop_node(a: usize, b: usize, hop: usize) -> usize {
 
 /// Where ring position `i`'s data is after `hop` hops of the shift by `2^k` on `p` positions.
 fn node_of(p: usize, k: u32, i: usize, hop: usize) -> usize {
-    hop_node(gray(i), gray((i + (1 << k)) % p), hop)
+    hop_node(gray_code(i), gray_code((i + (1 << k)) % p), hop)
 }
 
 /// The ring position whose data, in the shift by `2^k`, is at `node` after `hop` hops. Every
@@ -152,26 +169,26 @@ fn node_of(p: usize, k: u32, i: usize, hop: usize) -> usize {
 fn at_hop(p: usize, k: u32, hop: usize, node: usize) -> usize {
     let hops = if k == 0 { 1 } else { 2 };
     if hop == 0 {
-        return gray_inverse(node);
+        return gray_code_inverse(node);
     }
     if hop == hops {
-        return (gray_inverse(node) + p - (1 << k)) % p;
+        return (gray_code_inverse(node) + p - (1 << k)) % p;
     }
     (0..p.trailing_zeros())
-        .map(|bit| gray_inverse(node ^ (1 << bit)))
+        .map(|bit| gray_code_inverse(node ^ (1 << bit)))
         .find(|&i| node_of(p, k, i, hop) == node)
         .unwrap_or_else(|| unreachable!("every hop of a Gray-code shift is a permutation"))
 }
 
-fn gray_code<C: Channel, T: Datatype>(ch: &C, mut data: Vec<T>, q: usize) -> Result<Vec<T>> {
+fn gray_code_shift<C: Channel, T: Datatype>(ch: &C, mut data: Vec<T>, q: usize) -> Result<Vec<T>> {
     let (r, p) = (ch.rank(), ch.size());
-    let me = gray(r);
+    let me = gray_code(r);
     for k in (0..usize::BITS).filter(|k| q & (1 << k) != 0) {
         let hops = if k == 0 { 1 } else { 2 };
         for hop in 0..hops {
             let (held, coming) = (at_hop(p, k, hop, me), at_hop(p, k, hop + 1, me));
-            let dest = gray_inverse(node_of(p, k, held, hop + 1));
-            let source = gray_inverse(node_of(p, k, coming, hop));
+            let dest = gray_code_inverse(node_of(p, k, held, hop + 1));
+            let source = gray_code_inverse(node_of(p, k, coming, hop));
             ch.send_owned(data, dest, TAG_GRAY)?;
             data = ch.recv_vec(source, TAG_GRAY)?;
         }
@@ -200,7 +217,7 @@ mod tests {
     /// All routes of the shift by `2^k`: `routes[i]` carries position `i`'s data.
     fn routes(p: usize, k: u32) -> Vec<Vec<usize>> {
         (0..p)
-            .map(|i| route(gray(i), gray((i + (1 << k)) % p)))
+            .map(|i| route(gray_code(i), gray_code((i + (1 << k)) % p)))
             .collect()
     }
 
@@ -228,7 +245,7 @@ mod tests {
         for d in 0..=10 {
             let p = 1usize << d;
             for i in 0..p {
-                assert_eq!(gray_inverse(gray(i)), i);
+                assert_eq!(gray_code_inverse(gray_code(i)), i);
             }
             for k in 0..d {
                 let routes = routes(p, k);

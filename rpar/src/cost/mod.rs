@@ -4,7 +4,8 @@
 //!   t_s, per-byte time t_c (beta), per-byte reduction time gamma; point-to-point times under
 //!   store-and-forward and cut-through [`Switching`].
 //! * [`Network`] — ring, 2-D mesh and torus, hypercube, fully connected: diameter, distance,
-//!   XY and e-cube routes, and the [`gray`] code that embeds a ring in a hypercube.
+//!   XY and e-cube routes (the Gray code that embeds a ring in a hypercube is
+//!   [`crate::gray_code`]).
 //! * [`lecture`] — the lecture's closed forms for every collective on ring, torus and hypercube,
 //!   each with its derivation, and where the simulator disagrees and why.
 //! * [`Algorithm`] / [`Cost`] — the alpha-beta-gamma cost of the standard collective algorithms
@@ -37,7 +38,7 @@ pub use algorithms::{Algorithm, Cost};
 pub use calibrate::{
     calibrate, calibrate_sizes, fit_line, Calibration, DEFAULT_REPS, DEFAULT_SIZES,
 };
-pub use network::{gray, gray_inverse, Link, Network, Switching};
+pub use network::{Link, Network, Switching};
 pub use params::Params;
 pub use scalability::{
     efficiency, isoefficiency_constant, speedup, total_overhead, ScalingModel, SumOfNumbers,

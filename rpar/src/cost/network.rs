@@ -87,9 +87,10 @@ pub enum Switching {
     CutThrough,
 }
 
-/// Integer square root, when `p` is a perfect square.
+/// Integer square root, when `p` is a perfect square (exact for every `usize`, unlike a round
+/// trip through `f64`, whose 53-bit mantissa cannot hold every square above 2^53).
 pub(crate) fn exact_sqrt(p: usize) -> Option<usize> {
-    let r = (p as f64).sqrt().round() as usize;
+    let r = p.isqrt();
     (r * r == p).then_some(r)
 }
 
@@ -354,33 +355,4 @@ impl Network {
             Network::FullyConnected { .. } => to,
         }
     }
-}
-
-/// The binary-reflected Gray code of `i`: `i ^ (i >> 1)`. Ring node `i` sits on hypercube node
-/// `gray(i)`; neighbours on the ring are neighbours on the hypercube, and ring distance 2^k
-/// (k >= 1) is hypercube distance 2.
-///
-/// ```
-/// use rpar::cost::{gray, Network};
-/// let cube = Network::hypercube(4);
-/// assert!((0..16).all(|i| cube.distance(gray(i), gray((i + 1) % 16)) == 1));
-/// ```
-pub fn gray(i: usize) -> usize {
-    i ^ (i >> 1)
-}
-
-/// The inverse of [`gray`]: the ring position of hypercube node `g`.
-///
-/// ```
-/// use rpar::cost::{gray, gray_inverse};
-/// assert_eq!(gray_inverse(0b110), 4); // gray(4) = 0b110
-/// assert!((0..256).all(|g| gray(gray_inverse(g)) == g));
-/// ```
-pub fn gray_inverse(mut g: usize) -> usize {
-    let mut i = 0;
-    while g != 0 {
-        i ^= g;
-        g >>= 1;
-    }
-    i
 }

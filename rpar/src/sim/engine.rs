@@ -180,16 +180,16 @@ impl Simulator {
     }
 
     /// Places rank r on node `placement[r]` (for example the Gray-code embedding of a ring in a
-    /// hypercube, `(0..p).map(rpar::cost::gray)`). [`Simulator::run`] checks the placement.
+    /// hypercube, `(0..p).map(rpar::gray_code)`). [`Simulator::run`] checks the placement.
     ///
     /// ```
-    /// use rpar::cost::{gray, Network, Params, Switching};
+    /// use rpar::cost::{Network, Params, Switching};
     /// use rpar::sim::{Reference, Simulator};
     /// let params = Params::new(1.0, 0.5, 0.25, 0.0);
     /// let ring = Reference::RingAllgather.record(16, 64)?;
     /// let cube = Simulator::new(Network::hypercube(4), Switching::StoreAndForward, params);
     /// let identity = cube.run(&ring)?;
-    /// let embedded = cube.clone().with_placement((0..16).map(gray).collect()).run(&ring)?;
+    /// let embedded = cube.clone().with_placement((0..16).map(rpar::gray_code).collect()).run(&ring)?;
     /// // Gray-code placement: every ring neighbour is a cube neighbour, one hop per message
     /// assert_eq!(embedded.time, 15.0 * (1.0 + 0.5 + 64.0 * 0.25));
     /// assert!(embedded.time < identity.time); // rank 7 -> 8 is 4 hops without it

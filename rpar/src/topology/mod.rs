@@ -21,7 +21,6 @@ pub use cart::{CartComm, Coordinate};
 pub use dims::dims_create;
 pub use graph::{DistGraphComm, GraphComm};
 pub use neighbor::Neighborhood;
-pub use reorder::{gray_code, gray_code_inverse};
 
 use crate::{Comm, Result};
 

@@ -5,30 +5,7 @@
 //! last and the first, differ in exactly one bit, so ring neighbours are cube neighbours. A grid
 //! of 2^a x 2^b x … gray-codes each coordinate in its own bits and concatenates them.
 
-/// The binary reflected Gray code of `i`: `i ^ (i >> 1)`. Consecutive values differ in one bit.
-///
-/// ```
-/// let ring: Vec<usize> = (0..8).map(rpar::gray_code).collect();
-/// assert_eq!(ring, [0, 1, 3, 2, 6, 7, 5, 4]);
-/// ```
-#[inline]
-pub fn gray_code(i: usize) -> usize {
-    i ^ (i >> 1)
-}
-
-/// The inverse of [`gray_code`]: the position whose code is `g`.
-///
-/// ```
-/// assert!((0..64).all(|i| rpar::gray_code_inverse(rpar::gray_code(i)) == i));
-/// ```
-pub fn gray_code_inverse(mut g: usize) -> usize {
-    let mut i = 0;
-    while g != 0 {
-        i ^= g;
-        g >>= 1;
-    }
-    i
-}
+use crate::collective::gray_code_inverse;
 
 /// For a grid whose dims are all powers of two: the grid coordinates placed on hypercube node
 /// `node` (the fields of `node`'s bits, first dim highest, each decoded from Gray code).
@@ -49,6 +26,7 @@ pub(super) fn gray_grid_position(dims: &[usize], node: usize) -> Option<Vec<usiz
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collective::gray_code;
 
     #[test]
     fn ring_neighbours_are_cube_neighbours() {
