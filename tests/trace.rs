@@ -618,6 +618,47 @@ mod traced {
         Ok(())
     }
 
+    /// The library's own message exchanges outside the collectives — the cost model's
+    /// calibration, the simulator's reference algorithms run on real data, the distributed
+    /// graph's agreement check — are collective calls too: each is a span on every rank, and
+    /// every arrow leaves and arrives inside one (a calibration's trace used to hold its
+    /// arrows on empty tracks).
+    #[test]
+    fn library_exchanges_are_spans_that_hold_their_arrows() -> Result<()> {
+        let path = temp_file("library", "trace.json");
+        Universe::new(3).trace(&path).run(|w| {
+            rpar::cost::calibrate_sizes(&w, &[0, 64, 1024], 2)?;
+            rpar::sim::Reference::RingAllgather.run(&w, 8)?;
+            let (r, p) = (w.rank(), w.size());
+            rpar::DistGraphComm::dist_graph_create_adjacent(
+                &w,
+                &[(r + p - 1) % p],
+                &[(r + 1) % p],
+                false,
+            )?;
+            Ok(())
+        })?;
+        let t = Trace::load(&path);
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+        let messages = t.check(3);
+        for (name, algorithm) in [
+            ("calibrate", "PingPong"),
+            ("allgather", "ReferenceRingAllgather"),
+            ("dist_graph_create_adjacent", "GatherAtRank0"),
+        ] {
+            for r in 0..3 {
+                let spans = t.named(r, name);
+                assert_eq!(spans.len(), 1, "rank {r}: {name}");
+                assert_eq!(spans[0].args["algorithm"], algorithm, "{:?}", spans[0]);
+            }
+            assert!(
+                messages.iter().any(|(sent, _)| sent.name == name),
+                "no arrow leaves a {name} span"
+            );
+        }
+        Ok(())
+    }
+
     /// Run by `rpar_trace_names_the_file_of_each_run` as a child process, with `RPAR_TRACE`
     /// set (environment variables are the whole process's: set here, they would trace the
     /// other tests' runs too).

@@ -75,6 +75,18 @@ impl Comm {
     }
 }
 
+/// A `Comm`'s `Channel` messages belong to a collective call: that call's trace span is where
+/// they show (they have no spans of their own), and its record is what the mismatch check
+/// compares. A message sent or received outside one would be an arrow between empty tracks in
+/// Perfetto, so every caller runs inside `Comm::collective` (checked in debug builds).
+#[inline]
+fn debug_check_in_collective(comm: &Comm) {
+    debug_assert!(
+        comm.endpoint().collective().is_some(),
+        "a Channel message on a Comm outside any collective call (wrap the caller in Comm::collective)"
+    );
+}
+
 impl Channel for Comm {
     #[inline]
     fn rank(&self) -> usize {
@@ -87,19 +99,23 @@ impl Channel for Comm {
     }
 
     fn send<T: Datatype>(&self, data: &[T], dest: usize, tag: i32) -> Result<()> {
+        debug_check_in_collective(self);
         self.send_in(self.collective_context(), data, dest, tag)
     }
 
     fn send_owned<T: Datatype>(&self, data: Vec<T>, dest: usize, tag: i32) -> Result<()> {
+        debug_check_in_collective(self);
         self.send_owned_in(self.collective_context(), data, dest, tag)
     }
 
     fn recv_into<T: Datatype>(&self, buf: &mut [T], source: usize, tag: i32) -> Result<usize> {
+        debug_check_in_collective(self);
         let received = self.recv_into_in(self.collective_context(), buf, source, tag);
         Ok(self.disagreement(received)?.count)
     }
 
     fn recv_vec<T: Datatype>(&self, source: usize, tag: i32) -> Result<Vec<T>> {
+        debug_check_in_collective(self);
         let received = self.recv_in(self.collective_context(), source, tag);
         Ok(self.disagreement(received)?.0)
     }
@@ -113,6 +129,7 @@ impl Channel for Comm {
         source: usize,
         recv_tag: i32,
     ) -> Result<usize> {
+        debug_check_in_collective(self);
         let received = self.sendrecv_in(
             self.collective_context(),
             send,

@@ -11,11 +11,14 @@
 //!
 //! The messages travel on the communicator's collective context with tag [`CALIBRATE_TAG`]
 //! (rpar's range 500..=599 belongs to `cost` and `sim`), so user traffic cannot match them.
+//! The whole calibration is one collective call, `calibrate` (algorithm `PingPong`): in a trace
+//! each rank shows it as a span that holds the ping-pongs' message arrows.
 
 use std::time::Instant;
 
 use super::params::Params;
 use crate::collective::Channel;
+use crate::comm::Call;
 use crate::{Comm, Error, Result};
 
 /// The tag of calibration messages (collective context).
@@ -169,6 +172,16 @@ pub fn calibrate_sizes(comm: &Comm, sizes: &[usize], reps: usize) -> Result<Cali
             ),
         ));
     }
+    // One collective call: its trace span holds the messages (the `Channel` primitives have no
+    // spans of their own), and a rank that calls another collective meanwhile is told so.
+    comm.collective(Call::new("calibrate"), &"PingPong", || {
+        ping_pong(comm, sizes, reps)
+    })
+}
+
+/// [`calibrate_sizes`]' measurement, inside its collective call.
+fn ping_pong(comm: &Comm, sizes: &[usize], reps: usize) -> Result<Calibration> {
+    let p = Channel::size(comm);
     let tag = CALIBRATE_TAG;
     let me = Channel::rank(comm);
     if me > 1 {

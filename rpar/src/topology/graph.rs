@@ -5,6 +5,7 @@ use super::agreement;
 use super::neighbor::tags;
 use super::TopoKind;
 use crate::collective::Channel;
+use crate::comm::Call;
 use crate::{Comm, Error, Result};
 use std::fmt;
 use std::ops::Deref;
@@ -411,7 +412,12 @@ impl DistGraphComm {
             comm.check_rank(r)?;
         }
         let comm = comm.dup()?;
-        check_agreement(&comm, sources, destinations)?;
+        // one collective call: a trace shows it as a span holding its messages
+        comm.collective(
+            Call::new("dist_graph_create_adjacent"),
+            &"GatherAtRank0",
+            || check_agreement(&comm, sources, destinations),
+        )?;
         Ok(DistGraphComm {
             comm,
             sources: sources.into(),
