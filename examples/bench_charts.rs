@@ -2,11 +2,48 @@
 //! `bench/compare.sh` leaves in `target/bench/`: latency and bandwidth against message size,
 //! and each collective's time against the number of ranks, rpar next to MPICH and Open MPI.
 //!
-//! Run: `cargo run --release --example bench_charts -- target/bench docs/charts`.
+//! Axes are logarithmic; tick labels are sizes in B, KiB and MiB, times in microseconds and
+//! rates in GB/s with at most three significant digits (`common::tick`, `common::tick_bytes`).
+//!
+//! Run: `cargo run --release --example bench_charts -- target/bench docs/charts` (the defaults);
+//! `bench/results docs/charts` redraws the committed charts from the committed figures.
 
+use clap::Parser;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+mod common;
+
+/// Draws the benchmark charts (SVG) from bench/compare.sh's JSON lines.
+#[derive(Parser, Debug)]
+#[command(name = "bench_charts")]
+struct Args {
+    /// The folder with peers.jsonl and rpar.jsonl (bench/compare.sh's output folder).
+    #[arg(default_value = "target/bench")]
+    input: PathBuf,
+    /// The folder to write the charts to.
+    #[arg(default_value = "docs/charts")]
+    output: PathBuf,
+}
+
+/// How an axis's tick labels read.
+#[derive(Clone, Copy)]
+enum Ticks {
+    /// Sizes: B, KiB, MiB.
+    Bytes,
+    /// Plain numbers (times, rates, ranks).
+    Numbers,
+}
+
+impl Ticks {
+    fn format(self) -> fn(&f64) -> String {
+        match self {
+            Ticks::Bytes => common::tick_bytes,
+            Ticks::Numbers => common::tick,
+        }
+    }
+}
 
 type Series = BTreeMap<String, Vec<(f64, f64)>>;
 
@@ -47,7 +84,7 @@ fn load(dir: &Path) -> Vec<(String, String, u64, u64, f64)> {
 fn chart(
     path: &Path,
     title: &str,
-    x_label: &str,
+    (x_label, x_ticks): (&str, Ticks),
     y_label: &str,
     series: &Series,
 ) -> Result<(), Box<dyn std::error::Error>> {
@@ -70,10 +107,18 @@ fn chart(
         .x_label_area_size(40)
         .y_label_area_size(64)
         .build_cartesian_2d(
-            (x0 * 0.8..x1 * 1.25).log_scale(),
+            // sizes and rank counts are powers of two: ticks at powers of two
+            (x0 * 0.8..x1 * 1.25).log_scale().base(2.0),
             (y0 * 0.8..y1 * 1.25).log_scale(),
         )?;
-    c.configure_mesh().x_desc(x_label).y_desc(y_label).draw()?;
+    let (x_format, y_format) = (x_ticks.format(), Ticks::Numbers.format());
+    c.configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .x_label_formatter(&x_format)
+        .x_max_light_lines(0) // (between powers of two they would fall at odd sizes)
+        .y_label_formatter(&y_format)
+        .draw()?;
     let colors = [
         RGBColor(200, 60, 40),
         RGBColor(40, 90, 200),
@@ -98,15 +143,7 @@ fn chart(
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!(
-            "usage: bench_charts [in-dir (default target/bench)] [out-dir (default docs/charts)]"
-        );
-        return Ok(());
-    }
-    let input = Path::new(args.first().map_or("target/bench", String::as_str)).to_path_buf();
-    let output = Path::new(args.get(1).map_or("docs/charts", String::as_str)).to_path_buf();
+    let Args { input, output } = Args::parse();
     std::fs::create_dir_all(&output)?;
     let rows = load(&input);
     if rows.is_empty() {
@@ -127,16 +164,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     chart(
         &output.join("latency.svg"),
-        "Ping-pong latency, 2 ranks",
-        "message size (bytes)",
-        "latency (us)",
+        "Ping-pong latency, 2 ranks (half a round trip)",
+        ("message size", Ticks::Bytes),
+        "latency (µs)",
         &by_size("latency_us"),
     )?;
     chart(
         &output.join("bandwidth.svg"),
         "Streaming bandwidth, 2 ranks",
-        "message size (bytes)",
-        "GB/s",
+        ("message size", Ticks::Bytes),
+        "bandwidth (GB/s)",
         &by_size("bandwidth_GBps"),
     )?;
     for op in ["allreduce", "bcast", "allgather", "alltoall"] {
@@ -150,9 +187,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let file = output.join(format!("{op}_{bytes}B.svg"));
             chart(
                 &file,
-                &format!("{op}, {bytes} bytes per rank"),
-                "ranks",
-                "time (us)",
+                &format!("{op}, {} per rank", common::tick_bytes(&(bytes as f64))),
+                ("ranks", Ticks::Numbers),
+                "time per call (µs)",
                 &s,
             )?;
         }

@@ -8,18 +8,45 @@
 //! predicted times on ring, torus and hypercube for p up to 4096, simulating what it can.
 //!
 //! Run: `cargo run --release --example costmodel [-- --svg chart.svg] [--quick]` (`--quick`:
-//! p = 2..8, 3 measured calls, tables up to p = 1024, for the test suite). Verifies its own
+//! p = 2..8, 3 measured calls, tables up to p = 1024, for the test suite; `--svg`: the chart of
+//! predicted against measured times, drawn with `plotters`; `--help`). Verifies its own
 //! consistency — prediction equals simulation wherever the model says it must (and, for the
 //! one-port formulas, the documented relation), recording 4096 ranks takes under a second, the
 //! lecture's isoefficiency numbers — and exits non-zero if not. Measured times are printed,
 //! not checked: on a shared 2-core machine 16 ranks are 8 threads per core.
 
-use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use clap::Parser;
+use common::{median, Progress};
+use plotters::prelude::*;
 use rpar::cost::{calibrate, lecture, Network, Params, ScalingModel, SumOfNumbers, Switching};
-use rpar::sim::{Reference, Simulator};
+use rpar::sim::{record_collective, Reference, Simulator};
+
+mod common;
+
+/// `println!` with the progress bar out of the way.
+macro_rules! out {
+    ($progress:expr, $($arg:tt)*) => {{
+        let line = format!($($arg)*);
+        $progress.suspend(|| println!("{line}"))
+    }};
+}
+
+/// The cost model at work: calibration, predicted vs simulated vs measured times, the lecture's
+/// predictions up to p = 4096; checks its own consistency.
+#[derive(Parser, Debug)]
+#[command(name = "costmodel")]
+struct Args {
+    /// Also draw predicted (dashed) against measured (solid) time over p, as an SVG file.
+    #[arg(long, value_name = "PATH")]
+    svg: Option<PathBuf>,
+    /// Small run for the test suite (p = 2..8, 3 measured calls, tables up to p = 1024).
+    #[arg(long)]
+    quick: bool,
+}
 
 /// One algorithm's (p, predicted, measured) points.
 type Series = (Reference, Vec<(usize, f64, f64)>);
@@ -67,11 +94,9 @@ fn measure(alg: Reference, p: usize, bytes: usize, reps: usize) -> rpar::Result<
         }
         Ok(times)
     })?;
-    let mut slowest: Vec<f64> = (0..reps)
-        .map(|i| per_rank.iter().map(|t| t[i]).fold(0.0, f64::max))
-        .collect();
-    slowest.sort_by(f64::total_cmp);
-    Ok(slowest[reps / 2])
+    Ok(median((0..reps).map(|i| {
+        per_rank.iter().map(|t| t[i]).fold(0.0, f64::max)
+    })))
 }
 
 /// How the simulated schedule must relate to the formula on a fully connected network, for
@@ -89,19 +114,63 @@ enum Agreement {
 /// recorded schedule, and measured through `Comm`.
 fn library_collectives(
     params: &Params,
-    bytes: usize,
-    max_p: usize,
-    reps: usize,
+    (bytes, max_p, reps): (usize, usize, usize),
     checks: &mut Checks,
+    progress: &Progress,
 ) -> rpar::Result<()> {
+    out!(progress, "\nrpar's own collectives, {bytes} B per rank (simulated: the schedule the library's code records)");
+    out!(
+        progress,
+        "{:<40} {:>3} {:>10} {:>10} {:>10}",
+        "collective",
+        "p",
+        "predicted",
+        "simulated",
+        "measured"
+    );
+    for (collective, model, agreement) in library_cases() {
+        progress.step(format!("{collective:?}"));
+        for p in [2usize, 4, 8, 16].into_iter().filter(|&p| p <= max_p) {
+            let predicted = model.time(params, p, bytes)?;
+            let schedule = record_collective(p, bytes, collective)?;
+            let simulated =
+                Simulator::new(Network::fully_connected(p), Switching::CutThrough, *params)
+                    .run(&schedule)?
+                    .time;
+            // the library's code sends what its cost formula says: the two agree exactly
+            let what = format!("{collective:?} p={p}: predicted vs simulated");
+            match agreement {
+                Agreement::Exact => checks.close(&what, predicted, simulated),
+                Agreement::OnePort(on_path) => {
+                    let messages = model.cost(p, bytes)?.messages;
+                    checks.close(&what, predicted / messages * on_path(p), simulated);
+                }
+            }
+            let measured = measure_collective(collective, p, bytes, reps)?;
+            out!(
+                progress,
+                "{:<40} {p:>3} {} {} {}",
+                format!("{collective:?}"),
+                us(predicted),
+                us(simulated),
+                us(measured)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// rpar's collectives that have a cost formula, each with its formula and how the simulated
+/// schedule relates to it.
+fn library_cases() -> Vec<(rpar::sim::Collective, rpar::cost::Algorithm, Agreement)> {
     use rpar::cost::Algorithm as A;
-    use rpar::sim::{record_collective, Collective as C};
+    use rpar::sim::Collective as C;
     use rpar::{
         Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, ReduceScatter, Scan,
         Scatter,
     };
     use Agreement::{Exact, OnePort};
-    let cases = [
+    vec![
         (C::Bcast(Bcast::Binomial), A::BinomialBcast, Exact),
         (C::Reduce(Reduce::Binomial), A::BinomialReduce, Exact),
         (C::Allgather(Allgather::Ring), A::RingAllgather, Exact),
@@ -163,40 +232,7 @@ fn library_collectives(
             A::CentralBarrier,
             OnePort(|p| p as f64),
         ),
-    ];
-    println!("\nrpar's own collectives, {bytes} B per rank (simulated: the schedule the library's code records)");
-    println!(
-        "{:<40} {:>3} {:>10} {:>10} {:>10}",
-        "collective", "p", "predicted", "simulated", "measured"
-    );
-    for (collective, model, agreement) in cases {
-        for p in [2usize, 4, 8, 16].into_iter().filter(|&p| p <= max_p) {
-            let predicted = model.time(params, p, bytes)?;
-            let schedule = record_collective(p, bytes, collective)?;
-            let simulated =
-                Simulator::new(Network::fully_connected(p), Switching::CutThrough, *params)
-                    .run(&schedule)?
-                    .time;
-            // the library's code sends what its cost formula says: the two agree exactly
-            let what = format!("{collective:?} p={p}: predicted vs simulated");
-            match agreement {
-                Exact => checks.close(&what, predicted, simulated),
-                OnePort(on_path) => {
-                    let messages = model.cost(p, bytes)?.messages;
-                    checks.close(&what, predicted / messages * on_path(p), simulated);
-                }
-            }
-            let measured = measure_collective(collective, p, bytes, reps)?;
-            println!(
-                "{:<40} {p:>3} {} {} {}",
-                format!("{collective:?}"),
-                us(predicted),
-                us(simulated),
-                us(measured)
-            );
-        }
-    }
-    Ok(())
+    ]
 }
 
 /// Median over `reps` calls of the slowest rank's time for one call of `collective` through
@@ -236,11 +272,9 @@ fn measure_collective(
         }
         Ok(times)
     })?;
-    let mut slowest: Vec<f64> = (0..reps)
-        .map(|i| per_rank.iter().map(|t| t[i]).fold(0.0, f64::max))
-        .collect();
-    slowest.sort_by(f64::total_cmp);
-    Ok(slowest[reps / 2])
+    Ok(median((0..reps).map(|i| {
+        per_rank.iter().map(|t| t[i]).fold(0.0, f64::max)
+    })))
 }
 
 /// Neighbour steps of an upward shift by `q` through the Gray-code embedding: 1 for the
@@ -255,15 +289,16 @@ fn gray_steps(q: usize) -> u32 {
 /// rpar's Gray-code circular shift on a store-and-forward hypercube (ranks on the nodes of the
 /// Gray-code ring embedding) against the lecture's q-shift: equal where shifting up, which the
 /// library always does, is the cheaper direction.
-fn gray_code_shift(params: &Params, checks: &mut Checks) -> rpar::Result<()> {
-    use rpar::sim::{record_collective, Collective};
+fn gray_code_shift(params: &Params, checks: &mut Checks, progress: &Progress) -> rpar::Result<()> {
+    use rpar::sim::Collective;
     let (d, m) = (4u32, 1024);
     let (p, net) = (1usize << d, Network::hypercube(d));
     let sf = Switching::StoreAndForward;
-    println!(
+    out!(
+        progress,
         "\nrpar's Gray-code q-shift, p = {p}, {m} B, store-and-forward hypercube; times in us"
     );
-    println!("{:>3} {:>12} {:>12}", "q", "simulated", "lecture");
+    out!(progress, "{:>3} {:>12} {:>12}", "q", "simulated", "lecture");
     for q in [1usize, 2, 3, 5, 8, 9, 12, 15] {
         let shift = Collective::Shift(rpar::Shift::GrayCode, q as isize);
         let s = record_collective(p, m, shift)?;
@@ -280,7 +315,12 @@ fn gray_code_shift(params: &Params, checks: &mut Checks) -> rpar::Result<()> {
                 sim.time > formula,
             );
         }
-        println!("{q:>3} {:>12.1} {:>12.1}", sim.time * 1e6, formula * 1e6);
+        out!(
+            progress,
+            "{q:>3} {:>12.1} {:>12.1}",
+            sim.time * 1e6,
+            formula * 1e6
+        );
     }
     Ok(())
 }
@@ -290,9 +330,8 @@ fn us(t: f64) -> String {
 }
 
 fn main() -> ExitCode {
-    let svg_path = std::env::args().skip_while(|a| a != "--svg").nth(1);
-    let quick = std::env::args().any(|a| a == "--quick");
-    match report(svg_path.as_deref(), quick) {
+    let args = Args::parse();
+    match report(&args) {
         Ok(checks) if checks.0.is_empty() => {
             println!("\nall consistency checks passed");
             ExitCode::SUCCESS
@@ -310,18 +349,27 @@ fn main() -> ExitCode {
     }
 }
 
-fn report(svg_path: Option<&str>, quick: bool) -> rpar::Result<Checks> {
+fn report(args: &Args) -> rpar::Result<Checks> {
+    let quick = args.quick;
     let mut checks = Checks::default();
     let (max_p, reps, max_log_p) = if quick { (8, 3, 10) } else { (16, 15, 12) };
+    common::note_oversubscribed(max_p);
+    let steps = 1 + Reference::ALL.len() + library_cases().len() + 1;
+    let progress = Progress::new("costmodel", steps as u64, false);
 
     // 1. Calibration.
+    progress.step("calibration");
     let cal = rpar::run(2, |world| calibrate(&world))?.remove(0);
     let gamma = measure_gamma();
-    println!("calibration (ping-pong between 2 ranks, median of 20 round trips / 2):");
+    out!(
+        progress,
+        "calibration (ping-pong between 2 ranks, median of 20 round trips / 2):"
+    );
     for (m, t) in &cal.samples {
-        println!("  {m:>8} B  {} us", us(*t));
+        out!(progress, "  {m:>8} B  {} us", us(*t));
     }
-    println!(
+    out!(
+        progress,
         "  fit: alpha = {:.3} us, beta = {:.4} ns/B ({:.2} GB/s), R^2 = {:.4}; gamma = {:.4} ns/B",
         cal.alpha * 1e6,
         cal.beta * 1e9,
@@ -334,20 +382,33 @@ fn report(svg_path: Option<&str>, quick: bool) -> rpar::Result<Checks> {
     let beta = if cal.beta > 0.0 {
         cal.beta
     } else {
-        println!("  (the fit's slope is not positive on this noisy run: using 0.05 ns/B instead)");
+        out!(
+            progress,
+            "  (the fit's slope is not positive on this noisy run: using 0.05 ns/B instead)"
+        );
         0.05e-9
     };
     let params = Params::new(cal.alpha.max(0.0), 0.0, beta, gamma);
 
     // 2. Predicted vs simulated vs measured, p = 2..16.
     let bytes = 4096;
-    println!("\n{bytes} B per rank; times in us (measured: slowest rank, median of {reps} calls)");
-    println!(
+    out!(
+        progress,
+        "\n{bytes} B per rank; times in us (measured: slowest rank, median of {reps} calls)"
+    );
+    out!(
+        progress,
         "{:<28} {:>3} {:>10} {:>10} {:>10} {:>7}",
-        "algorithm", "p", "predicted", "simulated", "measured", "meas/pred"
+        "algorithm",
+        "p",
+        "predicted",
+        "simulated",
+        "measured",
+        "meas/pred"
     );
     let mut series: Vec<Series> = Vec::new();
     for alg in Reference::ALL {
+        progress.step(format!("{alg:?}"));
         let mut points = Vec::new();
         for p in 2..=max_p {
             let Ok(predicted) = alg.model().time(&params, p, bytes) else {
@@ -365,7 +426,8 @@ fn report(svg_path: Option<&str>, quick: bool) -> rpar::Result<Checks> {
                 sim.time,
             );
             let measured = measure(alg, p, bytes, reps)?;
-            println!(
+            out!(
+                progress,
                 "{:<28} {p:>3} {} {} {} {:>9.2}",
                 format!("{alg:?}"),
                 us(predicted),
@@ -380,19 +442,22 @@ fn report(svg_path: Option<&str>, quick: bool) -> rpar::Result<Checks> {
 
     // 2b. rpar's own collectives: the model's prediction, the simulation of the schedule that
     //     the library's code records (sim::record_collective), and the measured call.
-    library_collectives(&params, bytes, max_p, reps, &mut checks)?;
+    library_collectives(&params, (bytes, max_p, reps), &mut checks, &progress)?;
+    progress.step("the lecture's closed forms, simulated up to p = 4096");
 
     // 3. The lecture's predictions on ring, torus and hypercube up to 4096 ranks, with an
     //    assumed per-hop time t_s = alpha / 10 (this machine has no network), simulated where the
     //    simulator runs the same program contention-free.
     let hw = Params::new(params.t_n, params.t_n / 10.0, params.t_c, params.gamma);
     // rpar's Gray-code shift against the lecture's q-shift on the hypercube.
-    gray_code_shift(&hw, &mut checks)?;
+    gray_code_shift(&hw, &mut checks, &progress)?;
     let m = 1024;
-    println!(
+    out!(
+        progress,
         "\nlecture closed forms, m = {m} B, t_s = alpha/10, cut-through; times in us (sim: simulated)"
     );
-    println!(
+    out!(
+        progress,
         "{:>5} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12}",
         "p",
         "bcast ring",
@@ -427,7 +492,8 @@ fn report(svg_path: Option<&str>, quick: bool) -> rpar::Result<Checks> {
             allg_small,
             allg_sim.time,
         );
-        println!(
+        out!(
+            progress,
             "{p:>5} {:>12.1} {:>12.1} {:>12.1} {:>12.1} {:>12.1} {:>12.1} {:>12.1}",
             lecture::one_to_all_broadcast(&hw, &ring, ct, m)? * 1e6,
             bcast_torus * 1e6,
@@ -441,12 +507,18 @@ fn report(svg_path: Option<&str>, quick: bool) -> rpar::Result<Checks> {
 
     // 4. The same two allgathers on a ring network: recursive doubling's long-distance
     //    exchanges share links (contention), the ring algorithm's neighbour steps never do.
-    println!(
+    out!(
+        progress,
         "\nallgather of {m} B per rank on a ring network, cut-through, simulated; times in us"
     );
-    println!(
+    out!(
+        progress,
         "{:>5} {:>14} {:>14} {:>16} {:>16}",
-        "p", "ring alg", "rec. doubling", "rd: formula", "rd: link wait"
+        "p",
+        "ring alg",
+        "rec. doubling",
+        "rd: formula",
+        "rd: link wait"
     );
     for d in (2..=max_log_p - 2).step_by(2) {
         let p = 1usize << d;
@@ -462,7 +534,8 @@ fn report(svg_path: Option<&str>, quick: bool) -> rpar::Result<Checks> {
             ring.time,
             lecture::all_to_all_broadcast(&hw, &Network::ring(p), Switching::CutThrough, m)?,
         );
-        println!(
+        out!(
+            progress,
             "{p:>5} {:>14.1} {:>14.1} {:>16.1} {:>16.1}",
             ring.time * 1e6,
             rd.time * 1e6,
@@ -484,7 +557,8 @@ fn report(svg_path: Option<&str>, quick: bool) -> rpar::Result<Checks> {
     let start = Instant::now();
     let s65536 = big.record(65536, 8)?;
     let t65536 = start.elapsed().as_secs_f64();
-    println!(
+    out!(
+        progress,
         "\nrecording recursive-doubling allgather, p = 4096: {} messages in {:.1} ms; {big:?}, p = 65536: {} messages in {:.1} ms",
         s4096.messages(),
         t4096 * 1e3,
@@ -504,7 +578,8 @@ fn report(svg_path: Option<&str>, quick: bool) -> rpar::Result<Checks> {
         let start = Instant::now();
         let s = rpar::sim::record_collective(4096, 8, shift)?;
         let took = start.elapsed().as_secs_f64();
-        println!(
+        out!(
+            progress,
             "recording rpar's Gray-code shift by 4095, p = 4096: {} messages in {:.1} ms",
             s.messages(),
             took * 1e3
@@ -524,72 +599,85 @@ fn report(svg_path: Option<&str>, quick: bool) -> rpar::Result<Checks> {
         SumOfNumbers.min_problem_size(0.5, 16)?,
         SumOfNumbers.min_problem_size(0.5, 32)?,
     );
-    println!(
+    out!(
+        progress,
         "\nsum of n numbers at E = 0.5: n >= {n16} on 16 ranks, n >= {n32} on 32 ranks ({}x)",
         n32 as f64 / n16 as f64
     );
     checks.that("n >= 64 at p = 16", n16 == 64);
     checks.that("16 -> 32 ranks grows n 2.5x", n32 * 2 == n16 * 5);
 
-    if let Some(path) = svg_path {
-        std::fs::write(path, svg(&series)).map_err(rpar::Error::user)?;
-        println!("wrote {path}");
+    drop(progress);
+    if let Some(path) = &args.svg {
+        chart(path, &series, bytes).map_err(|e| rpar::Error::user(e.to_string()))?;
+        println!("wrote {}", path.display());
     }
     Ok(checks)
 }
 
-/// A log-scale chart of predicted (dashed) against measured (solid) time over p.
-fn svg(series: &[Series]) -> String {
-    let (w, h, pad) = (720.0, 420.0, 60.0);
-    let all = series
+/// The chart of predicted (dashed) against measured (solid) time over p for the reference
+/// algorithms, time on a log scale in microseconds, drawn with `plotters`.
+fn chart(path: &Path, series: &[Series], bytes: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let times = series
         .iter()
-        .flat_map(|(_, pts)| pts.iter().flat_map(|&(_, a, b)| [a, b]));
-    let (lo, hi) = all.fold((f64::MAX, f64::MIN), |(l, u), t| (l.min(t), u.max(t)));
-    let (lo, hi) = (
-        lo.max(1e-9).log10().floor(),
-        hi.max(1e-9).log10().ceil().max(lo.log10().floor() + 1.0),
-    );
-    let x = |p: usize| pad + (p as f64 - 2.0) / 14.0 * (w - 2.0 * pad);
-    let y = |t: f64| h - pad - (t.max(1e-9).log10() - lo) / (hi - lo) * (h - 2.0 * pad);
-    let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
-    let mut out = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-    );
-    let _ = writeln!(out, "<text x=\"{pad}\" y=\"20\">predicted (dashed) vs measured (solid), 4096 B per rank; log time</text>");
-    for p in (2..=16).step_by(2) {
-        let _ = writeln!(
-            out,
-            "<text x=\"{}\" y=\"{}\">{p}</text>",
-            x(p) - 4.0,
-            h - pad + 18.0
-        );
+        .flat_map(|(_, pts)| pts.iter().flat_map(|&(_, a, b)| [a * 1e6, b * 1e6]));
+    let (lo, hi) = times.fold((f64::MAX, f64::MIN), |(l, h), t| (l.min(t), h.max(t)));
+    let max_p = series
+        .iter()
+        .flat_map(|(_, pts)| pts.iter().map(|p| p.0))
+        .max()
+        .unwrap_or(2);
+    if lo > hi {
+        return Err("no measured points to draw".into());
     }
-    for e in lo as i32..=hi as i32 {
-        let t = 10f64.powi(e);
-        let (yt, label) = (y(t), t * 1e6);
-        let _ = writeln!(
-            out,
-            "<line x1=\"{pad}\" x2=\"{x2}\" y1=\"{yt}\" y2=\"{yt}\" stroke=\"#ddd\"/><text x=\"4\" y=\"{ty}\">{label} us</text>",
-            x2 = w - pad,
-            ty = yt + 4.0
-        );
-    }
+    let root = SVGBackend::new(path, (760, 460)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut c = ChartBuilder::on(&root)
+        .caption(
+            format!(
+                "Predicted (dashed) against measured (solid), {} per rank",
+                common::tick_bytes(&(bytes as f64))
+            ),
+            ("sans-serif", 18),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(64)
+        .build_cartesian_2d(1.5f64..max_p as f64 + 0.5, (lo * 0.7..hi * 1.5).log_scale())?;
+    c.configure_mesh()
+        .x_desc("ranks p")
+        .y_desc("time per call (µs)")
+        .x_labels(max_p.min(16))
+        .x_label_formatter(&|p| format!("{p:.0}"))
+        .y_label_formatter(&common::tick)
+        .draw()?;
+    let colors = [
+        RGBColor(31, 119, 180),
+        RGBColor(214, 39, 40),
+        RGBColor(44, 160, 44),
+        RGBColor(148, 103, 189),
+    ];
     for (i, (alg, pts)) in series.iter().enumerate() {
-        let c = colours[i % colours.len()];
-        for (dash, pick) in [("6,4", 1usize), ("", 2)] {
-            let line: Vec<String> = pts
-                .iter()
-                .map(|&(p, a, b)| format!("{:.1},{:.1}", x(p), y(if pick == 1 { a } else { b })))
-                .collect();
-            let _ = writeln!(out, "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" stroke-dasharray=\"{dash}\" points=\"{}\"/>", line.join(" "));
-        }
-        let _ = writeln!(
-            out,
-            "<text x=\"{}\" y=\"{}\" fill=\"{c}\">{alg:?}</text>",
-            w - pad - 200.0,
-            pad + 16.0 * i as f64
-        );
+        let color = colors[i % colors.len()];
+        let predicted = pts.iter().map(|&(p, t, _)| (p as f64, t * 1e6));
+        let measured = pts.iter().map(|&(p, _, t)| (p as f64, t * 1e6));
+        c.draw_series(DashedLineSeries::new(
+            predicted,
+            6,
+            4,
+            color.stroke_width(2),
+        ))?;
+        c.draw_series(LineSeries::new(measured, color.stroke_width(2)))?
+            .label(format!("{alg:?}"))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
     }
-    out.push_str("</svg>\n");
-    out
+    c.configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.9))
+        .draw()?;
+    root.present()?;
+    Ok(())
 }

@@ -2,7 +2,9 @@
 //! `shared/peers/run.sh` prints for MPICH and Open MPI (`peer`, `figure`, `ranks`, `bytes`,
 //! `value`), so that all three sit side by side.
 //!
-//! Run: `cargo run --release --example osu -- --json` (add `--quick` for fewer iterations).
+//! Run: `cargo run --release --example osu -- --json` (add `--quick` for fewer iterations;
+//! without `--json` the same figures as a table, with a progress bar on a terminal: the whole
+//! run takes minutes).
 //! On the MPI transport (built with `--features mpi`, started by `mpiexec -n P`) it prints the
 //! figures of a P-rank job as `"peer":"rpar-mpi"`: point-to-point when P is 2, the collectives
 //! on P ranks.
@@ -18,18 +20,32 @@
 //! 8 B on 256 ranks; each the median of 7 repetitions, like the peers' program. Pack throughput
 //! is `examples/pack_bench.rs`.
 
+use clap::Parser;
+use common::{median, Progress};
 use rpar::{Comm, Max, Result, Sum};
 use std::time::Instant;
 
+mod common;
+
 const REPS: usize = 7;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
+/// OSU-style micro-benchmarks of rpar: latency, bandwidth and collectives beside MPICH's and
+/// Open MPI's figures.
+#[derive(Parser, Debug)]
+#[command(name = "osu")]
+struct Args {
+    /// Print JSON lines in the form of shared/peers/run.sh (for bench/compare.sh), no progress.
+    #[arg(long)]
+    json: bool,
+    /// Fewer iterations (1/20 of each count): a quick check, not a measurement.
+    #[arg(long)]
+    quick: bool,
 }
 
 struct Opts {
     scale: f64,
+    json: bool,
+    progress: Progress,
 }
 
 impl Opts {
@@ -38,7 +54,8 @@ impl Opts {
     }
 }
 
-fn emit(figure: &str, ranks: Option<usize>, bytes: usize, value: f64) {
+/// Prints one figure: a JSON line as `shared/peers/run.sh` prints them, or a table row.
+fn emit(o: &Opts, figure: &str, ranks: Option<usize>, bytes: usize, value: f64) {
     if !rpar::is_main_process() {
         return;
     }
@@ -47,8 +64,14 @@ fn emit(figure: &str, ranks: Option<usize>, bytes: usize, value: f64) {
     } else {
         "rpar"
     };
-    let ranks = ranks.map_or(String::new(), |r| format!("\"ranks\":{r},"));
-    println!("{{\"peer\":\"{peer}\",\"figure\":\"{figure}\",{ranks}\"bytes\":{bytes},\"value\":{value:.3}}}");
+    if o.json {
+        let ranks = ranks.map_or(String::new(), |r| format!("\"ranks\":{r},"));
+        println!("{{\"peer\":\"{peer}\",\"figure\":\"{figure}\",{ranks}\"bytes\":{bytes},\"value\":{value:.3}}}");
+    } else {
+        let ranks = ranks.unwrap_or(2);
+        o.progress
+            .suspend(|| println!("{peer:<9} {figure:<26} {ranks:>5} {bytes:>9} {value:>12.3}"));
+    }
 }
 
 /// Half round trip of `m` bytes between ranks 0 and 1, in microseconds (rank 0's view).
@@ -173,8 +196,14 @@ fn owned_bandwidth(w: &Comm, m: usize, (window, loops): (usize, usize)) -> Resul
 
 fn point_to_point(o: &Opts) -> Result<()> {
     let figures = rpar::run(2, |w| {
+        let step = |what: String| {
+            if w.rank() == 0 {
+                o.progress.step(what);
+            }
+        };
         let mut out = Vec::new();
         for m in [8usize, 1024, 65536, 1 << 20] {
+            step(format!("latency, {m} B"));
             let iters = o.iters(match m {
                 0..=1024 => 20000,
                 1025..=65536 => 2000,
@@ -186,10 +215,12 @@ fn point_to_point(o: &Opts) -> Result<()> {
             out.push(("latency_us".to_string(), m, median(t)));
         }
         for m in [65536usize, 1 << 20, 4 << 20] {
+            step(format!("bandwidth, {m} B"));
             let shape = stream_shape(o, m);
             out.push(("bandwidth_GBps".to_string(), m, bandwidth(&w, m, shape)?));
         }
         for m in [65536usize, 1 << 20, 4 << 20] {
+            step(format!("owned-Vec bandwidth, {m} B"));
             let shape = stream_shape(o, m);
             let figure = "owned_vec_bandwidth_GBps".to_string();
             out.push((figure, m, owned_bandwidth(&w, m, shape)?));
@@ -197,7 +228,7 @@ fn point_to_point(o: &Opts) -> Result<()> {
         Ok(out)
     })?;
     for (figure, m, v) in &figures[0] {
-        emit(figure, None, *m, *v);
+        emit(o, figure, None, *m, *v);
     }
     Ok(())
 }
@@ -262,6 +293,9 @@ fn collectives(o: &Opts, ranks: &[usize], sizes: &[usize], scale: f64) -> Result
             let mut out = Vec::new();
             for op in COLLECTIVES {
                 for &m in sizes {
+                    if w.rank() == 0 {
+                        o.progress.step(format!("{op} on {p} ranks, {m} B"));
+                    }
                     let base = match m {
                         0..=8 => 2000.0,
                         9..=65536 => 200.0,
@@ -274,27 +308,38 @@ fn collectives(o: &Opts, ranks: &[usize], sizes: &[usize], scale: f64) -> Result
             Ok(out)
         })?;
         for (op, m, v) in &figures[0] {
-            emit(op, Some(p), *m, *v);
+            emit(o, op, Some(p), *m, *v);
         }
     }
     Ok(())
 }
 
+/// The figures of a point-to-point run: 4 latencies, 3 bandwidths, 3 owned-Vec bandwidths.
+const POINT_TO_POINT_FIGURES: usize = 10;
+
 fn main() -> std::process::ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: osu [--json] [--quick]\n  prints rpar's figures as JSON lines, like shared/peers/run.sh");
-        return std::process::ExitCode::SUCCESS;
-    }
-    let o = Opts {
-        scale: if args.iter().any(|a| a == "--quick") {
-            0.05
-        } else {
-            1.0
-        },
-    };
+    let args = Args::parse();
     let sizes = [8usize, 65536, 1 << 20];
-    if let Some(p) = rpar::mpi_processes() {
+    let job = rpar::mpi_processes();
+    // in-process: point-to-point, then the collectives on 2, 4, 8, 64 (two sizes) and 256 ranks
+    // (one size); on MPI: this job's size only
+    let steps = match job {
+        Some(2) => POINT_TO_POINT_FIGURES + COLLECTIVES.len() * sizes.len(),
+        Some(_) => COLLECTIVES.len() * sizes.len(),
+        None => POINT_TO_POINT_FIGURES + COLLECTIVES.len() * (3 * sizes.len() + 2 + 1),
+    };
+    let o = Opts {
+        scale: if args.quick { 0.05 } else { 1.0 },
+        json: args.json,
+        progress: Progress::new("osu", steps as u64, args.json),
+    };
+    if !o.json && rpar::is_main_process() {
+        println!(
+            "{:<9} {:<26} {:>5} {:>9} {:>12}",
+            "peer", "figure", "ranks", "bytes", "value"
+        );
+    }
+    if let Some(p) = job {
         // on MPI: the figures of this job's size only (idle processes would skew the others)
         let scale = if p <= 2 { 1.0 } else { 0.2 };
         let run = if p == 2 { point_to_point(&o) } else { Ok(()) }
