@@ -10,11 +10,16 @@
 //! (`--exchange alltoall`) — and the largest change is agreed on by
 //! `allreduce(Max)`.
 //!
-//! Run: `cargo run --release --example jacobi [-- --ranks 6 --n 96 --exchange alltoall]`
-//! (`--quick`: n = 16, tolerance 1e-4, for the test suite). Verifies against the sequential
-//! solver: the same number of sweeps and the same field (Jacobi does the same arithmetic on every
-//! point either way, so they agree to the last bit; the check allows 1e-12), and exits non-zero
-//! if not.
+//! Run: `cargo run --release --example jacobi [-- -p 6 --n 96 --exchange alltoall]`
+//! (`--quick`: n = 16, tolerance 1e-4, for the test suite; `--help`: every option). Verifies
+//! against the sequential solver: the same number of sweeps and the same field (Jacobi does the
+//! same arithmetic on every point either way, so they agree to the last bit; the check allows
+//! 1e-12), and exits non-zero if not.
+//!
+//! Whether the parallel run pays is a matter of size: every sweep each rank updates its
+//! (n/px) x (n/py) block, then waits for its four halos and for the allreduce of the largest
+//! change; with more ranks than cores every sweep also waits for a rank to get a core. The
+//! program prints the speedup and, when there is none, where the time went.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -22,14 +27,21 @@ use std::time::Instant;
 use clap::{Parser, ValueEnum};
 use rpar::prelude::*;
 
-/// Jacobi iteration for the 2-D Laplace equation on a Cartesian grid of ranks.
+mod common;
+
+/// The default grid side.
+const DEFAULT_N: usize = 64;
+
+/// Jacobi iteration for the 2-D Laplace equation on a Cartesian grid of ranks, checked against
+/// the sequential solver.
 #[derive(Parser, Debug)]
+#[command(name = "jacobi")]
 struct Args {
-    /// Number of ranks p (shaped into a 2-D grid by dims_create).
-    #[arg(long, default_value_t = 4)]
+    /// Number of ranks p, shaped into a 2-D grid by dims_create.
+    #[arg(short = 'p', long, default_value_t = 4)]
     ranks: usize,
     /// Interior points per side of the square.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = DEFAULT_N)]
     n: usize,
     /// Stop when no point changes by more than this in a sweep.
     #[arg(long, default_value_t = 1e-5)]
@@ -312,15 +324,57 @@ fn solve_sequential(n: usize, tol: f64, max_sweeps: usize) -> Option<(Vec<f64>, 
     None
 }
 
+/// The speedup, and when the parallel run is slower, where its time went: per sweep, the
+/// sequential sweep's share of one rank (T_seq / p) against what the rank spent in all
+/// (T_par): the rest is its halo exchanges and the allreduce, waiting for its neighbours.
+fn explain_speedup(ranks: usize, n: usize, sweeps: usize, parallel: f64, serial: f64) {
+    let speedup = serial / parallel;
+    println!(
+        "speedup T_seq / T_par = {speedup:.2}, efficiency {:.2}",
+        speedup / ranks as f64
+    );
+    if speedup >= 1.0 || sweeps == 0 {
+        return;
+    }
+    let per_sweep = |t: f64| t / sweeps as f64 * 1e6;
+    let short_of_cores = common::oversubscribed(ranks).is_some();
+    println!(
+        "the parallel run is slower: per sweep a rank's share of the work takes {:.1} us \
+         (T_seq / p), but the sweep took {:.1} us: {:.1} us of halo exchanges and allreduce, \
+         waiting for the neighbours{}. {}",
+        per_sweep(serial) / ranks as f64,
+        per_sweep(parallel),
+        per_sweep(parallel) - per_sweep(serial) / ranks as f64,
+        if short_of_cores {
+            " and for a core"
+        } else {
+            ""
+        },
+        if short_of_cores {
+            format!(
+                "A rank per core (-p {}) and more points per rank (--n {}) help.",
+                common::cores(),
+                2 * n
+            )
+        } else {
+            format!(
+                "Each rank's block needs more points (--n {}) to outweigh them.",
+                2 * n
+            )
+        }
+    );
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
+    let ranks = args.ranks;
     let (n, tol) = if args.quick {
         (16, 1e-4)
     } else {
         (args.n, args.tol)
     };
     let mut dims = [0, 0];
-    if let Err(e) = rpar::dims_create(args.ranks, &mut dims) {
+    if let Err(e) = rpar::dims_create(ranks, &mut dims) {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
     }
@@ -332,7 +386,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
 
-    let result = rpar::run(args.ranks, |world| {
+    let result = rpar::run(ranks, |world| {
         let grid = CartComm::create(&world, dims, [false, false], false)?
             .ok_or_else(|| Error::user("every rank belongs to the grid"))?;
         grid.barrier()?;
@@ -373,8 +427,9 @@ fn main() -> ExitCode {
 
     println!(
         "Jacobi: {n} x {n} interior, tolerance {tol:e}, p = {} as a {} x {} grid, exchange {:?}",
-        args.ranks, dims[0], dims[1], args.exchange
+        ranks, dims[0], dims[1], args.exchange
     );
+    common::note_oversubscribed(ranks);
     println!(
         "parallel   {sweeps:6} sweeps {:10.3} ms",
         parallel_time * 1e3
@@ -383,6 +438,7 @@ fn main() -> ExitCode {
         "sequential {expected_sweeps:6} sweeps {:10.3} ms",
         serial_time * 1e3
     );
+    explain_speedup(ranks, n, sweeps, parallel_time, serial_time);
     println!("u at the centre: {:.6}", expected[(n / 2) * n + n / 2]);
     let ok = sweeps == expected_sweeps
         && blocks.iter().all(|b| b.sweeps == sweeps)

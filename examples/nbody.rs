@@ -15,18 +15,26 @@
 //! alpha log2 p + (p - 1) m beta), or `both` (the default, one after the other). alpha and beta
 //! come from `rpar::cost::calibrate` (ping-pong between 2 ranks) unless given as options.
 //!
-//! Run: `cargo run --release --example nbody [-- --bodies 2048 --steps 20 --ranks 4]`
+//! Run: `cargo run --release --example nbody [-- --bodies 2048 --steps 20 -p 4]`
 //! (`--quick`: 103 bodies, 4 steps, for the test suite; `--matrix`: print the communication
-//! matrix of each run). Compares every body's final position with the sequential run computed
-//! in the same program and exits non-zero if any differs by more than 1e-9 relative error.
+//! matrix of each run; `--help`: every option). Compares every body's final position with the
+//! sequential run computed in the same program and exits non-zero if any differs by more than
+//! 1e-9 relative error.
+//!
+//! The default is 4 ranks, so that the two schemes differ (3 pairwise steps against 2 doubling
+//! ones; on 2 ranks both are one exchange). On a machine with fewer cores than ranks, ranks take
+//! turns on the cores: the speedup cannot pass the number of cores, and the program says so.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
+use common::{median, note_oversubscribed, Progress};
 use rpar::cost::{calibrate, calibrate_sizes, lecture, Params};
 use rpar::prelude::*;
 use rpar::{Allgather, CommMatrix};
+
+mod common;
 
 /// `println!` on the process that reports (on MPI every process computes the same report).
 macro_rules! say {
@@ -37,8 +45,10 @@ macro_rules! say {
     };
 }
 
-/// Gravitational N-body simulation with the lecture's two allgather schemes.
+/// Gravitational N-body simulation with the lecture's two allgather schemes, checked against
+/// the sequential run.
 #[derive(Parser, Debug)]
+#[command(name = "nbody")]
 struct Args {
     /// Number of bodies N (need not be a multiple of the rank count).
     #[arg(long, default_value_t = 2048)]
@@ -47,7 +57,7 @@ struct Args {
     #[arg(long, default_value_t = 20)]
     steps: usize,
     /// Number of ranks p.
-    #[arg(long, default_value_t = 4)]
+    #[arg(short = 'p', long, default_value_t = 4)]
     ranks: usize,
     /// The allgather scheme that shares the positions each step.
     #[arg(long, value_enum, default_value_t = Scheme::Both)]
@@ -360,12 +370,6 @@ struct Run {
     matrix: Option<CommMatrix>,
 }
 
-/// The median of `samples`; 0 for none.
-fn median(mut samples: Vec<f64>) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples.get(samples.len() / 2).copied().unwrap_or(0.0)
-}
-
 /// Runs the simulation on `p` ranks (and `reps` gathers alone after it) and summarizes it.
 fn run_parallel(
     p: usize,
@@ -433,11 +437,13 @@ fn drift_of((e0, e1): (f64, f64)) -> f64 {
     ((e1 - e0) / e0).abs()
 }
 
-fn model_params(args: &Args) -> Result<Params> {
+fn model_params(args: &Args, progress: &Progress) -> Result<Params> {
     if let (Some(alpha), Some(beta)) = (args.alpha, args.beta) {
-        say!("cost model: alpha = {alpha:.3} us, beta = {beta:.4} ns/B (given)");
+        progress
+            .suspend(|| say!("cost model: alpha = {alpha:.3} us, beta = {beta:.4} ns/B (given)"));
         return Ok(Params::hockney(alpha * 1e-6, beta * 1e-9));
     }
+    progress.step("calibrating alpha and beta by ping-pong on 2 ranks");
     let cal = rpar::run(2, |world| {
         if args.quick {
             calibrate_sizes(&world, &[0, 1024, 16384, 65536], 5)
@@ -448,12 +454,14 @@ fn model_params(args: &Args) -> Result<Params> {
     .remove(0);
     // A negative intercept (possible with noisy small sizes) would make no physical sense.
     let alpha = cal.alpha.max(0.0);
-    say!(
-        "cost model: alpha = {:.3} us, beta = {:.4} ns/B (calibrated by ping-pong, R^2 = {:.4})",
-        alpha * 1e6,
-        cal.beta * 1e9,
-        cal.r_squared
-    );
+    progress.suspend(|| {
+        say!(
+            "cost model: alpha = {:.3} us, beta = {:.4} ns/B (calibrated by ping-pong, R^2 = {:.4})",
+            alpha * 1e6,
+            cal.beta * 1e9,
+            cal.r_squared
+        )
+    });
     Ok(Params::hockney(alpha, cal.beta))
 }
 
@@ -492,10 +500,19 @@ fn report(args: &Args) -> Result<bool> {
         "{p} ranks, {chunk} bodies per rank ({} padding slots), {m} B per rank per gather",
         chunk * p - n
     );
-    let params = model_params(args)?;
+    note_oversubscribed(p);
+    let calibrating = u64::from(args.alpha.is_none());
+    let progress = Progress::new(
+        "nbody",
+        calibrating + 2 + args.scheme.runs().len() as u64,
+        false,
+    );
+    let params = model_params(args, &progress)?;
 
     let reps = if args.quick { 3 } else { 50 };
+    progress.step("the sequential run");
     let (reference, seq_time, seq_energy) = sequential(n, steps);
+    progress.step("the one-rank run");
     let one = run_parallel(1, n, steps, Allgather::Pairwise, reps, false)?;
     let mut worst = max_relative_error(&one.positions, &reference);
     let mut ok = one.positions.len() == n && worst <= TOLERANCE;
@@ -531,6 +548,7 @@ fn report(args: &Args) -> Result<bool> {
     let mut runs = vec![("one rank", 1, 0.0, worst, one)];
     let mut matrices = Vec::new();
     for (name, algorithm) in args.scheme.runs() {
+        progress.step(format!("{name} on {p} ranks"));
         let mut run = run_parallel(p, n, steps, algorithm, reps, args.matrix)?;
         let err = max_relative_error(&run.positions, &reference);
         ok &= run.positions.len() == n && err <= TOLERANCE;
@@ -544,6 +562,7 @@ fn report(args: &Args) -> Result<bool> {
         }
         runs.push((name, p, model, err, run));
     }
+    drop(progress);
     let t1 = runs[0].4.step;
     for (name, ranks, model, err, run) in &runs {
         print_row(
@@ -563,9 +582,22 @@ fn report(args: &Args) -> Result<bool> {
             ],
         );
     }
-    say!("speedup, efficiency: against the one-rank run. gather: median over the steps of the");
-    say!("fastest rank's allgather; alone: median of {reps} allgathers after a barrier (slowest rank);");
-    say!("model: (p-1)(alpha + m beta) for pairwise, alpha log2 p + (p-1) m beta for doubling.");
+    say!("step ms: time per time step (slowest rank); speedup, eff: against the one-rank run,");
+    say!("  T1 / Tp and T1 / (p Tp).");
+    say!("gather us: per step the fastest rank's allgather (it waits least for the others'");
+    say!("  computation), median over the steps; alone us: the same allgather repeated after a");
+    say!("  barrier, {reps} times, slowest rank, median: what the cost model describes.");
+    if common::oversubscribed(p).is_some() {
+        say!(
+            "  Here ranks outnumber cores: in the steps a rank's gather also waits while the ranks"
+        );
+        say!("  it needs compute, or wait for a core, so gather us can far exceed alone us.");
+    }
+    say!("model us: the lecture's gather time with m = {m} B per rank and the alpha, beta above:");
+    say!("  (p-1)(alpha + m beta) for pairwise, alpha log2 p + (p-1) m beta for doubling.");
+    say!("rel err: the largest |x - x_seq| / |x_seq| over the bodies' final positions (0: the");
+    say!("  same bits). E drift: |E_end - E_0| / |E_0| of the total energy, the integrator's");
+    say!("  error (dt = {DT}), the same in every row since every run computes the same numbers.");
     for (name, matrix) in matrices {
         say!("\ncommunication matrix of the {name} run (from \\ to):\n{matrix}");
     }

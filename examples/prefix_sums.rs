@@ -13,30 +13,38 @@
 //! T_p = (n/p) t_add + log2 p (t_step + t_add). Then the isoefficiency function: the n that holds
 //! E at 0.5 for growing p, which grows as p log2 p, and the efficiency measured at that n.
 //!
-//! Run: `cargo run --release --example prefix_sums [-- --ranks 8 --n 1000000 --procs 1,2,4]`
-//! (`--quick`: small sizes, for the test suite). Exits non-zero if any prefix sum or reduction is
-//! wrong. Timings are printed, not checked: on a shared 2-core machine, p > 2 means ranks share
-//! cores, and the measured efficiency falls below the model's there.
+//! Run: `cargo run --release --example prefix_sums [-- -p 8 --n 1000000]` (`-p` sets the
+//! ranks of the prefix sums and the largest of the isoefficiency table, which measures the
+//! powers of two up to it; `--procs 1,2,4` lists the table's rank counts instead; `--quick`:
+//! small sizes, for the test suite; `--help`: every option). Exits non-zero if any prefix sum
+//! or reduction is wrong. Timings are printed, not checked: on a shared 2-core machine, p > 2
+//! means ranks share cores, and the measured efficiency falls below the model's there. The
+//! program prints what each column means and why a measured efficiency can pass 1.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Parser;
+use common::{median, note_oversubscribed, Progress};
 use rpar::cost::{calibrate_sizes, efficiency, ScalingModel, SumOfNumbers};
 use rpar::prelude::*;
 
-/// Prefix sums with scan / exscan on each algorithm, and the sum-reduction isoefficiency demo.
+mod common;
+
+/// Prefix sums with scan / exscan on each algorithm, and the sum-reduction isoefficiency demo;
+/// every result checked against the sequential one.
 #[derive(Parser, Debug)]
+#[command(name = "prefix_sums")]
 struct Args {
-    /// Ranks for the prefix sums.
-    #[arg(long, default_value_t = 4)]
+    /// Ranks of the prefix sums, and the largest of the isoefficiency table.
+    #[arg(short = 'p', long, default_value_t = 4)]
     ranks: usize,
     /// Numbers to prefix-sum.
     #[arg(long, default_value_t = 1 << 20)]
     n: usize,
-    /// Rank counts of the isoefficiency table.
-    #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 4])]
-    procs: Vec<usize>,
+    /// Rank counts of the isoefficiency table [default: 1, 2, 4, … up to --ranks, and --ranks]
+    #[arg(long, value_delimiter = ',')]
+    procs: Option<Vec<usize>>,
     /// Problem sizes of the isoefficiency table.
     #[arg(long, value_delimiter = ',', default_values_t = [1 << 10, 1 << 14, 1 << 18, 1 << 22])]
     sizes: Vec<usize>,
@@ -57,12 +65,6 @@ fn value(k: usize) -> u64 {
 fn split(n: usize, parts: usize, k: usize) -> (usize, usize) {
     let (base, extra) = (n / parts, n % parts);
     (k * base + k.min(extra), base + usize::from(k < extra))
-}
-
-/// The median of `samples` (sorted in place).
-fn median(samples: &mut [f64]) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
 }
 
 /// How a rank learns the sum of the blocks before it.
@@ -123,7 +125,7 @@ fn prefix_variant(
             collective.push(world.allreduce(&t.elapsed().as_secs_f64(), Max)?);
         }
         let ok = result[..] == expected[start..start + len];
-        Ok((ok, median(&mut whole), median(&mut collective)))
+        Ok((ok, median(whole), median(collective)))
     })?;
     let ok = per_rank.iter().all(|r| r.0);
     Ok((ok, per_rank[0].1, per_rank[0].2))
@@ -153,14 +155,14 @@ impl ScalingModel for MeasuredSum {
 fn serial_sum(n: usize, reps: usize) -> (f64, u64) {
     let data: Vec<u64> = (0..n).map(value).collect();
     let mut sum = 0;
-    let mut times: Vec<f64> = (0..reps)
+    let times: Vec<f64> = (0..reps)
         .map(|_| {
             let t = Instant::now();
             sum = std::hint::black_box(&data).iter().sum::<u64>();
             t.elapsed().as_secs_f64()
         })
         .collect();
-    (median(&mut times), sum)
+    (median(times), sum)
 }
 
 /// Median slowest-rank time of "sum the local block, reduce to rank 0" for n numbers on p
@@ -178,7 +180,7 @@ fn parallel_sum(n: usize, p: usize, reps: usize) -> Result<(f64, u64)> {
             total = world.reduce(&local, Sum, 0)?;
             times.push(world.allreduce(&t.elapsed().as_secs_f64(), Max)?);
         }
-        Ok((median(&mut times), total))
+        Ok((median(times), total))
     })?;
     let sum = per_rank[0]
         .1
@@ -208,6 +210,7 @@ fn prefix_sums(args: &Args, n: usize, reps: usize, failures: &mut Failures) -> R
         })
         .collect();
     println!("prefix sums of n = {n} numbers on p = {p} ranks (median of {reps}, slowest rank)");
+    note_oversubscribed(p);
     println!(
         "{:<8} {:<18} {:>12} {:>16}  check",
         "call", "algorithm", "total us", "collective us"
@@ -231,7 +234,21 @@ fn prefix_sums(args: &Args, n: usize, reps: usize, failures: &mut Failures) -> R
     Ok(())
 }
 
+/// The rank counts of the isoefficiency table: `--procs`, else 1, 2, 4, … below `--ranks`, and
+/// `--ranks` itself.
+fn table_procs(args: &Args) -> Vec<usize> {
+    if let Some(procs) = &args.procs {
+        return procs.clone();
+    }
+    let mut procs: Vec<usize> = std::iter::successors(Some(1), |p| Some(p * 2))
+        .take_while(|&p| p < args.ranks)
+        .collect();
+    procs.push(args.ranks);
+    procs
+}
+
 fn isoefficiency(args: &Args, sizes: &[usize], reps: usize, failures: &mut Failures) -> Result<()> {
+    let table = table_procs(args);
     let largest = sizes.iter().copied().max().unwrap_or(1).max(1);
     let (t_largest, _) = serial_sum(largest, reps);
     let cal = rpar::run(2, |world| calibrate_sizes(&world, &[8, 64, 512, 4096], 20))?;
@@ -245,16 +262,19 @@ fn isoefficiency(args: &Args, sizes: &[usize], reps: usize, failures: &mut Failu
         model.t_add * 1e9,
         model.t_step * 1e6
     );
-    println!("efficiency, measured / model:");
+    note_oversubscribed(table.iter().copied().max().unwrap_or(1));
+    println!("efficiency E = T_1 / (p T_p), measured / model:");
     let mut header = format!("{:>10}", "n");
-    for p in &args.procs {
+    for p in &table {
         header += &format!("  {:>13}", format!("p = {p}"));
     }
     println!("{header}");
+    let progress = Progress::new("prefix_sums", (sizes.len() * table.len()) as u64, false);
     for &n in sizes {
         let (t1, expected) = serial_sum(n, reps);
         let mut line = format!("{n:>10}");
-        for &p in &args.procs {
+        for &p in &table {
+            progress.step(format!("sum of {n} numbers on {p} ranks"));
             let (tp, sum) = parallel_sum(n, p, reps)?;
             failures.check(sum == expected, || {
                 format!("sum of {n} on {p} ranks: {sum}, expected {expected}")
@@ -262,8 +282,27 @@ fn isoefficiency(args: &Args, sizes: &[usize], reps: usize, failures: &mut Failu
             let measured = efficiency(t1, tp, p);
             line += &format!("  {measured:>6.2} / {:<4.2}", model.efficiency(n as f64, p));
         }
-        println!("{line}");
+        progress.suspend(|| println!("{line}"));
     }
+    drop(progress);
+    println!(
+        "measured: T_1 the sequential sum, T_p the slowest rank's local sum + reduce, medians of {reps}."
+    );
+    println!(
+        "model: T_1 = n t_add, T_p = (n/p) t_add + log2 p (t_step + t_add), t_add measured at"
+    );
+    println!(
+        "  n = {largest}, t_step calibrated. A measured E above 1 (superlinear) is the memory"
+    );
+    println!(
+        "  hierarchy: each rank's n/p numbers fit in its core's cache where all n do not, so a"
+    );
+    println!(
+        "  rank adds faster per number than the sequential sum; below the model's, ranks that"
+    );
+    println!(
+        "  share cores, a loaded machine, or a reduce that costs more than one message per step."
+    );
 
     println!();
     println!("isoefficiency at E = 0.5: the n the model needs, and E measured there");
@@ -271,7 +310,8 @@ fn isoefficiency(args: &Args, sizes: &[usize], reps: usize, failures: &mut Failu
         "{:>4} {:>12} {:>14} {:>10} {:>20}",
         "p", "n (model)", "n / p log2 p", "E meas.", "lecture n (unit steps)"
     );
-    let mut procs: Vec<usize> = args.procs.iter().copied().filter(|&p| p > 1).collect();
+    let mut rows = Vec::new();
+    let mut procs: Vec<usize> = table.iter().copied().filter(|&p| p > 1).collect();
     let measured_up_to = procs.iter().copied().max().unwrap_or(1);
     procs.extend([8, 16, 32, 64].into_iter().filter(|&p| p > measured_up_to));
     for p in procs {
@@ -287,12 +327,26 @@ fn isoefficiency(args: &Args, sizes: &[usize], reps: usize, failures: &mut Failu
             "-".to_string()
         };
         let plogp = p as f64 * (p as f64).log2();
-        println!(
+        rows.push(format!(
             "{p:>4} {n:>12} {:>14.1} {measured:>10} {:>20}",
             n as f64 / plogp,
             SumOfNumbers.min_problem_size(0.5, p)?
-        );
+        ));
     }
+    for row in rows {
+        println!("{row}");
+    }
+    let ratio = (model.t_step + model.t_add) / model.t_add;
+    println!(
+        "n (model): the smallest n at which the model above gives E = 0.5 on p ranks; E meas.:"
+    );
+    println!("  measured there (\"-\": p above the table's ranks, not run).");
+    println!(
+        "n / p log2 p: constant, as isoefficiency W = K p log2 p says: here K = (t_step + t_add)"
+    );
+    println!("  / t_add = {ratio:.1}, a combine step costs as much as {ratio:.0} additions.");
+    println!("lecture n (unit steps): the lecture's own count, an addition and a combine step one");
+    println!("  time unit each (T_p = n/p + log2 p): n = p log2 p, K = 1.");
     Ok(())
 }
 
@@ -303,7 +357,7 @@ fn main() -> ExitCode {
     } else {
         (args.n, args.sizes.clone(), args.reps)
     };
-    if args.ranks == 0 || reps == 0 || args.procs.contains(&0) {
+    if args.ranks == 0 || reps == 0 || table_procs(&args).contains(&0) {
         eprintln!("error: ranks, procs and reps must be at least 1");
         return ExitCode::FAILURE;
     }

@@ -13,9 +13,12 @@
 //!    iterations per pixel) and many workers — requests queue up in front of the manager and
 //!    adding workers does not help — and how larger chunks cure it.
 //!
-//! Time and efficiency E = T1 / (p · Tp) are against a one-rank run of the same tasks. Every
-//! image is checked against a sequential computation; the program exits non-zero if one
-//! differs.
+//! Time and efficiency E = T1 / (p · Tp) are against a one-rank run of the same tasks. Each
+//! manager-worker run gets a verdict from its own numbers: the manager keeps up (its workers
+//! compute most of the time), it is the bottleneck (busy most of its time, requests queue), the
+//! requests queue while the manager waits for a core (more ranks than cores), or a round trip
+//! costs more than a task. Every image is checked against a sequential computation; the
+//! program exits non-zero if one differs.
 //!
 //! Run: `cargo run --release --example manager_worker -- --help`; `--quick` for a small, fast
 //! run (CI).
@@ -25,14 +28,18 @@ use rpar::pattern::{static_blocks, FarmStats, ManagerWorker, Payload};
 use std::process::ExitCode;
 use std::time::Duration;
 
+#[path = "../common/mod.rs"]
+mod common;
 mod mandelbrot;
+use common::{cores, note_oversubscribed, oversubscribed, Progress};
 use mandelbrot::{iterations, View};
 
-/// Manager-worker against static blocks on Mandelbrot rows, and the manager as bottleneck.
+/// Manager-worker against static blocks on Mandelbrot rows, and the manager as bottleneck;
+/// every image checked against the sequential one.
 #[derive(Parser, Debug)]
 #[command(name = "manager_worker")]
 struct Args {
-    /// Ranks of the comparison (the manager-worker scheme uses one of them as its manager)
+    /// Ranks of the comparison (the manager-worker scheme uses one of them as its manager).
     #[arg(short = 'p', long, default_value_t = 4)]
     ranks: usize,
     /// Image width in pixels [default: 480, 120 with --quick]
@@ -212,18 +219,14 @@ fn run(args: &Args) -> Result<(), String> {
             "--ranks, --bottleneck-ranks, --chunk and --big-chunk must be at least 1".into(),
         );
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
-        "Mandelbrot {}x{}, at most {} iterations per pixel, one task per row; {cores} core(s)",
-        view.width, view.height, view.max_iter
+        "Mandelbrot {}x{}, at most {} iterations per pixel, one task per row; {} core(s)",
+        view.width,
+        view.height,
+        view.max_iter,
+        cores()
     );
-    if args.ranks > cores {
-        println!(
-            "note: {} ranks on {cores} core(s) share them: efficiency is bounded by {:.0}%",
-            args.ranks,
-            100.0 * cores as f64 / args.ranks as f64
-        );
-    }
+    note_oversubscribed(args.ranks);
     let expected = view.sequential();
     let rows = || (0..view.height as u32).collect::<Vec<u32>>();
     let row_work = |row: u32| {
@@ -249,8 +252,8 @@ fn run(args: &Args) -> Result<(), String> {
     for (scheme, m) in &measured {
         println!("\n  {} on {} ranks:", scheme.name(), args.ranks);
         print_load(m);
-        if m.stats.manager_is_bottleneck() {
-            println!("    the manager is the bottleneck: try a larger --chunk");
+        if m.stats.manager.is_some() {
+            println!("    {}", verdict(&m.stats, args.ranks).text());
         }
     }
 
@@ -286,10 +289,13 @@ fn run(args: &Args) -> Result<(), String> {
         .take_while(|&p| p < args.bottleneck_ranks)
         .collect();
     ranks_list.push(args.bottleneck_ranks.max(2));
-    let mut shown = false;
+    let progress = Progress::new("manager_worker", 2 * ranks_list.len() as u64, false);
+    // per chunk size: the fastest run's time, and its workers' waiting fraction
+    let mut best: Vec<(usize, Duration, f64)> = Vec::new();
     for chunk in [1, big_chunk] {
         for &p in &ranks_list {
             let scheme = Scheme::ManagerWorker { chunk };
+            progress.step(format!("{} on {p} ranks", scheme.name()));
             let m = measure(p, scheme, repeat, pixels, pixel_work).map_err(rpar_err)?;
             check(
                 &format!("pixels, {}", scheme.name()),
@@ -297,33 +303,153 @@ fn run(args: &Args) -> Result<(), String> {
                 &expected_pixels,
             )?;
             let manager = m.stats.manager.unwrap_or_default();
-            let verdict = if m.stats.manager_is_bottleneck() {
-                shown |= chunk == 1;
-                "manager is the bottleneck"
-            } else if m.stats.worker_waiting_fraction() >= 0.5 {
-                "no queue, but a round trip costs more than a task"
+            let waiting = m.stats.worker_waiting_fraction();
+            progress.suspend(|| {
+                println!(
+                    "{}   manager serving {:>3.0}%, queued {:>3.0}%, workers waiting {:>3.0}%: {}",
+                    summary_line(&scheme.name(), p, &m.stats, t1),
+                    100.0 * manager.utilisation(),
+                    100.0 * manager.queued_fraction(),
+                    100.0 * waiting,
+                    verdict(&m.stats, p).short()
+                )
+            });
+            match best.iter_mut().find(|b| b.0 == chunk) {
+                Some(b) if b.1 <= m.stats.elapsed => {}
+                Some(b) => *b = (chunk, m.stats.elapsed, waiting),
+                None => best.push((chunk, m.stats.elapsed, waiting)),
+            }
+        }
+    }
+    drop(progress);
+    if let [(_, small, small_wait), (_, big, big_wait)] = best[..] {
+        println!(
+            "Best of each: one pixel per request {:.2} ms (workers waiting {:.0}%), chunks of \
+             {big_chunk} {:.2} ms (workers waiting {:.0}%): {}",
+            ms(small),
+            100.0 * small_wait,
+            ms(big),
+            100.0 * big_wait,
+            if big < small {
+                format!(
+                    "{:.1}x faster with {big_chunk}x fewer requests.",
+                    small.as_secs_f64() / big.as_secs_f64()
+                )
             } else {
-                "manager keeps up"
-            };
+                "larger chunks did not help on this run.".to_string()
+            }
+        );
+        if big > t1 {
             println!(
-                "{}   manager serving {:>3.0}%, queued {:>3.0}%, workers waiting {:>3.0}%: {verdict}",
-                summary_line(&scheme.name(), p, &m.stats, t1),
-                100.0 * manager.utilisation(),
-                100.0 * manager.queued_fraction(),
-                100.0 * m.stats.worker_waiting_fraction(),
+                "Both are slower than one rank: the whole image is {:.2} ms of work, less than \
+                 starting the ranks and their round trips cost.",
+                ms(t1)
             );
         }
     }
-    if shown {
-        println!(
-            "With one pixel per request the workers wait for the manager; chunks of {} make its \
-             load {}x smaller.",
-            big_chunk, big_chunk
-        );
-    } else {
-        println!("The manager kept up with one pixel per request on this machine.");
-    }
     Ok(())
+}
+
+/// What limited a manager-worker farm, read from its own numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Verdict {
+    /// The workers compute most of the time (they wait under a fifth of it).
+    KeepsUp { waiting: f64 },
+    /// The manager is busy most of its time and most requests find a queue.
+    Bottleneck { serving: f64, queued: f64 },
+    /// Requests queue, yet the manager is mostly idle: with more ranks than cores it waits for a
+    /// core (`cores` of them for `ranks` ranks), and its replies with it.
+    WaitsForCore {
+        serving: f64,
+        queued: f64,
+        ranks: usize,
+        cores: usize,
+    },
+    /// Requests queue, yet the manager is mostly idle, every rank having a core: its replies
+    /// are slow to arrive (waking the manager and the worker).
+    SlowReplies { serving: f64, queued: f64 },
+    /// No queue, but the workers still wait most of the time: a request's round trip costs more
+    /// than the task it brings.
+    RoundTrip { waiting: f64 },
+}
+
+fn verdict(stats: &FarmStats, ranks: usize) -> Verdict {
+    let manager = stats.manager.unwrap_or_default();
+    let (serving, queued, waiting) = (
+        manager.utilisation(),
+        manager.queued_fraction(),
+        stats.worker_waiting_fraction(),
+    );
+    if waiting < 0.2 {
+        Verdict::KeepsUp { waiting }
+    } else if queued >= 0.5 && serving >= 0.5 {
+        Verdict::Bottleneck { serving, queued }
+    } else if queued >= 0.5 && oversubscribed(ranks).is_some() {
+        Verdict::WaitsForCore {
+            serving,
+            queued,
+            ranks,
+            cores: cores(),
+        }
+    } else if queued >= 0.5 {
+        Verdict::SlowReplies { serving, queued }
+    } else {
+        Verdict::RoundTrip { waiting }
+    }
+}
+
+impl Verdict {
+    /// A few words, for a row of the table.
+    fn short(self) -> &'static str {
+        match self {
+            Verdict::KeepsUp { .. } => "manager keeps up",
+            Verdict::Bottleneck { .. } => "manager is the bottleneck",
+            Verdict::WaitsForCore { .. } => "requests queue while the manager waits for a core",
+            Verdict::SlowReplies { .. } => "requests queue, the manager's replies are slow",
+            Verdict::RoundTrip { .. } => "no queue, but a round trip costs more than a task",
+        }
+    }
+
+    /// The verdict with its numbers and what to try.
+    fn text(self) -> String {
+        let pct = |x: f64| format!("{:.0}%", 100.0 * x);
+        match self {
+            Verdict::KeepsUp { waiting } => format!(
+                "the manager keeps up: the workers wait for it {} of their time",
+                pct(waiting)
+            ),
+            Verdict::Bottleneck { serving, queued } => format!(
+                "the manager is the bottleneck: it serves {} of its time and {} of the requests \
+                 find a queue; a larger --chunk means fewer requests",
+                pct(serving),
+                pct(queued)
+            ),
+            Verdict::WaitsForCore {
+                serving,
+                queued,
+                ranks,
+                cores,
+            } => format!(
+                "{} of the requests find a queue, yet the manager serves only {} of its time: \
+                 {ranks} ranks share {cores} core(s), so the manager waits for a core and the \
+                 workers for it; fewer ranks (-p {}: a core per worker) or a larger --chunk (fewer requests) help",
+                pct(queued),
+                pct(serving),
+                cores + 1
+            ),
+            Verdict::SlowReplies { serving, queued } => format!(
+                "{} of the requests find a queue, yet the manager serves only {} of its time: \
+                 its replies are slow to arrive; a larger --chunk means fewer of them",
+                pct(queued),
+                pct(serving)
+            ),
+            Verdict::RoundTrip { waiting } => format!(
+                "no queue, but the workers wait {} of their time: a request's round trip costs \
+                 more than its task; a larger --chunk brings more work per trip",
+                pct(waiting)
+            ),
+        }
+    }
 }
 
 fn expected_pixels(view: &View) -> Vec<u32> {
