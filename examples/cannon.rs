@@ -6,7 +6,7 @@
 //! columns); then q steps of "multiply the local blocks into C_ij, shift A left by one and B up
 //! by one". The grid comes from `dims_create` at run time, so the rank count is an option.
 //!
-//! Run: `cargo run --release --example cannon [-- --ranks 9 --n 480]` (`--quick`: n = 48, for
+//! Run: `cargo run --release --example cannon [-- -p 9 --n 480]` (`--quick`: n = 48, for
 //! the test suite). Verifies C against a sequential multiplication and exits non-zero if they
 //! differ. The entries are small integers, so every sum is exact in f64 and the check is
 //! equality, whatever order the blocks arrive in.
@@ -17,11 +17,15 @@ use std::time::Instant;
 use clap::Parser;
 use rpar::prelude::*;
 
-/// Cannon's matrix multiplication on a periodic q x q grid of ranks.
+mod common;
+
+/// Cannon's matrix multiplication on a periodic q x q grid of ranks, checked against the
+/// sequential product.
 #[derive(Parser, Debug)]
+#[command(name = "cannon")]
 struct Args {
     /// Number of ranks p; must be a perfect square q * q.
-    #[arg(long, default_value_t = 4)]
+    #[arg(short = 'p', long, default_value_t = 4)]
     ranks: usize,
     /// Matrix order n; must be a multiple of q.
     #[arg(long, default_value_t = 480)]
@@ -159,6 +163,7 @@ fn main() -> ExitCode {
         "Cannon: n = {n}, p = {p} ({q} x {q} periodic grid), blocks of {0} x {0}",
         n / q
     );
+    common::note_oversubscribed(p);
     println!("parallel time   {:10.3} ms", parallel_time * 1e3);
     println!("sequential time {:10.3} ms", serial_time * 1e3);
     println!(

@@ -5,6 +5,7 @@
 //! Run: `cargo run --example cart_grid`. Verifies its own output (coordinates row-major, each
 //! rank's neighbours one step away, with wrap-around) and exits non-zero if anything is wrong.
 
+use clap::Parser;
 use rpar::prelude::*;
 
 topology! {
@@ -30,8 +31,21 @@ fn report(grid: &CartComm<2>) -> Result<(String, bool)> {
     Ok((line, ok))
 }
 
+/// The lecture's Cartesian grid program: 25 ranks as a 5 x 5 periodic grid report their
+/// coordinates; checked (it takes no options).
+#[derive(Parser, Debug)]
+#[command(name = "cart_grid")]
+struct Args {}
+
+// tests/topology_examples.rs includes this file and calls `run`, not `main`
+#[cfg_attr(test, allow(dead_code))]
+fn main() -> std::process::ExitCode {
+    Args::parse();
+    run()
+}
+
 /// Runs the example; `pub(crate)` so that `tests/topology_examples.rs` can run it too.
-pub(crate) fn main() -> std::process::ExitCode {
+pub(crate) fn run() -> std::process::ExitCode {
     let result = spmd!(topology = Grid, |grid| {
         let (line, ok) = report(&grid)?;
         if grid.rank() != 0 {

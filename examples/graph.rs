@@ -5,6 +5,7 @@
 //! Run: `cargo run --example graph`. Verifies that each rank received exactly its
 //! neighbours' values, in neighbour order, and exits non-zero otherwise.
 
+use clap::Parser;
 use rpar::prelude::*;
 
 topology! {
@@ -19,8 +20,21 @@ topology! {
     };
 }
 
+/// A graph topology, each rank's neighbours and a neighbourhood allgather; checked (it takes no
+/// options).
+#[derive(Parser, Debug)]
+#[command(name = "graph")]
+struct Args {}
+
+// tests/topology_examples.rs includes this file and calls `run`, not `main`
+#[cfg_attr(test, allow(dead_code))]
+fn main() -> std::process::ExitCode {
+    Args::parse();
+    run()
+}
+
 /// Runs the example; `pub(crate)` so that `tests/topology_examples.rs` can run it too.
-pub(crate) fn main() -> std::process::ExitCode {
+pub(crate) fn run() -> std::process::ExitCode {
     println!("index {:?}", Net::INDEX);
     println!("edges {:?}", Net::EDGES);
     let result = spmd!(topology = Net, |net| {

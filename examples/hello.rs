@@ -1,18 +1,26 @@
 //! The first rpar program: every rank greets, rank 0 collects the greetings in rank order.
 //!
-//! Run: `cargo run --release --example hello -- [ranks]` (default 4). Verifies its own output and
-//! exits non-zero if anything is wrong.
+//! Run: `cargo run --release --example hello -- -p 5` (default 4 ranks; `hello 5`, the rank
+//! count alone, works too). Verifies its own output and exits non-zero if anything is wrong.
 
+use clap::Parser;
 use rpar::prelude::*;
 
+/// The smallest rpar program: every rank greets, rank 0 collects the greetings in rank order.
+#[derive(Parser, Debug)]
+#[command(name = "hello")]
+struct Args {
+    /// Number of ranks.
+    #[arg(short = 'p', long, default_value_t = 4)]
+    ranks: usize,
+    /// Number of ranks, given alone (`hello 5`): the same as -p 5.
+    #[arg(value_name = "RANKS", conflicts_with = "ranks")]
+    positional: Option<usize>,
+}
+
 fn main() -> std::process::ExitCode {
-    let ranks = std::env::args()
-        .nth(1)
-        .map_or(Ok(4), |a| a.parse::<usize>())
-        .unwrap_or_else(|_| {
-            eprintln!("usage: hello [ranks]");
-            std::process::exit(2)
-        });
+    let args = Args::parse();
+    let ranks = args.positional.unwrap_or(args.ranks);
     let result = spmd!(ranks = ranks, |world| {
         let greeting = format!("hello from rank {} of {}", world.rank(), world.size());
         if world.rank() != 0 {

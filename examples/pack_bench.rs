@@ -13,14 +13,25 @@
 //! Run: `cargo run --release --example pack_bench` (`-- --quick`: 1/32 of the size, for the
 //! test suite). Checks every packed byte and exits non-zero if one is wrong.
 
+use clap::Parser;
+use common::median;
 use rpar::prelude::*;
 use std::time::Instant;
 
+mod common;
+
 const REPS: usize = 7;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+/// Pack throughput of the two strided vector types of the peers' benchmark, as JSON lines.
+#[derive(Parser, Debug)]
+#[command(name = "pack_bench")]
+struct Args {
+    /// 1/32 of the size (512 KiB packed per figure), for the test suite.
+    #[arg(long)]
+    quick: bool,
+    /// Repeat the whole this many times and report the medians over rounds.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    rounds: u64,
 }
 
 /// Runs `f` once and returns its rate in GB/s for `bytes` bytes.
@@ -43,16 +54,7 @@ fn check(figure: &str, out: &[u8], len: usize, stride: usize) -> Result<()> {
 }
 
 fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().collect();
-    let quick = args.iter().any(|a| a == "--quick");
-    let rounds: usize = match args.iter().position(|a| a == "--rounds") {
-        Some(i) => args
-            .get(i + 1)
-            .and_then(|r| r.parse().ok())
-            .filter(|&r| r > 0)
-            .ok_or_else(|| Error::user("--rounds needs a positive number"))?,
-        None => 1,
-    };
+    let Args { quick, rounds } = Args::parse();
     let n: usize = if quick { 64 << 10 } else { 2 << 20 };
     let src: Vec<f64> = (0..2 * n).map(|i| i as f64).collect();
     let mut out = vec![0u8; 8 * n];
@@ -97,11 +99,11 @@ fn main() -> Result<()> {
     }
     let memcpy = &rates[figures.len()];
     for (i, (figure, ..)) in figures.iter().enumerate() {
-        let ratio = median(rates[i].iter().zip(memcpy).map(|(p, c)| p / c).collect());
-        print_figure(figure, out.len(), median(rates[i].clone()));
+        let ratio = median(rates[i].iter().zip(memcpy).map(|(p, c)| p / c));
+        print_figure(figure, out.len(), median(rates[i].iter().copied()));
         eprintln!("{figure}: {ratio:.2}x the memcpy of the same round (median over rounds)");
     }
-    print_figure("copy_GBps", out.len(), median(memcpy.clone()));
+    print_figure("copy_GBps", out.len(), median(memcpy.iter().copied()));
     Ok(())
 }
 

@@ -11,21 +11,26 @@
 //! Run: `cargo run --release --example self_send -- [--nonblocking] [ITERATIONS]` (default
 //! 100000).
 
+use clap::Parser;
 use rpar::{Error, Result, Universe};
 
+/// One rank sends 8 bytes to itself and receives them, ITERATIONS times, checking each value.
+#[derive(Parser, Debug)]
+#[command(name = "self_send")]
+struct Args {
+    /// irecv_into + send + wait instead of send + recv_into.
+    #[arg(long)]
+    nonblocking: bool,
+    /// How many send+recv pairs.
+    #[arg(default_value_t = 100_000)]
+    iterations: u64,
+}
+
 fn main() -> Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("usage: self_send [--nonblocking] [ITERATIONS]");
-        return Ok(());
-    }
-    let nonblocking = args.iter().any(|a| a == "--nonblocking");
-    let iterations: u64 = match args.iter().find(|a| !a.starts_with("--")) {
-        Some(n) => n
-            .parse()
-            .map_err(|_| Error::user(format!("expected ITERATIONS, a whole number; got {n:?}")))?,
-        None => 100_000,
-    };
+    let Args {
+        nonblocking,
+        iterations,
+    } = Args::parse();
     Universe::new(1).deadlock_detection(false).run(|world| {
         let mut got = u64::MAX;
         for i in 0..iterations {

@@ -6,8 +6,15 @@
 //! received with `recv_typed`. Run: `cargo run --example struct_send`. Verifies what arrived and
 //! exits non-zero if it is wrong.
 
+use clap::Parser;
 use rpar::prelude::*;
 use std::mem::offset_of;
+
+/// The lecture's struct sent as one derived-datatype message, by the derive and by hand;
+/// checked (it takes no options).
+#[derive(Parser, Debug)]
+#[command(name = "struct_send")]
+struct Args {}
 
 /// The lecture's data: two floats and an int, sent as one message.
 #[derive(Datatype, Clone, Copy, Debug, PartialEq)]
@@ -18,6 +25,7 @@ struct Input {
 }
 
 fn main() -> std::process::ExitCode {
+    Args::parse();
     #[allow(clippy::approx_constant)] // the lecture's literal values, not pi and e
     let sent = Input {
         a: 3.14159,

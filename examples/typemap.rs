@@ -3,8 +3,15 @@
 //! `cargo run --example typemap`. Each map is checked against the lecture's and the program
 //! exits non-zero if one differs.
 
+use clap::Parser;
 use rpar::prelude::*;
 use rpar::Order;
+
+/// The type maps of the lecture's derived-datatype examples, with size, extent and bounds;
+/// checked (it takes no options).
+#[derive(Parser, Debug)]
+#[command(name = "typemap")]
+struct Args {}
 
 #[derive(Datatype, Clone, Copy)]
 struct Particle {
@@ -32,6 +39,7 @@ fn show(name: &str, map: &TypeMap, want: &str, failures: &mut u32) {
 }
 
 fn main() -> Result<()> {
+    Args::parse();
     let (f64_, i32_, i8_) = (f64::type_map(), i32::type_map(), i8::type_map());
     let mut failures = 0;
     show(

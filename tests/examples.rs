@@ -7,9 +7,56 @@ use common::run;
 
 #[test]
 fn hello_greets_from_every_rank() {
-    let out = run("hello", &["5"]);
-    assert_eq!(out.lines().count(), 5);
-    assert!(out.contains("hello from rank 4 of 5"));
+    // -p/--ranks as every example has it, and the rank count alone as before
+    for args in [&["-p", "5"][..], &["--ranks", "5"], &["5"]] {
+        let out = run("hello", args);
+        assert_eq!(out.lines().count(), 5, "{args:?}: {out}");
+        assert!(out.contains("hello from rank 4 of 5"), "{out}");
+    }
+}
+
+/// The example programs, as cargo finds them: `examples/*.rs` and `examples/*/main.rs`
+/// (`examples/common/` is their shared module, not an example).
+fn every_example() -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("the examples folder")
+        .filter_map(|entry| {
+            let path = entry.expect("a folder entry").path();
+            let name = path.file_stem()?.to_str()?.to_string();
+            let single = path.extension().is_some_and(|e| e == "rs");
+            (single || path.join("main.rs").is_file()).then_some(name)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_example_answers_help_with_its_usage() {
+    let names = every_example();
+    assert!(names.len() >= 15, "{names:?}");
+    for name in names {
+        for help in ["--help", "-h"] {
+            let out = run(&name, &[help]);
+            assert!(out.contains("Usage:"), "{name} {help}:\n{out}");
+        }
+    }
+}
+
+#[test]
+fn examples_with_a_rank_count_take_it_as_p_and_ranks() {
+    for name in [
+        "nbody",
+        "jacobi",
+        "cannon",
+        "prefix_sums",
+        "manager_worker",
+        "hello",
+    ] {
+        let out = run(name, &["--help"]);
+        assert!(out.contains("-p, --ranks"), "{name}:\n{out}");
+    }
 }
 
 #[test]
@@ -69,4 +116,34 @@ fn self_send_checks_every_value_blocking_and_not() {
         assert!(out.contains("1000 self send+recv of 8 bytes"), "{out}");
     }
     assert!(!common::output("self_send", &["ten"]).status.success());
+}
+
+#[test]
+fn examples_refuse_unknown_options() {
+    for (name, args) in [
+        ("costmodel", &["--no-such-option"][..]),
+        ("struct_send", &["--bogus"]),
+        ("osu", &["--jsn"]),
+        ("pack_bench", &["--rounds", "0"]),
+    ] {
+        let out = common::output(name, args);
+        assert_eq!(out.status.code(), Some(2), "{name} {args:?}");
+        // clap's error, which points at --help
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("error:") && stderr.contains("--help"),
+            "{name} {args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn osu_prints_a_table_without_json() {
+    let out = run("osu", &["--quick"]);
+    let mut lines = out.lines();
+    assert!(lines.next().unwrap().starts_with("peer"), "{out}");
+    assert!(
+        lines.any(|l| l.starts_with("rpar      latency_us")),
+        "{out}"
+    );
 }

@@ -69,6 +69,22 @@ fn prefix_sums_check_every_algorithm_and_print_the_isoefficiency_table() {
 }
 
 #[test]
+fn prefix_sums_table_follows_the_rank_count() {
+    // without --procs the isoefficiency table measures 1, 2, 4, … up to -p
+    let out = run("prefix_sums", &["--quick", "-p", "3"]);
+    let header = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("n ") && l.contains("p = 1"))
+        .unwrap_or_else(|| panic!("no efficiency table:\n{out}"));
+    assert!(
+        header.contains("p = 2") && header.contains("p = 3") && !header.contains("p = 4"),
+        "{header}"
+    );
+    // the columns are explained
+    assert!(out.contains("lecture n (unit steps): "), "{out}");
+}
+
+#[test]
 fn examples_have_help() {
     for name in ["cannon", "jacobi", "prefix_sums"] {
         let out = run(name, &["--help"]);

@@ -9,10 +9,10 @@ use std::process::ExitCode;
 
 #[test]
 fn cart_grid_example_passes() {
-    assert_eq!(cart_grid::main(), ExitCode::SUCCESS);
+    assert_eq!(cart_grid::run(), ExitCode::SUCCESS);
 }
 
 #[test]
 fn graph_example_passes() {
-    assert_eq!(graph::main(), ExitCode::SUCCESS);
+    assert_eq!(graph::run(), ExitCode::SUCCESS);
 }
