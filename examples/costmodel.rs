@@ -46,6 +46,10 @@ struct Args {
     /// Small run for the test suite (p = 2..8, 3 measured calls, tables up to p = 1024).
     #[arg(long)]
     quick: bool,
+    /// Measure nothing: redraw the --svg chart from the first table of a saved run's output
+    /// (docs/costmodel.md holds one).
+    #[arg(long, value_name = "OUTPUT", requires = "svg")]
+    replot: Option<PathBuf>,
 }
 
 /// One algorithm's (p, predicted, measured) points.
@@ -331,6 +335,18 @@ fn us(t: f64) -> String {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let (Some(saved), Some(svg)) = (&args.replot, &args.svg) {
+        return match saved_series(saved).and_then(|series| chart(svg, &series, 4096)) {
+            Ok(()) => {
+                println!("wrote {} from {}", svg.display(), saved.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match report(&args) {
         Ok(checks) if checks.0.is_empty() => {
             println!("\nall consistency checks passed");
@@ -613,6 +629,43 @@ fn report(args: &Args) -> rpar::Result<Checks> {
         println!("wrote {}", path.display());
     }
     Ok(checks)
+}
+
+/// The reference algorithms' (p, predicted, measured) points from the first table of a saved
+/// run's output: the rows after the `algorithm  p  predicted  simulated  measured` header, up
+/// to the first line that is not one, times in microseconds.
+fn saved_series(path: &Path) -> Result<Vec<Series>, Box<dyn std::error::Error>> {
+    let text = std::fs::read_to_string(path)?;
+    let mut lines = text.lines().skip_while(|l| !l.starts_with("algorithm "));
+    lines
+        .next()
+        .ok_or("no table headed 'algorithm  p  predicted …'")?;
+    let mut series: Vec<Series> = Vec::new();
+    for line in lines {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        let Some(alg) = Reference::ALL
+            .into_iter()
+            .find(|r| cells.first() == Some(&format!("{r:?}").as_str()))
+        else {
+            break;
+        };
+        let [_, p, predicted, _, measured, ..] = cells[..] else {
+            return Err(format!("a short row: {line}").into());
+        };
+        let point = (
+            p.parse()?,
+            predicted.parse::<f64>()? * 1e-6,
+            measured.parse::<f64>()? * 1e-6,
+        );
+        match series.iter_mut().find(|(a, _)| *a == alg) {
+            Some((_, points)) => points.push(point),
+            None => series.push((alg, vec![point])),
+        }
+    }
+    if series.is_empty() {
+        return Err("the table has no rows".into());
+    }
+    Ok(series)
 }
 
 /// The chart of predicted (dashed) against measured (solid) time over p for the reference

@@ -104,6 +104,32 @@ fn costmodel_predicts_simulates_and_checks_itself() {
 }
 
 #[test]
+fn costmodel_redraws_the_committed_chart_from_its_table() {
+    let svg = std::env::temp_dir().join(format!("rpar-costmodel-{}.svg", std::process::id()));
+    let saved = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/costmodel.md");
+    run(
+        "costmodel",
+        &[
+            "--replot",
+            saved,
+            "--svg",
+            svg.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    let chart = std::fs::read_to_string(&svg).expect("the chart");
+    std::fs::remove_file(&svg).ok();
+    // axis titles with units, and the four reference algorithms
+    for text in [
+        "ranks p",
+        "time per call (µs)",
+        "BinomialBcast",
+        "RecursiveDoublingAllreduce",
+    ] {
+        assert!(chart.contains(text), "no {text:?} in the chart");
+    }
+}
+
+#[test]
 fn manager_worker_balances_uneven_tasks_and_checks_the_image() {
     let out = run("manager_worker", &["--quick"]);
     assert!(!out.is_empty());
