@@ -31,17 +31,27 @@ pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// When `ranks` in-process ranks outnumber the cores: a note saying so, and what it does to the
-/// timings (ranks take turns on the cores, so the speedup is at most the number of cores and the
-/// efficiency at most cores / ranks). `None` when every rank has a core, and on the MPI
-/// transport, where the launcher places the ranks, perhaps on other machines.
+/// When the ranks on this machine outnumber its cores: a note saying so, and what it does to
+/// the timings (ranks take turns on the cores, so the speedup is at most the number of cores and
+/// the efficiency at most cores / ranks). In-process all `ranks` are threads here; on the MPI
+/// transport the launcher says how many of the job's processes it started on this machine
+/// (MPICH's `MPI_LOCALNRANKS`, Open MPI's `OMPI_COMM_WORLD_LOCAL_SIZE`; unknown: no note).
+/// `None` when every rank has a core.
 pub(crate) fn oversubscribed(ranks: usize) -> Option<String> {
     let cores = cores();
-    (ranks > cores && rpar::mpi_processes().is_none()).then(|| {
+    let here = if rpar::mpi_processes().is_some() {
+        ["MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok()?.parse::<usize>().ok())?
+            .min(ranks)
+    } else {
+        ranks
+    };
+    (here > cores).then(|| {
         format!(
-            "note: {ranks} ranks on {cores} core(s) take turns on them: the speedup is at most \
-             {cores}, the efficiency at most {cores}/{ranks} = {:.2}",
-            cores as f64 / ranks as f64
+            "note: {here} ranks on {cores} core(s) take turns on them: the speedup is at most \
+             {cores}, the efficiency at most {cores}/{here} = {:.2}",
+            cores as f64 / here as f64
         )
     })
 }
