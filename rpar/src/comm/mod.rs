@@ -5,6 +5,7 @@
 
 mod buffer;
 mod delivery;
+mod nonblocking;
 mod p2p;
 mod request;
 mod scope;
