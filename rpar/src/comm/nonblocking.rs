@@ -211,7 +211,9 @@ impl Comm {
             coll_seq: Cell::new(seq),
             choices: Cell::new(self.choices.get()),
             arena: Default::default(),
-            native: self.native.clone(),
+            // MPI's own collectives would block the coroutine inside MPI: on the MPI transport
+            // a non-blocking call runs rpar's algorithms over MPI's point-to-point instead
+            native: None,
         };
         if self.ep.wire().is_none() {
             let context = call.collective_context();
