@@ -373,6 +373,10 @@ pub(crate) struct Endpoint {
     /// The non-blocking operations in progress, advanced wherever this rank waits (MPI's
     /// progress rule: every call makes progress on every pending operation).
     outstanding: RefCell<Vec<Weak<dyn Progress>>>,
+    /// Set while this rank's own context advances the operations one last time before it
+    /// parks: a coroutine that then finds its shared-memory condition unmet registers for a
+    /// wake-up (until then it polls, registering nothing).
+    parking: Cell<bool>,
     /// On the MPI transport: the link to the other processes (in-process: always `None`, and
     /// without the `mpi` feature `Wire` has no values, so every use compiles away).
     wire: Option<Wire>,
@@ -413,6 +417,7 @@ impl Endpoint {
             last_collective: Cell::new(None),
             coroutine: Cell::new(None),
             outstanding: RefCell::new(Vec::new()),
+            parking: Cell::new(false),
             wire: None,
         }
     }
@@ -586,9 +591,13 @@ impl Endpoint {
         }
         // poll tightly first: one pause between looks, so a message that arrives is seen
         // within a few nanoseconds (an exponential backoff would sleep past it)
-        for _ in 0..self.fabric.spin_rounds() {
+        let tracking = !self.outstanding.borrow().is_empty();
+        for round in 0..self.fabric.spin_rounds() {
             if let Some(env) = self.try_next() {
                 return Ok(env);
+            }
+            if tracking && round % 16 == 15 && self.advance_outstanding() {
+                return Ok(Envelope::Wake);
             }
             std::hint::spin_loop();
         }
@@ -610,10 +619,19 @@ impl Endpoint {
                 }
             }
         }
-        if self.advance_outstanding() {
+        if self.advance_before_parking() {
             return Ok(Envelope::Wake);
         }
         self.park(waiting)
+    }
+
+    /// Advances the operations in progress one last time before this rank parks, letting
+    /// those that wait in shared memory register for a wake-up; whether one completed.
+    fn advance_before_parking(&self) -> bool {
+        self.parking.set(true);
+        let completed = self.advance_outstanding();
+        self.parking.set(false);
+        completed
     }
 
     /// The next envelope, inside a non-blocking operation's coroutine: one that is here, else
@@ -799,14 +817,15 @@ impl Endpoint {
     ) -> Result<()> {
         self.release_unheld();
         if self.coroutine.get().is_some() {
-            // registered at once: the context that resumes this coroutine may park next
+            // polled by whoever resumes it; registered for a wake-up once that context is
+            // about to park (then the condition is looked at once more)
             let mut registered = false;
             loop {
                 if ready() {
                     return Ok(());
                 }
                 self.check_live()?;
-                if !registered {
+                if !registered && self.parking.get() {
                     register();
                     registered = true;
                     continue;
@@ -842,7 +861,7 @@ impl Endpoint {
                 return Ok(());
             }
             self.check_live()?;
-            let _ = self.advance_outstanding();
+            let _ = self.advance_before_parking();
             if ready() {
                 return Ok(());
             }
