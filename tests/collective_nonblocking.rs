@@ -282,3 +282,33 @@ fn a_panic_with_collectives_in_flight_ends_the_run_with_it() {
         assert!(started.elapsed() < Duration::from_secs(30));
     }
 }
+
+#[test]
+fn nonblocking_neighbourhood_collectives_equal_the_blocking_ones() {
+    use rpar::Neighborhood;
+    for p in [4, 6, 9] {
+        rpar::run(p, |world| {
+            let mut dims = [0usize; 2];
+            rpar::dims_create(p, &mut dims)?;
+            let torus = rpar::CartComm::create(&world, dims, [true, false], false)?.unwrap();
+            let r = torus.rank() as u32;
+            let mine = [r, r + 100];
+            let (mut want, mut got) = ([0u32; 8], [0u32; 8]);
+            torus.neighbor_allgather(&mine, &mut want)?;
+            let send: Vec<u32> = (0..4).map(|k| r * 10 + k).collect();
+            let (mut want2, mut got2) = ([u32::MAX; 4], [u32::MAX; 4]);
+            torus.neighbor_alltoall(&send, &mut want2, 1)?;
+            torus.comm().scope(|s| {
+                let a = torus.ineighbor_allgather(s, &mine, &mut got)?;
+                let b = torus.ineighbor_alltoall(s, &send, &mut got2, 1)?;
+                rpar::wait_all(vec![b, a]).map(drop)
+            })?;
+            assert_eq!((got, got2), (want, want2));
+            // a scope of another communicator is refused
+            let err = world.scope(|s| torus.ineighbor_allgather(s, &mine, &mut got).map(drop));
+            assert!(matches!(err, Err(Error::InvalidArgument { .. })), "{err:?}");
+            Ok(())
+        })
+        .unwrap();
+    }
+}

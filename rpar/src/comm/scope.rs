@@ -222,7 +222,7 @@ impl<'scope> Scope<'scope, '_> {
 
     /// Starts the collective `run` on a view of the scope's communicator numbered for this call
     /// (see `comm/nonblocking.rs`): the request is complete once it has run to its end.
-    fn start(
+    pub(crate) fn start(
         &'scope self,
         run: impl FnOnce(&Comm) -> Result<()> + 'scope,
     ) -> Result<Request<'scope>> {
