@@ -239,6 +239,7 @@ impl Comm {
             id: self.id,
             coll_seq: Cell::new(seq),
             choices: Cell::new(self.choices.get()),
+            topology: Cell::new(self.topology.get()),
             arena: Default::default(),
             // MPI's own collectives would block the coroutine inside MPI: on the MPI transport
             // a non-blocking call runs rpar's algorithms over MPI's point-to-point instead

@@ -104,6 +104,7 @@ impl GraphComm {
         let Some(comm) = comm.split(inside.then_some(0), key)? else {
             return Ok(None);
         };
+        comm.set_topology(TopoKind::Graph);
         Ok(Some(GraphComm {
             comm,
             index: index.into(),
@@ -412,6 +413,7 @@ impl DistGraphComm {
         }
         let comm = comm.dup()?;
         check_agreement(&comm, sources, destinations)?;
+        comm.set_topology(TopoKind::DistGraph);
         Ok(DistGraphComm {
             comm,
             sources: sources.into(),
