@@ -479,15 +479,16 @@ impl<const N: usize> CartComm<N> {
         TopoKind::Cart
     }
 
-    /// The plain communicator underneath: the same ranks without the grid. (A `CartComm` also
-    /// dereferences to it, so `grid.send(…)` works without this.)
+    /// The plain communicator underneath: the same ranks, still reporting the grid it was made
+    /// for to `topo_test` (as MPI_Topo_test does). (A `CartComm` also dereferences to it, so
+    /// `grid.send(…)` works without this.)
     ///
     /// ```
     /// rpar::run(4, |world| {
     ///     let grid = rpar::CartComm::create(&world, [2, 2], [false; 2], false)?.unwrap();
     ///     let plain: &rpar::Comm = grid.comm();
     ///     assert_eq!((plain.rank(), plain.size()), (grid.rank(), 4));
-    ///     assert_eq!(plain.topo_test(), rpar::TopoKind::None);
+    ///     assert_eq!(plain.topo_test(), rpar::TopoKind::Cart);
     ///     Ok(())
     /// })?;
     /// # Ok::<(), rpar::Error>(())

@@ -264,7 +264,8 @@ impl GraphComm {
         TopoKind::Graph
     }
 
-    /// The plain communicator underneath: the graph's ranks without the graph. (A `GraphComm`
+    /// The plain communicator underneath: the graph's ranks; `topo_test` on it still answers
+    /// `Graph`. (A `GraphComm`
     /// also dereferences to it.)
     ///
     /// ```
@@ -272,7 +273,7 @@ impl GraphComm {
     ///     let g = rpar::GraphComm::from_adjacency(&world, &[vec![1], vec![0]], false)?;
     ///     if let Some(g) = g {
     ///         assert_eq!(g.comm().size(), 2); // the graph's two nodes, not the world's 3 ranks
-    ///         assert_eq!(g.comm().topo_test(), rpar::TopoKind::None);
+    ///         assert_eq!(g.comm().topo_test(), rpar::TopoKind::Graph);
     ///     }
     ///     Ok(())
     /// })?;
@@ -497,13 +498,13 @@ impl DistGraphComm {
     }
 
     /// The plain communicator underneath: a duplicate of the `comm` it was created on (all of
-    /// its ranks), without the graph. (A `DistGraphComm` also dereferences to it.)
+    /// its ranks); `topo_test` on it still answers `DistGraph`. (A `DistGraphComm` also dereferences to it.)
     ///
     /// ```
     /// rpar::run(3, |world| {
     ///     let g = rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[], &[], false)?;
     ///     assert_eq!((g.comm().rank(), g.comm().size()), (world.rank(), 3));
-    ///     assert_eq!(g.comm().topo_test(), rpar::TopoKind::None);
+    ///     assert_eq!(g.comm().topo_test(), rpar::TopoKind::DistGraph);
     ///     Ok(())
     /// })?;
     /// # Ok::<(), rpar::Error>(())
