@@ -197,7 +197,7 @@ pub struct Probed {
 }
 
 /// The topology of a communicator (MPI_Topo_test's answer): what `topo_test()` returns on a
-/// [`Comm`], [`CartComm`], [`GraphComm`] or [`DistGraphComm`].
+/// [`Comm`], [`CartComm`](crate::CartComm), [`GraphComm`](crate::GraphComm) or [`DistGraphComm`](crate::DistGraphComm).
 ///
 /// ```
 /// use rpar::TopoKind;
@@ -215,11 +215,11 @@ pub struct Probed {
 pub enum TopoKind {
     /// No topology (MPI_UNDEFINED): a plain [`Comm`].
     None,
-    /// A Cartesian grid (MPI_CART): [`CartComm`].
+    /// A Cartesian grid (MPI_CART): [`CartComm`](crate::CartComm).
     Cart,
-    /// A graph (MPI_GRAPH): [`GraphComm`].
+    /// A graph (MPI_GRAPH): [`GraphComm`](crate::GraphComm).
     Graph,
-    /// A distributed graph (MPI_DIST_GRAPH): [`DistGraphComm`].
+    /// A distributed graph (MPI_DIST_GRAPH): [`DistGraphComm`](crate::DistGraphComm).
     DistGraph,
 }
 
