@@ -15,7 +15,7 @@ mod common;
 use common::{check, each_rank, every_rank_count, roots, within};
 use common::{ALLGATHER, ALLTOALL, GATHER, SCATTER};
 use rpar::prelude::*;
-use rpar::{Alltoall, CommittedType, Error, TypeMap};
+use rpar::{Alltoall, CommittedType, Error, TypeMap, Typed};
 use std::time::Duration;
 
 const RANKS: &[usize] = &[1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 33];
@@ -740,5 +740,96 @@ fn a_block_inside_an_element_must_land_on_the_field_it_names() {
             other => panic!("{other:?}"),
         }
         assert_eq!(untouched, [Pair::default(); 2]);
+    }
+}
+
+/// MPI_Alltoallw: rank i sends rank j a block of (i + j) % 3 + 1 values, each pair by its own
+/// type (single values, pairs, or a strided column), at byte displacements; against the same
+/// exchange done by hand with point-to-point, and a pair whose types disagree.
+#[test]
+fn alltoallw_with_a_type_per_pair() {
+    let single = f64::type_map().commit();
+    let pair = TypeMap::contiguous(2, &f64::type_map()).unwrap().commit();
+    let strided = TypeMap::vector(2, 1, 2, &f64::type_map()).unwrap().commit();
+    every_rank_count(&[1, 2, 3, 4, 5], |world| {
+        let (p, r) = (world.size(), world.rank());
+        // block (i -> j) has n(i, j) values; sent as `single` x n, or `pair` x n/2 when even
+        let n = |i: usize, j: usize| (i + j) % 3 + 1;
+        let kind = |i: usize, j: usize| (i + 2 * j) % 3;
+        let ty = |k: usize, values: usize| -> (&CommittedType, usize, usize) {
+            // (type, count, bytes of buffer it spans)
+            match (k, values % 2) {
+                (1, 0) => (&pair, values / 2, values * 8),
+                (2, 0) => (&strided, values / 2, values * 16),
+                _ => (&single, values, values * 8),
+            }
+        };
+        let value = |i: usize, j: usize, k: usize| (i * 1000 + j * 10 + k) as f64;
+        // send buffer: blocks one after another at byte offsets
+        let (mut send, mut stypes, mut scounts, mut sdispls) = (vec![], vec![], vec![], vec![]);
+        for j in 0..p {
+            let (t, c, span) = ty(kind(r, j), n(r, j));
+            sdispls.push(send.len() * 8);
+            let mut block = vec![-1.0f64; span / 8];
+            let stride = if std::ptr::eq(t, &strided) { 2 } else { 1 };
+            for k in 0..n(r, j) {
+                block[k * stride] = value(r, j, k);
+            }
+            send.extend(block);
+            stypes.push(t);
+            scounts.push(c);
+        }
+        // receive: every block as single values, packed
+        let (mut rtypes, mut rcounts, mut rdispls) = (vec![], vec![], vec![]);
+        let mut at = 0;
+        for i in 0..p {
+            rtypes.push(&single);
+            rcounts.push(n(i, r));
+            rdispls.push(at * 8);
+            at += n(i, r);
+        }
+        let mut recv = vec![0.0f64; at];
+        world.alltoall((
+            Typed::per_rank(&send[..], &stypes, &scounts, &sdispls),
+            Typed::per_rank(&mut recv[..], &rtypes, &rcounts, &rdispls),
+        ))?;
+        let want: Vec<f64> = (0..p)
+            .flat_map(|i| (0..n(i, r)).map(move |k| value(i, r, k)))
+            .collect();
+        check(&recv, &want, || format!("alltoallw p={p} rank={r}"))?;
+        // the same, non-blocking
+        let mut again = vec![0.0f64; at];
+        world.scope(|s| {
+            s.ialltoall((
+                Typed::per_rank(&send[..], &stypes, &scounts, &sdispls),
+                Typed::per_rank(&mut again[..], &rtypes, &rcounts, &rdispls),
+            ))?
+            .wait()
+            .map(drop)
+        })?;
+        check(&again, &want, || format!("ialltoallw p={p} rank={r}"))
+    });
+    // rank 1 expects i64s from rank 0, which sends f64s: the same bytes, another signature
+    let longs = i64::type_map().commit();
+    let errors = each_rank_within(2, "alltoallw with a mismatch", move |world| {
+        let r = world.rank();
+        let send = [1.0f64, 2.0];
+        let types = [&single, &single];
+        let mut recv = [0.0f64; 2];
+        let rtypes = if r == 1 {
+            [&longs, &single]
+        } else {
+            [&single, &single]
+        };
+        world.alltoall((
+            Typed::per_rank(&send[..], &types, &[1, 1], &[0, 8]),
+            Typed::per_rank(&mut recv[..], &rtypes, &[1, 1], &[0, 8]),
+        ))
+    });
+    for e in error_on_every_rank(errors) {
+        assert!(
+            matches!(e, Error::TypeMismatch { source_rank: 0, .. }),
+            "{e}"
+        );
     }
 }

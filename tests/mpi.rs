@@ -251,6 +251,7 @@ fn every_check() {
             };
             stage("point-to-point", point_to_point(&world))?;
             stage("progress", progress(&world))?;
+            stage("non-blocking collectives", nonblocking(&world))?;
             stage("datatypes", datatypes(&world))?;
             stage("collectives", collectives(&world))?;
             stage("communicators", communicators(&world))?;
@@ -319,6 +320,41 @@ fn progress(world: &Comm) -> rpar::Result<()> {
             _ => {}
         }
         world.barrier()?;
+    }
+    Ok(())
+}
+
+/// Non-blocking collectives across processes: results as the blocking twins', several in flight,
+/// and a program that needs them not to block when they start (rank 0 starts a barrier, then
+/// sends to rank 1, which receives before it starts its own).
+fn nonblocking(world: &Comm) -> rpar::Result<()> {
+    let (p, r) = (world.size(), world.rank());
+    let mine: Vec<u64> = (0..5).map(|i| i + r as u64).collect();
+    let want = world.allreduce(&mine[..], Sum)?;
+    let (mut got, mut all) = (vec![0u64; 5], vec![0u64; 5 * p]);
+    world.scope(|s| {
+        let a = s.iallreduce((&mine[..], &mut got[..]), Sum)?;
+        let b = s.iallgather((&mine[..], &mut all[..]))?;
+        rpar::wait_all(vec![b, a]).map(drop)
+    })?;
+    check("iallreduce", got, want);
+    check("iallgather", all, world.allgather(&mine[..])?);
+    if p >= 2 {
+        world.scope(|s| {
+            match r {
+                0 => {
+                    let arrived = s.ibarrier()?;
+                    world.send(&1u8, 1, 40)?;
+                    arrived.wait()?;
+                }
+                1 => {
+                    world.recv::<u8>(0, 40)?;
+                    s.ibarrier()?.wait()?;
+                }
+                _ => s.ibarrier()?.wait().map(drop)?,
+            }
+            Ok(())
+        })?;
     }
     Ok(())
 }

@@ -104,6 +104,49 @@ impl<'t, S> Typed<'t, S> {
         Typed { origin, ..self }
     }
 
+    /// MPI_Alltoallw's side: rank `i`'s block is `counts[i]` elements of `types[i]` starting at
+    /// byte `displs[i]` of `buf` (bytes, as in MPI_Alltoallw, so blocks of any type can sit
+    /// anywhere). Taken by [`Comm::alltoall`] with such a view on each side.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap, Typed};
+    /// let (one, pair) = (i32::type_map().commit(), TypeMap::contiguous(2, &i32::type_map())?.commit());
+    /// let got = rpar::run(2, |world| {
+    ///     let r = world.rank() as i32;
+    ///     let send = [10 * r, 10 * r + 1, 10 * r + 2];
+    ///     // rank 0 sends one i32 to 0 and a pair to 1; rank 1 sends a pair to 0 and one to 1
+    ///     let (types, counts, displs) = if r == 0 {
+    ///         ([&one, &pair], [1, 1], [0, 4])
+    ///     } else {
+    ///         ([&pair, &one], [1, 1], [0, 8])
+    ///     };
+    ///     let mut recv = [-1i32; 3];
+    ///     // receive in the same layout: from 0 at 0, from 1 after
+    ///     let (rtypes, rdispls) = if r == 0 { ([&one, &pair], [0, 4]) } else { ([&pair, &one], [0, 8]) };
+    ///     world.alltoall((
+    ///         Typed::per_rank(&send[..], &types, &counts, &displs),
+    ///         Typed::per_rank(&mut recv[..], &rtypes, &counts, &rdispls),
+    ///     ))?;
+    ///     Ok(recv)
+    /// })?;
+    /// assert_eq!(got[0], [0, 10, 11]);
+    /// assert_eq!(got[1], [1, 2, 12]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn per_rank<'c, X: ViewBuf<Slice = S>>(
+        buf: X,
+        types: &'c [&'t CommittedType],
+        counts: &'c [usize],
+        displs: &'c [usize],
+    ) -> PerRank<'t, 'c, S> {
+        PerRank {
+            buf: buf.slice(),
+            types,
+            counts,
+            displs,
+        }
+    }
+
     /// Blocks of elements of `ty` in `buf`, rank `i`'s `counts[i]` of them at `displs[i]`
     /// extents of `ty` (the typed `v`-forms, MPI_Gatherv & co. with a derived datatype).
     pub fn varying<'c, X: ViewBuf<Slice = S>>(
@@ -123,6 +166,17 @@ impl<'t, S> Typed<'t, S> {
             displs: Some(displs),
         }
     }
+}
+
+/// MPI_Alltoallw's side: block `i` is `counts[i]` elements of `types[i]` at byte `displs[i]` of
+/// `buf` (see [`Typed::per_rank`]).
+#[derive(Debug)]
+pub struct PerRank<'t, 'c, S> {
+    pub(crate) buf: S,
+    pub(crate) types: &'c [&'t CommittedType],
+    pub(crate) counts: &'c [usize],
+    /// In bytes, as MPI_Alltoallw's.
+    pub(crate) displs: &'c [usize],
 }
 
 /// A buffer of elements laid out one after another: a slice, a `Vec` or an array, as the
@@ -284,6 +338,7 @@ mod sealed {
     impl<T, const N: usize> Sealed for [T; N] {}
     impl<B> Sealed for super::Typed<'_, B> {}
     impl<B> Sealed for super::Varying<'_, B> {}
+    impl<S> Sealed for super::PerRank<'_, '_, S> {}
 }
 
 /// What [`Comm::bcast`] takes: `&mut x` or a [`Typed`] receive buffer. Sealed.
@@ -882,6 +937,13 @@ impl<T: Datatype, U: Datatype> AlltoallArgs
         let send = (s.buf.buf, s.buf.ty, s.counts, &sd[..]);
         let recv = (r.buf.buf, r.buf.ty, r.counts, &rd[..]);
         comm.alltoallv_typed_with(send, recv, comm.chosen::<Alltoall>())
+    }
+}
+
+impl<T: Datatype, U: Datatype> AlltoallArgs for (PerRank<'_, '_, &[T]>, PerRank<'_, '_, &mut [U]>) {
+    type Output = ();
+    fn alltoall(self, comm: &Comm) -> Result<()> {
+        comm.alltoallw_with(self.0, self.1, comm.chosen::<Alltoall>())
     }
 }
 

@@ -14,6 +14,7 @@
 mod allgather;
 mod allreduce;
 mod alltoall;
+mod alltoallw;
 mod barrier;
 mod bcast;
 mod channel;

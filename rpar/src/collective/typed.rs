@@ -45,7 +45,7 @@ use crate::{Comm, Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Fingerprint {
     /// Bytes of data in all (packed size).
-    bytes: u64,
+    pub(super) bytes: u64,
     /// The digest of one element's primitive period; that of nothing if there are no bytes.
     period: PeriodDigest,
 }
@@ -86,23 +86,23 @@ impl Fingerprint {
 
     /// Whether data of this signature can be received by `other`: the same sequence of basic
     /// types (the same primitive period, in as many bytes).
-    fn agrees(&self, other: &Fingerprint) -> bool {
+    pub(super) fn agrees(&self, other: &Fingerprint) -> bool {
         self == other
     }
 
-    fn words(&self) -> [u64; 4] {
+    pub(super) fn words(&self) -> [u64; 4] {
         let [a, b, c] = self.period.0;
         [self.bytes, a, b, c]
     }
 
-    fn from_words(w: &[u64]) -> Fingerprint {
+    pub(super) fn from_words(w: &[u64]) -> Fingerprint {
         Fingerprint {
             bytes: w[0],
             period: PeriodDigest([w[1], w[2], w[3]]),
         }
     }
 
-    fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         self.period.describe(self.bytes)
     }
 }

@@ -5,6 +5,7 @@
 
 mod buffer;
 mod delivery;
+mod nonblocking;
 mod p2p;
 mod request;
 mod scope;
@@ -195,6 +196,33 @@ pub struct Probed {
     pub bytes: usize,
 }
 
+/// The topology of a communicator (MPI_Topo_test's answer): what `topo_test()` returns on a
+/// [`Comm`], [`CartComm`](crate::CartComm), [`GraphComm`](crate::GraphComm) or [`DistGraphComm`](crate::DistGraphComm).
+///
+/// ```
+/// use rpar::TopoKind;
+/// rpar::run(2, |world| {
+///     let grid = rpar::CartComm::create(&world, [2], [true], false)?.unwrap();
+///     let graph = rpar::GraphComm::from_adjacency(&world, &[[1], [0]], false)?.unwrap();
+///     let dist = rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[], &[], false)?;
+///     let kinds = [world.topo_test(), grid.topo_test(), graph.topo_test(), dist.topo_test()];
+///     assert_eq!(kinds, [TopoKind::None, TopoKind::Cart, TopoKind::Graph, TopoKind::DistGraph]);
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TopoKind {
+    /// No topology (MPI_UNDEFINED): a plain [`Comm`].
+    None,
+    /// A Cartesian grid (MPI_CART): [`CartComm`](crate::CartComm).
+    Cart,
+    /// A graph (MPI_GRAPH): [`GraphComm`](crate::GraphComm).
+    Graph,
+    /// A distributed graph (MPI_DIST_GRAPH): [`DistGraphComm`](crate::DistGraphComm).
+    DistGraph,
+}
+
 /// A communicator: the ranks of a group and a message space of their own (MPI_Comm).
 ///
 /// Each rank's closure gets the world communicator; [`Comm::split`] and [`Comm::dup`] make
@@ -216,6 +244,8 @@ pub struct Comm {
     coll_seq: std::cell::Cell<u32>,
     /// The algorithm of each collective family for calls made now (`Comm::using`).
     pub(crate) choices: std::cell::Cell<crate::collective::Choices>,
+    /// The topology it was made for (MPI_Topo_test), set by the topology constructors.
+    topology: std::cell::Cell<TopoKind>,
     /// The shared-memory arena of the communicator's ranks, once a collective has asked for it.
     arena: std::cell::OnceCell<Arc<Arena>>,
     /// On the MPI transport: the MPI communicator that mirrors this one, for MPI's own
@@ -375,9 +405,22 @@ impl Comm {
             id: 0,
             coll_seq: Default::default(),
             choices: Default::default(),
+            topology: std::cell::Cell::new(TopoKind::None),
             arena: Default::default(),
             native: native.map(Rc::new),
         }
+    }
+
+    /// The topology this communicator was made for.
+    #[inline]
+    pub(crate) fn topology(&self) -> TopoKind {
+        self.topology.get()
+    }
+
+    /// Marks this communicator as made for a topology of kind `kind` (the topology
+    /// constructors).
+    pub(crate) fn set_topology(&self, kind: TopoKind) {
+        self.topology.set(kind);
     }
 
     /// The MPI communicator that mirrors this one, on the MPI transport.

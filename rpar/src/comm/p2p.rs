@@ -372,10 +372,15 @@ impl Comm {
             t if t < 0 => return Err(Error::InvalidTag { tag, max: TAG_UB }),
             t => Some(t),
         };
+        // collective traffic: the call receiving (see `Pattern::seq`)
+        let seq = (context % 2 == 1)
+            .then(|| self.endpoint().collective().map(|c| c.seq))
+            .flatten();
         Ok(Pattern {
             context,
             source,
             tag,
+            seq,
         })
     }
 

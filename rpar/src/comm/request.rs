@@ -8,12 +8,15 @@
 
 use super::buffer::SendBuf;
 use super::delivery::{deliver_into, undelivered, RawRecvBuf};
+use super::nonblocking::Operation;
 use super::p2p::{check_send_tag, eager_data, finish_rendezvous, SendTarget};
 use super::{end_poll, known, span_on, BufferMut, Comm, Receives, Status, UNKNOWN};
 use crate::datatype::Datatype;
 use crate::trace::Span;
 use crate::transport::Data;
-use crate::transport::{ElemType, Endpoint, ErasedVec, Message, PendingSend, SendOutcome, SlotId};
+use crate::transport::{
+    ElemType, Endpoint, ErasedVec, Message, PendingSend, Progress, SendOutcome, SlotId,
+};
 use crate::{Error, Result};
 use std::marker::PhantomData;
 use std::rc::Rc;
@@ -157,6 +160,8 @@ enum State {
         to: SendTarget,
         status: Status,
     },
+    /// A non-blocking collective (its scope keeps the operation too).
+    Collective(Rc<Operation>),
     Finished,
 }
 
@@ -167,6 +172,7 @@ impl std::fmt::Debug for Request<'_> {
             State::Null => "inactive".into(),
             State::Recv { .. } => "receiving".into(),
             State::Send { .. } => "sending".into(),
+            State::Collective(_) => "collective".into(),
             State::Finished => "finished".into(),
         };
         f.debug_struct("Request").field("state", &state).finish()
@@ -321,6 +327,16 @@ impl<'a> Request<'a> {
             ep,
             state: State::Done(status),
             about,
+            _buf: PhantomData,
+        }
+    }
+
+    /// The request of the non-blocking collective `op`.
+    pub(crate) fn of_operation(ep: Rc<Endpoint>, op: Rc<Operation>) -> Self {
+        Request {
+            ep,
+            state: State::Collective(op),
+            about: None,
             _buf: PhantomData,
         }
     }
@@ -536,6 +552,22 @@ impl State {
                     Ok(status) => status,
                     Err(failure) => return Err(undelivered(failure, m, ep)),
                 };
+                *self = State::Done(status);
+                Ok(Some(status))
+            }
+            State::Collective(op) => {
+                let op = op.clone();
+                if block {
+                    op.finish()?;
+                } else {
+                    ep.drain_ready()?;
+                    op.advance();
+                }
+                let Some(outcome) = op.take() else {
+                    return Ok(None);
+                };
+                *self = State::Finished;
+                let status = outcome?;
                 *self = State::Done(status);
                 Ok(Some(status))
             }

@@ -1,13 +1,18 @@
 //! [`Scope`]: non-blocking sends from borrowed buffers without a copy, made sound by waiting for
 //! all of them at the end of the scope (as `std::thread::scope` does for threads).
 
+use super::nonblocking::Operation;
 use super::p2p::{check_send_tag, Offer};
 use super::request::About;
 use super::{span_on, Buffer, BufferMut, Comm, Receives, Request, Status, UNKNOWN};
-use crate::Result;
+use crate::{
+    AllgatherArgs, AlltoallArgs, BcastBuf, GatherArgs, ReduceArgs, ReduceOp, ReduceScatterArgs,
+    Result, ScatterArgs,
+};
 use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::rc::Rc;
 
 /// A scope for zero-copy non-blocking operations; see [`Comm::scope`]. What MPI asks of the
 /// programmer — not to touch the buffer of an `MPI_Isend` before its `MPI_Wait` — the borrow
@@ -36,6 +41,8 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 pub struct Scope<'scope, 'env: 'scope> {
     comm: &'env Comm,
     pending: RefCell<Vec<Offer<'env>>>,
+    /// The non-blocking collectives started in the scope: completed before it ends.
+    operations: RefCell<Vec<Rc<Operation>>>,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _env: PhantomData<&'env mut &'env ()>,
 }
@@ -44,6 +51,7 @@ impl std::fmt::Debug for Scope<'_, '_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Scope")
             .field("pending_sends", &self.pending.borrow().len())
+            .field("collectives", &self.operations.borrow().len())
             .finish()
     }
 }
@@ -85,25 +93,34 @@ impl Comm {
         let scope = Scope {
             comm: self,
             pending: RefCell::new(Vec::new()),
+            operations: RefCell::new(Vec::new()),
             _scope: PhantomData,
             _env: PhantomData,
         };
         let outcome = catch_unwind(AssertUnwindSafe(|| f(&scope)));
         let pending = scope.pending.take();
+        let operations = scope.operations.take();
         match outcome {
             Ok(result) => {
-                // the scope's own wait for its sends (MPI_Waitall), if it has any
-                let _span = match &pending[..] {
-                    [] => None,
+                // the scope's own wait for its sends and collectives (MPI_Waitall), if it has any
+                let _span = match (&pending[..], &operations[..]) {
+                    ([], []) => None,
                     _ => {
                         let ep = self.endpoint();
                         span_on(ep, "scope_wait", self.id, UNKNOWN, Receives::Nothing)
                     }
                 };
-                // the first error ends the wait: the offers after it are withdrawn as they drop
-                pending.into_iter().try_for_each(Offer::finish).and(result)
+                // the first error ends the wait: the collectives after it are unwound, the
+                // offers withdrawn as they drop
+                let mut operations = operations.into_iter();
+                let finished = operations.by_ref().try_for_each(|op| op.finish());
+                operations.for_each(|op| op.abandon());
+                finished
+                    .and_then(|()| pending.into_iter().try_for_each(Offer::finish))
+                    .and(result)
             }
             Err(panic) => {
+                operations.iter().for_each(|op| op.abandon());
                 pending.into_iter().for_each(Offer::abandon);
                 resume_unwind(panic)
             }
@@ -201,6 +218,296 @@ impl<'scope> Scope<'scope, '_> {
         tag: i32,
     ) -> Result<Request<'scope>> {
         self.comm.irecv_into(buf, source, tag)
+    }
+
+    /// Starts the collective `run` on a view of the scope's communicator numbered for this call
+    /// (see `comm/nonblocking.rs`): the request is complete once it has run to its end.
+    pub(crate) fn start(
+        &'scope self,
+        run: impl FnOnce(&Comm) -> Result<()> + 'scope,
+    ) -> Result<Request<'scope>> {
+        let comm = self.comm;
+        comm.endpoint().check_live()?;
+        let call = comm.for_call(comm.reserve_call());
+        // SAFETY: `run` borrows for 'scope at most, and the scope keeps the operation and
+        // completes (or, on a panic, unwinds) it before it returns (`Comm::scope`).
+        let op = unsafe { Operation::start(comm.endpoint(), move || run(&call))? };
+        self.operations.borrow_mut().push(op.clone());
+        Ok(Request::of_operation(comm.endpoint().clone(), op))
+    }
+
+    /// Starts a barrier (MPI_Ibarrier): the request completes once every rank has started it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Aborted`](crate::Error::Aborted) if the run was aborted; completing it, those of
+    /// [`Comm::barrier`].
+    ///
+    /// ```
+    /// rpar::run(3, |world| {
+    ///     world.scope(|s| {
+    ///         let arrived = s.ibarrier()?;
+    ///         // … work that needs no other rank …
+    ///         arrived.wait()?;
+    ///         Ok(())
+    ///     })
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn ibarrier(&'scope self) -> Result<Request<'scope>> {
+        self.start(|comm| comm.barrier())
+    }
+
+    /// Starts a broadcast (MPI_Ibcast) of `buf` (`&mut x` or a [`Typed`](crate::Typed) view),
+    /// which stays borrowed until the scope ends; read it once the request is complete.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::bcast`], when the request completes.
+    ///
+    /// ```
+    /// let got = rpar::run(4, |world| {
+    ///     let mut x = [world.rank() as u32; 2];
+    ///     world.scope(|s| s.ibcast(&mut x[..], 3)?.wait().map(drop))?;
+    ///     Ok(x)
+    /// })?;
+    /// assert_eq!(got, vec![[3, 3]; 4]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn ibcast<B: BcastBuf + 'scope>(
+        &'scope self,
+        buf: B,
+        root: usize,
+    ) -> Result<Request<'scope>> {
+        self.start(move |comm| comm.bcast(buf, root))
+    }
+
+    /// Starts a reduction to `root` (MPI_Ireduce), of the forms of [`Comm::reduce`] that write
+    /// into the caller's buffers: `(&x, &mut y)` and [`InPlace`](crate::InPlace)`(&mut y)`.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::reduce`], when the request completes.
+    ///
+    /// ```
+    /// use rpar::Sum;
+    /// let got = rpar::run(3, |world| {
+    ///     let (mine, mut sum) = ([world.rank() as u64, 1], [0u64; 2]);
+    ///     world.scope(|s| s.ireduce((&mine[..], &mut sum[..]), Sum, 0)?.wait().map(drop))?;
+    ///     Ok(sum)
+    /// })?;
+    /// assert_eq!(got[0], [3, 3]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn ireduce<A, O>(&'scope self, args: A, op: O, root: usize) -> Result<Request<'scope>>
+    where
+        A: ReduceArgs<Somewhere = ()> + 'scope,
+        O: ReduceOp<A::Elem> + 'scope,
+    {
+        self.start(move |comm| comm.reduce(args, op, root))
+    }
+
+    /// Starts an allreduce (MPI_Iallreduce), of the forms of [`Comm::allreduce`] that write into
+    /// the caller's buffers: `(&x, &mut y)` and [`InPlace`](crate::InPlace)`(&mut y)`.
+    ///
+    /// In-process the default algorithm posts this rank's contribution at once: the others can
+    /// complete while this rank computes, and its own result is combined at its next `test` or
+    /// `wait` (the overlap `cargo run --release --example osu` measures).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allreduce`], when the request completes.
+    ///
+    /// ```
+    /// use rpar::{InPlace, Sum};
+    /// let got = rpar::run(4, |world| {
+    ///     let mut total = [world.rank() as u64];
+    ///     world.scope(|s| {
+    ///         let mut req = s.iallreduce(InPlace(&mut total[..]), Sum)?;
+    ///         let mut work = 0u64;
+    ///         while req.test()?.is_none() {
+    ///             work += 1; // computing while the others combine
+    ///         }
+    ///         Ok(work)
+    ///     })?;
+    ///     Ok(total[0])
+    /// })?;
+    /// assert_eq!(got, vec![6; 4]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn iallreduce<A, O>(&'scope self, args: A, op: O) -> Result<Request<'scope>>
+    where
+        A: ReduceArgs<Everywhere = ()> + 'scope,
+        O: ReduceOp<A::Elem> + 'scope,
+    {
+        self.start(move |comm| comm.allreduce(args, op))
+    }
+
+    /// Starts an inclusive prefix reduction (MPI_Iscan), forms as [`Scope::iallreduce`]'s.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scan`], when the request completes.
+    ///
+    /// ```
+    /// use rpar::Sum;
+    /// let got = rpar::run(3, |world| {
+    ///     let (mine, mut prefix) = (world.rank() as u8 + 1, 0u8);
+    ///     world.scope(|s| s.iscan((&mine, &mut prefix), Sum)?.wait().map(drop))?;
+    ///     Ok(prefix)
+    /// })?;
+    /// assert_eq!(got, [1, 3, 6]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn iscan<A, O>(&'scope self, args: A, op: O) -> Result<Request<'scope>>
+    where
+        A: ReduceArgs<Everywhere = ()> + 'scope,
+        O: ReduceOp<A::Elem> + 'scope,
+    {
+        self.start(move |comm| comm.scan(args, op))
+    }
+
+    /// Starts an exclusive prefix reduction (MPI_Iexscan), forms as [`Scope::iallreduce`]'s
+    /// (rank 0's receive buffer is left untouched).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::exscan`], when the request completes.
+    ///
+    /// ```
+    /// use rpar::Sum;
+    /// let got = rpar::run(3, |world| {
+    ///     let (mine, mut before) = (world.rank() as u8 + 1, 0u8);
+    ///     world.scope(|s| s.iexscan((&mine, &mut before), Sum)?.wait().map(drop))?;
+    ///     Ok(before)
+    /// })?;
+    /// assert_eq!(got, [0, 1, 3]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn iexscan<A, O>(&'scope self, args: A, op: O) -> Result<Request<'scope>>
+    where
+        A: ReduceArgs<Somewhere = ()> + 'scope,
+        O: ReduceOp<A::Elem> + 'scope,
+    {
+        self.start(move |comm| comm.exscan(args, op))
+    }
+
+    /// Starts a reduce-scatter (MPI_Ireduce_scatter_block, MPI_Ireduce_scatter), of the in-place
+    /// forms of [`Comm::reduce_scatter`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::reduce_scatter`], when the request completes.
+    ///
+    /// ```
+    /// use rpar::{InPlace, Sum};
+    /// let got = rpar::run(2, |world| {
+    ///     let mut v = [1u32, 2, 3, 4];
+    ///     world.scope(|s| s.ireduce_scatter(InPlace(&mut v[..]), Sum)?.wait().map(drop))?;
+    ///     Ok([v[0], v[1]])
+    /// })?;
+    /// assert_eq!(got, [[2, 4], [6, 8]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn ireduce_scatter<A, O>(&'scope self, args: A, op: O) -> Result<Request<'scope>>
+    where
+        A: ReduceScatterArgs<Output = ()> + 'scope,
+        O: ReduceOp<A::Elem> + 'scope,
+    {
+        self.start(move |comm| comm.reduce_scatter(args, op))
+    }
+
+    /// Starts a gather (MPI_Igather, MPI_Igatherv), of the forms of [`Comm::gather`] that write
+    /// into the caller's buffers (`(&x, &mut all)`, `InPlace`, the `Varying` and `Typed` ones).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::gather`], when the request completes.
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let (mine, mut all) = (world.rank() as u8, [0u8; 3]);
+    ///     world.scope(|s| s.igather((&mine, &mut all[..]), 1)?.wait().map(drop))?;
+    ///     Ok(all)
+    /// })?;
+    /// assert_eq!(got[1], [0, 1, 2]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn igather<A>(&'scope self, args: A, root: usize) -> Result<Request<'scope>>
+    where
+        A: GatherArgs<Output = ()> + 'scope,
+    {
+        self.start(move |comm| comm.gather(args, root))
+    }
+
+    /// Starts a scatter (MPI_Iscatter, MPI_Iscatterv), of the forms of [`Comm::scatter`] that
+    /// write into the caller's buffers.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::scatter`], when the request completes.
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let (all, mut mine) = ([10u8, 11, 12], [0u8; 1]);
+    ///     world.scope(|s| s.iscatter((&all[..], &mut mine[..]), 0)?.wait().map(drop))?;
+    ///     Ok(mine[0])
+    /// })?;
+    /// assert_eq!(got, [10, 11, 12]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn iscatter<A>(&'scope self, args: A, root: usize) -> Result<Request<'scope>>
+    where
+        A: ScatterArgs<Output = ()> + 'scope,
+    {
+        self.start(move |comm| comm.scatter(args, root))
+    }
+
+    /// Starts an allgather (MPI_Iallgather, MPI_Iallgatherv), of the forms of
+    /// [`Comm::allgather`] that write into the caller's buffers.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::allgather`], when the request completes.
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let (mine, mut all) = (world.rank() as u8, [0u8; 3]);
+    ///     world.scope(|s| s.iallgather((&mine, &mut all[..]))?.wait().map(drop))?;
+    ///     Ok(all)
+    /// })?;
+    /// assert_eq!(got, vec![[0, 1, 2]; 3]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn iallgather<A>(&'scope self, args: A) -> Result<Request<'scope>>
+    where
+        A: AllgatherArgs<Output = ()> + 'scope,
+    {
+        self.start(move |comm| comm.allgather(args))
+    }
+
+    /// Starts an all-to-all (MPI_Ialltoall, MPI_Ialltoallv, and with per-rank derived datatypes
+    /// MPI_Ialltoallw's typed `v`-form), of the forms of [`Comm::alltoall`] that write into the
+    /// caller's buffers.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::alltoall`], when the request completes.
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let (send, mut recv) = ([world.rank() as u8; 3], [0u8; 3]);
+    ///     world.scope(|s| s.ialltoall((&send[..], &mut recv[..]))?.wait().map(drop))?;
+    ///     Ok(recv)
+    /// })?;
+    /// assert_eq!(got, vec![[0, 1, 2]; 3]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn ialltoall<A>(&'scope self, args: A) -> Result<Request<'scope>>
+    where
+        A: AlltoallArgs<Output = ()> + 'scope,
+    {
+        self.start(move |comm| comm.alltoall(args))
     }
 
     /// The communicator of the scope, for code that is handed only the scope.

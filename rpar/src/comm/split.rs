@@ -119,6 +119,7 @@ impl Comm {
             id: reply[0] as u32,
             coll_seq: Default::default(),
             choices: Default::default(),
+            topology: std::cell::Cell::new(super::TopoKind::None),
             arena: Default::default(),
             native: native.map(Rc::new),
         })
@@ -173,6 +174,7 @@ impl Comm {
             id,
             coll_seq: Default::default(),
             choices: Default::default(),
+            topology: std::cell::Cell::new(self.topology()), // MPI_Comm_dup keeps the topology
             arena: Default::default(),
             native: self.native().map(|n| Rc::new(n.dup())),
         })

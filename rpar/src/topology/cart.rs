@@ -179,6 +179,7 @@ impl<const N: usize> CartComm<N> {
             return Ok(None);
         };
         let coords = coords_in(&dims, comm.rank());
+        comm.set_topology(TopoKind::Cart);
         Ok(Some(CartComm {
             comm,
             dims,
@@ -426,6 +427,7 @@ impl<const N: usize> CartComm<N> {
             .comm
             .split(Some(color as u32), key as i32)?
             .expect("every rank passes a color, so every rank gets a communicator");
+        comm.set_topology(TopoKind::Cart);
         Ok(CartComm {
             comm,
             dims,
@@ -468,7 +470,7 @@ impl<const N: usize> CartComm<N> {
     /// rpar::run(3, |world| {
     ///     let line = rpar::CartComm::create(&world, [3], [false], false)?.unwrap();
     ///     assert_eq!(line.topo_test(), rpar::TopoKind::Cart);
-    ///     assert_eq!(line.comm().topo_test(), rpar::TopoKind::None);
+    ///     assert_eq!(line.comm().topo_test(), rpar::TopoKind::Cart); // seen as a plain Comm too
     ///     Ok(())
     /// })?;
     /// # Ok::<(), rpar::Error>(())
@@ -477,15 +479,16 @@ impl<const N: usize> CartComm<N> {
         TopoKind::Cart
     }
 
-    /// The plain communicator underneath: the same ranks without the grid. (A `CartComm` also
-    /// dereferences to it, so `grid.send(…)` works without this.)
+    /// The plain communicator underneath: the same ranks, still reporting the grid it was made
+    /// for to `topo_test` (as MPI_Topo_test does). (A `CartComm` also dereferences to it, so
+    /// `grid.send(…)` works without this.)
     ///
     /// ```
     /// rpar::run(4, |world| {
     ///     let grid = rpar::CartComm::create(&world, [2, 2], [false; 2], false)?.unwrap();
     ///     let plain: &rpar::Comm = grid.comm();
     ///     assert_eq!((plain.rank(), plain.size()), (grid.rank(), 4));
-    ///     assert_eq!(plain.topo_test(), rpar::TopoKind::None);
+    ///     assert_eq!(plain.topo_test(), rpar::TopoKind::Cart);
     ///     Ok(())
     /// })?;
     /// # Ok::<(), rpar::Error>(())

@@ -105,6 +105,7 @@ impl GraphComm {
         let Some(comm) = comm.split(inside.then_some(0), key)? else {
             return Ok(None);
         };
+        comm.set_topology(TopoKind::Graph);
         Ok(Some(GraphComm {
             comm,
             index: index.into(),
@@ -264,7 +265,8 @@ impl GraphComm {
         TopoKind::Graph
     }
 
-    /// The plain communicator underneath: the graph's ranks without the graph. (A `GraphComm`
+    /// The plain communicator underneath: the graph's ranks; `topo_test` on it still answers
+    /// `Graph`. (A `GraphComm`
     /// also dereferences to it.)
     ///
     /// ```
@@ -272,7 +274,7 @@ impl GraphComm {
     ///     let g = rpar::GraphComm::from_adjacency(&world, &[vec![1], vec![0]], false)?;
     ///     if let Some(g) = g {
     ///         assert_eq!(g.comm().size(), 2); // the graph's two nodes, not the world's 3 ranks
-    ///         assert_eq!(g.comm().topo_test(), rpar::TopoKind::None);
+    ///         assert_eq!(g.comm().topo_test(), rpar::TopoKind::Graph);
     ///     }
     ///     Ok(())
     /// })?;
@@ -418,6 +420,7 @@ impl DistGraphComm {
             &"GatherAtRank0",
             || check_agreement(&comm, sources, destinations),
         )?;
+        comm.set_topology(TopoKind::DistGraph);
         Ok(DistGraphComm {
             comm,
             sources: sources.into(),
@@ -501,13 +504,13 @@ impl DistGraphComm {
     }
 
     /// The plain communicator underneath: a duplicate of the `comm` it was created on (all of
-    /// its ranks), without the graph. (A `DistGraphComm` also dereferences to it.)
+    /// its ranks); `topo_test` on it still answers `DistGraph`. (A `DistGraphComm` also dereferences to it.)
     ///
     /// ```
     /// rpar::run(3, |world| {
     ///     let g = rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[], &[], false)?;
     ///     assert_eq!((g.comm().rank(), g.comm().size()), (world.rank(), 3));
-    ///     assert_eq!(g.comm().topo_test(), rpar::TopoKind::None);
+    ///     assert_eq!(g.comm().topo_test(), rpar::TopoKind::DistGraph);
     ///     Ok(())
     /// })?;
     /// # Ok::<(), rpar::Error>(())

@@ -17,6 +17,7 @@ mod graph;
 mod neighbor;
 mod reorder;
 
+pub use crate::comm::TopoKind;
 pub use cart::{CartComm, Coordinate};
 pub use dims::dims_create;
 pub use graph::{DistGraphComm, GraphComm};
@@ -24,48 +25,26 @@ pub use neighbor::Neighborhood;
 
 use crate::{Comm, Result};
 
-/// The topology of a communicator (MPI_Topo_test's answer): what `topo_test()` returns on a
-/// [`Comm`], [`CartComm`], [`GraphComm`] or [`DistGraphComm`].
-///
-/// ```
-/// use rpar::TopoKind;
-/// rpar::run(2, |world| {
-///     let grid = rpar::CartComm::create(&world, [2], [true], false)?.unwrap();
-///     let graph = rpar::GraphComm::from_adjacency(&world, &[[1], [0]], false)?.unwrap();
-///     let dist = rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[], &[], false)?;
-///     let kinds = [world.topo_test(), grid.topo_test(), graph.topo_test(), dist.topo_test()];
-///     assert_eq!(kinds, [TopoKind::None, TopoKind::Cart, TopoKind::Graph, TopoKind::DistGraph]);
-///     Ok(())
-/// })?;
-/// # Ok::<(), rpar::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TopoKind {
-    /// No topology (MPI_UNDEFINED): a plain [`Comm`].
-    None,
-    /// A Cartesian grid (MPI_CART): [`CartComm`].
-    Cart,
-    /// A graph (MPI_GRAPH): [`GraphComm`].
-    Graph,
-    /// A distributed graph (MPI_DIST_GRAPH): [`DistGraphComm`].
-    DistGraph,
-}
-
 impl Comm {
-    /// [`TopoKind::None`]: a plain communicator has no topology (MPI_Topo_test). The topology
-    /// communicators answer with their own kind.
+    /// The communicator's topology (MPI_Topo_test): [`TopoKind::None`] for a plain one, the kind
+    /// of the grid or graph it was made for otherwise — also when it is seen as a plain
+    /// [`Comm`] (a topology communicator's [`comm`](CartComm::comm)), and after a
+    /// [`Comm::dup`], which keeps the topology as MPI_Comm_dup does.
     ///
     /// ```
     /// rpar::run(4, |world| {
     ///     assert_eq!(world.topo_test(), rpar::TopoKind::None);
     ///     let grid = rpar::CartComm::create(&world, [2, 2], [false; 2], false)?.unwrap();
     ///     assert_eq!(grid.topo_test(), rpar::TopoKind::Cart);
+    ///     let plain: &rpar::Comm = grid.comm();
+    ///     assert_eq!(plain.topo_test(), rpar::TopoKind::Cart);
+    ///     assert_eq!(plain.dup()?.topo_test(), rpar::TopoKind::Cart);
     ///     Ok(())
     /// })?;
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn topo_test(&self) -> TopoKind {
-        TopoKind::None
+        self.topology()
     }
 }
 

@@ -17,7 +17,7 @@ use super::{CartComm, DistGraphComm, GraphComm, TopoKind};
 use crate::collective::Channel;
 use crate::comm::Call;
 use crate::datatype::Datatype;
-use crate::{Comm, Error, Result};
+use crate::{Comm, Error, Request, Result, Scope};
 use std::ops::Range;
 
 /// Tags of topology traffic, in the range 400..=499 reserved for it.
@@ -132,7 +132,7 @@ pub trait Neighborhood {
         expect_len("neighbor_allgather", "recv", recv.len(), sources.len() * n)?;
         let outs: Vec<Range<usize>> = self.out_neighbors().iter().map(|_| 0..n).collect();
         let ins: Vec<Range<usize>> = (0..sources.len()).map(|j| j * n..(j + 1) * n).collect();
-        exchange(self, send, &outs, recv, &ins)
+        Plan::of(self, outs, ins).run(self.neighborhood_comm(), send, recv)
     }
 
     /// Like [`Neighborhood::neighbor_allgather`], but the block from in-neighbour `j` goes to
@@ -180,7 +180,7 @@ pub trait Neighborhood {
             recv.len(),
         )?;
         let outs: Vec<Range<usize>> = self.out_neighbors().iter().map(|_| 0..send.len()).collect();
-        exchange(self, send, &outs, recv, &ins)
+        Plan::of(self, outs, ins).run(self.neighborhood_comm(), send, recv)
     }
 
     /// Sends block `k` of `count` elements of `send` to out-neighbour `k` and receives block
@@ -224,7 +224,7 @@ pub trait Neighborhood {
         let ins: Vec<Range<usize>> = (0..sources.len())
             .map(|j| j * count..(j + 1) * count)
             .collect();
-        exchange(self, send, &outs, recv, &ins)
+        Plan::of(self, outs, ins).run(self.neighborhood_comm(), send, recv)
     }
 
     /// Like [`Neighborhood::neighbor_alltoall`] with a count and displacement per neighbour for
@@ -280,7 +280,177 @@ pub trait Neighborhood {
             recv_displs,
             recv.len(),
         )?;
-        exchange(self, send, &outs, recv, &ins)
+        Plan::of(self, outs, ins).run(self.neighborhood_comm(), send, recv)
+    }
+
+    /// Starts [`Neighborhood::neighbor_allgather`] in `scope`, which must be a scope of this
+    /// topology's communicator (MPI_Ineighbor_allgather); the buffers stay borrowed until the
+    /// scope ends. See [`Scope::iallreduce`](crate::Scope::iallreduce) for how non-blocking
+    /// collectives run.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Neighborhood::neighbor_allgather`] (checked now), and
+    /// [`Error::InvalidArgument`] for a scope of another communicator.
+    ///
+    /// ```
+    /// use rpar::Neighborhood;
+    /// let got = rpar::run(3, |world| {
+    ///     let line = rpar::CartComm::create(&world, [3], [false], false)?.unwrap();
+    ///     let mine = [line.rank() as i32 * 10];
+    ///     let mut from = [-1i32; 2];
+    ///     line.comm().scope(|s| line.ineighbor_allgather(s, &mine, &mut from)?.wait().map(drop))?;
+    ///     Ok(from)
+    /// })?;
+    /// assert_eq!(got, vec![[-1, 10], [0, 20], [10, -1]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    fn ineighbor_allgather<'s, T: Datatype>(
+        &self,
+        scope: &'s Scope<'s, '_>,
+        send: &'s [T],
+        recv: &'s mut [T],
+    ) -> Result<Request<'s>> {
+        let n = send.len();
+        let sources = self.in_neighbors();
+        expect_len("ineighbor_allgather", "recv", recv.len(), sources.len() * n)?;
+        let outs: Vec<Range<usize>> = self.out_neighbors().iter().map(|_| 0..n).collect();
+        let ins: Vec<Range<usize>> = (0..sources.len()).map(|j| j * n..(j + 1) * n).collect();
+        Plan::of(self, outs, ins).start(self.neighborhood_comm(), scope, send, recv)
+    }
+
+    /// Starts [`Neighborhood::neighbor_allgatherv`] in `scope` (MPI_Ineighbor_allgatherv), as
+    /// [`Neighborhood::ineighbor_allgather`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Neighborhood::neighbor_allgatherv`] and of
+    /// [`Neighborhood::ineighbor_allgather`].
+    ///
+    /// ```
+    /// use rpar::Neighborhood;
+    /// let got = rpar::run(2, |world| {
+    ///     let pair = rpar::CartComm::create(&world, [2], [false], false)?.unwrap();
+    ///     let mine = vec![pair.rank() as u8; pair.rank() + 1];
+    ///     let (counts, len) = if pair.rank() == 0 { ([0, 2], 2) } else { ([1, 0], 1) };
+    ///     let mut recv = vec![9u8; len];
+    ///     pair.comm().scope(|s| {
+    ///         pair.ineighbor_allgatherv(s, &mine, &mut recv, &counts, &[0, 0])?.wait().map(drop)
+    ///     })?;
+    ///     Ok(recv)
+    /// })?;
+    /// assert_eq!(got, vec![vec![1, 1], vec![0]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    fn ineighbor_allgatherv<'s, T: Datatype>(
+        &self,
+        scope: &'s Scope<'s, '_>,
+        send: &'s [T],
+        recv: &'s mut [T],
+        counts: &[usize],
+        displs: &[usize],
+    ) -> Result<Request<'s>> {
+        let ins = blocks(
+            "ineighbor_allgatherv",
+            "recv",
+            &self.in_neighbors(),
+            counts,
+            displs,
+            recv.len(),
+        )?;
+        let outs: Vec<Range<usize>> = self.out_neighbors().iter().map(|_| 0..send.len()).collect();
+        Plan::of(self, outs, ins).start(self.neighborhood_comm(), scope, send, recv)
+    }
+
+    /// Starts [`Neighborhood::neighbor_alltoall`] in `scope` (MPI_Ineighbor_alltoall), as
+    /// [`Neighborhood::ineighbor_allgather`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Neighborhood::neighbor_alltoall`] and of
+    /// [`Neighborhood::ineighbor_allgather`].
+    ///
+    /// ```
+    /// use rpar::Neighborhood;
+    /// let got = rpar::run(4, |world| {
+    ///     let ring = rpar::CartComm::create(&world, [4], [true], false)?.unwrap();
+    ///     let r = ring.rank() as u32;
+    ///     let send = [100 + r, 200 + r];
+    ///     let mut recv = [0u32; 2];
+    ///     ring.comm().scope(|s| ring.ineighbor_alltoall(s, &send, &mut recv, 1)?.wait().map(drop))?;
+    ///     Ok(recv)
+    /// })?;
+    /// assert_eq!(got[1], [200, 102]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    fn ineighbor_alltoall<'s, T: Datatype>(
+        &self,
+        scope: &'s Scope<'s, '_>,
+        send: &'s [T],
+        recv: &'s mut [T],
+        count: usize,
+    ) -> Result<Request<'s>> {
+        let (sources, dests) = (self.in_neighbors(), self.out_neighbors());
+        let call = "ineighbor_alltoall";
+        expect_len(call, "send", send.len(), dests.len() * count)?;
+        expect_len(call, "recv", recv.len(), sources.len() * count)?;
+        let outs: Vec<Range<usize>> = (0..dests.len())
+            .map(|k| k * count..(k + 1) * count)
+            .collect();
+        let ins: Vec<Range<usize>> = (0..sources.len())
+            .map(|j| j * count..(j + 1) * count)
+            .collect();
+        Plan::of(self, outs, ins).start(self.neighborhood_comm(), scope, send, recv)
+    }
+
+    /// Starts [`Neighborhood::neighbor_alltoallv`] in `scope` (MPI_Ineighbor_alltoallv), as
+    /// [`Neighborhood::ineighbor_allgather`]; `sends` and `receives` are each (counts,
+    /// displs).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Neighborhood::neighbor_alltoallv`] and of
+    /// [`Neighborhood::ineighbor_allgather`].
+    ///
+    /// ```
+    /// use rpar::Neighborhood;
+    /// let got = rpar::run(2, |world| {
+    ///     let pair = rpar::CartComm::create(&world, [2], [true], false)?.unwrap();
+    ///     let send = [pair.rank() as u8; 2];
+    ///     let mut recv = [0u8; 2];
+    ///     let blocks: (&[usize], &[usize]) = (&[1, 1], &[0, 1]);
+    ///     pair.comm().scope(|s| pair.ineighbor_alltoallv(s, &send, blocks, &mut recv, blocks)?.wait().map(drop))?;
+    ///     Ok(recv)
+    /// })?;
+    /// assert_eq!(got, vec![[1, 1], [0, 0]]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    fn ineighbor_alltoallv<'s, T: Datatype>(
+        &self,
+        scope: &'s Scope<'s, '_>,
+        send: &'s [T],
+        (send_counts, send_displs): (&[usize], &[usize]),
+        recv: &'s mut [T],
+        (recv_counts, recv_displs): (&[usize], &[usize]),
+    ) -> Result<Request<'s>> {
+        let call = "ineighbor_alltoallv";
+        let outs = blocks(
+            call,
+            "send",
+            &self.out_neighbors(),
+            send_counts,
+            send_displs,
+            send.len(),
+        )?;
+        let ins = blocks(
+            call,
+            "recv",
+            &self.in_neighbors(),
+            recv_counts,
+            recv_displs,
+            recv.len(),
+        )?;
+        Plan::of(self, outs, ins).start(self.neighborhood_comm(), scope, send, recv)
     }
 }
 
@@ -358,31 +528,68 @@ fn slot_tags(kind: TopoKind) -> (SlotTag, SlotTag) {
     }
 }
 
-/// Posts `send[outs[k]]` to each out-neighbour `k`, then receives each in-neighbour `j`'s
-/// message into `recv[ins[j]]`; absent neighbours are skipped.
-fn exchange<N: Neighborhood + ?Sized, T: Datatype>(
-    topo: &N,
-    send: &[T],
-    outs: &[Range<usize>],
-    recv: &mut [T],
-    ins: &[Range<usize>],
-) -> Result<()> {
-    let comm = topo.neighborhood_comm();
-    let (out_tag, in_tag) = slot_tags(topo.topo_kind());
-    // one collective call (traced, and counted so that the other collectives stay in step)
-    comm.collective(Call::new("neighborhood exchange"), &"Direct", || {
-        for (k, (dest, range)) in topo.out_neighbors().into_iter().zip(outs).enumerate() {
-            if let Some(dest) = dest {
-                Channel::send_owned(comm, send[range.clone()].to_vec(), dest, out_tag(k))?;
-            }
+/// A neighbourhood exchange, checked: the neighbours, and the block of the send buffer for
+/// each out-neighbour and of the receive buffer for each in-neighbour.
+struct Plan {
+    kind: TopoKind,
+    dests: Vec<Option<usize>>,
+    sources: Vec<Option<usize>>,
+    outs: Vec<Range<usize>>,
+    ins: Vec<Range<usize>>,
+}
+
+impl Plan {
+    fn of<N: Neighborhood + ?Sized>(
+        topo: &N,
+        outs: Vec<Range<usize>>,
+        ins: Vec<Range<usize>>,
+    ) -> Plan {
+        Plan {
+            kind: topo.topo_kind(),
+            dests: topo.out_neighbors(),
+            sources: topo.in_neighbors(),
+            outs,
+            ins,
         }
-        for (j, (source, range)) in topo.in_neighbors().into_iter().zip(ins).enumerate() {
-            if let Some(source) = source {
-                Channel::recv_into(comm, &mut recv[range.clone()], source, in_tag(j))?;
+    }
+
+    /// Posts `send[outs[k]]` to each out-neighbour `k`, then receives each in-neighbour `j`'s
+    /// message into `recv[ins[j]]`; absent neighbours are skipped.
+    fn run<T: Datatype>(&self, comm: &Comm, send: &[T], recv: &mut [T]) -> Result<()> {
+        let (out_tag, in_tag) = slot_tags(self.kind);
+        // one collective call (traced, and counted so that the other collectives stay in step)
+        comm.collective(Call::new("neighborhood exchange"), &"Direct", || {
+            for (k, (dest, range)) in self.dests.iter().zip(&self.outs).enumerate() {
+                if let Some(dest) = *dest {
+                    Channel::send_owned(comm, send[range.clone()].to_vec(), dest, out_tag(k))?;
+                }
             }
+            for (j, (source, range)) in self.sources.iter().zip(&self.ins).enumerate() {
+                if let Some(source) = *source {
+                    Channel::recv_into(comm, &mut recv[range.clone()], source, in_tag(j))?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Starts the exchange in `scope`, a scope of `comm` (the topology's communicator).
+    fn start<'s, T: Datatype>(
+        self,
+        comm: &Comm,
+        scope: &'s Scope<'s, '_>,
+        send: &'s [T],
+        recv: &'s mut [T],
+    ) -> Result<Request<'s>> {
+        if !std::ptr::eq(scope.comm(), comm) {
+            return Err(Error::invalid(
+                "a non-blocking neighbourhood collective",
+                "a scope of the topology's own communicator (`topo.comm().scope(…)`), got a scope \
+                 of another communicator",
+            ));
         }
-        Ok(())
-    })
+        scope.start(move |call| self.run(call, send, recv))
+    }
 }
 
 impl<const N: usize> Neighborhood for CartComm<N> {

@@ -14,10 +14,23 @@ use super::Wire;
 use crate::error::{BlockedCall, Warning};
 use crate::trace::{Arrival, MatrixRow, RankTrace};
 use crate::{Error, Result};
+use corosensei::Yielder;
 use crossbeam_channel::{Receiver, TryRecvError};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+use std::ptr::NonNull;
+use std::rc::Weak;
 use std::sync::Arc;
+
+/// A non-blocking operation in progress, advanced by every wait of its rank.
+pub(crate) trait Progress {
+    /// Runs the operation until it would block or is done; whether it is done.
+    fn advance(&self) -> bool;
+}
+
+/// What a coroutine's endpoint state is: the collective call it is in and the last one it
+/// completed, swapped in and out of the endpoint as it is resumed and suspended.
+pub(crate) type CallState = (Option<CollectiveCall>, Option<(u32, CollectiveCall)>);
 
 /// What travels through a mailbox.
 #[derive(Debug)]
@@ -211,6 +224,10 @@ pub(crate) struct Pattern {
     pub(crate) context: u32,
     pub(crate) source: Option<u32>,
     pub(crate) tag: Option<i32>,
+    /// On a collective context: the sequence number of the collective call receiving, which the
+    /// message's call must have — so that the messages of calls in progress at once (a
+    /// non-blocking collective beside later calls) never take each other's place.
+    pub(crate) seq: Option<u32>,
 }
 
 impl Pattern {
@@ -219,6 +236,7 @@ impl Pattern {
         h.context == self.context
             && self.source.is_none_or(|s| s == h.source)
             && self.tag.is_none_or(|t| t == h.tag)
+            && self.seq.is_none_or(|s| h.call.is_some_and(|c| c.seq == s))
     }
 }
 
@@ -348,6 +366,17 @@ pub(crate) struct Endpoint {
     /// The last collective call this rank completed, with its communicator's id (for the
     /// deadlock watch).
     last_collective: Cell<Option<(u32, CollectiveCall)>>,
+    /// While a non-blocking operation's coroutine runs (`comm/nonblocking.rs`): its yielder, by
+    /// which a call that would block suspends the coroutine instead, back to the `test` or
+    /// `wait` that resumed it.
+    coroutine: Cell<Option<NonNull<Yielder<(), ()>>>>,
+    /// The non-blocking operations in progress, advanced wherever this rank waits (MPI's
+    /// progress rule: every call makes progress on every pending operation).
+    outstanding: RefCell<Vec<Weak<dyn Progress>>>,
+    /// Set while this rank's own context advances the operations one last time before it
+    /// parks: a coroutine that then finds its shared-memory condition unmet registers for a
+    /// wake-up (until then it polls, registering nothing).
+    parking: Cell<bool>,
     /// On the MPI transport: the link to the other processes (in-process: always `None`, and
     /// without the `mpi` feature `Wire` has no values, so every use compiles away).
     wire: Option<Wire>,
@@ -386,6 +415,9 @@ impl Endpoint {
             matrix,
             collective: Cell::new(None),
             last_collective: Cell::new(None),
+            coroutine: Cell::new(None),
+            outstanding: RefCell::new(Vec::new()),
+            parking: Cell::new(false),
             wire: None,
         }
     }
@@ -415,6 +447,78 @@ impl Endpoint {
     #[inline]
     pub(crate) fn collective(&self) -> Option<CollectiveCall> {
         self.collective.get()
+    }
+
+    /// Makes `yielder` (a coroutine's, or `None` for the rank's own context) the one that calls
+    /// which would block suspend; returns the one before.
+    pub(crate) fn set_coroutine(
+        &self,
+        yielder: Option<NonNull<Yielder<(), ()>>>,
+    ) -> Option<NonNull<Yielder<(), ()>>> {
+        self.coroutine.replace(yielder)
+    }
+
+    /// Swaps the per-context collective state (see [`CallState`]) with `state`.
+    pub(crate) fn swap_call_state(&self, state: CallState) -> CallState {
+        (
+            self.collective.replace(state.0),
+            self.last_collective.replace(state.1),
+        )
+    }
+
+    /// Where a call would block: inside a non-blocking operation's coroutine, suspends it (back
+    /// to whoever resumed it) and returns true; in the rank's own context, returns false.
+    #[inline]
+    fn suspend(&self) -> bool {
+        match self.coroutine.get() {
+            None => false,
+            Some(yielder) => {
+                // SAFETY: the pointer is set only while the coroutine whose yielder it is runs
+                // (`comm/nonblocking.rs` sets it on every resume and clears it when the
+                // coroutine suspends or ends), and that coroutine is the one running now.
+                unsafe { yielder.as_ref() }.suspend(());
+                true
+            }
+        }
+    }
+
+    /// Registers a non-blocking operation to be advanced wherever this rank waits.
+    pub(crate) fn track(&self, op: Weak<dyn Progress>) {
+        self.outstanding.borrow_mut().push(op);
+    }
+
+    /// Advances every non-blocking operation in progress (from the rank's own context only),
+    /// forgetting those that are done or gone; whether one completed (then what the caller
+    /// waits for may be there: it should look again before it waits on). One test of a list
+    /// when there is none.
+    #[inline]
+    fn advance_outstanding(&self) -> bool {
+        self.coroutine.get().is_none()
+            && !self.outstanding.borrow().is_empty()
+            && self.advance_outstanding_now()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn advance_outstanding_now(&self) -> bool {
+        let ops: Vec<_> = self.outstanding.borrow().clone();
+        let going: Vec<bool> = ops
+            .iter()
+            .map(|op| op.upgrade().is_some_and(|op| !op.advance()))
+            .collect();
+        if going.iter().all(|&g| g) {
+            return false;
+        }
+        // operations registered meanwhile (none: only this context registers, and it is here)
+        // stay; those done or dropped go
+        let mut list = self.outstanding.borrow_mut();
+        let mut i = 0;
+        list.retain(|_| {
+            let keep = going.get(i).copied().unwrap_or(true);
+            i += 1;
+            keep
+        });
+        true
     }
 
     /// Notes that this rank completed `call` on the communicator `comm` (for the deadlock watch).
@@ -476,14 +580,24 @@ impl Endpoint {
     /// deadlock watch what it waits for).
     fn next_blocking(&self, waiting: Waiting<'_>) -> Result<Envelope> {
         self.release_unheld();
+        if self.coroutine.get().is_some() {
+            return self.next_suspending();
+        }
+        if self.advance_outstanding() {
+            return Ok(Envelope::Wake);
+        }
         if let Some(wire) = &self.wire {
             return self.next_from_wire(wire);
         }
         // poll tightly first: one pause between looks, so a message that arrives is seen
         // within a few nanoseconds (an exponential backoff would sleep past it)
-        for _ in 0..self.fabric.spin_rounds() {
+        let tracking = !self.outstanding.borrow().is_empty();
+        for round in 0..self.fabric.spin_rounds() {
             if let Some(env) = self.try_next() {
                 return Ok(env);
+            }
+            if tracking && round % 16 == 15 && self.advance_outstanding() {
+                return Ok(Envelope::Wake);
             }
             std::hint::spin_loop();
         }
@@ -500,9 +614,42 @@ impl Endpoint {
                     break;
                 }
                 std::thread::yield_now();
+                if self.advance_outstanding() {
+                    return Ok(Envelope::Wake);
+                }
             }
         }
+        if self.advance_before_parking() {
+            return Ok(Envelope::Wake);
+        }
         self.park(waiting)
+    }
+
+    /// Advances the operations in progress one last time before this rank parks, letting
+    /// those that wait in shared memory register for a wake-up; whether one completed.
+    fn advance_before_parking(&self) -> bool {
+        self.parking.set(true);
+        let completed = self.advance_outstanding();
+        self.parking.set(false);
+        completed
+    }
+
+    /// The next envelope, inside a non-blocking operation's coroutine: one that is here, else
+    /// the coroutine suspends, and once resumed returns a `Wake` — whoever resumed it may have
+    /// filed what arrived meanwhile (and parked if need be), so the caller looks again at what
+    /// it waits for.
+    fn next_suspending(&self) -> Result<Envelope> {
+        self.check_live()?;
+        if let Some(env) = self.try_next() {
+            return Ok(env);
+        }
+        if let Some(wire) = &self.wire {
+            if let Some((header, message)) = wire.poll()? {
+                return Ok(Envelope::Msg(header, message));
+            }
+        }
+        self.suspend();
+        Ok(Envelope::Wake)
     }
 
     /// Parks on the mailbox until an envelope comes, telling the deadlock watch what it waits
@@ -669,6 +816,24 @@ impl Endpoint {
         register: impl Fn(),
     ) -> Result<()> {
         self.release_unheld();
+        if self.coroutine.get().is_some() {
+            // polled by whoever resumes it; registered for a wake-up once that context is
+            // about to park (then the condition is looked at once more)
+            let mut registered = false;
+            loop {
+                if ready() {
+                    return Ok(());
+                }
+                self.check_live()?;
+                if !registered && self.parking.get() {
+                    register();
+                    registered = true;
+                    continue;
+                }
+                self.suspend();
+            }
+        }
+        let _ = self.advance_outstanding();
         for _ in 0..self.fabric.spin_rounds() {
             if ready() {
                 return Ok(());
@@ -684,6 +849,7 @@ impl Endpoint {
             }
             std::thread::yield_now();
             self.check_live()?;
+            let _ = self.advance_outstanding();
         }
         let mut registered = false;
         loop {
@@ -695,6 +861,10 @@ impl Endpoint {
                 return Ok(());
             }
             self.check_live()?;
+            let _ = self.advance_before_parking();
+            if ready() {
+                return Ok(());
+            }
             match self.park(waiting)? {
                 Envelope::Msg(header, message) => {
                     let _ = self.file(header, message, None, false);
@@ -760,6 +930,7 @@ impl Endpoint {
                             context: 0,
                             source: None,
                             tag: None,
+                            seq: None,
                         },
                     ),
                 }
@@ -1080,7 +1251,7 @@ impl Endpoint {
     }
 
     /// Files every envelope already in the lanes and the mailbox, without blocking.
-    fn drain_ready(&self) -> Result<()> {
+    pub(crate) fn drain_ready(&self) -> Result<()> {
         self.release_unheld();
         while let Some(envelope) = self.try_next() {
             match envelope {

@@ -89,6 +89,9 @@ fn spin_rounds(n: usize) -> u32 {
     }
 }
 
+/// An arena not every member has taken yet, and how many have.
+type Taken = (Arc<Arena>, usize);
+
 /// The shared part of a universe's transport.
 #[derive(Debug)]
 pub(crate) struct Fabric {
@@ -120,7 +123,9 @@ pub(crate) struct Fabric {
     /// with how many have: a member may post and drop its communicator before another member
     /// has looked at the arena for the first time, so the fabric holds it until the last one
     /// has; after that the members' own references keep it, and the last to drop frees it.
-    arenas: Mutex<HashMap<u32, (Arc<Arena>, usize)>>,
+    arenas: Mutex<HashMap<u32, Taken>>,
+    /// The same for the arenas of single (non-blocking) calls, by context and call number.
+    call_arenas: Mutex<HashMap<(u32, u32), Taken>>,
 }
 
 impl Fabric {
@@ -143,6 +148,7 @@ impl Fabric {
             poll_budget,
             spin_rounds: spin_rounds(n),
             arenas: Mutex::new(HashMap::new()),
+            call_arenas: Mutex::new(HashMap::new()),
         };
         (fabric, rxs)
     }
@@ -220,6 +226,13 @@ impl Fabric {
             .unwrap_or_else(|e| e.into_inner())
             .drain()
             .map(|(context, (arena, _))| (context, arena))
+            .chain(
+                self.call_arenas
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .drain()
+                    .map(|((context, _), (arena, _))| (context, arena)),
+            )
             .collect();
         for (_, arena) in untaken {
             if let Some(err) = arena.unjoined() {
@@ -285,6 +298,28 @@ impl Fabric {
         let arena = arena.clone();
         if *taken == world.len() {
             arenas.remove(&context);
+        }
+        arena
+    }
+
+    /// The shared-memory arena of collective call number `seq` on the communicator of
+    /// collective context `context` (a non-blocking call, which runs beside the calls after it
+    /// and so cannot share their arena): as [`Fabric::arena`], a few slots deep.
+    pub(crate) fn call_arena(
+        self: &Arc<Self>,
+        context: u32,
+        seq: u32,
+        world: &[usize],
+    ) -> Arc<Arena> {
+        let mut arenas = self.call_arenas.lock().unwrap_or_else(|e| e.into_inner());
+        let (arena, taken) = arenas.entry((context, seq)).or_insert_with(|| {
+            let fabric = Arc::downgrade(self);
+            (Arc::new(Arena::with_depth(context, world, fabric, 4)), 0)
+        });
+        *taken += 1;
+        let arena = arena.clone();
+        if *taken == world.len() {
+            arenas.remove(&(context, seq));
         }
         arena
     }

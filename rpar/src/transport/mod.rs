@@ -24,7 +24,9 @@ pub(crate) use self::mpi::{native::NativeComm, Wire};
 pub(crate) use no_mpi::{NativeComm, Wire};
 
 pub use endpoint::CollectiveCall;
-pub(crate) use endpoint::{CallKey, Endpoint, Header, Matched, Pattern, SlotId, Waiting};
+pub(crate) use endpoint::{
+    CallKey, CallState, Endpoint, Header, Matched, Pattern, Progress, SlotId, Waiting,
+};
 pub(crate) use fabric::{Fabric, Failure};
 pub(crate) use message::{
     Data, ElemType, ErasedVec, Message, TypedData, TypedSource, INLINE_BYTES,

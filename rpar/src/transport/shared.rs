@@ -362,7 +362,17 @@ impl Arena {
     /// The arena of a communicator whose collective context is `context`, with the members
     /// `world` (their world ranks, in communicator order).
     pub(crate) fn new(context: u32, world: &[usize], fabric: Weak<Fabric>) -> Self {
-        let depth = depth(world.len());
+        Arena::with_depth(context, world, fabric, depth(world.len()))
+    }
+
+    /// An arena of `depth` slots per member (a power of two, at least 2).
+    pub(crate) fn with_depth(
+        context: u32,
+        world: &[usize],
+        fabric: Weak<Fabric>,
+        depth: usize,
+    ) -> Self {
+        debug_assert!(depth.is_power_of_two() && depth >= 2);
         let totals = (world.len() >= TOTALS_FROM).then(|| {
             (0..depth)
                 .map(|_| {
