@@ -69,9 +69,10 @@ fn multiply_add(c: &mut [f64], a: &[f64], b: &[f64], m: usize) {
 /// ahead and receives the block of the rank `disp` steps back (MPI_Cart_shift +
 /// MPI_Sendrecv_replace).
 fn circular_shift(grid: &CartComm<2>, buf: &mut [f64], dim: usize, disp: isize) -> Result<()> {
-    let (Some(source), Some(dest)) = grid.shift(dim, disp)? else {
+    let (source, dest) = grid.shift(dim, disp)?;
+    if source == rpar::PROC_NULL || dest == rpar::PROC_NULL {
         return Err(Error::user("Cannon's grid must be periodic"));
-    };
+    }
     if source != grid.rank() {
         grid.sendrecv_replace(buf, dest, 0, source, 0)?;
     }

@@ -20,9 +20,9 @@ fn report(grid: &CartComm<2>) -> Result<(String, bool)> {
     let mut ok = grid.coords_of(grid.rank())? == [i, j];
     for dim in 0..2 {
         let (src, dst) = grid.shift(dim, 1)?;
-        let (Some(src), Some(dst)) = (src, dst) else {
+        if src == rpar::PROC_NULL || dst == rpar::PROC_NULL {
             return Ok((line, false));
-        };
+        }
         let (mut back, mut fwd) = ([i, j], [i, j]);
         back[dim] = (back[dim] + 4) % 5;
         fwd[dim] = (fwd[dim] + 1) % 5;

@@ -145,42 +145,20 @@ fn sweep(old: &Block, new: &mut Block) -> f64 {
     change
 }
 
-/// Sends `out` to `dest` and receives `into` from `source`, where either may be `None`
-/// (MPI_PROC_NULL, off a non-periodic edge): MPI_Sendrecv with null ranks.
-fn sendrecv_edge(
-    grid: &CartComm<2>,
-    out: &[f64],
-    dest: Option<usize>,
-    into: &mut [f64],
-    source: Option<usize>,
-) -> Result<()> {
-    match (dest, source) {
-        (Some(d), Some(s)) => grid.sendrecv(out, d, 0, into, s, 0).map(drop),
-        (Some(d), None) => grid.send(out, d, 0),
-        (None, Some(s)) => grid.recv_into(into, s, 0).map(drop),
-        (None, None) => Ok(()),
-    }
-}
-
 /// Halo exchange along dim 0: the first and last interior rows (contiguous) go to the ranks
 /// above and below; their rows fill the top and bottom halo rows.
 fn exchange_rows(grid: &CartComm<2>, b: &mut Block) -> Result<()> {
+    // off the grid's edge a neighbour is PROC_NULL: nothing is sent there, and a halo row
+    // received from it keeps its boundary values
     let (up, down) = grid.shift(0, 1)?;
-    let mut halo = vec![0.0; b.cols];
     // Downwards: my last row to the rank below, the row of the rank above into my top halo.
     let last = b.u[b.row(b.rows)].to_vec();
-    sendrecv_edge(grid, &last, down, &mut halo, up)?;
-    if up.is_some() {
-        let r = b.row(0);
-        b.u[r].copy_from_slice(&halo);
-    }
+    let top = b.row(0);
+    grid.sendrecv(&last[..], down, 0, &mut b.u[top], up, 0)?;
     // Upwards: my first row to the rank above, the row of the rank below into my bottom halo.
     let first = b.u[b.row(1)].to_vec();
-    sendrecv_edge(grid, &first, up, &mut halo, down)?;
-    if down.is_some() {
-        let r = b.row(b.rows + 1);
-        b.u[r].copy_from_slice(&halo);
-    }
+    let bottom = b.row(b.rows + 1);
+    grid.sendrecv(&first[..], up, 0, &mut b.u[bottom], down, 0)?;
     Ok(())
 }
 
@@ -202,23 +180,19 @@ fn exchange_columns(grid: &CartComm<2>, b: &mut Block, column: &CommittedType) -
 }
 
 /// Sends column `from` of the block to `dest` and receives column `into` from `source`
-/// (either may be off the grid). Columns of at most 32 KiB are copied when sent, so sending
-/// first cannot deadlock; larger ones are handed over by rendezvous, which rpar completes even
-/// when neighbours send to each other at once.
+/// (either may be PROC_NULL, off the grid). Columns of at most 32 KiB are copied when sent, so
+/// sending first cannot deadlock; larger ones are handed over by rendezvous, which rpar
+/// completes even when neighbours send to each other at once.
 fn column_edge(
     grid: &CartComm<2>,
     b: &mut Block,
     column: &CommittedType,
-    (from, dest): (usize, Option<usize>),
-    (into, source): (usize, Option<usize>),
+    (from, dest): (usize, usize),
+    (into, source): (usize, usize),
 ) -> Result<()> {
-    if let Some(d) = dest {
-        grid.send(rpar::Typed::new(&b.u, column, 1).at(b.at(1, from)), d, 1)?;
-    }
-    if let Some(s) = source {
-        let at = b.at(1, into);
-        grid.recv_into(rpar::Typed::new(&mut b.u, column, 1).at(at), s, 1)?;
-    }
+    grid.send(rpar::Typed::new(&b.u, column, 1).at(b.at(1, from)), dest, 1)?;
+    let at = b.at(1, into);
+    grid.recv_into(rpar::Typed::new(&mut b.u, column, 1).at(at), source, 1)?;
     Ok(())
 }
 

@@ -22,6 +22,8 @@ use rpar::{
 use std::fmt::Debug;
 use std::process::Command;
 
+#[path = "common/p2p_more.rs"]
+mod p2p_more;
 #[path = "common/reordered.rs"]
 mod reordered;
 use reordered::{assert_reordered, Reordered, ReorderedChar};
@@ -251,6 +253,7 @@ fn every_check() {
             };
             stage("point-to-point", point_to_point(&world))?;
             stage("progress", progress(&world))?;
+            stage("PROC_NULL", p2p_more::proc_null(&world))?;
             stage("non-blocking collectives", nonblocking(&world))?;
             stage("datatypes", datatypes(&world))?;
             stage("collectives", collectives(&world))?;
@@ -912,11 +915,12 @@ fn topology(world: &Comm) -> rpar::Result<()> {
                 let (mut src, mut dst) = (0, 0);
                 // SAFETY: as above; MPI writes the two ranks.
                 unsafe { ffi::MPI_Cart_shift(cart, dim as i32, disp as i32, &mut src, &mut dst) };
-                let none = |x: i32| (x >= 0).then_some(x as usize);
+                // MPI_PROC_NULL is a negative int in MPICH and Open MPI
+                let null = |x: i32| if x >= 0 { x as usize } else { rpar::PROC_NULL };
                 check(
                     &format!("MPI_Cart_shift({dim}, {disp})"),
                     grid.shift(dim, disp)?,
-                    (none(src), none(dst)),
+                    (null(src), null(dst)),
                 );
             }
         }

@@ -35,7 +35,7 @@ fn spmd_launches_the_grid() {
         let [row, col] = grid.coords();
         let (src, dst) = grid.shift(1, -(row as isize))?;
         let mut x = grid.rank();
-        grid.sendrecv_replace(&mut x, dst.unwrap(), 0, src.unwrap(), 0)?;
+        grid.sendrecv_replace(&mut x, dst, 0, src, 0)?;
         on root {
             assert_eq!(grid.size(), 16);
         }
@@ -67,7 +67,7 @@ fn spmd_with_reorder_gives_the_gray_ring() {
         let (_, next) = ring.shift(0, 1)?;
         Ok((
             ring.comm().world_rank_of(ring.rank())?,
-            ring.world_rank_of(next.unwrap())?,
+            ring.world_rank_of(next)?,
         ))
     })
     .unwrap();

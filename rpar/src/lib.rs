@@ -144,7 +144,8 @@ pub use collective::{
 };
 pub use comm::{
     test_all, test_any, test_some, wait_all, wait_any, wait_some, Buffer, BufferMut, Comm, Probed,
-    RecvBuf, Request, Scope, SendBuf, Status, TestAny, ANY_SOURCE, ANY_TAG, TAG_UB, UNDEFINED,
+    RecvBuf, Request, Scope, SendBuf, Status, TestAny, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB,
+    UNDEFINED,
 };
 pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};
 
@@ -236,7 +237,7 @@ pub use rpar_derive::Datatype;
 ///
 /// let right = spmd!(topology = Grid, |grid| {
 ///     let (_, right) = grid.shift(1, 1)?;
-///     Ok(right.unwrap())
+///     Ok(right)
 /// })?;
 /// assert_eq!(right, vec![1, 2, 0, 4, 5, 3]);
 /// let degrees = spmd!(topology = Star, |star| star.neighbors_count(star.rank()))?;

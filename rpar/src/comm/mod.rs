@@ -52,6 +52,33 @@ use std::sync::Arc;
 /// # Ok::<(), rpar::Error>(())
 /// ```
 pub const ANY_SOURCE: usize = usize::MAX;
+/// The null peer (MPI_PROC_NULL): a send to it or a receive or probe from it completes at
+/// once and moves nothing, so code at the edge of a grid needs no special case. A receive from
+/// it leaves its buffer as it was and returns [`Status::null`] (source `PROC_NULL`, tag
+/// [`ANY_TAG`], count 0); a probe finds such an empty message. [`CartComm::shift`] returns it
+/// off the edge of a non-periodic dim. Tags are still checked. It is not a rank: a collective's
+/// root of `PROC_NULL` is [`Error::RankOutOfRange`].
+///
+/// [`CartComm::shift`]: crate::CartComm::shift
+///
+/// ```
+/// let got = rpar::run(3, |world| {
+///     let (r, p) = (world.rank(), world.size());
+///     // a line, not a ring: the ends have one neighbour
+///     let left = if r == 0 { rpar::PROC_NULL } else { r - 1 };
+///     let right = if r + 1 == p { rpar::PROC_NULL } else { r + 1 };
+///     let mut from_left = u32::MAX; // stays as it is at rank 0
+///     let st = world.sendrecv(&(r as u32), right, 0, &mut from_left, left, 0)?;
+///     assert_eq!(st.source, left);
+///     if r == 0 {
+///         assert_eq!(st, rpar::Status::null());
+///     }
+///     Ok(from_left)
+/// })?;
+/// assert_eq!(got, [u32::MAX, 0, 1]);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub const PROC_NULL: usize = usize::MAX - 1;
 /// Receive with any tag (MPI_ANY_TAG): the `tag` of a receive or probe that takes a message
 /// whatever its tag; its [`Status`] says which. A send with it is [`Error::InvalidTag`].
 ///
@@ -142,6 +169,16 @@ pub struct Status {
 }
 
 impl Status {
+    /// The status of a receive from [`PROC_NULL`] (MPI's empty status): source `PROC_NULL`,
+    /// tag [`ANY_TAG`], count 0.
+    pub const fn null() -> Status {
+        Status {
+            source: PROC_NULL,
+            tag: ANY_TAG,
+            count: 0,
+        }
+    }
+
     /// The number of elements received, or `None` if the received bytes are not a whole
     /// number of elements of the receive's type (MPI_Get_count, with `None` for
     /// MPI_UNDEFINED). Only a typed receive ([`Comm::recv_into`] of a [`Typed`](crate::Typed) view) can get a part of an
@@ -194,6 +231,16 @@ pub struct Probed {
     pub status: Status,
     /// Size of the message in bytes.
     pub bytes: usize,
+}
+
+impl Probed {
+    /// What a probe of [`PROC_NULL`] finds: [`Status::null`], 0 bytes.
+    pub(crate) const fn null() -> Probed {
+        Probed {
+            status: Status::null(),
+            bytes: 0,
+        }
+    }
 }
 
 /// The topology of a communicator (MPI_Topo_test's answer): what `topo_test()` returns on a

@@ -7,7 +7,7 @@ use super::buffer::{RecvBuf, SendBuf};
 use super::delivery::{deliver_into, deliver_vec, undelivered, RawRecvBuf};
 use super::{
     end_poll, known, span_on, Buffer, BufferMut, Comm, Probed, Receives, Status, ANY_SOURCE,
-    ANY_TAG, TAG_UB,
+    ANY_TAG, PROC_NULL, TAG_UB,
 };
 use crate::datatype::Datatype;
 use crate::trace::Span;
@@ -303,7 +303,9 @@ impl Comm {
     /// ```
     pub fn probe(&self, source: usize, tag: i32) -> Result<Probed> {
         let mut span = self.probe_span("probe", source, tag);
-        let pattern = self.pattern(self.p2p_context(), source, tag)?;
+        let Some(pattern) = self.pattern(self.p2p_context(), source, tag)? else {
+            return Ok(Probed::null());
+        };
         let found = self.endpoint().probe(&pattern, true)?;
         let p = probed(found.expect("a blocking probe returns a message"));
         describe_probed(span.as_mut(), &p);
@@ -339,7 +341,9 @@ impl Comm {
     /// ```
     pub fn iprobe(&self, source: usize, tag: i32) -> Result<Option<Probed>> {
         let span = self.probe_span("iprobe", source, tag);
-        let pattern = self.pattern(self.p2p_context(), source, tag)?;
+        let Some(pattern) = self.pattern(self.p2p_context(), source, tag)? else {
+            return Ok(Some(Probed::null()));
+        };
         let found = self
             .endpoint()
             .probe(&pattern, false)
@@ -360,28 +364,33 @@ impl Comm {
 
     // ----- the context-taking forms, shared with the collectives -----
 
-    pub(crate) fn pattern(&self, context: u32, source: usize, tag: i32) -> Result<Pattern> {
-        let source = if source == ANY_SOURCE {
-            None
-        } else {
-            self.check_rank(source)?;
-            Some(source as u32)
-        };
+    /// What a receive or probe from `source` with `tag` on `context` matches: `None` for
+    /// [`PROC_NULL`], whose receive completes at once with [`Status::null`]. The tag is checked
+    /// either way.
+    pub(crate) fn pattern(&self, context: u32, source: usize, tag: i32) -> Result<Option<Pattern>> {
         let tag = match tag {
             ANY_TAG => None,
             t if t < 0 => return Err(Error::InvalidTag { tag, max: TAG_UB }),
             t => Some(t),
         };
+        let source = match source {
+            ANY_SOURCE => None,
+            PROC_NULL => return Ok(None),
+            _ => {
+                self.check_rank(source)?;
+                Some(source as u32)
+            }
+        };
         // collective traffic: the call receiving (see `Pattern::seq`)
         let seq = (context % 2 == 1)
             .then(|| self.endpoint().collective().map(|c| c.seq))
             .flatten();
-        Ok(Pattern {
+        Ok(Some(Pattern {
             context,
             source,
             tag,
             seq,
-        })
+        }))
     }
 
     /// The header of a message from this rank on `context` with `tag` (and, on the collective
@@ -459,6 +468,9 @@ impl Comm {
         dest: usize,
         tag: i32,
     ) -> Result<Option<Offer<'_>>> {
+        if dest == PROC_NULL {
+            return Ok(None);
+        }
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
         if let Some(sent) = self.send_remote(context, elems, dest, tag) {
@@ -524,6 +536,9 @@ impl Comm {
         dest: usize,
         tag: i32,
     ) -> Result<()> {
+        if dest == PROC_NULL {
+            return Ok(());
+        }
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
         let message = Message {
@@ -540,7 +555,9 @@ impl Comm {
         source: usize,
         tag: i32,
     ) -> Result<(Vec<T>, Status)> {
-        let pattern = self.pattern(context, source, tag)?;
+        let Some(pattern) = self.pattern(context, source, tag)? else {
+            return Ok((Vec::new(), Status::null()));
+        };
         let ep = self.endpoint();
         let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;
@@ -557,7 +574,9 @@ impl Comm {
         source: usize,
         tag: i32,
     ) -> Result<Status> {
-        let pattern = self.pattern(context, source, tag)?;
+        let Some(pattern) = self.pattern(context, source, tag)? else {
+            return Ok(Status::null());
+        };
         let ep = self.endpoint();
         let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;

@@ -228,8 +228,6 @@ impl Comm {
     ) -> Result<Request<'static>> {
         let _span = self.span("isend", Some(dest), Some(tag), std::mem::size_of_val(elems));
         check_send_tag(tag)?;
-        self.endpoint().check_live()?;
-        self.check_rank(dest)?;
         let message = Message {
             elem: ElemType::of::<T>(),
             count: elems.len(),
@@ -248,8 +246,6 @@ impl Comm {
         let bytes = std::mem::size_of_val(&data[..]);
         let _span = self.span("isend_owned", Some(dest), Some(tag), bytes);
         check_send_tag(tag)?;
-        self.endpoint().check_live()?;
-        self.check_rank(dest)?;
         let message = Message {
             elem: ElemType::of::<T>(),
             count: data.len(),
@@ -258,13 +254,24 @@ impl Comm {
         self.posted_send(message, dest, tag)
     }
 
+    /// Posts `message` to `dest` (checked here: a request of [`PROC_NULL`](crate::PROC_NULL)
+    /// is complete with [`Status::null`]) and returns its completed request.
     fn posted_send(&self, message: Message, dest: usize, tag: i32) -> Result<Request<'static>> {
+        let about = About::of(self, dest, tag, Some(message.bytes()));
+        if dest == crate::PROC_NULL {
+            return Ok(Request::done(
+                self.endpoint().clone(),
+                Status::null(),
+                about,
+            ));
+        }
+        self.endpoint().check_live()?;
+        self.check_rank(dest)?;
         let status = Status {
             source: self.rank(),
             tag,
             count: message.count,
         };
-        let about = About::of(self, dest, tag, Some(message.bytes()));
         self.post_message(self.p2p_context(), message, dest, tag)?;
         Ok(Request::done(self.endpoint().clone(), status, about))
     }
@@ -306,7 +313,13 @@ impl Comm {
             Of::This,
             Receives::Nothing,
         );
-        let pattern = self.pattern(self.p2p_context(), source, tag)?;
+        let Some(pattern) = self.pattern(self.p2p_context(), source, tag)? else {
+            return Ok(Request::done(
+                self.endpoint().clone(),
+                Status::null(),
+                about,
+            ));
+        };
         self.endpoint().check_live()?;
         let slot = self.endpoint().post(pattern);
         Ok(Request {

@@ -169,10 +169,14 @@ impl<'scope> Scope<'scope, '_> {
         let bytes = std::mem::size_of_val(elems);
         let _span = comm.span("isend", Some(dest), Some(tag), bytes);
         check_send_tag(tag)?;
-        let status = Status {
-            source: comm.rank(),
-            tag,
-            count: elems.len(),
+        let status = if dest == crate::PROC_NULL {
+            Status::null()
+        } else {
+            Status {
+                source: comm.rank(),
+                tag,
+                count: elems.len(),
+            }
         };
         let about = About::of(comm, dest, tag, Some(bytes));
         // SAFETY: `buf` is borrowed for 'scope, and the scope finishes (or withdraws) every

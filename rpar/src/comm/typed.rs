@@ -14,7 +14,7 @@
 
 use super::delivery::{undelivered, valid_values, Undelivered};
 use super::p2p::check_send_tag;
-use super::{Comm, Status, UNDEFINED};
+use super::{Comm, Status, PROC_NULL, UNDEFINED};
 use crate::datatype::{engine, Access, CommittedType, Compiled, Datatype, SignatureMatch};
 use crate::transport::{
     Data, ElemType, Matched, Message, TypedData, TypedSource, RENDEZVOUS_BYTES,
@@ -42,10 +42,13 @@ impl Comm {
     ) -> Result<()> {
         let _span = self.span("send_typed", Some(dest), Some(tag), ty.pack_size(count));
         check_send_tag(tag)?;
-        self.endpoint().check_live()?;
-        self.check_rank(dest)?;
         let c = &*ty.inner;
         let base = c.check_slice("send_typed", buf, origin, count, Access::Read)?;
+        if dest == PROC_NULL {
+            return Ok(());
+        }
+        self.endpoint().check_live()?;
+        self.check_rank(dest)?;
         // SAFETY: check_slice returned the byte offset of element `origin`, within `buf`.
         let start = unsafe { buf.as_ptr().cast::<u8>().add(base) };
         let bytes = c.packed_bytes("send_typed", count)?;
@@ -106,6 +109,9 @@ impl Comm {
         let c = &*ty.inner;
         let base = c.check_slice("recv_typed", buf, origin, count, Access::Write)?;
         c.packed_bytes("recv_typed", count)?; // so that no count of bytes below overflows
+        let Some(pattern) = pattern else {
+            return Ok(Status::null());
+        };
         let ep = self.endpoint();
         let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;

@@ -53,8 +53,8 @@ coordinate!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 ///     assert_eq!(grid.rank_of(grid.coords())?, grid.rank());
 ///     Ok((grid.coords(), left, right))
 /// })?;
-/// assert_eq!(coords[4], ([1, 1], Some(3), Some(5)));
-/// assert_eq!(coords[5], ([1, 2], Some(4), Some(3))); // wraps around
+/// assert_eq!(coords[4], ([1, 1], 3, 5));
+/// assert_eq!(coords[5], ([1, 2], 4, 3)); // wraps around
 /// # Ok::<(), rpar::Error>(())
 /// ```
 pub struct CartComm<const N: usize> {
@@ -346,8 +346,9 @@ impl<const N: usize> CartComm<N> {
     }
 
     /// The ranks `disp` steps back and forward along `dim`: `(source, dest)` for a shift of data
-    /// by `disp` (MPI_Cart_shift). `None` (MPI_PROC_NULL) where that step leaves a non-periodic
-    /// grid; on periodic dims any `disp` wraps around, however large.
+    /// by `disp` (MPI_Cart_shift). [`PROC_NULL`](crate::PROC_NULL) where that step leaves a
+    /// non-periodic grid, so that the same send and receive serve the edge (they complete at
+    /// once there); on periodic dims any `disp` wraps around, however large.
     ///
     /// # Errors
     ///
@@ -357,14 +358,19 @@ impl<const N: usize> CartComm<N> {
     /// rpar::run(5, |world| {
     ///     let line = rpar::CartComm::create(&world, [5], [false], false)?.unwrap();
     ///     if line.rank() == 1 {
-    ///         assert_eq!(line.shift(0, 2)?, (None, Some(3)));
-    ///         assert_eq!(line.shift(0, -1)?, (Some(2), Some(0)));
+    ///         assert_eq!(line.shift(0, 2)?, (rpar::PROC_NULL, 3));
+    ///         assert_eq!(line.shift(0, -1)?, (2, 0));
     ///     }
+    ///     // a halo exchange along the line: no case for its ends
+    ///     let (left, right) = line.shift(0, 1)?;
+    ///     let mut from_left = -1i32;
+    ///     line.sendrecv(&(line.rank() as i32), right, 0, &mut from_left, left, 0)?;
+    ///     assert_eq!(from_left, line.rank() as i32 - 1); // rank 0 keeps its -1
     ///     Ok(())
     /// })?;
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn shift(&self, dim: usize, disp: isize) -> Result<(Option<usize>, Option<usize>)> {
+    pub fn shift(&self, dim: usize, disp: isize) -> Result<(usize, usize)> {
         if dim >= N {
             return Err(Error::invalid(
                 "CartComm::shift",
@@ -378,7 +384,8 @@ impl<const N: usize> CartComm<N> {
             Some(rank_in(&self.dims, coords))
         };
         let disp = disp as i128;
-        Ok((at(-disp), at(disp)))
+        let or_null = |r: Option<usize>| r.unwrap_or(crate::PROC_NULL);
+        Ok((or_null(at(-disp)), or_null(at(disp))))
     }
 
     /// The sub-grids that keep the dims where `remain` is true (MPI_Cart_sub): one `M`-dim
@@ -503,7 +510,7 @@ impl<const N: usize> CartComm<N> {
         (0..N)
             .flat_map(|d| {
                 let (back, fwd) = self.shift(d, 1).expect("d < N");
-                [back, fwd]
+                [back, fwd].map(|r| (r != crate::PROC_NULL).then_some(r))
             })
             .collect()
     }

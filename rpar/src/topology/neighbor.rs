@@ -243,7 +243,7 @@ pub trait Neighborhood {
     ///     let line = rpar::CartComm::create(&world, [3], [false], false)?.unwrap();
     ///     let send = [10u16, 20, 21];
     ///     let (back, fwd) = line.shift(0, 1)?;
-    ///     let send_counts = [usize::from(back.is_some()), 2 * usize::from(fwd.is_some())];
+    ///     let send_counts = [usize::from(back != rpar::PROC_NULL), 2 * usize::from(fwd != rpar::PROC_NULL)];
     ///     let mut recv = [0u16; 3];
     ///     // slot 0 (from one step back) gets 2 values at 0, slot 1 (from forward) 1 value at 2
     ///     line.neighbor_alltoallv(&send, &send_counts, &[0, 1], &mut recv, &[2, 1], &[0, 2])?;
