@@ -254,6 +254,7 @@ fn every_check() {
             stage("point-to-point", point_to_point(&world))?;
             stage("progress", progress(&world))?;
             stage("PROC_NULL", p2p_more::proc_null(&world))?;
+            stage("send modes", p2p_more::send_modes(&world, false))?;
             stage("non-blocking collectives", nonblocking(&world))?;
             stage("datatypes", datatypes(&world))?;
             stage("collectives", collectives(&world))?;

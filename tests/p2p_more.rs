@@ -14,3 +14,41 @@ fn on_every_size(check: fn(&rpar::Comm) -> rpar::Result<()>) {
 fn proc_null_is_a_peer_that_completes_at_once() {
     on_every_size(p2p_more::proc_null);
 }
+
+#[test]
+fn send_modes_deliver_and_keep_their_rules() {
+    on_every_size(|world| p2p_more::send_modes(world, true));
+}
+
+/// Two ranks that both send synchronously before receiving wait for each other (MPI hangs;
+/// a standard send of the same size would be buffered).
+#[test]
+fn two_synchronous_sends_to_each_other_are_a_deadlock() {
+    let err = rpar::run(2, |world| {
+        world.ssend(&1u8, 1 - world.rank(), 0)?;
+        world.recv::<u8>(1 - world.rank(), 0).map(drop)
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("deadlock"), "{err}");
+    rpar::run(2, |world| {
+        world.send(&1u8, 1 - world.rank(), 0)?;
+        world.recv::<u8>(1 - world.rank(), 0).map(drop)
+    })
+    .expect("standard sends of one byte are buffered");
+}
+
+/// A ready-mode send that arrives before its receive is posted is reported by that receive.
+#[test]
+fn a_ready_send_without_a_posted_receive_is_reported() {
+    let err = rpar::run(2, |world| {
+        if world.rank() == 0 {
+            world.rsend(&5u32, 1, 0)?; // rank 1 has posted nothing
+            return world.send(&0u8, 1, 1);
+        }
+        world.recv_into(&mut 0u8, 0, 1)?; // the rsend arrives first and waits in the queue
+        world.recv::<u32>(0, 0).map(drop)
+    })
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("ready mode") && text.contains("rank 1"), "{text}");
+}

@@ -127,3 +127,88 @@ fn halo_line(world: &Comm) -> Result<()> {
     assert_eq!(halo, [cell(first - 1), cell(first + 5)], "rank {r} of {p}");
     Ok(())
 }
+
+/// The send modes (MPI-4.0 §3.4, after MPICH's test/mpi/pt2pt sendrecv, bsend1, bsend2,
+/// rsend and issend checks): data arrives intact in every mode; a synchronous send completes
+/// only once matched; a ready send to a posted receive works; a buffered send needs an attached
+/// buffer large enough for it, and attach/detach hand the buffer over and back. With
+/// `in_process`, also that a synchronous send is not complete before its receive (across MPI
+/// processes the modes are MPI's standard send: see `comm/modes.rs`).
+pub(crate) fn send_modes(world: &Comm, in_process: bool) -> Result<()> {
+    let (r, n) = (world.rank(), world.size());
+    let (right, left) = ((r + 1) % n, (r + n - 1) % n);
+    // a ring in each mode, small and large
+    for len in [1usize, 5000, 40_000] {
+        let out: Vec<u32> = (0..len as u32).map(|i| i ^ r as u32).collect();
+        let want: Vec<u32> = (0..len as u32).map(|i| i ^ left as u32).collect();
+        let sent = world.issend(&out[..], right, 1)?;
+        assert_eq!(world.recv::<u32>(left, 1)?.0, want, "issend of {len}");
+        assert_eq!(sent.wait()?.count, len);
+        world.scope(|s| {
+            let sent = s.issend(&out[..], right, 2)?;
+            assert_eq!(world.recv::<u32>(left, 2)?.0, want, "scoped issend of {len}");
+            sent.wait().map(drop)
+        })?;
+        // ssend ordered so that the ranks do not all wait at once: even ranks send first, odd
+        // ones receive first (an odd ring's last rank, even, then waits for rank 0, which
+        // completes once rank 1 has received)
+        let mut got = vec![0u32; len];
+        if r % 2 == 0 && right != r {
+            world.ssend(&out[..], right, 3)?;
+            world.recv_into(&mut got[..], left, 3)?;
+        } else if right != r {
+            world.recv_into(&mut got[..], left, 3)?;
+            world.ssend(&out[..], right, 3)?;
+        } else {
+            let sent = world.issend(&out[..], r, 3)?; // alone: to itself
+            world.recv_into(&mut got[..], r, 3)?;
+            sent.wait()?;
+        }
+        assert_eq!(got, want, "ssend of {len}");
+        world.buffer_attach(vec![0; 4 * len + rpar::BSEND_OVERHEAD])?;
+        world.bsend(&out[..], right, 4)?;
+        assert_eq!(world.recv::<u32>(left, 4)?.0, want, "bsend of {len}");
+        world.ibsend(&out[..], right, 5)?.wait()?;
+        assert_eq!(world.recv::<u32>(left, 5)?.0, want, "ibsend of {len}");
+        assert_eq!(world.buffer_detach()?.len(), 4 * len + rpar::BSEND_OVERHEAD);
+        // ready mode: the receive is posted, then a barrier tells the sender
+        let mut got = vec![0u32; len];
+        let req = world.irecv_into(&mut got[..], left, 6)?;
+        world.barrier()?;
+        world.rsend(&out[..], right, 6)?;
+        req.wait()?;
+        assert_eq!(got, want, "rsend of {len}");
+        let req = world.irecv_into(&mut got[..], left, 7)?;
+        world.barrier()?;
+        world.irsend(&out[..], right, 7)?.wait()?;
+        req.wait()?;
+        assert_eq!(got, want, "irsend of {len}");
+    }
+    // a synchronous send is not complete before its receive is posted
+    if n >= 2 && in_process {
+        if r == 0 {
+            let mut sent = world.issend(&[1u8, 2, 3][..], 1, 8)?;
+            assert_eq!(sent.test()?, None, "issend complete before rank 1 received");
+            world.send(&0u8, 1, 9)?; // now rank 1 receives
+            assert_eq!(sent.wait()?.count, 3);
+        } else if r == 1 {
+            world.recv_into(&mut 0u8, 0, 9)?;
+            assert_eq!(world.recv::<u8>(0, 8)?.0, [1, 2, 3]);
+        }
+    }
+    // the buffered mode's errors (MPI_ERR_BUFFER), attach and detach
+    let big = [0u64; 64];
+    assert!(matches!(world.bsend(&big[..], right, 0), Err(Error::InvalidArgument { .. })));
+    world.buffer_attach(vec![0; 512 + rpar::BSEND_OVERHEAD - 1])?;
+    assert!(matches!(world.bsend(&big[..], right, 0), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(world.buffer_attach(vec![0; 8]), Err(Error::InvalidArgument { .. })));
+    assert_eq!(world.buffer_detach()?.len(), 512 + rpar::BSEND_OVERHEAD - 1);
+    assert!(matches!(world.buffer_detach(), Err(Error::InvalidArgument { .. })));
+    world.bsend(&big[..], PROC_NULL, 0)?; // nothing is buffered for PROC_NULL
+    // a dropped issend request still delivers (MPI_Request_free of an active send)
+    drop(world.issend(&[r as u64; 10][..], right, 10)?);
+    assert_eq!(world.recv::<u64>(left, 10)?.0, [left as u64; 10]);
+    world.barrier()?;
+    assert_eq!(world.iprobe(ANY_SOURCE, ANY_TAG)?, None);
+    Ok(())
+}

@@ -163,10 +163,14 @@ impl<T: Datatype> SendBuf for Typed<'_, &[T]> {
         )
     }
     fn isend(self, comm: &Comm, dest: usize, tag: i32) -> Result<Request<'static>> {
-        let status = Status {
-            source: comm.rank(),
-            tag,
-            count: self.count,
+        let status = if dest == crate::PROC_NULL {
+            Status::null()
+        } else {
+            Status {
+                source: comm.rank(),
+                tag,
+                count: self.count,
+            }
         };
         comm.send_typed_in(
             self.buf,

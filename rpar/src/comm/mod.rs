@@ -5,6 +5,7 @@
 
 mod buffer;
 mod delivery;
+mod modes;
 mod nonblocking;
 mod p2p;
 mod request;
@@ -14,6 +15,7 @@ mod typed;
 
 pub use buffer::{Buffer, BufferMut, RecvBuf, SendBuf};
 pub use request::{test_all, test_any, test_some, wait_all, wait_any, wait_some, Request, TestAny};
+pub use modes::BSEND_OVERHEAD;
 pub use scope::Scope;
 
 use crate::collective::Label;
@@ -424,6 +426,26 @@ fn open_span<'a>(
     }
 }
 
+/// A message sent in ready mode (MPI_Rsend) must find its receive posted when it arrives; one
+/// that had to wait in the unexpected queue is reported by the receive that takes it. Certain:
+/// a receive posted (or running) when the message arrived always clears the mark, so a correct
+/// program is never reported; a late receive is missed only if it was posted before this rank
+/// looked at its mailbox again.
+pub(crate) fn check_ready(m: &Matched) -> Result<()> {
+    if !m.header.ready {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "a receive of a ready-mode send",
+        format!(
+            "rank {} sent with tag {} in ready mode (MPI_Rsend), which requires the receive to \
+             be posted first, but no receive was posted when it arrived: the program is \
+             erroneous under MPI",
+            m.header.source, m.header.tag
+        ),
+    ))
+}
+
 /// A wildcard source or tag as a span's peer or tag: none.
 pub(crate) fn known(source: usize, tag: i32) -> (Option<usize>, Option<i32>) {
     (
@@ -681,6 +703,7 @@ impl Comm {
     #[inline]
     pub(crate) fn accept_arrival(&self, m: &Matched) -> Result<()> {
         self.ep.flow_in(m);
+        check_ready(m)?;
         if let Some(theirs) = m.header.call {
             let source = m.header.source as usize;
             match self.ep.collective() {

@@ -407,6 +407,7 @@ impl Comm {
             } else {
                 None
             },
+            ready: false,
         }
     }
 
@@ -420,12 +421,16 @@ impl Comm {
         dest: usize,
         tag: i32,
     ) -> Result<()> {
+        self.post_with(self.header(context, tag), message, dest)
+    }
+
+    /// As [`Comm::post_message`], with the header made by the caller.
+    pub(crate) fn post_with(&self, header: Header, message: Message, dest: usize) -> Result<()> {
         let ep = self.endpoint();
         let to = self.group[dest];
         if let Some(row) = ep.matrix() {
             row.count(to, message.bytes());
         }
-        let header = self.header(context, tag);
         if let Some(wire) = ep.wire_to(to) {
             return wire.send_message(to, &header, message);
         }
@@ -468,6 +473,23 @@ impl Comm {
         dest: usize,
         tag: i32,
     ) -> Result<Option<Offer<'_>>> {
+        // SAFETY: passed on to our caller.
+        unsafe { self.post_send_in_mode(context, elems, (dest, tag), Mode::Standard) }
+    }
+
+    /// As [`Comm::post_send`], in a send mode: a synchronous send is always a rendezvous
+    /// (finished only once a receive matches it), a ready one carries its mode for the check.
+    ///
+    /// # Safety
+    ///
+    /// As [`Comm::post_send`].
+    pub(crate) unsafe fn post_send_in_mode<T: Datatype>(
+        &self,
+        context: u32,
+        elems: &[T],
+        (dest, tag): (usize, i32),
+        mode: Mode,
+    ) -> Result<Option<Offer<'_>>> {
         if dest == PROC_NULL {
             return Ok(None);
         }
@@ -479,17 +501,21 @@ impl Comm {
         let bytes = std::mem::size_of_val(elems);
         let elem = ElemType::of::<T>();
         let count = elems.len();
-        if bytes <= RENDEZVOUS_BYTES {
+        let mut header = self.header(context, tag);
+        header.ready = mode == Mode::Ready;
+        let synchronous = mode == Mode::Synchronous;
+        if bytes <= RENDEZVOUS_BYTES && !synchronous {
             let data = eager_data(elems);
-            self.post_message(context, Message { elem, count, data }, dest, tag)?;
+            self.post_with(header, Message { elem, count, data }, dest)?;
             return Ok(None);
         }
         // SAFETY: the caller keeps `elems` alive and unmodified until the offer is finished or
         // withdrawn (this function's contract).
-        let (offer, ticket) =
-            unsafe { self.offer(elems.as_ptr().cast(), bytes, (context, dest, tag)) };
+        let (offer, ticket) = unsafe {
+            self.offer(elems.as_ptr().cast(), bytes, (context, dest, tag), synchronous)
+        };
         let data = Data::Borrowed(ticket);
-        self.post_message(context, Message { elem, count, data }, dest, tag)?;
+        self.post_with(header, Message { elem, count, data }, dest)?;
         crate::fault::point("rendezvous: offered")?;
         Ok(Some(offer))
     }
@@ -506,11 +532,12 @@ impl Comm {
         ptr: *const u8,
         bytes: usize,
         to: SendTarget,
+        synchronous: bool,
     ) -> (Offer<'_>, Ticket) {
         let ep = self.endpoint();
         let own_mailbox = ep.fabric().mailbox(ep.world_rank()).clone();
         // SAFETY: passed on to our caller.
-        let (pending, ticket) = unsafe { publish(ptr, bytes, own_mailbox) };
+        let (pending, ticket) = unsafe { publish(ptr, bytes, own_mailbox, synchronous) };
         (Offer { pending, ep, to }, ticket)
     }
 
@@ -628,6 +655,18 @@ impl Comm {
         }
         self.recv_into_in(context, buf, source, recv_tag)
     }
+}
+
+/// MPI's send modes, as the transport sees them (a buffered send is a standard one once its
+/// space in the attached buffer is accounted for: see `comm/modes.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// MPI_Send: eager when small, else a rendezvous the receiver may copy out early.
+    Standard,
+    /// MPI_Ssend: complete only once a receive has matched it.
+    Synchronous,
+    /// MPI_Rsend: a receive must be posted already; the message says so, for the check.
+    Ready,
 }
 
 /// Where a send goes: (context, destination rank in the communicator, tag).

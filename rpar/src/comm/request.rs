@@ -159,6 +159,9 @@ enum State {
         pending: PendingSend,
         to: SendTarget,
         status: Status,
+        /// The copy a [`Comm::issend`] offers from, if the request owns it (a scoped send
+        /// offers from the caller's buffer).
+        copy: Option<ErasedVec>,
     },
     /// A non-blocking collective (its scope keeps the operation too).
     Collective(Rc<Operation>),
@@ -257,6 +260,16 @@ impl Comm {
     /// Posts `message` to `dest` (checked here: a request of [`PROC_NULL`](crate::PROC_NULL)
     /// is complete with [`Status::null`]) and returns its completed request.
     fn posted_send(&self, message: Message, dest: usize, tag: i32) -> Result<Request<'static>> {
+        self.posted_send_in_mode(message, (dest, tag), false)
+    }
+
+    /// As `posted_send`, with `ready` for a ready-mode send (MPI_Irsend).
+    pub(crate) fn posted_send_in_mode(
+        &self,
+        message: Message,
+        (dest, tag): (usize, i32),
+        ready: bool,
+    ) -> Result<Request<'static>> {
         let about = About::of(self, dest, tag, Some(message.bytes()));
         if dest == crate::PROC_NULL {
             return Ok(Request::done(
@@ -272,7 +285,9 @@ impl Comm {
             tag,
             count: message.count,
         };
-        self.post_message(self.p2p_context(), message, dest, tag)?;
+        let mut header = self.header(self.p2p_context(), tag);
+        header.ready = ready;
+        self.post_with(header, message, dest)?;
         Ok(Request::done(self.endpoint().clone(), status, about))
     }
 
@@ -367,6 +382,28 @@ impl<'a> Request<'a> {
                 pending,
                 to,
                 status,
+                copy: None,
+            },
+            about,
+            _buf: PhantomData,
+        }
+    }
+
+    /// The request of a rendezvous offered from `copy`, which it owns until the hand-over ends.
+    pub(crate) fn rendezvous_from(
+        ep: Rc<Endpoint>,
+        (pending, to): (PendingSend, SendTarget),
+        copy: ErasedVec,
+        status: Status,
+        about: Option<Box<About>>,
+    ) -> Request<'static> {
+        Request {
+            ep,
+            state: State::Send {
+                pending,
+                to,
+                status,
+                copy: Some(copy),
             },
             about,
             _buf: PhantomData,
@@ -559,6 +596,7 @@ impl State {
                 ep.flow_in(&m);
                 // the slot is gone now: whatever happens, this request no longer owns one
                 *self = State::Finished;
+                super::check_ready(&m)?;
                 // SAFETY: `buf` is the buffer the request borrows for its lifetime, still live
                 // and exclusively ours because the request is.
                 let status = match unsafe { deliver_into(&mut m, buf) } {
@@ -588,13 +626,18 @@ impl State {
                 pending,
                 to,
                 status,
+                ..
             } => {
                 if !block && pending.outcome() == SendOutcome::Pending {
                     return Ok(None);
                 }
                 let (pending, to, status) = (pending.clone(), *to, *status);
-                *self = State::Finished;
+                // an owned copy lives until the hand-over has ended, delivered or withdrawn
+                let State::Send { copy, .. } = std::mem::replace(self, State::Finished) else {
+                    unreachable!("matched just above")
+                };
                 finish_rendezvous(ep, &pending, to)?;
+                drop(copy);
                 *self = State::Done(status);
                 Ok(Some(status))
             }
@@ -604,10 +647,17 @@ impl State {
 
 impl Drop for Request<'_> {
     fn drop(&mut self) {
-        if let State::Recv { slot, .. } = self.state {
-            self.ep.cancel_slot(slot);
+        match &mut self.state {
+            State::Recv { slot, .. } => self.ep.cancel_slot(*slot),
+            // an unfinished `issend` dropped (MPI_Request_free of an active send): the message
+            // is still delivered, from a copy that is then never freed — the receiver may read
+            // it at any time (a leak, but no message lost and no freed memory read)
+            State::Send { pending, copy, .. } if pending.outcome() == SendOutcome::Pending => {
+                std::mem::forget(copy.take());
+            }
+            // a pending scoped send is waited for by its scope
+            _ => {}
         }
-        // a pending scoped send is waited for by its scope
     }
 }
 

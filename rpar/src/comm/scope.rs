@@ -2,7 +2,7 @@
 //! all of them at the end of the scope (as `std::thread::scope` does for threads).
 
 use super::nonblocking::Operation;
-use super::p2p::{check_send_tag, Offer};
+use super::p2p::{check_send_tag, Mode, Offer};
 use super::request::About;
 use super::{span_on, Buffer, BufferMut, Comm, Receives, Request, Status, UNKNOWN};
 use crate::{
@@ -164,10 +164,21 @@ impl<'scope> Scope<'scope, '_> {
         dest: usize,
         tag: i32,
     ) -> Result<Request<'scope>> {
+        self.isend_in_mode("isend", buf, (dest, tag), Mode::Standard)
+    }
+
+    /// A scoped send in `mode` (standard or synchronous), named `name` in a trace.
+    pub(crate) fn isend_in_mode<B: Buffer + ?Sized>(
+        &'scope self,
+        name: &'static str,
+        buf: &'scope B,
+        (dest, tag): (usize, i32),
+        mode: Mode,
+    ) -> Result<Request<'scope>> {
         let comm = self.comm;
         let elems = buf.as_elems();
         let bytes = std::mem::size_of_val(elems);
-        let _span = comm.span("isend", Some(dest), Some(tag), bytes);
+        let _span = comm.span(name, Some(dest), Some(tag), bytes);
         check_send_tag(tag)?;
         let status = if dest == crate::PROC_NULL {
             Status::null()
@@ -181,7 +192,7 @@ impl<'scope> Scope<'scope, '_> {
         let about = About::of(comm, dest, tag, Some(bytes));
         // SAFETY: `buf` is borrowed for 'scope, and the scope finishes (or withdraws) every
         // pending rendezvous before it returns, on every path including a panic.
-        let offer = unsafe { comm.post_send(comm.p2p_context(), elems, dest, tag)? };
+        let offer = unsafe { comm.post_send_in_mode(comm.p2p_context(), elems, (dest, tag), mode)? };
         Ok(match offer {
             None => Request::done(comm.endpoint().clone(), status, about),
             Some(offer) => {

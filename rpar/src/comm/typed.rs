@@ -77,7 +77,7 @@ impl Comm {
         // SAFETY: `buf` stays borrowed, unmodified, until the offer is finished below (or
         // dropped on an unwind); the receiver reads only the bytes the type names, which
         // check_slice proved lie in `buf`.
-        let (offer, ticket) = unsafe { self.offer(start, bytes, (context, dest, tag)) };
+        let (offer, ticket) = unsafe { self.offer(start, bytes, (context, dest, tag), false) };
         let source = TypedSource::Borrowed(ticket);
         let data = Data::Typed(Box::new(TypedData {
             ty: ty.clone(),

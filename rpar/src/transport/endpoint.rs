@@ -87,6 +87,10 @@ pub(crate) struct Header {
     pub(crate) flow: u32,
     /// On a collective context: the collective call that sent it (for mismatch detection).
     pub(crate) call: Option<CallKey>,
+    /// Sent in ready mode (MPI_Rsend): a receive must already be posted. Cleared when a posted
+    /// or running receive takes it as it arrives; still set on a message that went to the
+    /// unexpected queue, which its receive then reports (see `Comm::accept_arrival`).
+    pub(crate) ready: bool,
 }
 
 /// A [`CollectiveCall`] as it travels in a message header: everything that ranks compare, in
@@ -377,6 +381,9 @@ pub(crate) struct Endpoint {
     /// parks: a coroutine that then finds its shared-memory condition unmet registers for a
     /// wake-up (until then it polls, registering nothing).
     parking: Cell<bool>,
+    /// The buffer attached for buffered sends (MPI_Buffer_attach), one per rank as MPI has one
+    /// per process.
+    pub(crate) attached: RefCell<Option<Vec<u8>>>,
     /// On the MPI transport: the link to the other processes (in-process: always `None`, and
     /// without the `mpi` feature `Wire` has no values, so every use compiles away).
     wire: Option<Wire>,
@@ -418,6 +425,7 @@ impl Endpoint {
             coroutine: Cell::new(None),
             outstanding: RefCell::new(Vec::new()),
             parking: Cell::new(false),
+            attached: RefCell::new(None),
             wire: None,
         }
     }
@@ -1041,6 +1049,8 @@ impl Endpoint {
             message,
         };
         if wanted.is_some_and(|w| self.takes(w, &m.header)) {
+            let mut m = m;
+            m.header.ready = false; // a receive was waiting for it
             return Some(m);
         }
         self.queue(m, release_borrowed);
@@ -1058,7 +1068,7 @@ impl Endpoint {
     #[inline(never)]
     fn queue(&self, mut m: Matched, release_borrowed: bool) {
         if release_borrowed {
-            release(&mut m);
+            release_unmatched(&mut m);
         }
         let mut q = self.queues.borrow_mut();
         let q = &mut *q;
@@ -1068,6 +1078,7 @@ impl Endpoint {
             .find(|p| p.matched.is_none() && p.pattern.matches(&m.header))
         {
             Some(slot) => {
+                m.header.ready = false; // its receive was posted
                 if m.message.data.is_borrowed() {
                     if slot.held == 0 {
                         release(&mut m);
@@ -1379,7 +1390,7 @@ impl Endpoint {
     fn release_all_borrowed(&self) {
         let mut q = self.queues.borrow_mut();
         let q = &mut *q;
-        q.unexpected.iter_mut().for_each(release);
+        q.unexpected.iter_mut().for_each(release_unmatched);
         q.posted
             .iter_mut()
             .filter_map(|p| p.matched.as_mut())
@@ -1426,6 +1437,14 @@ impl Endpoint {
 }
 
 /// Turns a rendezvous message into an owned copy, releasing its sender.
+/// As [`release`], for a message no receive has matched yet: a synchronous send's stays in the
+/// sender's buffer, because its sender may return only once a receive matches it (MPI_Ssend).
+fn release_unmatched(m: &mut Matched) {
+    if !matches!(&m.message.data, Data::Borrowed(t) if t.synchronous()) {
+        release(m);
+    }
+}
+
 fn release(m: &mut Matched) {
     let msg = &mut m.message;
     // a derived-datatype rendezvous is packed into an owned buffer

@@ -43,6 +43,9 @@ struct Shared {
     /// Where a shared copy goes: set by the receiver before it claims (null: the copy is not
     /// shared, as a typed read is not).
     dst: AtomicPtr<u8>,
+    /// A synchronous send's (MPI_Ssend): the receiver copies it only once a receive matches
+    /// it, never earlier to release the sender (see `Endpoint::queue`).
+    synchronous: bool,
 }
 
 // SAFETY: `ptr` is only dereferenced while the state is COPYING, during which the sender keeps
@@ -77,6 +80,7 @@ pub(crate) unsafe fn publish(
     ptr: *const u8,
     bytes: usize,
     wake: Sender<Envelope>,
+    synchronous: bool,
 ) -> (PendingSend, Ticket) {
     let pieces = if bytes >= HELP_FROM {
         bytes.div_ceil(CHUNK)
@@ -89,6 +93,7 @@ pub(crate) unsafe fn publish(
         bytes,
         chunks: Chunks::new(pieces),
         dst: AtomicPtr::new(std::ptr::null_mut()),
+        synchronous,
     });
     (
         PendingSend {
@@ -132,6 +137,11 @@ impl PendingSend {
 }
 
 impl Ticket {
+    /// Whether a synchronous send offered it: see [`publish`].
+    pub(crate) fn synchronous(&self) -> bool {
+        self.shared.synchronous
+    }
+
     /// The sender's side of this hand-over.
     pub(crate) fn sender(&self) -> PendingSend {
         PendingSend {
