@@ -255,6 +255,7 @@ fn every_check() {
             stage("progress", progress(&world))?;
             stage("PROC_NULL", p2p_more::proc_null(&world))?;
             stage("send modes", p2p_more::send_modes(&world, false))?;
+            stage("persistent requests", p2p_more::persistent(&world))?;
             stage("non-blocking collectives", nonblocking(&world))?;
             stage("datatypes", datatypes(&world))?;
             stage("collectives", collectives(&world))?;

@@ -50,5 +50,13 @@ fn a_ready_send_without_a_posted_receive_is_reported() {
     })
     .unwrap_err();
     let text = err.to_string();
-    assert!(text.contains("ready mode") && text.contains("rank 1"), "{text}");
+    assert!(
+        text.contains("ready mode") && text.contains("rank 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn persistent_requests_start_again_and_again() {
+    on_every_size(p2p_more::persistent);
 }

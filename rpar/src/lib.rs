@@ -143,9 +143,9 @@ pub use collective::{
     ReduceScatterArgs, ScatterArgs, ShiftArgs, Typed, Varying, ViewBuf,
 };
 pub use comm::{
-    test_all, test_any, test_some, wait_all, wait_any, wait_some, Buffer, BufferMut, Comm, Probed,
-    RecvBuf, Request, Scope, SendBuf, Status, TestAny, ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD,
-    PROC_NULL, TAG_UB, UNDEFINED,
+    start_all, test_all, test_any, test_some, wait_all, wait_any, wait_some, Buffer, BufferMut,
+    Comm, Persistent, PersistentKind, Probed, RecvBuf, Request, Scope, SendBuf, Status, TestAny,
+    ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD, PROC_NULL, TAG_UB, UNDEFINED,
 };
 pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};
 

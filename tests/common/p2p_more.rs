@@ -146,7 +146,11 @@ pub(crate) fn send_modes(world: &Comm, in_process: bool) -> Result<()> {
         assert_eq!(sent.wait()?.count, len);
         world.scope(|s| {
             let sent = s.issend(&out[..], right, 2)?;
-            assert_eq!(world.recv::<u32>(left, 2)?.0, want, "scoped issend of {len}");
+            assert_eq!(
+                world.recv::<u32>(left, 2)?.0,
+                want,
+                "scoped issend of {len}"
+            );
             sent.wait().map(drop)
         })?;
         // ssend ordered so that the ranks do not all wait at once: even ranks send first, odd
@@ -198,16 +202,102 @@ pub(crate) fn send_modes(world: &Comm, in_process: bool) -> Result<()> {
     }
     // the buffered mode's errors (MPI_ERR_BUFFER), attach and detach
     let big = [0u64; 64];
-    assert!(matches!(world.bsend(&big[..], right, 0), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        world.bsend(&big[..], right, 0),
+        Err(Error::InvalidArgument { .. })
+    ));
     world.buffer_attach(vec![0; 512 + rpar::BSEND_OVERHEAD - 1])?;
-    assert!(matches!(world.bsend(&big[..], right, 0), Err(Error::InvalidArgument { .. })));
-    assert!(matches!(world.buffer_attach(vec![0; 8]), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        world.bsend(&big[..], right, 0),
+        Err(Error::InvalidArgument { .. })
+    ));
+    assert!(matches!(
+        world.buffer_attach(vec![0; 8]),
+        Err(Error::InvalidArgument { .. })
+    ));
     assert_eq!(world.buffer_detach()?.len(), 512 + rpar::BSEND_OVERHEAD - 1);
-    assert!(matches!(world.buffer_detach(), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        world.buffer_detach(),
+        Err(Error::InvalidArgument { .. })
+    ));
     world.bsend(&big[..], PROC_NULL, 0)?; // nothing is buffered for PROC_NULL
-    // a dropped issend request still delivers (MPI_Request_free of an active send)
+                                          // a dropped issend request still delivers (MPI_Request_free of an active send)
     drop(world.issend(&[r as u64; 10][..], right, 10)?);
     assert_eq!(world.recv::<u64>(left, 10)?.0, [left as u64; 10]);
+    world.barrier()?;
+    assert_eq!(world.iprobe(ANY_SOURCE, ANY_TAG)?, None);
+    Ok(())
+}
+
+/// Persistent requests (MPI-4.0 §3.9, after MPICH's test/mpi/pt2pt sendself, inactivereq and
+/// startall checks): a ring of persistent sends and receives started several times, the data
+/// changed between starts, in every send mode; to itself; with PROC_NULL; and the arguments
+/// checked when the request is made.
+pub(crate) fn persistent(world: &Comm) -> Result<()> {
+    use rpar::PersistentKind::{Bsend, Rsend, Send, Ssend};
+    let (r, n) = (world.rank(), world.size());
+    let (right, left) = ((r + 1) % n, (r + n - 1) % n);
+    world.buffer_attach(vec![0; 8 * 1000 + rpar::BSEND_OVERHEAD])?;
+    for kind in [Send, Ssend, Bsend, Rsend] {
+        for len in [1usize, 1000] {
+            let mut out = vec![0i64; len];
+            let mut inc = vec![0i64; len];
+            let mut send = world.send_init_in(&mut out[..], kind, right, 3)?;
+            let mut recv = world.recv_init(&mut inc[..], left, 3)?;
+            assert_eq!(
+                (send.kind(), recv.kind()),
+                (kind, rpar::PersistentKind::Recv)
+            );
+            for round in 0..4i64 {
+                send.buffer_mut().iter_mut().enumerate().for_each(|(i, x)| {
+                    *x = round * 1000 + 10 * r as i64 + i as i64;
+                });
+                let received = recv.start()?; // posted before any rank sends: rsend may go
+                world.barrier()?;
+                let sent = send.start()?;
+                let st = received.wait()?;
+                sent.wait()?;
+                assert_eq!((st.source, st.tag, st.count), (left, 3, len));
+                let want: Vec<i64> = (0..len as i64)
+                    .map(|i| round * 1000 + 10 * left as i64 + i)
+                    .collect();
+                assert_eq!(recv.buffer(), &want[..], "{kind:?} of {len}, round {round}");
+            }
+        }
+    }
+    world.buffer_detach()?;
+    // start_all, and a request to itself
+    let mut mine = [r as u16; 2];
+    let mut back = [0u16; 2];
+    let mut to_self = world.send_init(&mut mine[..], r, 4)?;
+    let mut from_self = world.recv_init(&mut back[..], r, 4)?;
+    for _ in 0..3 {
+        let requests = rpar::start_all([&mut from_self, &mut to_self])?;
+        rpar::wait_all(requests)?;
+        assert_eq!(from_self.buffer(), [r as u16; 2]);
+        from_self.buffer_mut().fill(0);
+    }
+    // PROC_NULL: started, complete at once, the buffer untouched
+    let mut keep = [7u8; 3];
+    let mut null_recv = world.recv_init(&mut keep[..], PROC_NULL, 0)?;
+    assert_eq!(null_recv.start()?.wait()?, Status::null());
+    assert_eq!(null_recv.buffer(), [7; 3]);
+    let mut null_send = world.send_init(&mut keep[..], PROC_NULL, 0)?;
+    null_send.start()?.wait()?;
+    // arguments are checked at init
+    let mut x = [0u8];
+    assert!(matches!(
+        world.send_init(&mut x[..], n, 0),
+        Err(Error::RankOutOfRange { .. })
+    ));
+    assert!(matches!(
+        world.recv_init(&mut x[..], 0, -7),
+        Err(Error::InvalidTag { .. })
+    ));
+    assert!(matches!(
+        world.send_init_in(&mut x[..], rpar::PersistentKind::Recv, 0, 0),
+        Err(Error::InvalidArgument { .. })
+    ));
     world.barrier()?;
     assert_eq!(world.iprobe(ANY_SOURCE, ANY_TAG)?, None);
     Ok(())

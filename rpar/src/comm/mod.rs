@@ -8,14 +8,16 @@ mod delivery;
 mod modes;
 mod nonblocking;
 mod p2p;
+mod persistent;
 mod request;
 mod scope;
 mod split;
 mod typed;
 
 pub use buffer::{Buffer, BufferMut, RecvBuf, SendBuf};
-pub use request::{test_all, test_any, test_some, wait_all, wait_any, wait_some, Request, TestAny};
 pub use modes::BSEND_OVERHEAD;
+pub use persistent::{start_all, Persistent, PersistentKind};
+pub use request::{test_all, test_any, test_some, wait_all, wait_any, wait_some, Request, TestAny};
 pub use scope::Scope;
 
 use crate::collective::Label;

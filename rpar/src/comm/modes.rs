@@ -179,7 +179,12 @@ impl Comm {
         tag: i32,
     ) -> Result<Request<'static>> {
         let elems = buf.as_elems();
-        let _span = self.span("irsend", Some(dest), Some(tag), std::mem::size_of_val(elems));
+        let _span = self.span(
+            "irsend",
+            Some(dest),
+            Some(tag),
+            std::mem::size_of_val(elems),
+        );
         check_send_tag(tag)?;
         let message = Message {
             elem: ElemType::of::<B::Elem>(),

@@ -512,7 +512,12 @@ impl Comm {
         // SAFETY: the caller keeps `elems` alive and unmodified until the offer is finished or
         // withdrawn (this function's contract).
         let (offer, ticket) = unsafe {
-            self.offer(elems.as_ptr().cast(), bytes, (context, dest, tag), synchronous)
+            self.offer(
+                elems.as_ptr().cast(),
+                bytes,
+                (context, dest, tag),
+                synchronous,
+            )
         };
         let data = Data::Borrowed(ticket);
         self.post_with(header, Message { elem, count, data }, dest)?;

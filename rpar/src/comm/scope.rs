@@ -192,7 +192,8 @@ impl<'scope> Scope<'scope, '_> {
         let about = About::of(comm, dest, tag, Some(bytes));
         // SAFETY: `buf` is borrowed for 'scope, and the scope finishes (or withdraws) every
         // pending rendezvous before it returns, on every path including a panic.
-        let offer = unsafe { comm.post_send_in_mode(comm.p2p_context(), elems, (dest, tag), mode)? };
+        let offer =
+            unsafe { comm.post_send_in_mode(comm.p2p_context(), elems, (dest, tag), mode)? };
         Ok(match offer {
             None => Request::done(comm.endpoint().clone(), status, about),
             Some(offer) => {

@@ -1,0 +1,204 @@
+//! Persistent requests (MPI_Send_init, MPI_Ssend_init, MPI_Bsend_init, MPI_Rsend_init,
+//! MPI_Recv_init, MPI_Start, MPI_Startall): a send or receive whose arguments are bound once
+//! and which is started many times.
+//!
+//! A [`Persistent`] holds its buffer mutably borrowed for its whole life, and each
+//! [`Persistent::start`] returns a [`Request`] that borrows the persistent request, so it
+//! cannot be started again (or its buffer touched) while that request is active — what MPI
+//! calls erroneous is a compile error here. Between two starts the buffer is reached through
+//! [`Persistent::buffer_mut`], as an MPI program writes its buffer between MPI_Wait and
+//! MPI_Start.
+
+use super::{BufferMut, Comm, Request};
+use crate::datatype::Datatype;
+use crate::Result;
+
+/// What a persistent request does when started: a send in one of MPI's modes, or a receive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PersistentKind {
+    /// MPI_Send_init: started as [`Comm::isend`].
+    Send,
+    /// MPI_Ssend_init: started as [`Comm::issend`].
+    Ssend,
+    /// MPI_Bsend_init: started as [`Comm::ibsend`].
+    Bsend,
+    /// MPI_Rsend_init: started as [`Comm::irsend`].
+    Rsend,
+    /// MPI_Recv_init: started as [`Comm::irecv_into`].
+    Recv,
+}
+
+/// A persistent request: a send or receive bound to its buffer, peer and tag, started with
+/// [`Persistent::start`] (MPI_Start) or [`start_all`] (MPI_Startall), as often as needed.
+///
+/// ```
+/// let got = rpar::run(2, |world| {
+///     let other = 1 - world.rank();
+///     let mut out = [0u64; 4];
+///     let mut inc = [0u64; 4];
+///     let mut send = world.send_init(&mut out[..], other, 0)?;
+///     let mut recv = world.recv_init(&mut inc[..], other, 0)?;
+///     let mut sums = Vec::new();
+///     for step in 0..3u64 {
+///         send.buffer_mut().fill(step * 10 + world.rank() as u64); // between starts
+///         let requests = rpar::start_all([&mut send, &mut recv])?;
+///         rpar::wait_all(requests)?;
+///         sums.push(recv.buffer().iter().sum::<u64>());
+///     }
+///     Ok(sums)
+/// })?;
+/// assert_eq!(got[0], [4, 44, 84]); // rank 1's 1, 11, 21, four times
+/// # Ok::<(), rpar::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Persistent<'a, T: Datatype> {
+    comm: &'a Comm,
+    buf: &'a mut [T],
+    kind: PersistentKind,
+    peer: usize,
+    tag: i32,
+}
+
+impl Comm {
+    /// A persistent standard-mode send of `buf` to `dest` (MPI_Send_init); see
+    /// [`Persistent`]. Arguments are checked here, as MPI checks them at init.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) for a `dest` that is neither
+    /// a rank nor [`PROC_NULL`](crate::PROC_NULL), [`Error::InvalidTag`](crate::Error::InvalidTag)
+    /// for a negative tag.
+    pub fn send_init<'a, B: BufferMut + ?Sized>(
+        &'a self,
+        buf: &'a mut B,
+        dest: usize,
+        tag: i32,
+    ) -> Result<Persistent<'a, B::Elem>> {
+        self.persistent(buf.as_elems_mut(), PersistentKind::Send, dest, tag)
+    }
+
+    /// A persistent send in another mode (MPI_Ssend_init, MPI_Bsend_init, MPI_Rsend_init, or
+    /// with [`PersistentKind::Send`] MPI_Send_init): started as the matching non-blocking send.
+    ///
+    /// # Errors
+    ///
+    /// As [`Comm::send_init`]; [`Error::InvalidArgument`](crate::Error::InvalidArgument) for
+    /// [`PersistentKind::Recv`] (use [`Comm::recv_init`]).
+    ///
+    /// ```
+    /// use rpar::PersistentKind;
+    /// rpar::run(2, |world| {
+    ///     let mut x = [world.rank() as u8; 3];
+    ///     let other = 1 - world.rank();
+    ///     let mut send = world.send_init_in(&mut x[..], PersistentKind::Ssend, other, 0)?;
+    ///     let sent = send.start()?; // completes once the other rank has received
+    ///     assert_eq!(world.recv::<u8>(other, 0)?.0, [other as u8; 3]);
+    ///     sent.wait()?;
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn send_init_in<'a, B: BufferMut + ?Sized>(
+        &'a self,
+        buf: &'a mut B,
+        kind: PersistentKind,
+        dest: usize,
+        tag: i32,
+    ) -> Result<Persistent<'a, B::Elem>> {
+        if kind == PersistentKind::Recv {
+            return Err(crate::Error::invalid(
+                "send_init_in",
+                "a send mode (Send, Ssend, Bsend or Rsend), got Recv: use recv_init",
+            ));
+        }
+        self.persistent(buf.as_elems_mut(), kind, dest, tag)
+    }
+
+    /// A persistent receive into `buf` from `source` (or [`ANY_SOURCE`](crate::ANY_SOURCE))
+    /// with `tag` (or [`ANY_TAG`](crate::ANY_TAG)) (MPI_Recv_init); see [`Persistent`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) and
+    /// [`Error::InvalidTag`](crate::Error::InvalidTag) as for [`Comm::recv`].
+    pub fn recv_init<'a, B: BufferMut + ?Sized>(
+        &'a self,
+        buf: &'a mut B,
+        source: usize,
+        tag: i32,
+    ) -> Result<Persistent<'a, B::Elem>> {
+        self.persistent(buf.as_elems_mut(), PersistentKind::Recv, source, tag)
+    }
+
+    fn persistent<'a, T: Datatype>(
+        &'a self,
+        buf: &'a mut [T],
+        kind: PersistentKind,
+        peer: usize,
+        tag: i32,
+    ) -> Result<Persistent<'a, T>> {
+        if kind == PersistentKind::Recv {
+            self.pattern(self.p2p_context(), peer, tag)?;
+        } else {
+            super::p2p::check_send_tag(tag)?;
+            if peer != crate::PROC_NULL {
+                self.check_rank(peer)?;
+            }
+        }
+        Ok(Persistent {
+            comm: self,
+            buf,
+            kind,
+            peer,
+            tag,
+        })
+    }
+}
+
+impl<T: Datatype> Persistent<'_, T> {
+    /// Starts the operation (MPI_Start). The request borrows this persistent request until it
+    /// is completed and dropped; then it may be started again.
+    ///
+    /// # Errors
+    ///
+    /// Those of the non-blocking call it starts (see [`PersistentKind`]).
+    pub fn start(&mut self) -> Result<Request<'_>> {
+        let (comm, peer, tag) = (self.comm, self.peer, self.tag);
+        match self.kind {
+            PersistentKind::Send => comm.isend(&*self.buf, peer, tag),
+            PersistentKind::Ssend => comm.issend(&*self.buf, peer, tag),
+            PersistentKind::Bsend => comm.ibsend(&*self.buf, peer, tag),
+            PersistentKind::Rsend => comm.irsend(&*self.buf, peer, tag),
+            PersistentKind::Recv => comm.irecv_into(&mut *self.buf, peer, tag),
+        }
+    }
+
+    /// The buffer, to read what the last receive brought.
+    pub fn buffer(&self) -> &[T] {
+        self.buf
+    }
+
+    /// The buffer, to write what the next send takes.
+    pub fn buffer_mut(&mut self) -> &mut [T] {
+        self.buf
+    }
+
+    /// What it does when started.
+    pub fn kind(&self) -> PersistentKind {
+        self.kind
+    }
+}
+
+/// Starts every persistent request of `list` (e.g. `[&mut a, &mut b]`), in order
+/// (MPI_Startall); the requests in the
+/// same order, for [`wait_all`](crate::wait_all) and the others.
+///
+/// # Errors
+///
+/// The first error of a start; the requests started before it are dropped (a receive among
+/// them is cancelled).
+pub fn start_all<'p, 'a: 'p, T: Datatype + 'a>(
+    list: impl IntoIterator<Item = &'p mut Persistent<'a, T>>,
+) -> Result<Vec<Request<'p>>> {
+    list.into_iter().map(|p| p.start()).collect()
+}
