@@ -236,7 +236,6 @@ pub(crate) mod tests {
             tag: 0,
             flow: 0,
             call: None,
-            ready: false,
         };
         let data = Data::Typed(Box::new(TypedData {
             ty: ty.commit(),

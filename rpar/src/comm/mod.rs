@@ -434,7 +434,7 @@ fn open_span<'a>(
 /// program is never reported; a late receive is missed only if it was posted before this rank
 /// looked at its mailbox again.
 pub(crate) fn check_ready(m: &Matched) -> Result<()> {
-    if !m.header.ready {
+    if !m.header.ready() {
         return Ok(());
     }
     Err(Error::invalid(

@@ -9,9 +9,10 @@
 //! send is copied at once, as a non-blocking send of `&x` is, once the attached buffer is
 //! found to hold it.
 //!
-//! On the MPI transport a message to another process goes as a standard send (MPI's own
-//! eager or rendezvous protocol): the synchronous and ready modes are those of rpar's
-//! in-process runtime only.
+//! On the MPI transport a synchronous send to another process goes as a standard one (MPI's
+//! own eager or rendezvous protocol; rpar receives every message as it arrives, so MPI's
+//! synchronous mode would not wait for rpar's match): only in-process does `ssend` wait for
+//! the match. The ready-mode mark travels in the header to other processes too.
 
 use super::p2p::{check_send_tag, eager_data, Mode};
 use super::{Buffer, Comm, Request, Scope, Status, PROC_NULL};
@@ -52,7 +53,7 @@ impl Comm {
     /// rpar checks it: a receive that finds the message waiting in its queue, because no
     /// receive was posted when it arrived, fails with [`Error::InvalidArgument`] (MPI calls
     /// the program erroneous). The check never reports a correct program; it can miss a late
-    /// receive posted before the receiver next looked at its mailbox. In-process only.
+    /// receive posted before the receiver next looked at its mailbox. On both transports.
     ///
     /// # Errors
     ///

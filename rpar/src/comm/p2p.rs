@@ -401,13 +401,13 @@ impl Comm {
             context,
             source: self.rank as u32,
             tag,
-            flow: ep.trace().map_or(0, |t| t.flow_out()),
+            // bit 31 is the ready-mode mark (`Header::flow`)
+            flow: ep.trace().map_or(0, |t| t.flow_out() & !(1 << 31)),
             call: if context % 2 == 1 {
                 ep.collective().as_ref().map(CallKey::from)
             } else {
                 None
             },
-            ready: false,
         }
     }
 
@@ -442,20 +442,18 @@ impl Comm {
     /// (packed straight from `elems`: one copy). `None` if `dest` is in this process.
     fn send_remote<T: Datatype>(
         &self,
-        context: u32,
+        header: &Header,
         elems: &[T],
         dest: usize,
-        tag: i32,
     ) -> Option<Result<()>> {
         let to = self.group[dest];
         let wire = self.endpoint().wire_to(to)?;
         if let Some(row) = self.endpoint().matrix() {
             row.count(to, std::mem::size_of_val(elems));
         }
-        let header = self.header(context, tag);
         let (elem, count) = (ElemType::of::<T>(), elems.len());
         // SAFETY: `elems` is `count` readable elements of `T`.
-        Some(unsafe { wire.send_plain(to, &header, elem, count, elems.as_ptr().cast()) })
+        Some(unsafe { wire.send_plain(to, header, elem, count, elems.as_ptr().cast()) })
     }
 
     /// Posts a borrowed send: eager (copied now) when small, a rendezvous when large. The
@@ -495,14 +493,14 @@ impl Comm {
         }
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
-        if let Some(sent) = self.send_remote(context, elems, dest, tag) {
+        let mut header = self.header(context, tag);
+        header.set_ready(mode == Mode::Ready);
+        if let Some(sent) = self.send_remote(&header, elems, dest) {
             return sent.map(|()| None);
         }
         let bytes = std::mem::size_of_val(elems);
         let elem = ElemType::of::<T>();
         let count = elems.len();
-        let mut header = self.header(context, tag);
-        header.ready = mode == Mode::Ready;
         let synchronous = mode == Mode::Synchronous;
         if bytes <= RENDEZVOUS_BYTES && !synchronous {
             let data = eager_data(elems);

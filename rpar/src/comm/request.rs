@@ -286,7 +286,7 @@ impl Comm {
             count: message.count,
         };
         let mut header = self.header(self.p2p_context(), tag);
-        header.ready = ready;
+        header.set_ready(ready);
         self.post_with(header, message, dest)?;
         Ok(Request::done(self.endpoint().clone(), status, about))
     }

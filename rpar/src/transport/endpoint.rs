@@ -83,14 +83,38 @@ pub(crate) struct Header {
     /// The sender's rank in the communicator.
     pub(crate) source: u32,
     pub(crate) tag: i32,
-    /// The trace flow id of the message (0 when tracing is off; see `RankTrace::flow_out`).
+    /// The trace flow id of the message (0 when tracing is off; see `RankTrace::flow_out`) in
+    /// bits 0-30, and in bit 31 whether it was sent in ready mode (MPI_Rsend): a receive must
+    /// be posted already. Bit 31 is cleared when a posted or running receive takes the message
+    /// as it arrives; still set on a message that went to the unexpected queue, which its
+    /// receive then reports (see `Comm::accept_arrival`). It travels wherever the flow does,
+    /// to another process too, at no cost in size.
     pub(crate) flow: u32,
     /// On a collective context: the collective call that sent it (for mismatch detection).
     pub(crate) call: Option<CallKey>,
-    /// Sent in ready mode (MPI_Rsend): a receive must already be posted. Cleared when a posted
-    /// or running receive takes it as it arrives; still set on a message that went to the
-    /// unexpected queue, which its receive then reports (see `Comm::accept_arrival`).
-    pub(crate) ready: bool,
+}
+
+/// The ready-mode bit of [`Header::flow`].
+const READY: u32 = 1 << 31;
+
+impl Header {
+    /// The trace flow id (0: none).
+    #[inline]
+    pub(crate) fn flow_id(&self) -> u32 {
+        self.flow & !READY
+    }
+
+    /// Whether it was sent in ready mode and found no receive posted (see [`Header::flow`]).
+    #[inline]
+    pub(crate) fn ready(&self) -> bool {
+        self.flow & READY != 0
+    }
+
+    /// Marks it as sent in ready mode, or (a receive took it) clears the mark.
+    #[inline]
+    pub(crate) fn set_ready(&mut self, ready: bool) {
+        self.flow = self.flow_id() | if ready { READY } else { 0 };
+    }
 }
 
 /// A [`CollectiveCall`] as it travels in a message header: everything that ranks compare, in
@@ -398,7 +422,7 @@ fn record_arrival(t: &RankTrace, m: &Matched) {
         tag: m.header.tag,
         bytes: m.message.bytes(),
     };
-    t.flow_in(m.header.flow, arrival);
+    t.flow_in(m.header.flow_id(), arrival);
 }
 
 /// On the MPI transport, a wait this long goes on to pause between polls.
@@ -553,7 +577,7 @@ impl Endpoint {
     /// is on, and that is the cheaper test.
     #[inline]
     pub(crate) fn flow_in(&self, m: &Matched) {
-        if cfg!(feature = "trace") && m.header.flow != 0 {
+        if cfg!(feature = "trace") && m.header.flow_id() != 0 {
             if let Some(t) = self.trace() {
                 record_arrival(t, m);
             }
@@ -1050,7 +1074,7 @@ impl Endpoint {
         };
         if wanted.is_some_and(|w| self.takes(w, &m.header)) {
             let mut m = m;
-            m.header.ready = false; // a receive was waiting for it
+            m.header.set_ready(false); // a receive was waiting for it
             return Some(m);
         }
         self.queue(m, release_borrowed);
@@ -1078,7 +1102,7 @@ impl Endpoint {
             .find(|p| p.matched.is_none() && p.pattern.matches(&m.header))
         {
             Some(slot) => {
-                m.header.ready = false; // its receive was posted
+                m.header.set_ready(false); // its receive was posted
                 if m.message.data.is_borrowed() {
                     if slot.held == 0 {
                         release(&mut m);

@@ -327,7 +327,7 @@ impl SmallMessage {
     /// The compact form of a message, if it has one; else the message back.
     #[inline]
     pub(crate) fn pack(header: Header, m: Message) -> Result<SmallMessage, (Header, Message)> {
-        if header.call.is_some() || header.ready {
+        if header.call.is_some() {
             return Err((header, m));
         }
         let data = match m.data {
@@ -369,7 +369,6 @@ impl SmallMessage {
             tag: self.tag,
             flow: self.flow,
             call: None,
-            ready: false,
         };
         let message = match self.data {
             SmallData::Inline { elem, count, bytes } => {

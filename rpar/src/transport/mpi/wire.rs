@@ -138,7 +138,6 @@ pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
             tag,
             flow,
             call,
-            ready: false, // ready mode is checked in-process only
         },
         count,
         signature,
@@ -246,7 +245,6 @@ mod tests {
             tag: -2,
             flow: 17, // the trace's arrow joins the sender's file to the receiver's
             call: Some(CallKey::from(&call)),
-            ready: false,
         };
         let sig = vec![(BasicType::F64, 3), (BasicType::I32, 1)];
         let mut buf = vec![1u8, 2, 3];
