@@ -60,3 +60,13 @@ fn a_ready_send_without_a_posted_receive_is_reported() {
 fn persistent_requests_start_again_and_again() {
     on_every_size(p2p_more::persistent);
 }
+
+#[test]
+fn cancel_withdraws_what_nothing_has_matched() {
+    on_every_size(p2p_more::cancel);
+}
+
+#[test]
+fn a_matched_probe_takes_its_message_out_of_matching() {
+    on_every_size(p2p_more::matched_probe);
+}

@@ -144,8 +144,8 @@ pub use collective::{
 };
 pub use comm::{
     start_all, test_all, test_any, test_some, wait_all, wait_any, wait_some, Buffer, BufferMut,
-    Comm, Persistent, PersistentKind, Probed, RecvBuf, Request, Scope, SendBuf, Status, TestAny,
-    ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD, PROC_NULL, TAG_UB, UNDEFINED,
+    Comm, MatchedMessage, Persistent, PersistentKind, Probed, RecvBuf, Request, Scope, SendBuf,
+    Status, TestAny, ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD, PROC_NULL, TAG_UB, UNDEFINED,
 };
 pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};
 

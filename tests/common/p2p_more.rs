@@ -302,3 +302,100 @@ pub(crate) fn persistent(world: &Comm) -> Result<()> {
     assert_eq!(world.iprobe(ANY_SOURCE, ANY_TAG)?, None);
     Ok(())
 }
+
+/// MPI_Cancel (MPI-4.0 §3.8.4, after MPICH's test/mpi/pt2pt rcancel and scancel checks): a
+/// receive no message has matched is cancelled and receives nothing; a synchronous send no
+/// receive has taken is cancelled and never arrives; a send that was copied at once, or one
+/// already received, is not cancelled and arrives; a collective cannot be cancelled.
+pub(crate) fn cancel(world: &Comm) -> Result<()> {
+    let (r, n) = (world.rank(), world.size());
+    let (right, left) = ((r + 1) % n, (r + n - 1) % n);
+    // a receive nobody sends to
+    let mut x = [7u32; 2];
+    let mut req = world.irecv_into(&mut x[..], left, 20)?;
+    req.cancel()?;
+    let st = req.wait()?;
+    assert!(st.is_cancelled());
+    assert_eq!(x, [7, 7]);
+    // a receive whose message had arrived: not cancelled
+    world.send(&[r as u32; 2][..], right, 21)?;
+    world.barrier()?;
+    let mut req = world.irecv_into(&mut x[..], left, 21)?;
+    req.cancel()?;
+    let st = req.wait()?;
+    assert!(!st.is_cancelled());
+    assert_eq!((st.source, x), (left, [left as u32; 2]));
+    // synchronous sends nobody receives, small and large: cancelled, never arrive
+    for len in [3usize, 50_000] {
+        let mut sent = world.issend(&vec![1u8; len][..], right, 22)?;
+        sent.cancel()?;
+        assert!(sent.wait()?.is_cancelled(), "issend of {len}");
+        let big = vec![2u8; len];
+        world.scope(|s| {
+            let mut sent = s.issend(&big[..], right, 23)?;
+            sent.cancel()?;
+            assert!(sent.wait()?.is_cancelled(), "scoped issend of {len}");
+            Ok(())
+        })?;
+    }
+    // a copied send completed when it started: cancelling it does nothing
+    let mut sent = world.isend(&[5u8; 4][..], right, 24)?;
+    sent.cancel()?;
+    assert!(!sent.wait()?.is_cancelled());
+    assert_eq!(world.recv::<u8>(left, 24)?.0, [5; 4]);
+    // a synchronous send already received: not cancelled
+    let mut sent = world.issend(&[6u8; 4][..], right, 25)?;
+    assert_eq!(world.recv::<u8>(left, 25)?.0, [6; 4]);
+    world.barrier()?;
+    sent.cancel()?;
+    assert!(!sent.wait()?.is_cancelled());
+    // nothing cancelled arrives
+    world.barrier()?;
+    assert_eq!(world.iprobe(ANY_SOURCE, ANY_TAG)?, None);
+    // a non-blocking collective cannot be cancelled
+    world.scope(|s| {
+        let mut b = s.ibarrier()?;
+        assert!(matches!(b.cancel(), Err(Error::InvalidArgument { .. })));
+        b.wait().map(drop)
+    })?;
+    Ok(())
+}
+
+/// Matched probes (MPI-4.0 §3.8.2, after MPICH's test/mpi/pt2pt mprobe checks): the message
+/// a matched probe takes can be received only through it, in arrival order with the others;
+/// improbe finds nothing when nothing is there; a message dropped unreceived, or refused as too
+/// large, goes back; PROC_NULL gives the empty message.
+pub(crate) fn matched_probe(world: &Comm) -> Result<()> {
+    let (r, n) = (world.rank(), world.size());
+    let (right, left) = ((r + 1) % n, (r + n - 1) % n);
+    assert!(world.improbe(left, 30)?.is_none());
+    world.barrier()?; // no rank sends before every rank has looked
+    world.send(&[r as i32; 3][..], right, 30)?;
+    world.send(&[r as i32 + 100; 5][..], right, 30)?;
+    world.send(&vec![r as i32; 20_000][..], right, 31)?;
+    let first = world.mprobe(left, 30)?;
+    assert_eq!((first.status().source, first.status().count, first.bytes()), (left, 3, 12));
+    // the second message is still receivable by an ordinary receive; the first is not
+    assert_eq!(world.recv::<i32>(left, 30)?.0, [left as i32 + 100; 5]);
+    let mut small = [0i32; 2];
+    let err = first.recv_into(&mut small[..]).unwrap_err();
+    assert!(matches!(err, Error::Truncated { .. }));
+    // refused: back in the queue, as is a matched message dropped unreceived
+    let again = world.improbe(left, 30)?.expect("the refused message went back");
+    drop(again);
+    let mut three = [0i32; 3];
+    let st = world.mprobe(ANY_SOURCE, 30)?.recv_into(&mut three[..])?;
+    assert_eq!((st.source, st.count, three), (left, 3, [left as i32; 3]));
+    let (big, st) = world.mprobe(left, ANY_TAG)?.recv::<i32>()?;
+    assert_eq!((big.len(), st.tag), (20_000, 31));
+    // PROC_NULL
+    let none = world.mprobe(PROC_NULL, 0)?;
+    assert_eq!((none.status(), none.bytes()), (Status::null(), 0));
+    assert_eq!(none.recv_into(&mut three[..])?, Status::null());
+    assert_eq!(three, [left as i32; 3]);
+    let (v, st) = world.improbe(PROC_NULL, ANY_TAG)?.expect("at once").recv::<u8>()?;
+    assert!(v.is_empty() && st == Status::null());
+    world.barrier()?;
+    assert_eq!(world.iprobe(ANY_SOURCE, ANY_TAG)?, None);
+    Ok(())
+}

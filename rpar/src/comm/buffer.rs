@@ -166,11 +166,7 @@ impl<T: Datatype> SendBuf for Typed<'_, &[T]> {
         let status = if dest == crate::PROC_NULL {
             Status::null()
         } else {
-            Status {
-                source: comm.rank(),
-                tag,
-                count: self.count,
-            }
+            Status::of(comm.rank(), tag, self.count)
         };
         comm.send_typed_in(
             self.buf,

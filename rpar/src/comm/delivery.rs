@@ -200,11 +200,7 @@ pub(crate) fn valid_values(m: &Matched) -> std::result::Result<(), Undelivered> 
 
 /// The status of receiving `count` elements from `m`.
 fn status(m: &Matched, count: usize) -> Status {
-    Status {
-        source: m.header.source as usize,
-        tag: m.header.tag,
-        count,
-    }
+    Status::of(m.header.source as usize, m.header.tag, count)
 }
 
 /// The error of a delivery of `m` that failed: a refused message first goes back to its place

@@ -5,6 +5,7 @@
 
 mod buffer;
 mod delivery;
+mod matched;
 mod modes;
 mod nonblocking;
 mod p2p;
@@ -15,6 +16,7 @@ mod split;
 mod typed;
 
 pub use buffer::{Buffer, BufferMut, RecvBuf, SendBuf};
+pub use matched::MatchedMessage;
 pub use modes::BSEND_OVERHEAD;
 pub use persistent::{start_all, Persistent, PersistentKind};
 pub use request::{test_all, test_any, test_some, wait_all, wait_any, wait_some, Request, TestAny};
@@ -153,13 +155,14 @@ pub const UNDEFINED: usize = usize::MAX;
 ///     } else {
 ///         let mut buf = [0u32; 8];
 ///         let st = world.recv_into(&mut buf[..], rpar::ANY_SOURCE, rpar::ANY_TAG)?;
-///         assert_eq!(st, rpar::Status { source: 0, tag: 4, count: 3 });
+///         assert_eq!((st.source, st.tag, st.count), (0, 4, 3));
 ///     }
 ///     Ok(())
 /// })?;
 /// # Ok::<(), rpar::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Status {
     /// The sender's rank in the communicator (MPI_SOURCE).
     pub source: usize,
@@ -170,17 +173,41 @@ pub struct Status {
     /// typed receive ([`Comm::recv_into`] of a [`Typed`](crate::Typed) view) that got a number of bytes that is not a whole
     /// number of its elements; [`Status::get_count`] says the same as an `Option`.
     pub count: usize,
+    /// Whether the operation was cancelled ([`Status::is_cancelled`]).
+    cancelled: bool,
 }
 
 impl Status {
     /// The status of a receive from [`PROC_NULL`] (MPI's empty status): source `PROC_NULL`,
     /// tag [`ANY_TAG`], count 0.
     pub const fn null() -> Status {
+        Status::of(PROC_NULL, ANY_TAG, 0)
+    }
+
+    /// The status of an operation with `source`, `tag` and `count` that was not cancelled.
+    #[inline]
+    pub(crate) const fn of(source: usize, tag: i32, count: usize) -> Status {
         Status {
-            source: PROC_NULL,
-            tag: ANY_TAG,
-            count: 0,
+            source,
+            tag,
+            count,
+            cancelled: false,
         }
+    }
+
+    /// The status of a cancelled operation (MPI's: source and tag undefined, here
+    /// [`ANY_SOURCE`] and [`ANY_TAG`], count 0).
+    pub(crate) const fn cancelled() -> Status {
+        Status {
+            cancelled: true,
+            ..Status::of(ANY_SOURCE, ANY_TAG, 0)
+        }
+    }
+
+    /// Whether the operation this status completes was cancelled by [`Request::cancel`]
+    /// (MPI_Test_cancelled): then nothing was received, or the message was not sent.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled
     }
 
     /// The number of elements received, or `None` if the received bytes are not a whole

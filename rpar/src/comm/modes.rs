@@ -141,11 +141,7 @@ impl Comm {
         if ep.wire_to(self.group[dest]).is_some() {
             return self.isend(buf, dest, tag); // another process: MPI's standard send
         }
-        let status = Status {
-            source: self.rank(),
-            tag,
-            count: elems.len(),
-        };
+        let status = Status::of(self.rank(), tag, elems.len());
         let copy = ErasedVec::new(elems.to_vec());
         let mailbox = ep.fabric().mailbox(ep.world_rank()).clone();
         // SAFETY: the copy's heap block stays where it is, unmodified, until the hand-over

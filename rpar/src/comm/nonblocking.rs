@@ -70,11 +70,7 @@ fn recycle(task: Task) {
 }
 
 /// The empty status of a completed collective request (MPI's).
-const DONE: Status = Status {
-    source: crate::ANY_SOURCE,
-    tag: crate::ANY_TAG,
-    count: 0,
-};
+const DONE: Status = Status::of(crate::ANY_SOURCE, crate::ANY_TAG, 0);
 
 /// The coroutine a non-blocking collective runs on: resumed with nothing, suspends with nothing,
 /// returns the collective's outcome.

@@ -747,7 +747,8 @@ pub(crate) fn finish_rendezvous(
         }
     }
     match pending.outcome() {
-        SendOutcome::Delivered => Ok(()),
+        // withdrawn: the send was cancelled (Request::cancel), so nothing is owed
+        SendOutcome::Delivered | SendOutcome::Withdrawn => Ok(()),
         _ => Err(Error::PeerFinished {
             peer: dest,
             waiting_for: "was sending it a message it never received".into(),
@@ -774,11 +775,7 @@ fn describe_probed(span: Option<&mut Span<'_>>, p: &Probed) {
 
 fn probed((h, count, bytes): (Header, usize, usize)) -> Probed {
     Probed {
-        status: Status {
-            source: h.source as usize,
-            tag: h.tag,
-            count,
-        },
+        status: Status::of(h.source as usize, h.tag, count),
         bytes,
     }
 }

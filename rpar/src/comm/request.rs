@@ -280,11 +280,7 @@ impl Comm {
         }
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
-        let status = Status {
-            source: self.rank(),
-            tag,
-            count: message.count,
-        };
+        let status = Status::of(self.rank(), tag, message.count);
         let mut header = self.header(self.p2p_context(), tag);
         header.set_ready(ready);
         self.post_with(header, message, dest)?;
@@ -505,6 +501,63 @@ impl<'a> Request<'a> {
         polled
     }
 
+    /// Asks for the operation to be cancelled (MPI_Cancel). Complete the request as usual
+    /// afterwards; its status then says whether it was ([`Status::is_cancelled`]):
+    ///
+    /// - a receive is cancelled if no message has matched it yet (what has arrived is looked
+    ///   at first), and then receives nothing;
+    /// - a send is cancelled if no receive has taken its message yet, and the message is then
+    ///   as if never sent — this holds for a send still handed over from the sender's memory
+    ///   ([`Comm::issend`], and in a [`Comm::scope`] a [`Scope::isend`](crate::Scope::isend) of
+    ///   more than 32 KiB or a [`Scope::issend`](crate::Scope::issend)); a send that was copied
+    ///   when it started ([`Comm::isend`], [`Comm::ibsend`], [`Comm::irsend`]) completed then,
+    ///   and cancelling it does nothing, as MPI allows for a completed send;
+    /// - a complete or inactive request is not changed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a non-blocking collective (MPI does not allow cancelling
+    /// one); [`Error::Aborted`] if the run was aborted.
+    ///
+    /// ```
+    /// rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         let mut x = 0u32;
+    ///         let mut req = world.irecv_into(&mut x, 1, 5)?; // rank 1 never sends on tag 5
+    ///         req.cancel()?;
+    ///         assert!(req.wait()?.is_cancelled());
+    ///         let mut sent = world.issend(&[1u8; 4][..], 1, 6)?; // rank 1 never receives it
+    ///         sent.cancel()?;
+    ///         assert!(sent.wait()?.is_cancelled());
+    ///     }
+    ///     world.barrier()
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn cancel(&mut self) -> Result<()> {
+        self.ep.check_live()?;
+        let cancelled = match &self.state {
+            State::Recv { slot, .. } => self.ep.cancel_unmatched(*slot)?,
+            State::Send { pending, .. } => {
+                pending.outcome() == SendOutcome::Pending
+                    && pending.cancel() == SendOutcome::Withdrawn
+            }
+            State::Collective(_) => {
+                return Err(Error::invalid(
+                    "Request::cancel",
+                    "a point-to-point request; a non-blocking collective cannot be cancelled \
+                     (MPI_Cancel of one is erroneous)",
+                ))
+            }
+            State::Done(_) | State::Null | State::Finished => false,
+        };
+        if cancelled {
+            // an owned copy is no longer read once the offer is withdrawn
+            self.state = State::Done(Status::cancelled());
+        }
+        Ok(())
+    }
+
     fn is_done(&self) -> bool {
         matches!(self.state, State::Done(_) | State::Null)
     }
@@ -541,11 +594,7 @@ impl<'a> Request<'a> {
 }
 
 /// The empty status of an inactive request (MPI's for MPI_REQUEST_NULL).
-const EMPTY: Status = Status {
-    source: crate::ANY_SOURCE,
-    tag: crate::ANY_TAG,
-    count: 0,
-};
+const EMPTY: Status = Status::of(crate::ANY_SOURCE, crate::ANY_TAG, 0);
 
 /// The posted receives of a list of requests, marked as completed by the call running now
 /// while it lives: a rendezvous that reaches one of them meanwhile is then left in the sender's

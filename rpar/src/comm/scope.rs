@@ -183,11 +183,7 @@ impl<'scope> Scope<'scope, '_> {
         let status = if dest == crate::PROC_NULL {
             Status::null()
         } else {
-            Status {
-                source: comm.rank(),
-                tag,
-                count: elems.len(),
-            }
+            Status::of(comm.rank(), tag, elems.len())
         };
         let about = About::of(comm, dest, tag, Some(bytes));
         // SAFETY: `buf` is borrowed for 'scope, and the scope finishes (or withdraws) every

@@ -171,11 +171,7 @@ unsafe fn deliver_typed(
         }
     }
     valid_values(m)?;
-    let status = Status {
-        source: source_rank,
-        tag: m.header.tag,
-        count: whole_elements(bytes, ty.size),
-    };
+    let status = Status::of(source_rank, m.header.tag, whole_elements(bytes, ty.size));
     let to = (ty, count, dst);
     // SAFETY: (every arm) the signatures agree, so the destination has at least `bytes` data
     // bytes (caller: writable, ours) and every one of them receives a byte of the same basic

@@ -1067,6 +1067,9 @@ impl Endpoint {
         wanted: Option<&Pattern>,
         release_borrowed: bool,
     ) -> Option<Matched> {
+        if message.data.is_withdrawn() {
+            return None; // a cancelled send: as if never sent
+        }
         let m = Matched {
             seq: self.next_seq(),
             header,
@@ -1161,11 +1164,17 @@ impl Endpoint {
         if q.unexpected.is_empty() {
             return None;
         }
-        let i = q
-            .unexpected
-            .iter()
-            .position(|m| pattern.matches(&m.header))?;
-        q.unexpected.remove(i)
+        loop {
+            let i = q
+                .unexpected
+                .iter()
+                .position(|m| pattern.matches(&m.header))?;
+            let m = q.unexpected.remove(i)?;
+            if !m.message.data.is_withdrawn() {
+                return Some(m);
+            }
+            // a send cancelled after it arrived: dropped, as if never sent
+        }
     }
 
     /// Blocking receive: the first message matching `pattern` in arrival order that no posted
@@ -1252,6 +1261,23 @@ impl Endpoint {
         self.fabric.abort_error()
     }
 
+    /// Takes the first unclaimed message matching `pattern` out of matching for a matched probe
+    /// (MPI_Mprobe, or MPI_Improbe without `block`), its payload copied out of the sender's
+    /// buffer so that the sender is not held up until the message is received.
+    pub(crate) fn take_matching(&self, pattern: &Pattern, block: bool) -> Result<Option<Matched>> {
+        let taken = if block {
+            Some(self.recv(pattern)?)
+        } else {
+            self.check_live()?;
+            self.drain_ready()?;
+            self.take_unexpected(pattern)
+        };
+        Ok(taken.map(|mut m| {
+            release(&mut m);
+            m
+        }))
+    }
+
     /// Puts a matched message back where it was in arrival order (after a truncation error or a
     /// cancelled receive), so that it is not lost and order is kept.
     pub(crate) fn put_back(&self, m: Matched) {
@@ -1272,7 +1298,11 @@ impl Endpoint {
             self.drain_ready()?;
             {
                 let q = self.queues.borrow();
-                if let Some(m) = q.unexpected.iter().find(|m| pattern.matches(&m.header)) {
+                let found = q
+                    .unexpected
+                    .iter()
+                    .find(|m| pattern.matches(&m.header) && !m.message.data.is_withdrawn());
+                if let Some(m) = found {
                     return Ok(Some((m.header, m.message.count, m.message.bytes())));
                 }
             }
@@ -1330,8 +1360,34 @@ impl Endpoint {
     fn take_slot(&self, id: SlotId) -> Option<Matched> {
         let mut q = self.queues.borrow_mut();
         let i = q.posted.iter().position(|p| p.id == id)?;
-        q.posted[i].matched.as_ref()?;
+        if q.posted[i].matched.as_ref()?.message.data.is_withdrawn() {
+            // its send was cancelled before the copy: the receive takes the next match
+            q.posted[i].matched = None;
+            let pattern = q.posted[i].pattern;
+            drop(q);
+            let next = self.take_unexpected(&pattern);
+            let mut q = self.queues.borrow_mut();
+            let i = q.posted.iter().position(|p| p.id == id)?;
+            q.posted[i].matched = next;
+            q.posted[i].matched.as_ref()?;
+            return q.posted.remove(i).matched;
+        }
         q.posted.remove(i).matched
+    }
+
+    /// Withdraws the posted receive `id` if no message has matched it yet (what has arrived is
+    /// filed first): MPI_Cancel of a receive. True if it was withdrawn.
+    pub(crate) fn cancel_unmatched(&self, id: SlotId) -> Result<bool> {
+        self.drain_ready()?;
+        let mut q = self.queues.borrow_mut();
+        let Some(i) = q.posted.iter().position(|p| p.id == id) else {
+            return Ok(false);
+        };
+        if q.posted[i].matched.is_some() {
+            return Ok(false);
+        }
+        q.posted.remove(i);
+        Ok(true)
     }
 
     /// Waits until the posted receive `id` has its message, and removes it.
@@ -1430,15 +1486,18 @@ impl Endpoint {
     /// pushed after the drain stays in the lane until `Fabric::sweep_unreceived` counts it.
     pub(crate) fn finish(&self) -> Vec<Warning> {
         self.fabric.inbox(self.world_rank).close();
-        let unreceived = |h: &Header, m: &Message| self.fabric.unreceived(self.world_rank, h, m);
+        // a cancelled send's message was never sent
+        let unreceived = |h: &Header, m: &Message| {
+            (!m.data.is_withdrawn()).then(|| self.fabric.unreceived(self.world_rank, h, m))
+        };
         let mut left = Vec::new();
         let mut q = self.queues.borrow_mut();
         for m in &q.unexpected {
-            left.push(unreceived(&m.header, &m.message));
+            left.extend(unreceived(&m.header, &m.message));
         }
         for p in &q.posted {
             if let Some(m) = &p.matched {
-                left.push(unreceived(&m.header, &m.message));
+                left.extend(unreceived(&m.header, &m.message));
             }
             left.push(Warning::IncompleteReceive {
                 rank: self.world_rank,
@@ -1449,7 +1508,7 @@ impl Endpoint {
         }
         while let Some(env) = self.try_next() {
             match env {
-                Envelope::Msg(h, m) => left.push(unreceived(&h, &m)),
+                Envelope::Msg(h, m) => left.extend(unreceived(&h, &m)),
                 Envelope::Lane(lane) => self.adopt(lane),
                 Envelope::Wake | Envelope::Abort => {}
             }
@@ -1460,7 +1519,6 @@ impl Endpoint {
     }
 }
 
-/// Turns a rendezvous message into an owned copy, releasing its sender.
 /// As [`release`], for a message no receive has matched yet: a synchronous send's stays in the
 /// sender's buffer, because its sender may return only once a receive matches it (MPI_Ssend).
 fn release_unmatched(m: &mut Matched) {
@@ -1469,6 +1527,7 @@ fn release_unmatched(m: &mut Matched) {
     }
 }
 
+/// Turns a rendezvous message into an owned copy, releasing its sender.
 fn release(m: &mut Matched) {
     let msg = &mut m.message;
     // a derived-datatype rendezvous is packed into an owned buffer

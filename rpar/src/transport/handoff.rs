@@ -30,8 +30,10 @@ pub(crate) enum SendOutcome {
     Pending,
     /// The receiver copied the data.
     Delivered,
-    /// The receiver finished without receiving it, or the sender withdrew it.
+    /// The receiver finished without receiving it.
     Dropped,
+    /// The sender withdrew it (a cancelled send, or the run aborting).
+    Withdrawn,
 }
 
 /// The shared state of one rendezvous.
@@ -73,11 +75,18 @@ impl Handoff {
         self.state.load(Ordering::Acquire) == COPYING
     }
 
+    /// Receiver: whether the sender has withdrawn the offer (cancelled its send, or gave up as
+    /// the run aborts): the message is then as if never sent.
+    pub(crate) fn withdrawn(&self) -> bool {
+        self.state.load(Ordering::Acquire) == CANCELLED
+    }
+
     /// Sender: the outcome so far.
     pub(crate) fn outcome(&self) -> SendOutcome {
         match self.state.load(Ordering::Acquire) {
             DONE => SendOutcome::Delivered,
-            DROPPED | CANCELLED => SendOutcome::Dropped,
+            DROPPED => SendOutcome::Dropped,
+            CANCELLED => SendOutcome::Withdrawn,
             _ => SendOutcome::Pending,
         }
     }
@@ -90,7 +99,7 @@ impl Handoff {
             .compare_exchange(PENDING, CANCELLED, Ordering::AcqRel, Ordering::Acquire)
             .is_ok()
         {
-            return SendOutcome::Dropped;
+            return SendOutcome::Withdrawn;
         }
         let backoff = crossbeam_utils::Backoff::new();
         while self.state.load(Ordering::Acquire) == COPYING {
@@ -189,7 +198,7 @@ mod loom_model {
             let got = r.join().unwrap();
             match outcome {
                 SendOutcome::Delivered => assert_eq!(got, Some(7)),
-                SendOutcome::Dropped => assert_eq!(got, None),
+                SendOutcome::Dropped | SendOutcome::Withdrawn => assert_eq!(got, None),
                 SendOutcome::Pending => panic!("cancel returned pending"),
             }
         });
@@ -239,9 +248,13 @@ mod loom_model {
             let r = thread::spawn(move || h2.drop_unread());
             let cancelled = h.cancel();
             let dropped_first = r.join().unwrap();
-            assert_eq!(cancelled, SendOutcome::Dropped);
             // exactly one of the two won the race out of PENDING, and either way nothing reads
-            assert!(dropped_first || h.outcome() == SendOutcome::Dropped);
+            let want = if dropped_first {
+                SendOutcome::Dropped
+            } else {
+                SendOutcome::Withdrawn
+            };
+            assert_eq!((cancelled, h.outcome()), (want, want));
         });
     }
 }

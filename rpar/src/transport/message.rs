@@ -264,6 +264,19 @@ impl Data {
         }
     }
 
+    /// Whether the payload was a rendezvous its sender withdrew (a cancelled send): no receive
+    /// may take the message.
+    #[inline]
+    pub(crate) fn is_withdrawn(&self) -> bool {
+        match self {
+            Data::Borrowed(ticket) => ticket.withdrawn(),
+            Data::Typed(t) => {
+                matches!(&t.source, TypedSource::Borrowed(ticket) if ticket.withdrawn())
+            }
+            _ => false,
+        }
+    }
+
     /// The sender's side of a rendezvous payload (a plain or typed one still in the sender's
     /// buffer), so that the sender can withdraw it once it has handed the message over.
     #[inline]

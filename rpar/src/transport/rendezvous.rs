@@ -137,6 +137,11 @@ impl PendingSend {
 }
 
 impl Ticket {
+    /// Whether the sender withdrew it (see `Handoff::withdrawn`).
+    pub(crate) fn withdrawn(&self) -> bool {
+        self.shared.handoff.withdrawn()
+    }
+
     /// Whether a synchronous send offered it: see [`publish`].
     pub(crate) fn synchronous(&self) -> bool {
         self.shared.synchronous
