@@ -460,11 +460,18 @@ fn open_span<'a>(
 /// a receive posted (or running) when the message arrived always clears the mark, so a correct
 /// program is never reported; a late receive is missed only if it was posted before this rank
 /// looked at its mailbox again.
+#[inline]
 pub(crate) fn check_ready(m: &Matched) -> Result<()> {
-    if !m.header.ready() {
-        return Ok(());
+    if m.header.ready() {
+        return Err(ready_too_early(m));
     }
-    Err(Error::invalid(
+    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn ready_too_early(m: &Matched) -> Error {
+    Error::invalid(
         "a receive of a ready-mode send",
         format!(
             "rank {} sent with tag {} in ready mode (MPI_Rsend), which requires the receive to \
@@ -472,7 +479,7 @@ pub(crate) fn check_ready(m: &Matched) -> Result<()> {
              erroneous under MPI",
             m.header.source, m.header.tag
         ),
-    ))
+    )
 }
 
 /// A wildcard source or tag as a span's peer or tag: none.

@@ -395,6 +395,7 @@ impl Comm {
 
     /// The header of a message from this rank on `context` with `tag` (and, on the collective
     /// context, the collective call it belongs to).
+    #[inline]
     pub(crate) fn header(&self, context: u32, tag: i32) -> Header {
         let ep = self.endpoint();
         Header {
@@ -414,6 +415,7 @@ impl Comm {
     /// Hands a message to `dest` (through the lane or mailbox to it, see `Endpoint::deliver`;
     /// on the MPI transport, to `dest`'s process). A message to a rank that has finished is counted as never received (its
     /// rendezvous ticket, if any, is dropped and releases this rank).
+    #[inline]
     pub(crate) fn post_message(
         &self,
         context: u32,
@@ -421,15 +423,26 @@ impl Comm {
         dest: usize,
         tag: i32,
     ) -> Result<()> {
-        self.post_with(self.header(context, tag), message, dest)
+        self.post_in_mode(context, message, (dest, tag), false)
     }
 
-    /// As [`Comm::post_message`], with the header made by the caller.
-    pub(crate) fn post_with(&self, header: Header, message: Message, dest: usize) -> Result<()> {
+    /// As [`Comm::post_message`], marked as a ready-mode send if `ready` (see `Header::flow`).
+    /// The header is made here, not passed in: moving it costs the hot path.
+    pub(crate) fn post_in_mode(
+        &self,
+        context: u32,
+        message: Message,
+        (dest, tag): (usize, i32),
+        ready: bool,
+    ) -> Result<()> {
         let ep = self.endpoint();
         let to = self.group[dest];
         if let Some(row) = ep.matrix() {
             row.count(to, message.bytes());
+        }
+        let mut header = self.header(context, tag);
+        if ready {
+            header.set_ready(true);
         }
         if let Some(wire) = ep.wire_to(to) {
             return wire.send_message(to, &header, message);
@@ -442,18 +455,21 @@ impl Comm {
     /// (packed straight from `elems`: one copy). `None` if `dest` is in this process.
     fn send_remote<T: Datatype>(
         &self,
-        header: &Header,
+        context: u32,
         elems: &[T],
-        dest: usize,
+        (dest, tag): (usize, i32),
+        ready: bool,
     ) -> Option<Result<()>> {
         let to = self.group[dest];
         let wire = self.endpoint().wire_to(to)?;
         if let Some(row) = self.endpoint().matrix() {
             row.count(to, std::mem::size_of_val(elems));
         }
+        let mut header = self.header(context, tag);
+        header.set_ready(ready);
         let (elem, count) = (ElemType::of::<T>(), elems.len());
         // SAFETY: `elems` is `count` readable elements of `T`.
-        Some(unsafe { wire.send_plain(to, header, elem, count, elems.as_ptr().cast()) })
+        Some(unsafe { wire.send_plain(to, &header, elem, count, elems.as_ptr().cast()) })
     }
 
     /// Posts a borrowed send: eager (copied now) when small, a rendezvous when large. The
@@ -493,9 +509,8 @@ impl Comm {
         }
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
-        let mut header = self.header(context, tag);
-        header.set_ready(mode == Mode::Ready);
-        if let Some(sent) = self.send_remote(&header, elems, dest) {
+        let ready = mode == Mode::Ready;
+        if let Some(sent) = self.send_remote(context, elems, (dest, tag), ready) {
             return sent.map(|()| None);
         }
         let bytes = std::mem::size_of_val(elems);
@@ -504,7 +519,7 @@ impl Comm {
         let synchronous = mode == Mode::Synchronous;
         if bytes <= RENDEZVOUS_BYTES && !synchronous {
             let data = eager_data(elems);
-            self.post_with(header, Message { elem, count, data }, dest)?;
+            self.post_in_mode(context, Message { elem, count, data }, (dest, tag), ready)?;
             return Ok(None);
         }
         // SAFETY: the caller keeps `elems` alive and unmodified until the offer is finished or
@@ -518,7 +533,7 @@ impl Comm {
             )
         };
         let data = Data::Borrowed(ticket);
-        self.post_with(header, Message { elem, count, data }, dest)?;
+        self.post_in_mode(context, Message { elem, count, data }, (dest, tag), ready)?;
         crate::fault::point("rendezvous: offered")?;
         Ok(Some(offer))
     }

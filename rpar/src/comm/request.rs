@@ -281,9 +281,7 @@ impl Comm {
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
         let status = Status::of(self.rank(), tag, message.count);
-        let mut header = self.header(self.p2p_context(), tag);
-        header.set_ready(ready);
-        self.post_with(header, message, dest)?;
+        self.post_in_mode(self.p2p_context(), message, (dest, tag), ready)?;
         Ok(Request::done(self.endpoint().clone(), status, about))
     }
 
