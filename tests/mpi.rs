@@ -42,6 +42,18 @@ fn main() {
     }
 }
 
+/// MPI_Wtime, MPI_Wtick, MPI_WTIME_IS_GLOBAL and MPI_Get_processor_name on a process of the
+/// job: the clock runs forward, and is global only for a job of one process.
+fn clocks(world: &Comm) -> rpar::Result<()> {
+    let t0 = rpar::wtime();
+    world.barrier()?;
+    check("wtime runs forward", rpar::wtime() >= t0, true);
+    check("wtick", rpar::wtick() > 0.0 && rpar::wtick() < 1e-3, true);
+    check("wtime_is_global", rpar::wtime_is_global(), world.size() == 1);
+    check("processor_name", rpar::processor_name().is_empty(), false);
+    Ok(())
+}
+
 /// Starts this program under the MPI launcher and checks what the jobs did.
 fn drive() {
     let exe = std::env::current_exe().expect("the test's own path");
@@ -258,6 +270,7 @@ fn every_check() {
             stage("persistent requests", p2p_more::persistent(&world))?;
             stage("cancel", p2p_more::cancel(&world))?;
             stage("matched probes", p2p_more::matched_probe(&world))?;
+            stage("clocks", clocks(&world))?;
             stage("non-blocking collectives", nonblocking(&world))?;
             stage("datatypes", datatypes(&world))?;
             stage("collectives", collectives(&world))?;

@@ -105,6 +105,7 @@
 #[allow(unused_extern_crates)] // lets `::rpar::…` paths of the derives work inside this crate
 extern crate self as rpar;
 
+mod clock;
 mod collective;
 mod comm;
 pub mod cost;
@@ -158,6 +159,7 @@ pub use error::{BlockedCall, Error, Result, Warning};
 pub use topology::{
     dims_create, CartComm, Coordinate, DistGraphComm, GraphComm, Neighborhood, TopoKind, Topology,
 };
+pub use clock::{processor_name, wtick, wtime, wtime_is_global};
 pub use trace::CommMatrix;
 pub use transport::CollectiveCall;
 pub use universe::{
