@@ -268,7 +268,7 @@ fn every_check() {
             stage("PROC_NULL", p2p_more::proc_null(&world))?;
             stage("send modes", p2p_more::send_modes(&world, false))?;
             stage("persistent requests", p2p_more::persistent(&world))?;
-            stage("cancel", p2p_more::cancel(&world))?;
+            stage("cancel", p2p_more::cancel(&world, false))?;
             stage("matched probes", p2p_more::matched_probe(&world))?;
             stage("clocks", clocks(&world))?;
             stage("non-blocking collectives", nonblocking(&world))?;

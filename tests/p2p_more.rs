@@ -63,7 +63,7 @@ fn persistent_requests_start_again_and_again() {
 
 #[test]
 fn cancel_withdraws_what_nothing_has_matched() {
-    on_every_size(p2p_more::cancel);
+    on_every_size(|world| p2p_more::cancel(world, true));
 }
 
 #[test]

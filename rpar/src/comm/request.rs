@@ -509,7 +509,8 @@ impl<'a> Request<'a> {
     ///   ([`Comm::issend`], and in a [`Comm::scope`] a [`Scope::isend`](crate::Scope::isend) of
     ///   more than 32 KiB or a [`Scope::issend`](crate::Scope::issend)); a send that was copied
     ///   when it started ([`Comm::isend`], [`Comm::ibsend`], [`Comm::irsend`]) completed then,
-    ///   and cancelling it does nothing, as MPI allows for a completed send;
+    ///   and cancelling it does nothing, as MPI allows for a completed send; across MPI
+    ///   processes every send is copied at once;
     /// - a complete or inactive request is not changed.
     ///
     /// # Errors
