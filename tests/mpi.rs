@@ -22,6 +22,8 @@ use rpar::{
 use std::fmt::Debug;
 use std::process::Command;
 
+#[path = "common/groups_checks.rs"]
+mod groups_checks;
 #[path = "common/reordered.rs"]
 mod reordered;
 use reordered::{assert_reordered, Reordered, ReorderedChar};
@@ -256,6 +258,7 @@ fn every_check() {
             stage("collectives", collectives(&world))?;
             stage("communicators", communicators(&world))?;
             stage("topology", topology(&world))?;
+            stage("groups and communicators", groups_checks::all(&world))?;
             Ok(world.rank() as u64 * 10)
         })
         .unwrap_or_else(|e| panic!("the checks failed: {e}"));

@@ -146,6 +146,7 @@ pub use comm::{
     test_all, test_any, test_some, wait_all, wait_any, wait_some, Buffer, BufferMut, Comm, Probed,
     RecvBuf, Request, Scope, SendBuf, Status, TestAny, ANY_SOURCE, ANY_TAG, TAG_UB, UNDEFINED,
 };
+pub use comm::{Comparison, Group, SplitType, MAX_OBJECT_NAME};
 pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};
 
 /// What `#[derive(Datatype)]` expands to uses; not part of the API.

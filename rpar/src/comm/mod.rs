@@ -1,10 +1,13 @@
 //! [`Comm`]: a communicator — a group of ranks with an isolated message space — and
-//! point-to-point messaging on it (blocking, non-blocking, scoped), probe, split and dup.
+//! point-to-point messaging on it (blocking, non-blocking, scoped), probe, split and dup;
+//! [`Group`]s and the communicators made from them (`group.rs`, `create.rs`).
 //!
 //! Depends on `transport` and `datatype`.
 
 mod buffer;
+mod create;
 mod delivery;
+mod group;
 mod nonblocking;
 mod p2p;
 mod request;
@@ -13,6 +16,8 @@ mod split;
 mod typed;
 
 pub use buffer::{Buffer, BufferMut, RecvBuf, SendBuf};
+pub use create::{SplitType, MAX_OBJECT_NAME};
+pub use group::{Comparison, Group};
 pub use request::{test_all, test_any, test_some, wait_all, wait_any, wait_some, Request, TestAny};
 pub use scope::Scope;
 
