@@ -22,6 +22,8 @@ use rpar::{
 use std::fmt::Debug;
 use std::process::Command;
 
+#[path = "common/groups_checks.rs"]
+mod groups_checks;
 #[path = "common/p2p_more.rs"]
 mod p2p_more;
 #[path = "common/reordered.rs"]
@@ -49,7 +51,11 @@ fn clocks(world: &Comm) -> rpar::Result<()> {
     world.barrier()?;
     check("wtime runs forward", rpar::wtime() >= t0, true);
     check("wtick", rpar::wtick() > 0.0 && rpar::wtick() < 1e-3, true);
-    check("wtime_is_global", rpar::wtime_is_global(), world.size() == 1);
+    check(
+        "wtime_is_global",
+        rpar::wtime_is_global(),
+        world.size() == 1,
+    );
     check("processor_name", rpar::processor_name().is_empty(), false);
     Ok(())
 }
@@ -276,6 +282,7 @@ fn every_check() {
             stage("collectives", collectives(&world))?;
             stage("communicators", communicators(&world))?;
             stage("topology", topology(&world))?;
+            stage("groups and communicators", groups_checks::all(&world))?;
             Ok(world.rank() as u64 * 10)
         })
         .unwrap_or_else(|e| panic!("the checks failed: {e}"));

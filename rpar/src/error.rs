@@ -68,6 +68,29 @@ pub enum Error {
         /// What was expected and what was given.
         message: String,
     },
+    /// A rank is named twice where a call needs distinct ranks (MPI_ERR_RANK): the ranks given to
+    /// [`Group::incl`](crate::Group::incl) or [`Group::excl`](crate::Group::excl).
+    #[error("{call}: rank {rank} is given twice (at positions {first} and {second}), but the ranks must be distinct")]
+    DuplicateRank {
+        /// The call that refused the ranks.
+        call: &'static str,
+        /// The rank given twice.
+        rank: usize,
+        /// Where it is given first, as an index of the ranks.
+        first: usize,
+        /// Where it is given again.
+        second: usize,
+    },
+    /// A group that does not fit the communicator it is used with (MPI_ERR_GROUP): a group with
+    /// a member outside the communicator, or groups that the ranks of one
+    /// [`Comm::create`](crate::Comm::create) call gave differently.
+    #[error("{call}: {message}")]
+    InvalidGroup {
+        /// The call that refused the group.
+        call: &'static str,
+        /// What was expected and what was given.
+        message: String,
+    },
     /// This rank's call could not complete because another rank failed and the run was aborted.
     #[error("aborted because rank {rank} failed: {message}")]
     Aborted {

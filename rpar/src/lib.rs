@@ -148,6 +148,7 @@ pub use comm::{
     Comm, MatchedMessage, Persistent, PersistentKind, Probed, RecvBuf, Request, Scope, SendBuf,
     Status, TestAny, ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD, PROC_NULL, TAG_UB, UNDEFINED,
 };
+pub use comm::{Comparison, Group, SplitType, MAX_OBJECT_NAME};
 pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};
 
 /// What `#[derive(Datatype)]` expands to uses; not part of the API.
@@ -155,11 +156,11 @@ pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMa
 pub mod __private {
     pub use crate::datatype::{static_len, StaticMap};
 }
+pub use clock::{processor_name, wtick, wtime, wtime_is_global};
 pub use error::{BlockedCall, Error, Result, Warning};
 pub use topology::{
     dims_create, CartComm, Coordinate, DistGraphComm, GraphComm, Neighborhood, TopoKind, Topology,
 };
-pub use clock::{processor_name, wtick, wtime, wtime_is_global};
 pub use trace::CommMatrix;
 pub use transport::CollectiveCall;
 pub use universe::{

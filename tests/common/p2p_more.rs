@@ -371,14 +371,19 @@ pub(crate) fn matched_probe(world: &Comm) -> Result<()> {
     world.send(&[r as i32 + 100; 5][..], right, 30)?;
     world.send(&vec![r as i32; 20_000][..], right, 31)?;
     let first = world.mprobe(left, 30)?;
-    assert_eq!((first.status().source, first.status().count, first.bytes()), (left, 3, 12));
+    assert_eq!(
+        (first.status().source, first.status().count, first.bytes()),
+        (left, 3, 12)
+    );
     // the second message is still receivable by an ordinary receive; the first is not
     assert_eq!(world.recv::<i32>(left, 30)?.0, [left as i32 + 100; 5]);
     let mut small = [0i32; 2];
     let err = first.recv_into(&mut small[..]).unwrap_err();
     assert!(matches!(err, Error::Truncated { .. }));
     // refused: back in the queue, as is a matched message dropped unreceived
-    let again = world.improbe(left, 30)?.expect("the refused message went back");
+    let again = world
+        .improbe(left, 30)?
+        .expect("the refused message went back");
     drop(again);
     let mut three = [0i32; 3];
     let st = world.mprobe(ANY_SOURCE, 30)?.recv_into(&mut three[..])?;
@@ -390,7 +395,10 @@ pub(crate) fn matched_probe(world: &Comm) -> Result<()> {
     assert_eq!((none.status(), none.bytes()), (Status::null(), 0));
     assert_eq!(none.recv_into(&mut three[..])?, Status::null());
     assert_eq!(three, [left as i32; 3]);
-    let (v, st) = world.improbe(PROC_NULL, ANY_TAG)?.expect("at once").recv::<u8>()?;
+    let (v, st) = world
+        .improbe(PROC_NULL, ANY_TAG)?
+        .expect("at once")
+        .recv::<u8>()?;
     assert!(v.is_empty() && st == Status::null());
     nothing_left(world)?;
     Ok(())
@@ -400,6 +408,10 @@ pub(crate) fn matched_probe(world: &Comm) -> Result<()> {
 /// is left; and none of the next check's arrives before every rank has looked (a barrier).
 fn nothing_left(world: &Comm) -> Result<()> {
     world.barrier()?;
-    assert_eq!(world.iprobe(ANY_SOURCE, ANY_TAG)?, None, "a message left unreceived");
+    assert_eq!(
+        world.iprobe(ANY_SOURCE, ANY_TAG)?,
+        None,
+        "a message left unreceived"
+    );
     world.barrier()
 }

@@ -77,6 +77,8 @@ pub(crate) mod tags {
     pub(crate) const SPLIT: i32 = 1;
     /// `Comm::dup`.
     pub(crate) const DUP: i32 = 2;
+    /// `Comm::create_group` (among the group's members, outside any collective call).
+    pub(crate) const CREATE_GROUP: i32 = 3;
     // Ranges reserved for the algorithm families (each file takes tags from its own range):
     // 100..=199 reductions (reduce, allreduce, scan, exscan, reduce_scatter);
     // 200..=299 data movement (bcast, gather, scatter, allgather, alltoall, shift);

@@ -1,10 +1,13 @@
 //! [`Comm`]: a communicator — a group of ranks with an isolated message space — and
-//! point-to-point messaging on it (blocking, non-blocking, scoped), probe, split and dup.
+//! point-to-point messaging on it (blocking, non-blocking, scoped), probe, split and dup;
+//! [`Group`]s and the communicators made from them (`group.rs`, `create.rs`).
 //!
 //! Depends on `transport` and `datatype`.
 
 mod buffer;
+mod create;
 mod delivery;
+mod group;
 mod matched;
 mod modes;
 mod nonblocking;
@@ -16,6 +19,8 @@ mod split;
 mod typed;
 
 pub use buffer::{Buffer, BufferMut, RecvBuf, SendBuf};
+pub use create::{SplitType, MAX_OBJECT_NAME};
+pub use group::{Comparison, Group};
 pub use matched::MatchedMessage;
 pub use modes::BSEND_OVERHEAD;
 pub use persistent::{start_all, Persistent, PersistentKind};

@@ -40,9 +40,22 @@ impl Comm {
     }
 
     fn split_inner(&self, color: Option<u32>, key: i32) -> Result<Option<Comm>> {
-        let ctx = self.collective_context();
         let base = self.reserve_contexts(self.size() as u32)?;
         let native = self.native().and_then(|n| n.split(color, key));
+        self.split_with(base, color, key, native)
+    }
+
+    /// The body of [`Comm::split`] once the ids are reserved from `base` on (see
+    /// [`Comm::reserve_contexts`]) and MPI's mirror of the new communicator is made:
+    /// [`Comm::create`] and [`Comm::split_type`] make it otherwise.
+    pub(super) fn split_with(
+        &self,
+        base: u32,
+        color: Option<u32>,
+        key: i32,
+        native: Option<NativeComm>,
+    ) -> Result<Option<Comm>> {
+        let ctx = self.collective_context();
         let mine = [color.map_or(-1, i64::from), i64::from(key)];
         // Rank 0 gathers (color, key), forms the groups, reserves one context per group and tells
         // every rank its new communicator: [context, new rank, world ranks of the group…].
@@ -92,7 +105,7 @@ impl Comm {
     /// is returned on rank 0 (which hands them out). In-process one fabric hands out ids to all
     /// ranks. On MPI every process has its own, so the ranks agree on the largest next free id
     /// among them (a max-allreduce): an id no member has used, and every member reserves it.
-    fn reserve_contexts(&self, n: u32) -> Result<u32> {
+    pub(super) fn reserve_contexts(&self, n: u32) -> Result<u32> {
         let fabric = self.endpoint().fabric();
         if self.endpoint().wire().is_none() {
             return Ok(if self.rank() == 0 {
@@ -112,17 +125,29 @@ impl Comm {
             return None;
         }
         let group: Rc<[usize]> = reply[2..].iter().map(|&w| w as usize).collect();
-        Some(Comm {
+        Some(self.derived(group, reply[1] as usize, reply[0] as u32, native))
+    }
+
+    /// A new communicator of this rank, without a topology: of the world ranks `group`, where
+    /// this rank is `rank`, with id `id` and MPI's mirror `native`.
+    pub(super) fn derived(
+        &self,
+        group: Rc<[usize]>,
+        rank: usize,
+        id: u32,
+        native: Option<NativeComm>,
+    ) -> Comm {
+        Comm {
             ep: self.ep.clone(),
             group,
-            rank: reply[1] as usize,
-            id: reply[0] as u32,
+            rank,
+            id,
             coll_seq: Default::default(),
             choices: Default::default(),
             topology: std::cell::Cell::new(super::TopoKind::None),
             arena: Default::default(),
             native: native.map(Rc::new),
-        })
+        }
     }
 
     /// A copy of the communicator with a message space of its own (MPI_Comm_dup): same ranks,

@@ -19,7 +19,7 @@ use crossbeam_channel::{Receiver, TryRecvError};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::ptr::NonNull;
-use std::rc::Weak;
+use std::rc::{Rc, Weak};
 use std::sync::Arc;
 
 /// A non-blocking operation in progress, advanced by every wait of its rank.
@@ -411,6 +411,9 @@ pub(crate) struct Endpoint {
     /// On the MPI transport: the link to the other processes (in-process: always `None`, and
     /// without the `mpi` feature `Wire` has no values, so every use compiles away).
     wire: Option<Wire>,
+    /// The names given to communicators with `Comm::set_name` (MPI_Comm_set_name), by
+    /// communicator id: a name belongs to the communicator, so every handle of it sees it.
+    names: RefCell<std::collections::HashMap<u32, Rc<str>>>,
 }
 
 /// The out-of-line part of [`Endpoint::flow_in`].
@@ -451,6 +454,7 @@ impl Endpoint {
             parking: Cell::new(false),
             attached: RefCell::new(None),
             wire: None,
+            names: RefCell::default(),
         }
     }
 
@@ -1564,6 +1568,19 @@ fn release(m: &mut Matched) {
             msg.data = Data::Owned(v);
         }
         // else the sender withdrew (the run is aborting): the message stays Empty
+    }
+}
+
+/// The names of communicators (`comm/create.rs`).
+impl Endpoint {
+    /// The name given to communicator `id`, if one was.
+    pub(crate) fn comm_name(&self, id: u32) -> Option<Rc<str>> {
+        self.names.borrow().get(&id).cloned()
+    }
+
+    /// Gives communicator `id` the name `name`.
+    pub(crate) fn set_comm_name(&self, id: u32, name: &str) {
+        self.names.borrow_mut().insert(id, name.into());
     }
 }
 

@@ -140,8 +140,8 @@ impl Fabric {
             lanes: Mutex::new(Vec::new()),
             aborted: AtomicBool::new(false),
             failure: Mutex::new(None),
-            // context 0 is the world's
-            next_context: AtomicU32::new(1),
+            // communicator 0 is the world, 1 every rank's self communicator (`Comm::self_comm`)
+            next_context: AtomicU32::new(2),
             warnings: Mutex::new(Vec::new()),
             unmatched: Mutex::new(None),
             watch: Watch::new(n),

@@ -68,6 +68,25 @@ impl NativeComm {
     pub(crate) fn split(&self, _color: Option<u32>, _key: i32) -> Option<NativeComm> {
         match *self {}
     }
+
+    /// See the MPI transport's `NativeComm::self_comm`.
+    pub(crate) fn self_comm(&self) -> NativeComm {
+        match *self {}
+    }
+
+    /// See the MPI transport's `NativeComm::create_group`.
+    pub(crate) fn create_group(&self, _members: &[usize], _tag: i32) -> Option<NativeComm> {
+        match *self {}
+    }
+
+    /// See the MPI transport's `NativeComm::split_shared`.
+    pub(crate) fn split_shared(
+        &self,
+        _shared: bool,
+        _key: i32,
+    ) -> Option<(NativeComm, Vec<usize>)> {
+        match *self {}
+    }
 }
 
 /// The native collectives; never callable without the `mpi` feature.

@@ -12,8 +12,8 @@ use crate::Result;
 use ::mpi::collective::CommunicatorCollectives;
 use ::mpi::ffi;
 use ::mpi::ffi::{MPI_Datatype, MPI_Op};
-use ::mpi::topology::{Color, Communicator, SimpleCommunicator};
-use ::mpi::traits::AsRaw;
+use ::mpi::topology::{Color, Communicator, Group, Rank, SimpleCommunicator};
+use ::mpi::traits::{AsRaw, FromRaw};
 use std::any::TypeId;
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -115,6 +115,56 @@ impl NativeComm {
         self.comm
             .split_by_color_with_key(color, key)
             .map(Self::wrap)
+    }
+
+    /// The mirror of `Comm::self_comm` (of any communicator's process): MPI_COMM_SELF (which
+    /// dropping does not free).
+    pub(crate) fn self_comm(&self) -> NativeComm {
+        Self::wrap(SimpleCommunicator::self_comm())
+    }
+
+    /// The mirror of `Comm::create_group`: MPI_Comm_create_group of the ranks `members` of
+    /// this communicator (in that order) with `tag`; called by the members only.
+    pub(crate) fn create_group(&self, members: &[usize], tag: i32) -> Option<NativeComm> {
+        let ranks: Vec<Rank> = members.iter().map(|&r| r as Rank).collect();
+        let group = self.comm.group().include(&ranks);
+        self.comm
+            .split_by_subgroup_with_tag(&group, tag)
+            .map(Self::wrap)
+    }
+
+    /// The mirror of `Comm::split_type`: MPI_Comm_split_type with MPI_COMM_TYPE_SHARED (or
+    /// MPI_UNDEFINED for `shared` false, which gives no communicator), ordered by `key`; with
+    /// the new communicator, the ranks of this one that are in it, in its order.
+    pub(crate) fn split_shared(&self, shared: bool, key: i32) -> Option<(NativeComm, Vec<usize>)> {
+        // SAFETY: rsmpi's constants are initialised handles and values; `raw` is written by
+        // MPI_Comm_split_type, a collective call every rank of this communicator makes.
+        let (raw, null) = unsafe {
+            let null = ffi::RSMPI_COMM_NULL;
+            let mut raw = null;
+            let split_type = if shared {
+                ffi::RSMPI_COMM_TYPE_SHARED
+            } else {
+                ffi::RSMPI_UNDEFINED
+            };
+            ffi::MPI_Comm_split_type(self.raw(), split_type, key, ffi::RSMPI_INFO_NULL, &mut raw);
+            (raw, null)
+        };
+        if raw == null {
+            return None;
+        }
+        // SAFETY: `raw` is a live intra-communicator that MPI just made for us alone (neither
+        // MPI_COMM_WORLD nor MPI_COMM_SELF), used only through the wrapper from here on.
+        let comm = unsafe { SimpleCommunicator::from_raw(raw) };
+        let n = comm.size();
+        let theirs: Vec<Rank> = (0..n).collect();
+        let parents = comm
+            .group()
+            .translate_ranks(&theirs, &self.comm.group())
+            .into_iter()
+            .map(|r| r.map_or(usize::MAX, |r| r as usize))
+            .collect();
+        Some((Self::wrap(comm), parents))
     }
 
     /// The MPI datatype of `T`, made on first use.
