@@ -276,6 +276,7 @@ fn every_check() {
             stage("persistent requests", p2p_more::persistent(&world))?;
             stage("cancel", p2p_more::cancel(&world, false))?;
             stage("matched probes", p2p_more::matched_probe(&world))?;
+            stage("get_elements", p2p_more::get_elements(&world))?;
             stage("clocks", clocks(&world))?;
             stage("non-blocking collectives", nonblocking(&world))?;
             stage("datatypes", datatypes(&world))?;

@@ -70,3 +70,8 @@ fn cancel_withdraws_what_nothing_has_matched() {
 fn a_matched_probe_takes_its_message_out_of_matching() {
     on_every_size(p2p_more::matched_probe);
 }
+
+#[test]
+fn get_elements_counts_the_basic_elements_of_a_part() {
+    on_every_size(p2p_more::get_elements);
+}

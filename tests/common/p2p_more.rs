@@ -415,3 +415,39 @@ fn nothing_left(world: &Comm) -> Result<()> {
     );
     world.barrier()
 }
+
+/// MPI_Get_elements (MPI-4.0 §4.1.11, after MPICH's test/mpi/datatype get-elements checks):
+/// the basic elements of a receive of a derived type, whole elements and a part of one, next to
+/// MPI_Get_count's answer.
+pub(crate) fn get_elements(world: &Comm) -> Result<()> {
+    use rpar::{Datatype, TypeMap};
+    let (r, n) = (world.rank(), world.size());
+    let (right, left) = ((r + 1) % n, (r + n - 1) % n);
+    let triple = TypeMap::contiguous(3, &i64::type_map())?.commit();
+    for (sent, want_count, want_elements) in [
+        (6usize, Some(2), 6),
+        (7, None, 7),
+        (1, None, 1),
+        (0, Some(0), 0),
+    ] {
+        world.send(&vec![r as i64; sent][..], right, 40)?;
+        let mut buf = [0i64; 9];
+        let st = world.recv_into(Typed::new(&mut buf[..], &triple, 3), left, 40)?;
+        assert_eq!(st.get_count(), want_count, "{sent} i64 as triples");
+        assert_eq!(
+            st.get_elements(&triple),
+            want_elements,
+            "{sent} i64 as triples"
+        );
+    }
+    // a strided type: the basic elements are those of the type map, not of the buffer
+    let every_other = TypeMap::vector(2, 1, 2, &i64::type_map())?.commit();
+    world.send(&[r as i64; 3][..], right, 41)?;
+    let mut buf = [0i64; 8];
+    let st = world.recv_into(Typed::new(&mut buf[..], &every_other, 2), left, 41)?;
+    assert_eq!((st.get_count(), st.get_elements(&every_other)), (None, 3));
+    // extent 3 (MPI's vector): the third value starts the second element, at 3
+    let l = left as i64;
+    assert_eq!(buf[..6], [l, 0, l, l, 0, 0]);
+    nothing_left(world)
+}

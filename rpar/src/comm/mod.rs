@@ -180,6 +180,9 @@ pub struct Status {
     pub count: usize,
     /// Whether the operation was cancelled ([`Status::is_cancelled`]).
     cancelled: bool,
+    /// For a typed receive of a part of an element (`count` [`UNDEFINED`]): the packed bytes
+    /// received, for [`Status::get_elements`].
+    bytes: usize,
 }
 
 impl Status {
@@ -197,6 +200,7 @@ impl Status {
             tag,
             count,
             cancelled: false,
+            bytes: 0,
         }
     }
 
@@ -213,6 +217,46 @@ impl Status {
     /// (MPI_Test_cancelled): then nothing was received, or the message was not sent.
     pub fn is_cancelled(&self) -> bool {
         self.cancelled
+    }
+
+    /// The number of basic elements received (MPI_Get_elements), for a receive of elements of
+    /// `ty` (the receive's type: for a plain receive of `T`, `T`'s committed map): unlike
+    /// [`Status::count`] it counts the basic elements of a part of an element too.
+    ///
+    /// ```
+    /// use rpar::{Datatype, TypeMap};
+    /// let triple = TypeMap::contiguous(3, &f64::type_map())?.commit();
+    /// let got = rpar::run(2, |world| {
+    ///     if world.rank() == 0 {
+    ///         world.send(&[1.0f64; 6][..], 1, 0)?; // two triples
+    ///         world.send(&[2.0f64; 4][..], 1, 0)?; // a triple and a third
+    ///         return Ok((0, 0, 0));
+    ///     }
+    ///     let mut buf = [0.0f64; 6];
+    ///     let two = world.recv_into(rpar::Typed::new(&mut buf[..], &triple, 2), 0, 0)?;
+    ///     let part = world.recv_into(rpar::Typed::new(&mut buf[..], &triple, 2), 0, 0)?;
+    ///     Ok((two.get_elements(&triple), part.count, part.get_elements(&triple)))
+    /// })?;
+    /// assert_eq!(got[1], (6, rpar::UNDEFINED, 4)); // MPI_Get_count would say MPI_UNDEFINED
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn get_elements(&self, ty: &crate::CommittedType) -> usize {
+        let c = &*ty.inner;
+        let per_element: usize = c.signature.iter().map(|&(_, n)| n).sum();
+        if self.count != UNDEFINED {
+            return self.count * per_element;
+        }
+        let (whole, mut rest) = (self.bytes / c.size.max(1), self.bytes % c.size.max(1));
+        let mut basic = whole * per_element;
+        for &(b, n) in &c.signature {
+            let taken = (rest / b.size()).min(n);
+            basic += taken;
+            rest -= taken * b.size();
+            if taken < n {
+                break;
+            }
+        }
+        basic
     }
 
     /// The number of elements received, or `None` if the received bytes are not a whole

@@ -171,7 +171,8 @@ unsafe fn deliver_typed(
         }
     }
     valid_values(m)?;
-    let status = Status::of(source_rank, m.header.tag, whole_elements(bytes, ty.size));
+    let mut status = Status::of(source_rank, m.header.tag, whole_elements(bytes, ty.size));
+    status.bytes = bytes;
     let to = (ty, count, dst);
     // SAFETY: (every arm) the signatures agree, so the destination has at least `bytes` data
     // bytes (caller: writable, ours) and every one of them receives a byte of the same basic
