@@ -902,6 +902,36 @@ fn topology(world: &Comm) -> rpar::Result<()> {
             check(&format!("dims_create({nnodes}, {nd})"), ours, theirs);
         }
     }
+    // MPI_Graph_map of rings of 1..=p nodes: the same placement as MPI's
+    for nnodes in 1..=p {
+        let index: Vec<usize> = (1..=nnodes).map(|i| 2 * i).collect();
+        let edges: Vec<usize> = (0..nnodes)
+            .flat_map(|i| [(i + nnodes - 1) % nnodes, (i + 1) % nnodes])
+            .collect();
+        let ours = rpar::GraphComm::graph_map(world, &index, &edges)?;
+        let (ci, ce): (Vec<i32>, Vec<i32>) = (
+            index.iter().map(|&x| x as i32).collect(),
+            edges.iter().map(|&x| x as i32).collect(),
+        );
+        let wc = rpar::mpi::rsmpi::topology::SimpleCommunicator::world();
+        let mut theirs = 0i32;
+        // SAFETY: `ci` holds nnodes ints and `ce` index[nnodes-1]; MPI writes one int.
+        unsafe {
+            ffi::MPI_Graph_map(
+                wc.as_raw(),
+                nnodes as i32,
+                ci.as_ptr(),
+                ce.as_ptr(),
+                &mut theirs,
+            )
+        };
+        let theirs = (theirs >= 0).then_some(theirs as usize); // MPI_UNDEFINED is negative
+        check(
+            &format!("MPI_Graph_map of a ring of {nnodes}"),
+            ours,
+            theirs,
+        );
+    }
     let mut dims = [0usize; 2];
     rpar::dims_create(p, &mut dims)?;
     for periods in [[true, false], [false, true]] {

@@ -255,3 +255,28 @@ fn different_graphs_on_different_ranks_are_a_mismatch_on_every_rank() {
         );
     }
 }
+
+#[test]
+fn graph_map_places_the_first_ranks_and_checks_the_graph() {
+    for p in 1..=6usize {
+        for nnodes in 1..=p {
+            let index: Vec<usize> = (1..=nnodes).collect();
+            let edges: Vec<usize> = (0..nnodes).map(|i| (i + 1) % nnodes).collect();
+            let got = rpar::run(p, |world| {
+                rpar::GraphComm::graph_map(&world, &index, &edges)
+            })
+            .unwrap();
+            let want: Vec<Option<usize>> = (0..p).map(|r| (r < nnodes).then_some(r)).collect();
+            assert_eq!(got, want, "p {p}, {nnodes} nodes");
+        }
+    }
+    let errors = rpar::run(2, |world| {
+        Ok([
+            rpar::GraphComm::graph_map(&world, &[1, 2, 3], &[1, 2, 0]).is_err(), // 3 nodes > 2
+            rpar::GraphComm::graph_map(&world, &[1, 2], &[1, 5]).is_err(),       // no node 5
+            rpar::GraphComm::graph_map(&world, &[2, 1], &[1, 0]).is_err(),       // decreasing
+        ])
+    })
+    .unwrap();
+    assert_eq!(errors, [[true; 3]; 2]);
+}

@@ -113,6 +113,28 @@ impl GraphComm {
         }))
     }
 
+    /// The rank this process would have in the graph created with `reorder = true`, or `None`
+    /// (MPI_UNDEFINED) if it would not be in the graph (MPI_Graph_map). Local. rpar places
+    /// general graphs as [`GraphComm::create`] does, by the identity (as MPICH does): the first
+    /// `index.len()` ranks, in order.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a graph that [`GraphComm::create`] refuses (more nodes
+    /// than ranks, `index` decreasing, `edges` of the wrong length, an edge to no node).
+    ///
+    /// ```
+    /// let placed = rpar::run(4, |world| {
+    ///     rpar::GraphComm::graph_map(&world, &[1, 3, 4], &[1, 0, 2, 1]) // a path of 3 nodes
+    /// })?;
+    /// assert_eq!(placed, [Some(0), Some(1), Some(2), None]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn graph_map(comm: &Comm, index: &[usize], edges: &[usize]) -> Result<Option<usize>> {
+        check_graph(index, edges, comm.size())?;
+        Ok((comm.rank() < index.len()).then_some(comm.rank()))
+    }
+
     /// Makes a graph communicator from adjacency lists: `adjacency[i]` lists node `i`'s neighbours.
     /// The same as [`GraphComm::create`] with the (index, edges) arrays they give
     /// (MPI_Graph_create). Collective. No lists is a graph of no nodes: `None` on every rank.
