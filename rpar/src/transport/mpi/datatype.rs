@@ -243,6 +243,8 @@ impl MpiDatatype {
         let (mut lb, mut extent) = (0, 0);
         // SAFETY: as in `size`.
         unsafe { ffi::MPI_Type_get_extent(self.raw, &mut lb, &mut extent) };
+        // MPI_Aint is i64 in MPICH's bindings and isize in Open MPI's
+        #[allow(clippy::unnecessary_cast)]
         (lb as isize, extent as isize)
     }
 
@@ -261,6 +263,8 @@ impl MpiDatatype {
         let (mut lb, mut extent) = (0, 0);
         // SAFETY: as in `size`.
         unsafe { ffi::MPI_Type_get_true_extent(self.raw, &mut lb, &mut extent) };
+        // MPI_Aint is i64 in MPICH's bindings and isize in Open MPI's
+        #[allow(clippy::unnecessary_cast)]
         (lb as isize, extent as isize)
     }
 
