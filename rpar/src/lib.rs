@@ -144,9 +144,10 @@ pub use collective::{
     ReduceScatterArgs, ScatterArgs, ShiftArgs, Typed, Varying, ViewBuf,
 };
 pub use comm::{
-    start_all, test_all, test_any, test_some, wait_all, wait_any, wait_some, Buffer, BufferMut,
-    Comm, MatchedMessage, Persistent, PersistentKind, Probed, RecvBuf, Request, Scope, SendBuf,
-    Status, TestAny, ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD, PROC_NULL, TAG_UB, UNDEFINED,
+    buffer_attach, buffer_detach, start_all, test_all, test_any, test_some, wait_all, wait_any,
+    wait_some, Buffer, BufferMut, Comm, MatchedMessage, ModeSends, Persistent, Probed, RecvBuf,
+    Request, Scope, SendBuf, SendMode, Status, TestAny, ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD,
+    PROC_NULL, TAG_UB, UNDEFINED,
 };
 pub use comm::{Comparison, Group, SplitType, MAX_OBJECT_NAME};
 pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};
@@ -267,8 +268,8 @@ pub use rpar_derive::topology;
 /// ```
 pub mod prelude {
     pub use crate::{
-        spmd, Comm, CommittedType, Datatype, Error, RankResult, Result, ResultLink, Status,
-        TypeMap, Universe, ANY_SOURCE, ANY_TAG,
+        spmd, Comm, CommittedType, Datatype, Error, RankResult, Result, ResultLink, SendMode,
+        Status, TypeMap, Universe, ANY_SOURCE, ANY_TAG, PROC_NULL,
     };
     pub use crate::{topology, CartComm, GraphComm, Neighborhood, TopoKind, Topology};
     pub use crate::{

@@ -3,7 +3,7 @@
 //! in-process by `tests/p2p_more.rs` and as MPI processes by `tests/mpi.rs`. Each takes any
 //! number of ranks, 1 included, and panics with what differed.
 
-use rpar::{Comm, Error, Result, Status, Typed, ANY_SOURCE, ANY_TAG, PROC_NULL};
+use rpar::{Comm, Error, Result, SendMode, Status, Typed, ANY_SOURCE, ANY_TAG, PROC_NULL};
 
 /// `PROC_NULL` as the peer of every point-to-point call (MPI-4.0 §3.11, after MPICH's
 /// test/mpi/pt2pt/proc_null.c and probenull.c): each completes at once, moves nothing, leaves
@@ -139,7 +139,9 @@ pub(crate) fn send_modes(world: &Comm, in_process: bool) -> Result<()> {
     for len in [1usize, 5000, 40_000] {
         let out: Vec<u32> = (0..len as u32).map(|i| i ^ r as u32).collect();
         let want: Vec<u32> = (0..len as u32).map(|i| i ^ left as u32).collect();
-        let sent = world.issend(&out[..], right, 1)?;
+        let sent = world
+            .mode(SendMode::Synchronous)
+            .isend(&out[..], right, 1)?;
         assert_eq!(world.recv::<u32>(left, 1)?.0, want, "issend of {len}");
         assert_eq!(sent.wait()?.count, len);
         world.scope(|s| {
@@ -156,40 +158,48 @@ pub(crate) fn send_modes(world: &Comm, in_process: bool) -> Result<()> {
         // completes once rank 1 has received)
         let mut got = vec![0u32; len];
         if r % 2 == 0 && right != r {
-            world.ssend(&out[..], right, 3)?;
+            world.mode(SendMode::Synchronous).send(&out[..], right, 3)?;
             world.recv_into(&mut got[..], left, 3)?;
         } else if right != r {
             world.recv_into(&mut got[..], left, 3)?;
-            world.ssend(&out[..], right, 3)?;
+            world.mode(SendMode::Synchronous).send(&out[..], right, 3)?;
         } else {
-            let sent = world.issend(&out[..], r, 3)?; // alone: to itself
+            let sent = world.mode(SendMode::Synchronous).isend(&out[..], r, 3)?; // alone: to itself
             world.recv_into(&mut got[..], r, 3)?;
             sent.wait()?;
         }
         assert_eq!(got, want, "ssend of {len}");
-        world.buffer_attach(vec![0; 4 * len + rpar::BSEND_OVERHEAD])?;
-        world.bsend(&out[..], right, 4)?;
+        rpar::buffer_attach(vec![0; 4 * len + rpar::BSEND_OVERHEAD])?;
+        world.mode(SendMode::Buffered).send(&out[..], right, 4)?;
         assert_eq!(world.recv::<u32>(left, 4)?.0, want, "bsend of {len}");
-        world.ibsend(&out[..], right, 5)?.wait()?;
+        world
+            .mode(SendMode::Buffered)
+            .isend(&out[..], right, 5)?
+            .wait()?;
         assert_eq!(world.recv::<u32>(left, 5)?.0, want, "ibsend of {len}");
-        assert_eq!(world.buffer_detach()?.len(), 4 * len + rpar::BSEND_OVERHEAD);
+        assert_eq!(rpar::buffer_detach()?.len(), 4 * len + rpar::BSEND_OVERHEAD);
         // ready mode: the receive is posted, then a barrier tells the sender
         let mut got = vec![0u32; len];
         let req = world.irecv_into(&mut got[..], left, 6)?;
         world.barrier()?;
-        world.rsend(&out[..], right, 6)?;
+        world.mode(SendMode::Ready).send(&out[..], right, 6)?;
         req.wait()?;
         assert_eq!(got, want, "rsend of {len}");
         let req = world.irecv_into(&mut got[..], left, 7)?;
         world.barrier()?;
-        world.irsend(&out[..], right, 7)?.wait()?;
+        world
+            .mode(SendMode::Ready)
+            .isend(&out[..], right, 7)?
+            .wait()?;
         req.wait()?;
         assert_eq!(got, want, "irsend of {len}");
     }
     // a synchronous send is not complete before its receive is posted
     if n >= 2 && in_process {
         if r == 0 {
-            let mut sent = world.issend(&[1u8, 2, 3][..], 1, 8)?;
+            let mut sent = world
+                .mode(SendMode::Synchronous)
+                .isend(&[1u8, 2, 3][..], 1, 8)?;
             assert_eq!(sent.test()?, None, "issend complete before rank 1 received");
             world.send(&0u8, 1, 9)?; // now rank 1 receives
             assert_eq!(sent.wait()?.count, 3);
@@ -201,26 +211,32 @@ pub(crate) fn send_modes(world: &Comm, in_process: bool) -> Result<()> {
     // the buffered mode's errors (MPI_ERR_BUFFER), attach and detach
     let big = [0u64; 64];
     assert!(matches!(
-        world.bsend(&big[..], right, 0),
+        world.mode(SendMode::Buffered).send(&big[..], right, 0),
         Err(Error::InvalidArgument { .. })
     ));
-    world.buffer_attach(vec![0; 512 + rpar::BSEND_OVERHEAD - 1])?;
+    rpar::buffer_attach(vec![0; 512 + rpar::BSEND_OVERHEAD - 1])?;
     assert!(matches!(
-        world.bsend(&big[..], right, 0),
+        world.mode(SendMode::Buffered).send(&big[..], right, 0),
         Err(Error::InvalidArgument { .. })
     ));
     assert!(matches!(
-        world.buffer_attach(vec![0; 8]),
+        rpar::buffer_attach(vec![0; 8]),
         Err(Error::InvalidArgument { .. })
     ));
-    assert_eq!(world.buffer_detach()?.len(), 512 + rpar::BSEND_OVERHEAD - 1);
+    assert_eq!(rpar::buffer_detach()?.len(), 512 + rpar::BSEND_OVERHEAD - 1);
     assert!(matches!(
-        world.buffer_detach(),
+        rpar::buffer_detach(),
         Err(Error::InvalidArgument { .. })
     ));
-    world.bsend(&big[..], PROC_NULL, 0)?; // nothing is buffered for PROC_NULL
-                                          // a dropped issend request still delivers (MPI_Request_free of an active send)
-    drop(world.issend(&[r as u64; 10][..], right, 10)?);
+    world
+        .mode(SendMode::Buffered)
+        .send(&big[..], PROC_NULL, 0)?; // nothing is buffered for PROC_NULL
+                                        // a dropped issend request still delivers (MPI_Request_free of an active send)
+    drop(
+        world
+            .mode(SendMode::Synchronous)
+            .isend(&[r as u64; 10][..], right, 10)?,
+    );
     assert_eq!(world.recv::<u64>(left, 10)?.0, [left as u64; 10]);
     nothing_left(world)?;
     Ok(())
@@ -231,20 +247,17 @@ pub(crate) fn send_modes(world: &Comm, in_process: bool) -> Result<()> {
 /// changed between starts, in every send mode; to itself; with PROC_NULL; and the arguments
 /// checked when the request is made.
 pub(crate) fn persistent(world: &Comm) -> Result<()> {
-    use rpar::PersistentKind::{Bsend, Rsend, Send, Ssend};
+    use rpar::SendMode::{Buffered, Ready, Standard, Synchronous};
     let (r, n) = (world.rank(), world.size());
     let (right, left) = ((r + 1) % n, (r + n - 1) % n);
-    world.buffer_attach(vec![0; 8 * 1000 + rpar::BSEND_OVERHEAD])?;
-    for kind in [Send, Ssend, Bsend, Rsend] {
+    rpar::buffer_attach(vec![0; 8 * 1000 + rpar::BSEND_OVERHEAD])?;
+    for kind in [Standard, Synchronous, Buffered, Ready] {
         for len in [1usize, 1000] {
             let mut out = vec![0i64; len];
             let mut inc = vec![0i64; len];
-            let mut send = world.send_init_in(&mut out[..], kind, right, 3)?;
+            let mut send = world.mode(kind).send_init(&mut out[..], right, 3)?;
             let mut recv = world.recv_init(&mut inc[..], left, 3)?;
-            assert_eq!(
-                (send.kind(), recv.kind()),
-                (kind, rpar::PersistentKind::Recv)
-            );
+            assert_eq!((send.mode(), recv.mode()), (Some(kind), None));
             for round in 0..4i64 {
                 send.buffer_mut().iter_mut().enumerate().for_each(|(i, x)| {
                     *x = round * 1000 + 10 * r as i64 + i as i64;
@@ -262,7 +275,7 @@ pub(crate) fn persistent(world: &Comm) -> Result<()> {
             }
         }
     }
-    world.buffer_detach()?;
+    rpar::buffer_detach()?;
     // start_all, and a request to itself
     let mut mine = [r as u16; 2];
     let mut back = [0u16; 2];
@@ -292,8 +305,10 @@ pub(crate) fn persistent(world: &Comm) -> Result<()> {
         Err(Error::InvalidTag { .. })
     ));
     assert!(matches!(
-        world.send_init_in(&mut x[..], rpar::PersistentKind::Recv, 0, 0),
-        Err(Error::InvalidArgument { .. })
+        world
+            .mode(SendMode::Ready)
+            .send_init(&mut x[..], PROC_NULL, -1),
+        Err(Error::InvalidTag { .. })
     ));
     nothing_left(world)?;
     Ok(())
@@ -325,7 +340,9 @@ pub(crate) fn cancel(world: &Comm, in_process: bool) -> Result<()> {
     assert_eq!((st.source, x), (left, [left as u32; 2]));
     // synchronous sends nobody receives, small and large: cancelled, never arrive
     for len in [3usize, 50_000].into_iter().filter(|_| in_process) {
-        let mut sent = world.issend(&vec![1u8; len][..], right, 22)?;
+        let mut sent = world
+            .mode(SendMode::Synchronous)
+            .isend(&vec![1u8; len][..], right, 22)?;
         sent.cancel()?;
         assert!(sent.wait()?.is_cancelled(), "issend of {len}");
         let big = vec![2u8; len];
@@ -342,7 +359,9 @@ pub(crate) fn cancel(world: &Comm, in_process: bool) -> Result<()> {
     assert!(!sent.wait()?.is_cancelled());
     assert_eq!(world.recv::<u8>(left, 24)?.0, [5; 4]);
     // a synchronous send already received: not cancelled (on every transport)
-    let mut sent = world.issend(&[6u8; 4][..], right, 25)?;
+    let mut sent = world
+        .mode(SendMode::Synchronous)
+        .isend(&[6u8; 4][..], right, 25)?;
     assert_eq!(world.recv::<u8>(left, 25)?.0, [6; 4]);
     world.barrier()?;
     sent.cancel()?;

@@ -22,8 +22,8 @@ pub use buffer::{Buffer, BufferMut, RecvBuf, SendBuf};
 pub use create::{SplitType, MAX_OBJECT_NAME};
 pub use group::{Comparison, Group};
 pub use matched::MatchedMessage;
-pub use modes::BSEND_OVERHEAD;
-pub use persistent::{start_all, Persistent, PersistentKind};
+pub use modes::{buffer_attach, buffer_detach, ModeSends, SendMode, BSEND_OVERHEAD};
+pub use persistent::{start_all, Persistent};
 pub use request::{test_all, test_any, test_some, wait_all, wait_any, wait_some, Request, TestAny};
 pub use scope::Scope;
 

@@ -1,6 +1,6 @@
-//! Persistent requests (MPI_Send_init, MPI_Ssend_init, MPI_Bsend_init, MPI_Rsend_init,
-//! MPI_Recv_init, MPI_Start, MPI_Startall): a send or receive whose arguments are bound once
-//! and which is started many times.
+//! Persistent requests (MPI_Send_init, MPI_Recv_init, MPI_Start, MPI_Startall; the other
+//! modes' `_init` through [`Comm::mode`](super::Comm::mode)): a send or receive whose arguments
+//! are bound once and which is started many times.
 //!
 //! A [`Persistent`] holds its buffer mutably borrowed for its whole life, and each
 //! [`Persistent::start`] returns a [`Request`] that borrows the persistent request, so it
@@ -9,24 +9,9 @@
 //! [`Persistent::buffer_mut`], as an MPI program writes its buffer between MPI_Wait and
 //! MPI_Start.
 
-use super::{BufferMut, Comm, Request};
+use super::{BufferMut, Comm, Request, SendMode};
 use crate::datatype::Datatype;
 use crate::Result;
-
-/// What a persistent request does when started: a send in one of MPI's modes, or a receive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PersistentKind {
-    /// MPI_Send_init: started as [`Comm::isend`].
-    Send,
-    /// MPI_Ssend_init: started as [`Comm::issend`].
-    Ssend,
-    /// MPI_Bsend_init: started as [`Comm::ibsend`].
-    Bsend,
-    /// MPI_Rsend_init: started as [`Comm::irsend`].
-    Rsend,
-    /// MPI_Recv_init: started as [`Comm::irecv_into`].
-    Recv,
-}
 
 /// A persistent request: a send or receive bound to its buffer, peer and tag, started with
 /// [`Persistent::start`] (MPI_Start) or [`start_all`] (MPI_Startall), as often as needed.
@@ -54,7 +39,8 @@ pub enum PersistentKind {
 pub struct Persistent<'a, T: Datatype> {
     comm: &'a Comm,
     buf: &'a mut [T],
-    kind: PersistentKind,
+    /// The send's mode, `None` for a receive.
+    mode: Option<SendMode>,
     peer: usize,
     tag: i32,
 }
@@ -74,44 +60,13 @@ impl Comm {
         dest: usize,
         tag: i32,
     ) -> Result<Persistent<'a, B::Elem>> {
-        self.persistent(buf.as_elems_mut(), PersistentKind::Send, dest, tag)
-    }
-
-    /// A persistent send in another mode (MPI_Ssend_init, MPI_Bsend_init, MPI_Rsend_init, or
-    /// with [`PersistentKind::Send`] MPI_Send_init): started as the matching non-blocking send.
-    ///
-    /// # Errors
-    ///
-    /// As [`Comm::send_init`]; [`Error::InvalidArgument`](crate::Error::InvalidArgument) for
-    /// [`PersistentKind::Recv`] (use [`Comm::recv_init`]).
-    ///
-    /// ```
-    /// use rpar::PersistentKind;
-    /// rpar::run(2, |world| {
-    ///     let mut x = [world.rank() as u8; 3];
-    ///     let other = 1 - world.rank();
-    ///     let mut send = world.send_init_in(&mut x[..], PersistentKind::Ssend, other, 0)?;
-    ///     let sent = send.start()?; // completes once the other rank has received
-    ///     assert_eq!(world.recv::<u8>(other, 0)?.0, [other as u8; 3]);
-    ///     sent.wait()?;
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn send_init_in<'a, B: BufferMut + ?Sized>(
-        &'a self,
-        buf: &'a mut B,
-        kind: PersistentKind,
-        dest: usize,
-        tag: i32,
-    ) -> Result<Persistent<'a, B::Elem>> {
-        if kind == PersistentKind::Recv {
-            return Err(crate::Error::invalid(
-                "send_init_in",
-                "a send mode (Send, Ssend, Bsend or Rsend), got Recv: use recv_init",
-            ));
-        }
-        self.persistent(buf.as_elems_mut(), kind, dest, tag)
+        Persistent::new(
+            self,
+            buf.as_elems_mut(),
+            Some(SendMode::Standard),
+            dest,
+            tag,
+        )
     }
 
     /// A persistent receive into `buf` from `source` (or [`ANY_SOURCE`](crate::ANY_SOURCE))
@@ -127,28 +82,32 @@ impl Comm {
         source: usize,
         tag: i32,
     ) -> Result<Persistent<'a, B::Elem>> {
-        self.persistent(buf.as_elems_mut(), PersistentKind::Recv, source, tag)
+        Persistent::new(self, buf.as_elems_mut(), None, source, tag)
     }
+}
 
-    fn persistent<'a, T: Datatype>(
-        &'a self,
+impl<'a, T: Datatype> Persistent<'a, T> {
+    /// A persistent send in `mode` (`Some`) or receive (`None`), its arguments checked now, as
+    /// MPI checks them at init.
+    pub(crate) fn new(
+        comm: &'a Comm,
         buf: &'a mut [T],
-        kind: PersistentKind,
+        mode: Option<SendMode>,
         peer: usize,
         tag: i32,
-    ) -> Result<Persistent<'a, T>> {
-        if kind == PersistentKind::Recv {
-            self.pattern(self.p2p_context(), peer, tag)?;
+    ) -> Result<Self> {
+        if mode.is_none() {
+            comm.pattern(comm.p2p_context(), peer, tag)?;
         } else {
             super::p2p::check_send_tag(tag)?;
             if peer != crate::PROC_NULL {
-                self.check_rank(peer)?;
+                comm.check_rank(peer)?;
             }
         }
         Ok(Persistent {
-            comm: self,
+            comm,
             buf,
-            kind,
+            mode,
             peer,
             tag,
         })
@@ -161,15 +120,13 @@ impl<T: Datatype> Persistent<'_, T> {
     ///
     /// # Errors
     ///
-    /// Those of the non-blocking call it starts (see [`PersistentKind`]).
+    /// Those of the non-blocking call it starts ([`ModeSends::isend`](super::ModeSends::isend)
+    /// or [`Comm::irecv_into`]).
     pub fn start(&mut self) -> Result<Request<'_>> {
         let (comm, peer, tag) = (self.comm, self.peer, self.tag);
-        match self.kind {
-            PersistentKind::Send => comm.isend(&*self.buf, peer, tag),
-            PersistentKind::Ssend => comm.issend(&*self.buf, peer, tag),
-            PersistentKind::Bsend => comm.ibsend(&*self.buf, peer, tag),
-            PersistentKind::Rsend => comm.irsend(&*self.buf, peer, tag),
-            PersistentKind::Recv => comm.irecv_into(&mut *self.buf, peer, tag),
+        match self.mode {
+            Some(mode) => comm.mode(mode).isend(&*self.buf, peer, tag),
+            None => comm.irecv_into(&mut *self.buf, peer, tag),
         }
     }
 
@@ -183,9 +140,9 @@ impl<T: Datatype> Persistent<'_, T> {
         self.buf
     }
 
-    /// What it does when started.
-    pub fn kind(&self) -> PersistentKind {
-        self.kind
+    /// The mode of a persistent send; `None` for a receive.
+    pub fn mode(&self) -> Option<SendMode> {
+        self.mode
     }
 }
 

@@ -159,7 +159,7 @@ enum State {
         pending: PendingSend,
         to: SendTarget,
         status: Status,
-        /// The copy a [`Comm::issend`] offers from, if the request owns it (a scoped send
+        /// The copy a synchronous `isend` offers from, if the request owns it (a scoped send
         /// offers from the caller's buffer).
         copy: Option<ErasedVec>,
     },
@@ -506,9 +506,10 @@ impl<'a> Request<'a> {
     ///   at first), and then receives nothing;
     /// - a send is cancelled if no receive has taken its message yet, and the message is then
     ///   as if never sent — this holds for a send still handed over from the sender's memory
-    ///   ([`Comm::issend`], and in a [`Comm::scope`] a [`Scope::isend`](crate::Scope::isend) of
-    ///   more than 32 KiB or a [`Scope::issend`](crate::Scope::issend)); a send that was copied
-    ///   when it started ([`Comm::isend`], [`Comm::ibsend`], [`Comm::irsend`]) completed then,
+    ///   (a synchronous [`ModeSends::isend`](crate::ModeSends::isend), and in a
+    ///   [`Comm::scope`] a [`Scope::isend`](crate::Scope::isend) of more than 32 KiB or a
+    ///   [`Scope::issend`](crate::Scope::issend)); a send that was copied when it started
+    ///   ([`Comm::isend`], a buffered or ready one) completed then,
     ///   and cancelling it does nothing, as MPI allows for a completed send; across MPI
     ///   processes every send is copied at once;
     /// - a complete or inactive request is not changed.
@@ -525,7 +526,8 @@ impl<'a> Request<'a> {
     ///         let mut req = world.irecv_into(&mut x, 1, 5)?; // rank 1 never sends on tag 5
     ///         req.cancel()?;
     ///         assert!(req.wait()?.is_cancelled());
-    ///         let mut sent = world.issend(&[1u8; 4][..], 1, 6)?; // rank 1 never receives it
+    ///         let synchronous = world.mode(rpar::SendMode::Synchronous);
+    ///         let mut sent = synchronous.isend(&[1u8; 4][..], 1, 6)?; // never received
     ///         sent.cancel()?;
     ///         assert!(sent.wait()?.is_cancelled());
     ///     }
@@ -697,7 +699,7 @@ impl Drop for Request<'_> {
     fn drop(&mut self) {
         match &mut self.state {
             State::Recv { slot, .. } => self.ep.cancel_slot(*slot),
-            // an unfinished `issend` dropped (MPI_Request_free of an active send): the message
+            // an unfinished synchronous `isend` dropped (MPI_Request_free of an active send): the message
             // is still delivered, from a copy that is then never freed — the receiver may read
             // it at any time (a leak, but no message lost and no freed memory read)
             State::Send { pending, copy, .. } if pending.outcome() == SendOutcome::Pending => {

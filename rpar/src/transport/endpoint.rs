@@ -405,9 +405,6 @@ pub(crate) struct Endpoint {
     /// parks: a coroutine that then finds its shared-memory condition unmet registers for a
     /// wake-up (until then it polls, registering nothing).
     parking: Cell<bool>,
-    /// The buffer attached for buffered sends (MPI_Buffer_attach), one per rank as MPI has one
-    /// per process.
-    pub(crate) attached: RefCell<Option<Vec<u8>>>,
     /// On the MPI transport: the link to the other processes (in-process: always `None`, and
     /// without the `mpi` feature `Wire` has no values, so every use compiles away).
     wire: Option<Wire>,
@@ -452,7 +449,6 @@ impl Endpoint {
             coroutine: Cell::new(None),
             outstanding: RefCell::new(Vec::new()),
             parking: Cell::new(false),
-            attached: RefCell::new(None),
             wire: None,
             names: RefCell::default(),
         }
