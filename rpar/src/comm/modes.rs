@@ -268,10 +268,10 @@ fn issend<T: crate::Datatype>(
     let context = comm.p2p_context();
     comm.post_message(context, Message { elem, count, data }, dest, tag)?;
     let to = (context, dest, tag);
-    Ok(Request::rendezvous_from(
+    Ok(Request::rendezvous(
         ep.clone(),
         (pending, to),
-        copy,
+        Some(copy),
         status,
         None,
     ))

@@ -60,13 +60,7 @@ impl Comm {
         dest: usize,
         tag: i32,
     ) -> Result<Persistent<'a, B::Elem>> {
-        Persistent::new(
-            self,
-            buf.as_elems_mut(),
-            Some(SendMode::Standard),
-            dest,
-            tag,
-        )
+        self.mode(SendMode::Standard).send_init(buf, dest, tag)
     }
 
     /// A persistent receive into `buf` from `source` (or [`ANY_SOURCE`](crate::ANY_SOURCE))

@@ -363,10 +363,12 @@ impl<'a> Request<'a> {
         }
     }
 
+    /// The request of a rendezvous: offered from the caller's buffer (`copy` `None`, a scoped
+    /// send, whose scope keeps the offer), or from a `copy` it owns until the hand-over ends.
     pub(crate) fn rendezvous(
         ep: Rc<Endpoint>,
-        pending: PendingSend,
-        to: SendTarget,
+        (pending, to): (PendingSend, SendTarget),
+        copy: Option<ErasedVec>,
         status: Status,
         about: Option<Box<About>>,
     ) -> Self {
@@ -376,28 +378,7 @@ impl<'a> Request<'a> {
                 pending,
                 to,
                 status,
-                copy: None,
-            },
-            about,
-            _buf: PhantomData,
-        }
-    }
-
-    /// The request of a rendezvous offered from `copy`, which it owns until the hand-over ends.
-    pub(crate) fn rendezvous_from(
-        ep: Rc<Endpoint>,
-        (pending, to): (PendingSend, SendTarget),
-        copy: ErasedVec,
-        status: Status,
-        about: Option<Box<About>>,
-    ) -> Request<'static> {
-        Request {
-            ep,
-            state: State::Send {
-                pending,
-                to,
-                status,
-                copy: Some(copy),
+                copy,
             },
             about,
             _buf: PhantomData,

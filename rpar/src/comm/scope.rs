@@ -195,7 +195,7 @@ impl<'scope> Scope<'scope, '_> {
             Some(offer) => {
                 let (pending, to) = (offer.pending().clone(), offer.target());
                 self.pending.borrow_mut().push(offer);
-                Request::rendezvous(comm.endpoint().clone(), pending, to, status, about)
+                Request::rendezvous(comm.endpoint().clone(), (pending, to), None, status, about)
             }
         })
     }
