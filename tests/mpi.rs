@@ -277,6 +277,7 @@ fn every_check() {
             stage("cancel", p2p_more::cancel(&world, false))?;
             stage("matched probes", p2p_more::matched_probe(&world))?;
             stage("get_elements", p2p_more::get_elements(&world))?;
+            stage("MPI_PACKED receives", p2p_more::packed(&world))?;
             stage("clocks", clocks(&world))?;
             stage("non-blocking collectives", nonblocking(&world))?;
             stage("datatypes", datatypes(&world))?;

@@ -77,3 +77,8 @@ fn a_matched_probe_takes_its_message_out_of_matching() {
 fn get_elements_counts_the_basic_elements_of_a_part() {
     on_every_size(p2p_more::get_elements);
 }
+
+#[test]
+fn any_message_can_be_received_packed() {
+    on_every_size(p2p_more::packed);
+}

@@ -145,9 +145,9 @@ pub use collective::{
 };
 pub use comm::{
     buffer_attach, buffer_detach, start_all, test_all, test_any, test_some, wait_all, wait_any,
-    wait_some, Buffer, BufferMut, Comm, MatchedMessage, ModeSends, Persistent, Probed, RecvBuf,
-    Request, Scope, SendBuf, SendMode, Status, TestAny, ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD,
-    PROC_NULL, TAG_UB, UNDEFINED,
+    wait_some, Buffer, BufferMut, Comm, MatchedMessage, ModeSends, Packed, Persistent, Probed,
+    RecvBuf, Request, Scope, SendBuf, SendMode, Status, TestAny, ANY_SOURCE, ANY_TAG,
+    BSEND_OVERHEAD, PROC_NULL, TAG_UB, UNDEFINED,
 };
 pub use comm::{Comparison, Group, SplitType, MAX_OBJECT_NAME};
 pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};

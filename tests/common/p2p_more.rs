@@ -470,3 +470,49 @@ pub(crate) fn get_elements(world: &Comm) -> Result<()> {
     assert_eq!(buf[..6], [l, 0, l, l, 0, 0]);
     nothing_left(world)
 }
+
+/// Receiving as MPI_PACKED (MPI-4.0 §4.2, after MPICH's test/mpi/datatype pack checks): a
+/// message of any type, plain or padded or derived, small or large, received as packed bytes is
+/// what packing the sender's data gives; too small a buffer refuses it and it stays queued.
+pub(crate) fn packed(world: &Comm) -> Result<()> {
+    use rpar::{Datatype, Packed, TypeMap};
+    let (r, n) = (world.rank(), world.size());
+    let (right, left) = ((r + 1) % n, (r + n - 1) % n);
+    let tuples: Vec<(u8, f64)> = (0..5).map(|i| (r as u8 + i, f64::from(i) / 2.0)).collect();
+    let theirs: Vec<(u8, f64)> = (0..5)
+        .map(|i| (left as u8 + i, f64::from(i) / 2.0))
+        .collect();
+    let big: Vec<u32> = (0..20_000).map(|i| i ^ r as u32).collect();
+    let their_big: Vec<u32> = (0..20_000).map(|i| i ^ left as u32).collect();
+    let column = TypeMap::vector(4, 1, 3, &f64::type_map())?.commit();
+    let grid: Vec<f64> = (0..12).map(|i| f64::from(i) + r as f64).collect();
+    let their_grid: Vec<f64> = (0..12).map(|i| f64::from(i) + left as f64).collect();
+    world.send(&tuples[..], right, 50)?;
+    world.send(&big[..], right, 51)?;
+    world.send(Typed::new(&grid[..], &column, 1), right, 52)?;
+    let pair = <(u8, f64)>::type_map().commit();
+    let u32s = <u32>::type_map().commit();
+    let mut bytes = vec![0u8; 100_000];
+    // too small: refused, still there
+    let err = world
+        .recv_into(Packed(&mut bytes[..10]), left, 50)
+        .unwrap_err();
+    assert!(matches!(err, Error::Truncated { needed: 45, .. }), "{err}");
+    let st = world.recv_into(Packed(&mut bytes[..]), left, 50)?;
+    assert_eq!(&bytes[..st.count], &pair.pack_to_vec(&theirs[..], 5)?[..]);
+    let st = world.recv_into(Packed(&mut bytes[..]), left, 51)?;
+    assert_eq!(
+        &bytes[..st.count],
+        &u32s.pack_to_vec(&their_big[..], 20_000)?[..]
+    );
+    let st = world.recv_into(Packed(&mut bytes[..]), left, 52)?;
+    assert_eq!(
+        &bytes[..st.count],
+        &column.pack_to_vec(&their_grid[..], 1)?[..]
+    );
+    assert_eq!(
+        world.recv_into(Packed(&mut bytes[..]), PROC_NULL, 0)?,
+        Status::null()
+    );
+    nothing_left(world)
+}

@@ -113,7 +113,7 @@ impl<T: Datatype> BufferMut for Vec<T> {
     }
 }
 
-mod sealed {
+pub(crate) mod sealed {
     /// Only rpar's buffer forms.
     pub trait Sealed {}
     impl<B: ?Sized> Sealed for &B {}
