@@ -147,7 +147,10 @@ pub use comm::{
     RecvBuf, Request, Scope, SendBuf, Status, TestAny, ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD,
     PROC_NULL, TAG_UB, UNDEFINED,
 };
-pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};
+pub use datatype::{
+    BasicType, Combiner, CombinerKind, CommittedType, Datatype, Envelope, Order, TypeLayout,
+    TypeMap,
+};
 
 /// What `#[derive(Datatype)]` expands to uses; not part of the API.
 #[doc(hidden)]

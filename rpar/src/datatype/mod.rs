@@ -14,6 +14,7 @@
 mod basic;
 mod commit;
 mod construct;
+mod contents;
 pub(crate) mod engine;
 mod impls;
 mod layout;
@@ -25,6 +26,7 @@ pub use basic::BasicType;
 pub use commit::CommittedType;
 pub(crate) use commit::{Access, Compiled, PeriodDigest, SignatureMatch};
 pub use construct::Order;
+pub use contents::{Combiner, CombinerKind, Envelope};
 pub use layout::TypeLayout;
 #[doc(hidden)]
 pub use layout::{static_len, StaticMap};
