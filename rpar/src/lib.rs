@@ -158,6 +158,18 @@ pub mod __private {
     pub use crate::datatype::{static_len, StaticMap};
 }
 pub use error::{BlockedCall, Error, Result, Warning};
+/// The complex numbers of the `num-complex` crate, re-exported: `Complex<f32>` and
+/// `Complex<f64>` are basic types ([`BasicType::C32`], [`BasicType::C64`]; MPI_C_FLOAT_COMPLEX,
+/// MPI_C_DOUBLE_COMPLEX) that [`Sum`] and [`Prod`] reduce.
+///
+/// ```
+/// use rpar::{Complex, Datatype, Prod};
+/// let z = rpar::run(3, |world| world.allreduce(&Complex::new(0.0f64, 1.0), Prod))?;
+/// assert_eq!(z[0], Complex::new(0.0, -1.0)); // i * i * i
+/// assert_eq!(Complex::<f32>::type_map().size(), 8);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub use num_complex::Complex;
 pub use topology::{
     dims_create, CartComm, Coordinate, DistGraphComm, GraphComm, Neighborhood, TopoKind, Topology,
 };

@@ -7,8 +7,8 @@
 //!
 //! | operator | MPI | element types |
 //! |---|---|---|
-//! | [`Sum`], [`Prod`] | MPI_SUM, MPI_PROD | integers (wrapping, as C's unsigned arithmetic), `f32`, `f64` |
-//! | [`Min`], [`Max`] | MPI_MIN, MPI_MAX | integers, `f32`, `f64` |
+//! | [`Sum`], [`Prod`] | MPI_SUM, MPI_PROD | integers (wrapping, as C's unsigned arithmetic), `f32`, `f64`, [`Complex<f32>`](crate::Complex), [`Complex<f64>`](crate::Complex) |
+//! | [`Min`], [`Max`] | MPI_MIN, MPI_MAX | integers, `f32`, `f64` (not complex numbers, which have no order: it does not compile) |
 //! | [`LAnd`], [`LOr`], [`LXor`] | MPI_LAND, MPI_LOR, MPI_LXOR | `bool`, integers (nonzero is true; the result is 0 or 1) |
 //! | [`BAnd`], [`BOr`], [`BXor`] | MPI_BAND, MPI_BOR, MPI_BXOR | integers |
 //! | [`MinLoc`], [`MaxLoc`] | MPI_MINLOC, MPI_MAXLOC | [`Loc<V, I>`] (value, index) pairs |
@@ -21,6 +21,7 @@
 //! non-commutative operator gets the rank-ordered result `x0 ∘ x1 ∘ … ∘ x(p-1)`.
 
 use crate::datatype::{Datatype, TypeLayout};
+use num_complex::Complex;
 
 /// A reduction operator on elements of type `T` (MPI_Op), applied elementwise to slices.
 ///
@@ -315,9 +316,10 @@ predefined_op!(
 );
 
 for_integers!(impl_op!(Sum => |a, b| a.wrapping_add(b)));
-impl_op!(Sum for f32, f64 => |a, b| a + b);
+impl_op!(Sum for f32, f64, Complex<f32>, Complex<f64> => |a, b| a + b);
 for_integers!(impl_op!(Prod => |a, b| a.wrapping_mul(b)));
-impl_op!(Prod for f32, f64 => |a, b| a * b);
+// complex: C's `a * b` without Annex G's recovery of infinities, as MPICH computes MPI_PROD
+impl_op!(Prod for f32, f64, Complex<f32>, Complex<f64> => |a, b| a * b);
 for_integers!(impl_op!(Min => |a, b| a.min(b)));
 impl_op!(Min for f32, f64 => |a, b| a.min(b));
 for_integers!(impl_op!(Max => |a, b| a.max(b)));
@@ -378,6 +380,24 @@ fn loc_pick<V: PartialOrd + Copy, I: Ord + Copy>(
             value: a.value,
             index: a.index.min(b.index),
         }
+    }
+}
+
+impl<T> crate::RankResult for Complex<T>
+where
+    Complex<T>: Datatype,
+{
+    fn send_result(&self, link: &crate::ResultLink<'_>) -> crate::Result<()> {
+        link.send_value(self)
+    }
+    fn recv_result(link: &crate::ResultLink<'_>) -> crate::Result<Self> {
+        link.recv_value()
+    }
+    fn send_all(items: &[Self], link: &crate::ResultLink<'_>) -> crate::Result<()> {
+        link.send(items)
+    }
+    fn recv_all(link: &crate::ResultLink<'_>) -> crate::Result<Vec<Self>> {
+        link.recv()
     }
 }
 

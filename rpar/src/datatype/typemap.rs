@@ -99,6 +99,8 @@ impl TypeMap {
             Bool => &[(Bool, 0)],
             Char => &[(Char, 0)],
             Byte => &[(Byte, 0)],
+            C32 => &[(C32, 0)],
+            C64 => &[(C64, 0)],
         };
         TypeMap {
             entries: Cow::Borrowed(entries),
