@@ -131,8 +131,8 @@ mod universe;
 
 pub use collective::{gray_code, gray_code_inverse};
 pub use collective::{
-    Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, CollectiveAlgorithm, Gather,
-    LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Predefined, Prod, Reduce, ReduceOp,
+    Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, BufferOp, CollectiveAlgorithm,
+    Gather, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Predefined, Prod, Reduce, ReduceOp,
     ReduceScatter, Scan, Scatter, Shift, Sum, UserOp, Using,
 };
 /// The forms of the collectives' arguments (see [`Comm::allreduce`] and the others): the

@@ -13,6 +13,7 @@
 //! | [`BAnd`], [`BOr`], [`BXor`] | MPI_BAND, MPI_BOR, MPI_BXOR | integers |
 //! | [`MinLoc`], [`MaxLoc`] | MPI_MINLOC, MPI_MAXLOC | [`Loc<V, I>`] (value, index) pairs |
 //! | [`UserOp`] | MPI_Op_create | any `Datatype`, with a commutativity flag |
+//! | [`BufferOp`](crate::BufferOp) | MPI_Op_create with an `MPI_User_function` over whole buffers | blocks of a run-time length of any `Datatype` |
 //!
 //! Every predefined operator also applies elementwise to arrays `[T; N]` of the types it
 //! applies to. All predefined operators are commutative (and, except for floating-point `Sum` and
@@ -21,6 +22,7 @@
 //! non-commutative operator gets the rank-ordered result `x0 ∘ x1 ∘ … ∘ x(p-1)`.
 
 use crate::datatype::{Datatype, TypeLayout};
+use crate::{Error, Result};
 use num_complex::Complex;
 
 /// A reduction operator on elements of type `T` (MPI_Op), applied elementwise to slices.
@@ -56,6 +58,21 @@ pub trait ReduceOp<T: Copy> {
         None
     }
 
+    /// How many consecutive elements make one operand (1, the default, for the element-wise
+    /// operators; a [`BufferOp`](crate::BufferOp)'s block otherwise: MPI's datatype of the
+    /// reduction). The algorithms split buffers only at multiples of it, and a reduction of a
+    /// buffer that is not a whole number of operands is an error.
+    ///
+    /// ```
+    /// use rpar::{BufferOp, ReduceOp, Sum};
+    /// assert_eq!(ReduceOp::<f64>::block_len(&Sum), 1);
+    /// let op = BufferOp::commutative(9, |_: &[f64], _: &mut [f64]| {});
+    /// assert_eq!(ReduceOp::<f64>::block_len(&op), 9);
+    /// ```
+    fn block_len(&self) -> usize {
+        1
+    }
+
     /// `acc[i] = lower[i] ∘ acc[i]` for every `i` (MPI's `inoutvec = invec op inoutvec`).
     /// Both slices have the same length.
     fn reduce_left(&self, lower: &[T], acc: &mut [T]) {
@@ -86,12 +103,37 @@ impl<T: Copy, O: ReduceOp<T> + ?Sized> ReduceOp<T> for &O {
     fn predefined(&self) -> Option<Predefined> {
         (**self).predefined()
     }
+    fn block_len(&self) -> usize {
+        (**self).block_len()
+    }
     fn reduce_left(&self, lower: &[T], acc: &mut [T]) {
         (**self).reduce_left(lower, acc);
     }
     fn reduce_right(&self, acc: &mut [T], higher: &[T]) {
         (**self).reduce_right(acc, higher);
     }
+}
+
+/// Checks that `len` elements are a whole number of `op`'s operands ([`ReduceOp::block_len`]),
+/// for the reduction `call`.
+pub(crate) fn check_blocks<T: Copy, O: ReduceOp<T> + ?Sized>(
+    op: &O,
+    len: usize,
+    call: &'static str,
+) -> Result<()> {
+    let block = op.block_len().max(1);
+    if len.is_multiple_of(block) {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        call,
+        format!(
+            "expected a whole number of the operator's blocks of {block} elements, got {len} \
+             elements ({} blocks and {} over)",
+            len / block,
+            len % block
+        ),
+    ))
 }
 
 /// MPI's predefined reduction operators (MPI_SUM, MPI_PROD, …) that rpar's operator types
