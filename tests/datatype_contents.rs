@@ -8,6 +8,27 @@
 
 use rpar::{BasicType, Combiner, CombinerKind, Datatype, Envelope, Order, TypeMap};
 
+#[test]
+fn a_darray_records_its_distribution_as_mpich_numbers_it() {
+    use rpar::Distribution::{Block, Cyclic, Undistributed};
+    let t = TypeMap::darray(
+        6,
+        5,
+        &[4, 5, 6],
+        &[Cyclic(Some(1)), Undistributed, Block(None)],
+        &[3, 1, 2],
+        Order::Fortran,
+        &i16::type_map(),
+    )
+    .unwrap();
+    assert_eq!(t.envelope().combiner, CombinerKind::Darray);
+    // size, rank, ndims, gsizes, distribs, dargs, psizes, order
+    assert_eq!(
+        t.contents().unwrap().integers(),
+        [6, 5, 3, 4, 5, 6, 122, 123, 121, 1, -49767, -49767, 3, 1, 2, 57]
+    );
+}
+
 fn envelope(t: &TypeMap) -> (CombinerKind, usize, usize, usize) {
     let e = t.envelope();
     (e.combiner, e.integers, e.addresses, e.datatypes)
@@ -165,6 +186,15 @@ fn rebuild(c: &Combiner) -> TypeMap {
             inner,
         } => TypeMap::subarray(sizes, subsizes, starts, *order, inner).unwrap(),
         Combiner::Resized { lb, extent, inner } => inner.resized(*lb, *extent).unwrap(),
+        Combiner::Darray {
+            size,
+            rank,
+            gsizes,
+            distribs,
+            psizes,
+            order,
+            inner,
+        } => TypeMap::darray(*size, *rank, gsizes, distribs, psizes, *order, inner).unwrap(),
         other => panic!("no rebuild for {other:?}"),
     }
 }
@@ -182,6 +212,7 @@ fn table_counts(c: &Combiner) -> (usize, usize, usize) {
         Combiner::HindexedBlock { displacements, .. } => (2, displacements.len(), 1),
         Combiner::Struct { fields } => (fields.len() + 1, fields.len(), fields.len()),
         Combiner::Subarray { sizes, .. } => (3 * sizes.len() + 2, 0, 1),
+        Combiner::Darray { gsizes, .. } => (4 * gsizes.len() + 4, 0, 1),
         Combiner::Resized { .. } => (0, 2, 1),
         other => panic!("no table row for {other:?}"),
     }
@@ -227,6 +258,22 @@ fn every_constructor_is_rebuilt_from_its_contents() {
         ),
         (CombinerKind::Resized, v.resized(-8, 100).unwrap()),
         (CombinerKind::Dup, v.dup()),
+        (
+            CombinerKind::Darray,
+            TypeMap::darray(
+                6,
+                4,
+                &[9, 10],
+                &[
+                    rpar::Distribution::Block(None),
+                    rpar::Distribution::Cyclic(Some(2)),
+                ],
+                &[3, 2],
+                Order::C,
+                &d,
+            )
+            .unwrap(),
+        ),
     ];
     for (kind, t) in &types {
         let c = t.contents().unwrap();

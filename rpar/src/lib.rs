@@ -148,8 +148,8 @@ pub use comm::{
     PROC_NULL, TAG_UB, UNDEFINED,
 };
 pub use datatype::{
-    BasicType, Combiner, CombinerKind, CommittedType, Datatype, Envelope, Order, TypeLayout,
-    TypeMap,
+    BasicType, Combiner, CombinerKind, CommittedType, Datatype, Distribution, Envelope, Order,
+    TypeLayout, TypeMap,
 };
 
 /// What `#[derive(Datatype)]` expands to uses; not part of the API.

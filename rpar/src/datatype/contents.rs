@@ -8,7 +8,7 @@
 //! tuples, derived structs) record nothing: their contents come from their constant
 //! [`TypeLayout`] when asked for, as the MPI calls that would build them.
 
-use super::{BasicType, Order, TypeLayout, TypeMap};
+use super::{BasicType, Distribution, Order, TypeLayout, TypeMap};
 use crate::{Error, Result};
 use std::sync::Arc;
 
@@ -58,6 +58,8 @@ pub enum CombinerKind {
     Struct,
     /// MPI_COMBINER_SUBARRAY: [`TypeMap::subarray`].
     Subarray,
+    /// MPI_COMBINER_DARRAY: [`TypeMap::darray`].
+    Darray,
     /// MPI_COMBINER_RESIZED: [`TypeMap::resized`].
     Resized,
 }
@@ -200,6 +202,23 @@ pub enum Combiner {
         /// `oldtype`.
         inner: TypeMap,
     },
+    /// MPI_COMBINER_DARRAY, from [`TypeMap::darray`].
+    Darray {
+        /// `size`: processes in the grid.
+        size: usize,
+        /// `rank` of the process whose part this is.
+        rank: usize,
+        /// `array_of_gsizes`.
+        gsizes: Vec<usize>,
+        /// `array_of_distribs` with `array_of_dargs`.
+        distribs: Vec<Distribution>,
+        /// `array_of_psizes`.
+        psizes: Vec<usize>,
+        /// `order`.
+        order: Order,
+        /// `oldtype`.
+        inner: TypeMap,
+    },
     /// MPI_COMBINER_RESIZED, from [`TypeMap::resized`].
     Resized {
         /// The new lower bound.
@@ -240,13 +259,16 @@ impl Combiner {
             Combiner::HindexedBlock { .. } => CombinerKind::HindexedBlock,
             Combiner::Struct { .. } => CombinerKind::Struct,
             Combiner::Subarray { .. } => CombinerKind::Subarray,
+            Combiner::Darray { .. } => CombinerKind::Darray,
             Combiner::Resized { .. } => CombinerKind::Resized,
         }
     }
 
     /// The `array_of_integers` of MPI_Type_get_contents, in MPI's order (for an indexed type:
     /// the count, the block lengths, then the displacements). `order` is given as MPICH
-    /// numbers it (`MPI_ORDER_C` = 56, `MPI_ORDER_FORTRAN` = 57).
+    /// numbers it (`MPI_ORDER_C` = 56, `MPI_ORDER_FORTRAN` = 57), and so are a darray's
+    /// distributions (`MPI_DISTRIBUTE_BLOCK` = 121, `_CYCLIC` = 122, `_NONE` = 123,
+    /// `MPI_DISTRIBUTE_DFLT_DARG` = -49767).
     ///
     /// ```
     /// use rpar::{Datatype, TypeMap};
@@ -301,6 +323,22 @@ impl Combiner {
                 .chain(sizes.iter().chain(subsizes).chain(starts).map(|&x| n(x)))
                 .chain([order_code(*order)])
                 .collect(),
+            Combiner::Darray {
+                size,
+                rank,
+                gsizes,
+                distribs,
+                psizes,
+                order,
+                ..
+            } => [n(*size), n(*rank), n(gsizes.len())]
+                .into_iter()
+                .chain(gsizes.iter().map(|&g| n(g)))
+                .chain(distribs.iter().map(|d| d.codes().0))
+                .chain(distribs.iter().map(|d| d.codes().1))
+                .chain(psizes.iter().map(|&p| n(p)))
+                .chain([order_code(*order)])
+                .collect(),
         }
     }
 
@@ -347,6 +385,7 @@ impl Combiner {
             | Combiner::IndexedBlock { inner, .. }
             | Combiner::HindexedBlock { inner, .. }
             | Combiner::Subarray { inner, .. }
+            | Combiner::Darray { inner, .. }
             | Combiner::Resized { inner, .. } => vec![inner],
         }
     }
