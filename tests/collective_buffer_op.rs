@@ -222,10 +222,7 @@ fn a_ring_refuses_a_non_commutative_buffer_operator() {
     let op = product_op(2);
     let r = rpar::run(2, move |world| {
         let m = [1.0f64, 0.0, 0.0, 1.0];
-        world
-            .using(Allreduce::Ring)
-            .allreduce(&m[..], op)
-            .map(drop)
+        world.using(Allreduce::Ring).allreduce(&m[..], op).map(drop)
     });
     let err = r.unwrap_err();
     assert!(
