@@ -7,6 +7,7 @@
 //! (each entry replaced by `byte` entries); types of one basic type are also packed from a
 //! buffer of that Rust type, which exercises the layout check and the typed copy loops.
 
+use rpar::Distribution::{self as Dist, Block, Cyclic};
 use rpar::{BasicType, Datatype, Order, TypeMap};
 
 const HALF: usize = 8192;
@@ -30,6 +31,19 @@ fn column() -> TypeMap {
         .unwrap()
         .resized(0, 4)
         .unwrap()
+}
+
+/// MPI_Type_create_darray's arguments in MPI's order.
+fn darray(
+    size: usize,
+    rank: usize,
+    gsizes: &[usize],
+    distribs: &[Dist],
+    psizes: &[usize],
+    order: Order,
+    old: &TypeMap,
+) -> rpar::Result<TypeMap> {
+    TypeMap::darray(size, rank, gsizes, distribs, psizes, order, old)
 }
 
 /// The same type built with rpar, by the oracle's name.
@@ -95,6 +109,85 @@ fn build(name: &str) -> rpar::Result<TypeMap> {
         "hindexed_of_backwards_f64" => {
             TypeMap::hindexed(&[(2, 16), (1, -8)], &f64_.resized(0, -8)?)?
         }
+        // MPI_Type_create_darray
+        "darray_block_c_2d" => darray(
+            6,
+            4,
+            &[5, 7],
+            &[Block(None), Block(None)],
+            &[3, 2],
+            Order::C,
+            &i32_,
+        )?,
+        "darray_block_f_2d" => darray(
+            6,
+            4,
+            &[5, 7],
+            &[Block(None), Block(None)],
+            &[3, 2],
+            Order::Fortran,
+            &i32_,
+        )?,
+        "darray_block_c_2d_last" => darray(
+            6,
+            5,
+            &[5, 7],
+            &[Block(None), Block(None)],
+            &[3, 2],
+            Order::C,
+            &i32_,
+        )?,
+        "darray_cyclic_c_2d" => darray(
+            4,
+            3,
+            &[9, 10],
+            &[Cyclic(Some(2)), Cyclic(None)],
+            &[2, 2],
+            Order::C,
+            &f64_,
+        )?,
+        "darray_cyclic_f_2d" => darray(
+            4,
+            1,
+            &[9, 10],
+            &[Cyclic(Some(2)), Cyclic(None)],
+            &[2, 2],
+            Order::Fortran,
+            &f64_,
+        )?,
+        "darray_mixed_f_3d" => darray(
+            6,
+            5,
+            &[4, 5, 6],
+            &[Cyclic(Some(1)), Dist::Undistributed, Block(Some(3))],
+            &[3, 1, 2],
+            Order::Fortran,
+            &i16_,
+        )?,
+        "darray_mixed_c_3d" => darray(
+            6,
+            2,
+            &[4, 5, 6],
+            &[Cyclic(Some(1)), Dist::Undistributed, Block(Some(3))],
+            &[3, 1, 2],
+            Order::C,
+            &i16_,
+        )?,
+        "darray_block_3_of_10" => darray(4, 1, &[10], &[Block(Some(3))], &[4], Order::C, &i32_)?,
+        "darray_block_last_short" => darray(4, 3, &[10], &[Block(Some(3))], &[4], Order::C, &i32_)?,
+        "darray_block_empty" => darray(4, 3, &[5], &[Block(None)], &[4], Order::C, &i32_)?,
+        "darray_cyclic_partial_block" => {
+            darray(3, 0, &[10], &[Cyclic(Some(3))], &[3], Order::C, &i8_)?
+        }
+        "darray_of_struct" => darray(
+            2,
+            1,
+            &[3, 2],
+            &[Cyclic(None), Dist::Undistributed],
+            &[2, 1],
+            Order::C,
+            &cdi(),
+        )?,
         other => panic!("the oracle has a case `{other}` that this test does not build"),
     })
 }

@@ -60,6 +60,38 @@ fn clocks(world: &Comm) -> rpar::Result<()> {
     Ok(())
 }
 
+/// Complex numbers reduced by Sum and Prod (MPI's own complex operators underneath where MPI
+/// runs the collective), and a non-commutative operator over whole buffers: the product of 2 x 2
+/// matrices in rank order, against the sequential product.
+fn complex_and_buffer_ops(world: &Comm) -> rpar::Result<()> {
+    use rpar::{BufferOp, Complex, Prod};
+    let (p, r) = (world.size(), world.rank());
+    let z = world.allreduce(&Complex::new(r as f64, 1.0), Sum)?;
+    check("complex sum", z, Complex::new((p * (p - 1) / 2) as f64, p as f64));
+    let i = Complex::new(0.0f64, 1.0);
+    let want = (0..p).fold(Complex::new(1.0, 0.0), |acc, _| acc * i);
+    check("complex product", world.allreduce(&i, Prod)?, want);
+    let mul = |a: &[f64], c: &[f64]| {
+        [
+            a[0] * c[0] + a[1] * c[2],
+            a[0] * c[1] + a[1] * c[3],
+            a[2] * c[0] + a[3] * c[2],
+            a[2] * c[1] + a[3] * c[3],
+        ]
+    };
+    let matmul = BufferOp::non_commutative(4, move |a: &[f64], c: &mut [f64]| {
+        for (a, c) in a.chunks(4).zip(c.chunks_mut(4)) {
+            let m = mul(a, c);
+            c.copy_from_slice(&m);
+        }
+    });
+    let of = |k: usize| [1.0, k as f64, (k % 2) as f64, 2.0];
+    let want = (1..p).fold(of(0), |acc, k| mul(&acc, &of(k)));
+    let got = world.allreduce(&of(r)[..], &matmul)?;
+    check("matrix product in rank order", got, want.to_vec());
+    Ok(())
+}
+
 /// Starts this program under the MPI launcher and checks what the jobs did.
 fn drive() {
     let exe = std::env::current_exe().expect("the test's own path");
@@ -279,6 +311,7 @@ fn every_check() {
             stage("get_elements", p2p_more::get_elements(&world))?;
             stage("MPI_PACKED receives", p2p_more::packed(&world))?;
             stage("clocks", clocks(&world))?;
+            stage("complex and whole-buffer reductions", complex_and_buffer_ops(&world))?;
             stage("non-blocking collectives", nonblocking(&world))?;
             stage("datatypes", datatypes(&world))?;
             stage("collectives", collectives(&world))?;

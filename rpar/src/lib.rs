@@ -132,8 +132,8 @@ mod universe;
 
 pub use collective::{gray_code, gray_code_inverse};
 pub use collective::{
-    Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, CollectiveAlgorithm, Gather,
-    LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Predefined, Prod, Reduce, ReduceOp,
+    Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, BufferOp, CollectiveAlgorithm,
+    Gather, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Predefined, Prod, Reduce, ReduceOp,
     ReduceScatter, Scan, Scatter, Shift, Sum, UserOp, Using,
 };
 /// The forms of the collectives' arguments (see [`Comm::allreduce`] and the others): the
@@ -150,7 +150,10 @@ pub use comm::{
     BSEND_OVERHEAD, PROC_NULL, TAG_UB, UNDEFINED,
 };
 pub use comm::{Comparison, Group, SplitType, MAX_OBJECT_NAME};
-pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};
+pub use datatype::{
+    BasicType, Combiner, CombinerKind, CommittedType, Datatype, Distribution, Envelope, Order,
+    TypeLayout, TypeMap,
+};
 
 /// What `#[derive(Datatype)]` expands to uses; not part of the API.
 #[doc(hidden)]
@@ -159,6 +162,18 @@ pub mod __private {
 }
 pub use clock::{processor_name, wtick, wtime, wtime_is_global};
 pub use error::{BlockedCall, Error, Result, Warning};
+/// The complex numbers of the `num-complex` crate, re-exported: `Complex<f32>` and
+/// `Complex<f64>` are basic types ([`BasicType::C32`], [`BasicType::C64`]; MPI_C_FLOAT_COMPLEX,
+/// MPI_C_DOUBLE_COMPLEX) that [`Sum`] and [`Prod`] reduce.
+///
+/// ```
+/// use rpar::{Complex, Datatype, Prod};
+/// let z = rpar::run(3, |world| world.allreduce(&Complex::new(0.0f64, 1.0), Prod))?;
+/// assert_eq!(z[0], Complex::new(0.0, -1.0)); // i * i * i
+/// assert_eq!(Complex::<f32>::type_map().size(), 8);
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub use num_complex::Complex;
 pub use topology::{
     dims_create, CartComm, Coordinate, DistGraphComm, GraphComm, Neighborhood, TopoKind, Topology,
 };

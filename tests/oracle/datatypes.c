@@ -122,6 +122,26 @@ int main(int argc, char **argv) {
     MPI_Type_create_subarray(2, sz, sub, st, MPI_ORDER_C, u, &t); MPI_Type_free(&u); report("subarray_of_backwards_i32", t, 2); }
   MPI_Type_create_resized(MPI_DOUBLE, 0, -8, &u); { int bl[] = {2, 1}; MPI_Aint d[] = {16, -8};
     MPI_Type_create_hindexed(2, bl, d, u, &t); MPI_Type_free(&u); report("hindexed_of_backwards_f64", t, 2); }
+  /* MPI_Type_create_darray: block, cyclic(k), none; default and explicit dargs; C and Fortran */
+  { int g[] = {5, 7}, d[] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK}, a[] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, p[] = {3, 2};
+    MPI_Type_create_darray(6, 4, 2, g, d, a, p, MPI_ORDER_C, MPI_INT, &t); report("darray_block_c_2d", t, 1);
+    MPI_Type_create_darray(6, 4, 2, g, d, a, p, MPI_ORDER_FORTRAN, MPI_INT, &t); report("darray_block_f_2d", t, 1);
+    MPI_Type_create_darray(6, 5, 2, g, d, a, p, MPI_ORDER_C, MPI_INT, &t); report("darray_block_c_2d_last", t, 2); }
+  { int g[] = {9, 10}, d[] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_CYCLIC}, a[] = {2, MPI_DISTRIBUTE_DFLT_DARG}, p[] = {2, 2};
+    MPI_Type_create_darray(4, 3, 2, g, d, a, p, MPI_ORDER_C, MPI_DOUBLE, &t); report("darray_cyclic_c_2d", t, 1);
+    MPI_Type_create_darray(4, 1, 2, g, d, a, p, MPI_ORDER_FORTRAN, MPI_DOUBLE, &t); report("darray_cyclic_f_2d", t, 1); }
+  { int g[] = {4, 5, 6}, d[] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_BLOCK}, a[] = {1, MPI_DISTRIBUTE_DFLT_DARG, 3}, p[] = {3, 1, 2};
+    MPI_Type_create_darray(6, 5, 3, g, d, a, p, MPI_ORDER_FORTRAN, MPI_SHORT, &t); report("darray_mixed_f_3d", t, 2);
+    MPI_Type_create_darray(6, 2, 3, g, d, a, p, MPI_ORDER_C, MPI_SHORT, &t); report("darray_mixed_c_3d", t, 1); }
+  { int g[] = {10}, d[] = {MPI_DISTRIBUTE_BLOCK}, a[] = {3}, p[] = {4};
+    MPI_Type_create_darray(4, 1, 1, g, d, a, p, MPI_ORDER_C, MPI_INT, &t); report("darray_block_3_of_10", t, 1);
+    MPI_Type_create_darray(4, 3, 1, g, d, a, p, MPI_ORDER_C, MPI_INT, &t); report("darray_block_last_short", t, 1); }
+  { int g[] = {5}, d[] = {MPI_DISTRIBUTE_BLOCK}, a[] = {MPI_DISTRIBUTE_DFLT_DARG}, p[] = {4};
+    MPI_Type_create_darray(4, 3, 1, g, d, a, p, MPI_ORDER_C, MPI_INT, &t); report("darray_block_empty", t, 1); }
+  { int g[] = {10}, d[] = {MPI_DISTRIBUTE_CYCLIC}, a[] = {3}, p[] = {3};
+    MPI_Type_create_darray(3, 0, 1, g, d, a, p, MPI_ORDER_C, MPI_CHAR, &t); report("darray_cyclic_partial_block", t, 2); }
+  u = cdi(); { int g[] = {3, 2}, d[] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_NONE}, a[] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, p[] = {2, 1};
+    MPI_Type_create_darray(2, 1, 2, g, d, a, p, MPI_ORDER_C, u, &t); MPI_Type_free(&u); report("darray_of_struct", t, 1); }
   MPI_Finalize();
   return 0;
 }

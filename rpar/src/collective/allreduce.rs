@@ -28,7 +28,7 @@
 //! than the one chosen.
 
 use super::layout::check_len;
-use super::op::ReduceOp;
+use super::op::{check_blocks, ReduceOp};
 use super::reduce::{even_slots, reduce_run, Reduce};
 use super::reduce_scatter::{
     block, double, exchange, halve, recv_exact, require_commutative, ring, split_pair, Fold,
@@ -213,6 +213,7 @@ impl Comm {
         let bytes = std::mem::size_of_val(send.unwrap_or(acc));
         let call = Call::new("allreduce").reduction::<O>().bytes(bytes);
         self.collective(call, &algorithm, || {
+            check_blocks(op, send.unwrap_or(acc).len(), "allreduce")?;
             if let (Allreduce::Auto, Some(native), Some(mpi_op)) =
                 (algorithm, self.native(), op.predefined())
             {
@@ -289,7 +290,7 @@ fn ring_allreduce<C: Channel, T: Datatype, O: ReduceOp<T>>(
 ) -> Result<()> {
     let (p, r) = (ch.size(), ch.rank());
     require_commutative(op, CALL, "RecursiveDoubling, Rabenseifner or ReduceBcast")?;
-    let displs = even_slots(acc.len(), p);
+    let displs = even_slots(acc.len(), p, op.block_len());
     ring(ch, acc, &displs, op)?;
     let (right, left) = ((r + 1) % p, (r + p - 1) % p);
     for k in 0..p - 1 {
@@ -309,7 +310,7 @@ fn rabenseifner<C: Channel, T: Datatype, O: ReduceOp<T>>(
 ) -> Result<()> {
     let fold = Fold::new(ch.size());
     if let Some(v) = fold.fold_in(ch, acc, op, TAG_FOLD, CALL)? {
-        let offs = even_slots(acc.len(), fold.p2);
+        let offs = even_slots(acc.len(), fold.p2, op.block_len());
         let history = halve(ch, &fold, v, acc, &offs, op, CALL)?;
         double(ch, &fold, v, acc, &offs, &history, TAG_ALLGATHER, CALL)?;
     }

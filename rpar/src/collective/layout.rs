@@ -84,6 +84,7 @@ const fn zero_is_valid(b: BasicType) -> bool {
     match b {
         I8 | I16 | I32 | I64 | I128 | Isize | U8 | U16 | U32 | U64 | U128 | Usize => true,
         F32 | F64 | Bool | Char | Byte => true, // 0.0, false, '\0', 0x00
+        C32 | C64 => true,                      // 0 + 0i
     }
 }
 

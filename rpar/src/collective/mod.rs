@@ -17,6 +17,7 @@ mod alltoall;
 mod alltoallw;
 mod barrier;
 mod bcast;
+mod buffer_op;
 mod channel;
 mod forms;
 mod gather;
@@ -46,6 +47,7 @@ pub(crate) use allreduce::allreduce_run as allreduce_algorithm;
 pub(crate) use alltoall::alltoall_uniform as alltoall_algorithm;
 pub(crate) use barrier::barrier as barrier_algorithm;
 pub(crate) use bcast::bcast as bcast_algorithm;
+pub use buffer_op::BufferOp;
 pub use forms::{
     AllgatherArgs, AlltoallArgs, BcastBuf, Blocks, Counts, GatherArgs, InPlace, ReduceArgs,
     ReduceScatterArgs, ScatterArgs, ShiftArgs, Typed, Varying, ViewBuf,

@@ -7,12 +7,13 @@
 //!
 //! | operator | MPI | element types |
 //! |---|---|---|
-//! | [`Sum`], [`Prod`] | MPI_SUM, MPI_PROD | integers (wrapping, as C's unsigned arithmetic), `f32`, `f64` |
-//! | [`Min`], [`Max`] | MPI_MIN, MPI_MAX | integers, `f32`, `f64` |
+//! | [`Sum`], [`Prod`] | MPI_SUM, MPI_PROD | integers (wrapping, as C's unsigned arithmetic), `f32`, `f64`, [`Complex<f32>`](crate::Complex), [`Complex<f64>`](crate::Complex) |
+//! | [`Min`], [`Max`] | MPI_MIN, MPI_MAX | integers, `f32`, `f64` (not complex numbers, which have no order: it does not compile) |
 //! | [`LAnd`], [`LOr`], [`LXor`] | MPI_LAND, MPI_LOR, MPI_LXOR | `bool`, integers (nonzero is true; the result is 0 or 1) |
 //! | [`BAnd`], [`BOr`], [`BXor`] | MPI_BAND, MPI_BOR, MPI_BXOR | integers |
 //! | [`MinLoc`], [`MaxLoc`] | MPI_MINLOC, MPI_MAXLOC | [`Loc<V, I>`] (value, index) pairs |
 //! | [`UserOp`] | MPI_Op_create | any `Datatype`, with a commutativity flag |
+//! | [`BufferOp`](crate::BufferOp) | MPI_Op_create with an `MPI_User_function` over whole buffers | blocks of a run-time length of any `Datatype` |
 //!
 //! Every predefined operator also applies elementwise to arrays `[T; N]` of the types it
 //! applies to. All predefined operators are commutative (and, except for floating-point `Sum` and
@@ -21,6 +22,8 @@
 //! non-commutative operator gets the rank-ordered result `x0 ∘ x1 ∘ … ∘ x(p-1)`.
 
 use crate::datatype::{Datatype, TypeLayout};
+use crate::{Error, Result};
+use num_complex::Complex;
 
 /// A reduction operator on elements of type `T` (MPI_Op), applied elementwise to slices.
 ///
@@ -55,6 +58,21 @@ pub trait ReduceOp<T: Copy> {
         None
     }
 
+    /// How many consecutive elements make one operand (1, the default, for the element-wise
+    /// operators; a [`BufferOp`](crate::BufferOp)'s block otherwise: MPI's datatype of the
+    /// reduction). The algorithms split buffers only at multiples of it, and a reduction of a
+    /// buffer that is not a whole number of operands is an error.
+    ///
+    /// ```
+    /// use rpar::{BufferOp, ReduceOp, Sum};
+    /// assert_eq!(ReduceOp::<f64>::block_len(&Sum), 1);
+    /// let op = BufferOp::commutative(9, |_: &[f64], _: &mut [f64]| {});
+    /// assert_eq!(ReduceOp::<f64>::block_len(&op), 9);
+    /// ```
+    fn block_len(&self) -> usize {
+        1
+    }
+
     /// `acc[i] = lower[i] ∘ acc[i]` for every `i` (MPI's `inoutvec = invec op inoutvec`).
     /// Both slices have the same length.
     fn reduce_left(&self, lower: &[T], acc: &mut [T]) {
@@ -85,12 +103,37 @@ impl<T: Copy, O: ReduceOp<T> + ?Sized> ReduceOp<T> for &O {
     fn predefined(&self) -> Option<Predefined> {
         (**self).predefined()
     }
+    fn block_len(&self) -> usize {
+        (**self).block_len()
+    }
     fn reduce_left(&self, lower: &[T], acc: &mut [T]) {
         (**self).reduce_left(lower, acc);
     }
     fn reduce_right(&self, acc: &mut [T], higher: &[T]) {
         (**self).reduce_right(acc, higher);
     }
+}
+
+/// Checks that `len` elements are a whole number of `op`'s operands ([`ReduceOp::block_len`]),
+/// for the reduction `call`.
+pub(crate) fn check_blocks<T: Copy, O: ReduceOp<T> + ?Sized>(
+    op: &O,
+    len: usize,
+    call: &'static str,
+) -> Result<()> {
+    let block = op.block_len().max(1);
+    if len.is_multiple_of(block) {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        call,
+        format!(
+            "expected a whole number of the operator's blocks of {block} elements, got {len} \
+             elements ({} blocks and {} over)",
+            len / block,
+            len % block
+        ),
+    ))
 }
 
 /// MPI's predefined reduction operators (MPI_SUM, MPI_PROD, …) that rpar's operator types
@@ -315,9 +358,10 @@ predefined_op!(
 );
 
 for_integers!(impl_op!(Sum => |a, b| a.wrapping_add(b)));
-impl_op!(Sum for f32, f64 => |a, b| a + b);
+impl_op!(Sum for f32, f64, Complex<f32>, Complex<f64> => |a, b| a + b);
 for_integers!(impl_op!(Prod => |a, b| a.wrapping_mul(b)));
-impl_op!(Prod for f32, f64 => |a, b| a * b);
+// complex: C's `a * b` without Annex G's recovery of infinities, as MPICH computes MPI_PROD
+impl_op!(Prod for f32, f64, Complex<f32>, Complex<f64> => |a, b| a * b);
 for_integers!(impl_op!(Min => |a, b| a.min(b)));
 impl_op!(Min for f32, f64 => |a, b| a.min(b));
 for_integers!(impl_op!(Max => |a, b| a.max(b)));
@@ -378,6 +422,24 @@ fn loc_pick<V: PartialOrd + Copy, I: Ord + Copy>(
             value: a.value,
             index: a.index.min(b.index),
         }
+    }
+}
+
+impl<T> crate::RankResult for Complex<T>
+where
+    Complex<T>: Datatype,
+{
+    fn send_result(&self, link: &crate::ResultLink<'_>) -> crate::Result<()> {
+        link.send_value(self)
+    }
+    fn recv_result(link: &crate::ResultLink<'_>) -> crate::Result<Self> {
+        link.recv_value()
+    }
+    fn send_all(items: &[Self], link: &crate::ResultLink<'_>) -> crate::Result<()> {
+        link.send(items)
+    }
+    fn recv_all(link: &crate::ResultLink<'_>) -> crate::Result<Vec<Self>> {
+        link.recv()
     }
 }
 

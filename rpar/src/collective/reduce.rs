@@ -14,7 +14,7 @@
 //!   (p-1)/p n gamma` for a power of two, plus a fold (`alpha + n beta + n gamma`) otherwise.
 
 use super::layout::{check_len, check_root};
-use super::op::ReduceOp;
+use super::op::{check_blocks, ReduceOp};
 use super::reduce_scatter::{gather_slots, halve, recv_exact, Fold};
 use super::scratch::Scratch;
 use super::select::{dispatched, resolve, Native};
@@ -203,6 +203,7 @@ impl Comm {
         let bytes = std::mem::size_of_val(send.unwrap_or(acc));
         let call = Call::new("reduce").root(root).reduction::<O>().bytes(bytes);
         self.collective(call, &algorithm, || {
+            check_blocks(op, send.unwrap_or(acc).len(), "reduce")?;
             if let (Reduce::Auto, Some(native), Some(mpi_op)) =
                 (algorithm, self.native(), op.predefined())
             {
@@ -322,9 +323,14 @@ fn binomial<C: Channel, T: Datatype, O: ReduceOp<T>>(
     Ok(())
 }
 
-/// The `p2` near-equal slots of `n` elements: offsets `p2 + 1`.
-pub(super) fn even_slots(n: usize, p2: usize) -> Vec<usize> {
-    (0..=p2).map(|s| s * (n / p2) + s.min(n % p2)).collect()
+/// The `p2` near-equal slots of `n` elements, each a whole number of blocks of `block`
+/// elements (an operator's [`ReduceOp::block_len`], which `n` is a multiple of): offsets
+/// `p2 + 1`.
+pub(super) fn even_slots(n: usize, p2: usize, block: usize) -> Vec<usize> {
+    let (units, block) = (n / block.max(1), block.max(1));
+    (0..=p2)
+        .map(|s| (s * (units / p2) + s.min(units % p2)) * block)
+        .collect()
 }
 
 /// Reduce-scatter by recursive halving, then a binomial gather of the slots to the root.
@@ -336,7 +342,7 @@ fn rabenseifner<C: Channel, T: Datatype, O: ReduceOp<T>>(
 ) -> Result<()> {
     let r = ch.rank();
     let fold = Fold::new(ch.size());
-    let offs = even_slots(acc.len(), fold.p2);
+    let offs = even_slots(acc.len(), fold.p2, op.block_len());
     // A root that folded away is served by the rank above it, which forwards the result.
     let (gatherer, vroot) = match fold.virtual_of(root) {
         Some(vroot) => (root, vroot),

@@ -23,7 +23,7 @@
 //!   takes commutative operators only: a non-commutative one is refused
 //!   ([`Error::InvalidArgument`]), never run by another algorithm than the one chosen.
 
-use super::op::ReduceOp;
+use super::op::{check_blocks, ReduceOp};
 use super::scratch::Scratch;
 use super::select::dispatched;
 use super::Channel;
@@ -227,6 +227,15 @@ impl Comm {
                     ))
                 }
             };
+            for (i, w) in displs.windows(2).enumerate() {
+                check_blocks(op, w[1] - w[0], name).map_err(|e| match e {
+                    Error::InvalidArgument { call, message } => Error::InvalidArgument {
+                        call,
+                        message: format!("the block of rank {i}: {message}"),
+                    },
+                    other => other,
+                })?;
+            }
             reduce_scatter_run(self, data, &displs, op, algorithm)
         })
     }

@@ -11,7 +11,7 @@
 //!   reduction of its aligned group and its own prefix; the group of a lower partner is
 //!   prepended, a higher one appended, so non-commutative operators keep rank order.
 
-use super::op::ReduceOp;
+use super::op::{check_blocks, ReduceOp};
 use super::reduce_scatter::{exchange, recv_exact};
 use super::scratch::Scratch;
 use super::select::dispatched;
@@ -164,7 +164,10 @@ impl Comm {
         let call = Call::new(name)
             .reduction::<O>()
             .bytes(std::mem::size_of_val(acc));
-        self.collective(call, &algorithm, || prefix(self, acc, op, algorithm, kind))
+        self.collective(call, &algorithm, || {
+            check_blocks(op, acc.len(), name)?;
+            prefix(self, acc, op, algorithm, kind)
+        })
     }
 }
 

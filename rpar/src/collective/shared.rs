@@ -318,7 +318,7 @@ fn in_blocks<T: Datatype, O: ReduceOp<T>>(
 ) -> Result<()> {
     let input = send.unwrap_or(acc);
     let n = input.len();
-    let blocks = even_slots(n, shm.p);
+    let blocks = even_slots(n, shm.p, op.block_len());
     let mine = blocks[shm.me]..blocks[shm.me + 1];
     let mut part = Scratch::new(input, mine.len());
     shm.lend(input, |step| {

@@ -51,15 +51,21 @@ pub enum BasicType {
     Char,
     /// An uninterpreted byte (`MPI_BYTE`): matches only `Byte`.
     Byte,
+    /// [`Complex<f32>`](num_complex::Complex) (`MPI_C_FLOAT_COMPLEX`): real and imaginary
+    /// part, one basic value of 8 bytes.
+    C32,
+    /// [`Complex<f64>`](num_complex::Complex) (`MPI_C_DOUBLE_COMPLEX`): real and imaginary
+    /// part, one basic value of 16 bytes.
+    C64,
 }
 
 impl BasicType {
     /// Every basic type, in the order of its [`code`](Self::code).
-    pub(crate) const ALL: [BasicType; 17] = {
+    pub(crate) const ALL: [BasicType; 19] = {
         use BasicType::*;
         [
             I8, I16, I32, I64, I128, Isize, U8, U16, U32, U64, U128, Usize, F32, F64, Bool, Char,
-            Byte,
+            Byte, C32, C64,
         ]
     };
 
@@ -85,8 +91,8 @@ impl BasicType {
             I8 | U8 | Bool | Byte => 1,
             I16 | U16 => 2,
             I32 | U32 | F32 | Char => 4,
-            I64 | U64 | F64 => 8,
-            I128 | U128 => 16,
+            I64 | U64 | F64 | C32 => 8,
+            I128 | U128 | C64 => 16,
             Isize | Usize => std::mem::size_of::<usize>(),
         }
     }
@@ -104,8 +110,8 @@ impl BasicType {
         match self {
             I8 | U8 | Bool | Byte => 1,
             I16 | U16 => 2,
-            I32 | U32 | F32 | Char => 4,
-            I64 | U64 | F64 => std::mem::align_of::<u64>(),
+            I32 | U32 | F32 | Char | C32 => 4,
+            I64 | U64 | F64 | C64 => std::mem::align_of::<f64>(),
             I128 | U128 => std::mem::align_of::<u128>(),
             Isize | Usize => std::mem::align_of::<usize>(),
         }
@@ -139,6 +145,8 @@ impl BasicType {
             Bool => "bool",
             Char => "char",
             Byte => "byte",
+            C32 => "Complex<f32>",
+            C64 => "Complex<f64>",
         }
     }
 

@@ -614,7 +614,7 @@ impl PeriodDigest {
     const LEN_BITS: u32 = 59;
     const LEN_MAX: u64 = (1 << Self::LEN_BITS) - 1;
     /// The tag of a hashed period's first word (a verbatim run's is a code plus one, at most
-    /// 17).
+    /// 19).
     const HASHED: u64 = 31;
 
     /// The digest of no data (and of an empty period).

@@ -9,7 +9,7 @@
 //! alignment. `resized` sets the bounds; `subarray` is resized to the full array.
 //! `tests/datatype_oracle.rs` checks all of this against MPICH.
 
-use super::{BasicType, TypeMap};
+use super::{BasicType, Combiner, TypeMap};
 use crate::{Error, Result};
 
 /// Type maps larger than this many entries are refused rather than exhausting memory.
@@ -214,7 +214,10 @@ impl TypeMap {
     pub fn contiguous(count: usize, old: &TypeMap) -> Result<TypeMap> {
         let mut b = Builder::new("MPI_Type_contiguous");
         b.copies(0, ONCE, (count, old.extent() as i128), old)?;
-        b.finish()
+        Ok(b.finish()?.built_by(Combiner::Contiguous {
+            count,
+            inner: old.clone(),
+        }))
     }
 
     /// `count` blocks of `blocklen` copies of `old`, block starts `stride` extents of `old`
@@ -235,8 +238,14 @@ impl TypeMap {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn vector(count: usize, blocklen: usize, stride: isize, old: &TypeMap) -> Result<TypeMap> {
-        let stride = scaled(stride, old.extent());
-        Self::strided("MPI_Type_vector", count, blocklen, stride, old)
+        let bytes = scaled(stride, old.extent());
+        let t = Self::strided("MPI_Type_vector", count, blocklen, bytes, old)?;
+        Ok(t.built_by(Combiner::Vector {
+            count,
+            blocklength: blocklen,
+            stride,
+            inner: old.clone(),
+        }))
     }
 
     /// Like [`TypeMap::vector`], with the stride in bytes (MPI_Type_create_hvector).
@@ -251,13 +260,14 @@ impl TypeMap {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn hvector(count: usize, blocklen: usize, stride: isize, old: &TypeMap) -> Result<TypeMap> {
-        Self::strided(
-            "MPI_Type_create_hvector",
+        let call = "MPI_Type_create_hvector";
+        let t = Self::strided(call, count, blocklen, stride as i128, old)?;
+        Ok(t.built_by(Combiner::Hvector {
             count,
-            blocklen,
-            stride as i128,
-            old,
-        )
+            blocklength: blocklen,
+            stride,
+            inner: old.clone(),
+        }))
     }
 
     fn strided(
@@ -287,7 +297,11 @@ impl TypeMap {
     /// ```
     pub fn indexed(blocks: &[(usize, isize)], old: &TypeMap) -> Result<TypeMap> {
         let call = "MPI_Type_indexed";
-        Self::blocks(call, blocks.iter().copied(), old.extent(), old)
+        let t = Self::blocks(call, blocks.iter().copied(), old.extent(), old)?;
+        Ok(t.built_by(Combiner::Indexed {
+            blocks: blocks.to_vec(),
+            inner: old.clone(),
+        }))
     }
 
     /// Like [`TypeMap::indexed`], with displacements in bytes (MPI_Type_create_hindexed).
@@ -303,7 +317,11 @@ impl TypeMap {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn hindexed(blocks: &[(usize, isize)], old: &TypeMap) -> Result<TypeMap> {
-        Self::blocks("MPI_Type_create_hindexed", blocks.iter().copied(), 1, old)
+        let t = Self::blocks("MPI_Type_create_hindexed", blocks.iter().copied(), 1, old)?;
+        Ok(t.built_by(Combiner::Hindexed {
+            blocks: blocks.to_vec(),
+            inner: old.clone(),
+        }))
     }
 
     /// Blocks of the same length `blocklen` at the displacements `disps`, in extents of `old`
@@ -319,7 +337,12 @@ impl TypeMap {
     /// ```
     pub fn indexed_block(blocklen: usize, disps: &[isize], old: &TypeMap) -> Result<TypeMap> {
         let blocks = disps.iter().map(|&d| (blocklen, d));
-        Self::blocks("MPI_Type_create_indexed_block", blocks, old.extent(), old)
+        let t = Self::blocks("MPI_Type_create_indexed_block", blocks, old.extent(), old)?;
+        Ok(t.built_by(Combiner::IndexedBlock {
+            blocklength: blocklen,
+            displacements: disps.to_vec(),
+            inner: old.clone(),
+        }))
     }
 
     /// Like [`TypeMap::indexed_block`], with displacements in bytes
@@ -335,7 +358,12 @@ impl TypeMap {
     /// ```
     pub fn hindexed_block(blocklen: usize, disps: &[isize], old: &TypeMap) -> Result<TypeMap> {
         let blocks = disps.iter().map(|&d| (blocklen, d));
-        Self::blocks("MPI_Type_create_hindexed_block", blocks, 1, old)
+        let t = Self::blocks("MPI_Type_create_hindexed_block", blocks, 1, old)?;
+        Ok(t.built_by(Combiner::HindexedBlock {
+            blocklength: blocklen,
+            displacements: disps.to_vec(),
+            inner: old.clone(),
+        }))
     }
 
     fn blocks(
@@ -377,7 +405,8 @@ impl TypeMap {
             b.copies(disp as i128, ONCE, (blocklen, old.extent() as i128), old)?;
         }
         b.pad_to_alignment()?;
-        b.finish()
+        let fields = fields.iter().map(|&(n, d, t)| (n, d, t.clone())).collect();
+        Ok(b.finish()?.built_by(Combiner::Struct { fields }))
     }
 
     /// The same data with new bounds: lower bound `lb` and extent `extent`
@@ -408,11 +437,16 @@ impl TypeMap {
             )
         })?;
         // the true bounds are this map's, the extent is `extent`: both fit
-        Ok(TypeMap {
+        let t = TypeMap {
             lb,
             ub,
             ..self.clone()
-        })
+        };
+        Ok(t.built_by(Combiner::Resized {
+            lb,
+            extent,
+            inner: self.clone(),
+        }))
     }
 
     /// The sub-block `subsizes` starting at `starts` of an array `sizes` of `old`, stored in
@@ -496,8 +530,16 @@ impl TypeMap {
         let full = mul(stride, sizes[*dims.last().unwrap_or(&0)])?;
         let mut b = Builder::new(call);
         b.copies(start, ONCE, ONCE, &t)?;
-        b.finish()?
-            .resized(0, isize::try_from(full).map_err(|_| overflow())?)
+        let t = b
+            .finish()?
+            .resized(0, isize::try_from(full).map_err(|_| overflow())?)?;
+        Ok(t.built_by(Combiner::Subarray {
+            sizes: sizes.to_vec(),
+            subsizes: subsizes.to_vec(),
+            starts: starts.to_vec(),
+            order,
+            inner: old.clone(),
+        }))
     }
 }
 
@@ -538,7 +580,11 @@ impl TypeMap {
                 format!("expected a size that fits in isize, got {size}"),
             )
         })?;
-        b.finish()?.resized(0, size)
+        b.finish()?;
+        // the same entries as MPI builds them (so that its contents say how): the struct of
+        // the fields, resized to the size
+        let fields: Vec<_> = fields.iter().map(|(o, t)| (1, *o as isize, t)).collect();
+        TypeMap::structure(&fields)?.resized(0, size)
     }
 }
 

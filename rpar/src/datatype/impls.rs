@@ -1,4 +1,5 @@
-//! [`Datatype`] for the primitive types, for arrays and for tuples of any `Datatype`s.
+//! [`Datatype`] for the primitive types, the complex numbers of `num-complex`, arrays and
+//! tuples of any `Datatype`s.
 
 use super::{BasicType, Datatype, TypeLayout, TypeMap};
 
@@ -18,6 +19,7 @@ basic_datatype! {
     i8 => I8, i16 => I16, i32 => I32, i64 => I64, i128 => I128, isize => Isize,
     u8 => U8, u16 => U16, u32 => U32, u64 => U64, u128 => U128, usize => Usize,
     f32 => F32, f64 => F64, bool => Bool, char => Char,
+    num_complex::Complex<f32> => C32, num_complex::Complex<f64> => C64,
 }
 
 // SAFETY: an array is N elements at multiples of size_of::<T>(), the extent of T's map; its

@@ -10,6 +10,7 @@
 //! in time proportional to the tree rather than to the entries; the flattened pairs are a
 //! constant wherever the type is concrete (every non-generic derived struct).
 
+use super::contents::Origin;
 use super::{BasicType, TypeMap};
 use std::borrow::Cow;
 
@@ -269,6 +270,7 @@ impl TypeMap {
             lb: 0,
             ub: layout.size() as isize,
             align: layout.alignment(),
+            origin: Origin::Layout(*layout),
         }
     }
 }
@@ -329,6 +331,7 @@ impl<const N: usize> StaticMap<N> {
             lb: 0,
             ub: self.layout.size() as isize,
             align: self.align,
+            origin: Origin::Layout(self.layout),
         }
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! A [`TypeMap`] is MPI's type map — the sequence of (basic type, byte displacement) pairs of one
 //! element — with MPI's size / extent / lb semantics (`typemap.rs`), built with MPI's
-//! constructors (`construct.rs`). Committing it (`commit.rs`) compiles it into merged byte
+//! constructors (`construct.rs`, and `darray.rs` for MPI_Type_create_darray), which record what
+//! built them (`contents.rs`). Committing it (`commit.rs`) compiles it into merged byte
 //! segments, a [`CommittedType`]; pack/unpack (`pack.rs`) and the non-contiguous sends run on
 //! that form through the copy engine (`engine.rs`, which writes through `store.rs`). The
 //! [`Datatype`] trait ties a Rust type to its type map, a constant [`TypeLayout`]
@@ -14,6 +15,8 @@
 mod basic;
 mod commit;
 mod construct;
+mod contents;
+mod darray;
 pub(crate) mod engine;
 mod impls;
 mod layout;
@@ -25,6 +28,8 @@ pub use basic::BasicType;
 pub use commit::CommittedType;
 pub(crate) use commit::{Access, Compiled, PeriodDigest, SignatureMatch};
 pub use construct::Order;
+pub use contents::{Combiner, CombinerKind, Envelope};
+pub use darray::Distribution;
 pub use layout::TypeLayout;
 #[doc(hidden)]
 pub use layout::{static_len, StaticMap};

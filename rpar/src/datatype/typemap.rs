@@ -1,10 +1,12 @@
 //! [`TypeMap`]: MPI's type map with its size / extent / lb / true-extent semantics, and its
 //! printing in the lecture's notation. The constructors live in `construct.rs`.
 
-use super::BasicType;
+use super::contents::Origin;
+use super::{BasicType, TypeLayout};
 use crate::{Error, Result};
 use std::borrow::Cow;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 /// MPI's type map: the (basic type, byte displacement) pairs of one element, in map order, with
 /// the lower and upper bounds that define its extent.
@@ -14,13 +16,19 @@ use std::fmt;
 /// communicate or pack with it. Dropping it is MPI_Type_free; types built from it own their
 /// own copy and stay valid.
 ///
+/// A map also remembers which constructor built it and with what arguments
+/// ([`envelope`](TypeMap::envelope), [`contents`](TypeMap::contents)); equality does not look at
+/// that: two maps are equal when their entries, bounds and alignment are.
+///
 /// ```
-/// use rpar::{BasicType, TypeMap};
+/// use rpar::{BasicType, Datatype, TypeMap};
 /// let map = TypeMap::basic(BasicType::F64);
 /// assert_eq!(map.to_string(), "{(f64, 0)}");
 /// assert_eq!((map.size(), map.extent(), map.lb()), (8, 8, 0));
+/// assert_eq!(TypeMap::contiguous(2, &map)?, <[f64; 2]>::type_map()); // built two ways
+/// # Ok::<(), rpar::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct TypeMap {
     /// Borrowed for the maps of basic types and derived structs (static, see `layout.rs`).
     pub(super) entries: Cow<'static, [(BasicType, isize)]>,
@@ -29,6 +37,36 @@ pub struct TypeMap {
     /// The largest alignment of a basic type in the map (at least 1): what MPI rounds the
     /// extent of a struct to.
     pub(super) align: usize,
+    /// What built the map (MPI_Type_get_contents), see `contents.rs`.
+    pub(super) origin: Origin,
+}
+
+/// The data, not how it was built.
+impl PartialEq for TypeMap {
+    fn eq(&self, other: &Self) -> bool {
+        (self.lb, self.ub, self.align) == (other.lb, other.ub, other.align)
+            && self.entries == other.entries
+    }
+}
+
+impl Eq for TypeMap {}
+
+impl Hash for TypeMap {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (&self.entries, self.lb, self.ub, self.align).hash(state);
+    }
+}
+
+impl fmt::Debug for TypeMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TypeMap")
+            .field("entries", &self.entries)
+            .field("lb", &self.lb)
+            .field("ub", &self.ub)
+            .field("align", &self.align)
+            .field("combiner", &self.envelope().combiner)
+            .finish()
+    }
 }
 
 impl TypeMap {
@@ -61,12 +99,15 @@ impl TypeMap {
             Bool => &[(Bool, 0)],
             Char => &[(Char, 0)],
             Byte => &[(Byte, 0)],
+            C32 => &[(C32, 0)],
+            C64 => &[(C64, 0)],
         };
         TypeMap {
             entries: Cow::Borrowed(entries),
             lb: 0,
             ub: basic.size() as isize,
             align: basic.align(),
+            origin: Origin::Layout(TypeLayout::Basic(basic)),
         }
     }
 
@@ -130,6 +171,7 @@ impl TypeMap {
                 lb,
                 ub,
                 align,
+                origin: Origin::Parts,
             }),
         }
     }

@@ -28,6 +28,8 @@ pub(crate) fn predefined(b: BasicType) -> Option<MPI_Datatype> {
             F32 => ffi::RSMPI_FLOAT,
             F64 => ffi::RSMPI_DOUBLE,
             Bool => ffi::RSMPI_C_BOOL,
+            C32 => ffi::RSMPI_FLOAT_COMPLEX,
+            C64 => ffi::RSMPI_DOUBLE_COMPLEX,
             I128 | U128 => return None,
         }
     })

@@ -53,7 +53,7 @@ fn reduction<T: Datatype>(op: Predefined) -> Option<(MPI_Op, MPI_Datatype, usize
     let first = const { T::LAYOUT.dense_uniform() }?;
     use BasicType::*;
     let arithmetic = !matches!(first, Bool | Char | Byte | I128 | U128);
-    let integer = arithmetic && !matches!(first, F32 | F64);
+    let integer = arithmetic && !matches!(first, F32 | F64 | C32 | C64);
     let allowed = match op {
         Predefined::Sum | Predefined::Prod | Predefined::Min | Predefined::Max => arithmetic,
         Predefined::LAnd | Predefined::LOr | Predefined::LXor => integer || first == Bool,
