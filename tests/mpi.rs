@@ -87,7 +87,7 @@ fn complex_and_buffer_ops(world: &Comm) -> rpar::Result<()> {
     });
     let of = |k: usize| [1.0, k as f64, (k % 2) as f64, 2.0];
     let want = (1..p).fold(of(0), |acc, k| mul(&acc, &of(k)));
-    let got = world.allreduce(&of(r)[..], &matmul)?;
+    let got = world.allreduce(&of(r)[..], matmul)?;
     check("matrix product in rank order", got, want.to_vec());
     Ok(())
 }
