@@ -24,6 +24,8 @@ use std::process::Command;
 
 #[path = "common/groups_checks.rs"]
 mod groups_checks;
+#[path = "common/intercomm_checks.rs"]
+mod intercomm_checks;
 #[path = "common/p2p_more.rs"]
 mod p2p_more;
 #[path = "common/reordered.rs"]
@@ -283,6 +285,7 @@ fn every_check() {
             stage("communicators", communicators(&world))?;
             stage("topology", topology(&world))?;
             stage("groups and communicators", groups_checks::all(&world))?;
+            stage("intercommunicators", intercomm_checks::all(&world))?;
             Ok(world.rank() as u64 * 10)
         })
         .unwrap_or_else(|e| panic!("the checks failed: {e}"));

@@ -149,6 +149,7 @@ pub use comm::{
     Status, TestAny, ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD, PROC_NULL, TAG_UB, UNDEFINED,
 };
 pub use comm::{Comparison, Group, SplitType, MAX_OBJECT_NAME};
+pub use comm::{InterComm, ROOT};
 pub use datatype::{BasicType, CommittedType, Datatype, Order, TypeLayout, TypeMap};
 
 /// What `#[derive(Datatype)]` expands to uses; not part of the API.
