@@ -24,6 +24,8 @@ use std::process::Command;
 
 #[path = "common/groups_checks.rs"]
 mod groups_checks;
+#[path = "common/intercomm_checks.rs"]
+mod intercomm_checks;
 #[path = "common/p2p_more.rs"]
 mod p2p_more;
 #[path = "common/reordered.rs"]
@@ -67,7 +69,11 @@ fn complex_and_buffer_ops(world: &Comm) -> rpar::Result<()> {
     use rpar::{BufferOp, Complex, Prod};
     let (p, r) = (world.size(), world.rank());
     let z = world.allreduce(&Complex::new(r as f64, 1.0), Sum)?;
-    check("complex sum", z, Complex::new((p * (p - 1) / 2) as f64, p as f64));
+    check(
+        "complex sum",
+        z,
+        Complex::new((p * (p - 1) / 2) as f64, p as f64),
+    );
     let i = Complex::new(0.0f64, 1.0);
     let want = (0..p).fold(Complex::new(1.0, 0.0), |acc, _| acc * i);
     check("complex product", world.allreduce(&i, Prod)?, want);
@@ -311,13 +317,17 @@ fn every_check() {
             stage("get_elements", p2p_more::get_elements(&world))?;
             stage("MPI_PACKED receives", p2p_more::packed(&world))?;
             stage("clocks", clocks(&world))?;
-            stage("complex and whole-buffer reductions", complex_and_buffer_ops(&world))?;
+            stage(
+                "complex and whole-buffer reductions",
+                complex_and_buffer_ops(&world),
+            )?;
             stage("non-blocking collectives", nonblocking(&world))?;
             stage("datatypes", datatypes(&world))?;
             stage("collectives", collectives(&world))?;
             stage("communicators", communicators(&world))?;
             stage("topology", topology(&world))?;
             stage("groups and communicators", groups_checks::all(&world))?;
+            stage("intercommunicators", intercomm_checks::all(&world))?;
             Ok(world.rank() as u64 * 10)
         })
         .unwrap_or_else(|e| panic!("the checks failed: {e}"));

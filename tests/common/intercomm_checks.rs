@@ -1,0 +1,337 @@
+//! Intercommunicators, checked on any world of any size: shared by `tests/intercomm.rs`
+//! (in-process, p = 1..=6) and `tests/mpi.rs` (the MPI transport). Each check returns a
+//! mismatch as an error of the rank, so that the run fails with it.
+//!
+//! After MPICH's own tests (test/mpi/comm: ic1, iccreate, icm; test/mpi/coll: icbarrier,
+//! icbcast, icallreduce), written anew from their checks: the world is split in two — into a
+//! lower and an upper half, and into even and odd ranks numbered backwards — the halves are
+//! joined by an intercommunicator whose leaders are not rank 0 of their group, and on it are
+//! checked the sizes and groups, messages both ways (named ranks, ANY_SOURCE, statuses,
+//! non-blocking, probe), barrier, bcast from every root of each side, allreduce, and merges
+//! with every choice of `high`. A world of one rank cannot be split in two: there the checks
+//! are that `intercomm_create` refuses a remote leader in the local group.
+
+use rpar::{Comm, Error, Group, InterComm, Max, Result, Sum, ANY_SOURCE, ANY_TAG, PROC_NULL, ROOT};
+use std::fmt::Debug;
+
+/// Every check, on both ways of splitting `world` (collective over it).
+pub(crate) fn all(world: &Comm) -> Result<()> {
+    let p = world.size();
+    if p == 1 {
+        return one_rank(world);
+    }
+    let named = |what: &str, r: Result<()>| r.map_err(|e| Error::user(format!("{what}: {e}")));
+    // lower and upper half, in world order
+    let h = p / 2;
+    let halves = |r: usize| {
+        if r < h {
+            (0..h).collect()
+        } else {
+            (h..p).collect::<Vec<_>>()
+        }
+    };
+    named("halves", on_split(world, &halves))?;
+    // even and odd ranks, each numbered backwards
+    let parity = |r: usize| (0..p).rev().filter(|x| x % 2 == r % 2).collect::<Vec<_>>();
+    named("even and odd", on_split(world, &parity))
+}
+
+/// A world of one rank: there is no other group to join.
+fn one_rank(world: &Comm) -> Result<()> {
+    let err = world.intercomm_create(0, world, 0, 0).unwrap_err();
+    expect(
+        "a remote leader in the local group",
+        matches!(err, Error::InvalidGroup { .. }),
+        true,
+    )
+}
+
+fn expect<T: PartialEq + Debug>(what: &str, got: T, want: T) -> Result<()> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(Error::user(format!("{what}: got {got:?}, want {want:?}")))
+    }
+}
+
+/// The world ranks of `g`'s members, in its order.
+fn world_ranks(g: &Group, world: &Comm) -> Result<Vec<usize>> {
+    let all: Vec<usize> = (0..g.size()).collect();
+    let t = g.translate_ranks(&all, &world.group())?;
+    Ok(t.into_iter().map(|w| w.expect("a world rank")).collect())
+}
+
+/// The two sides of a split: this rank's group and the other, as world ranks in their order.
+struct Sides {
+    mine: Vec<usize>,
+    theirs: Vec<usize>,
+    /// Whether this rank's group holds world rank 0 (side A; the other is side B).
+    a: bool,
+}
+
+/// Splits `world` into the groups `group_of` gives (the world ranks of a rank's group, in
+/// their order), joins them, and runs every check on the intercommunicator.
+fn on_split(world: &Comm, group_of: &dyn Fn(usize) -> Vec<usize>) -> Result<()> {
+    let me = world.rank();
+    let mine = group_of(me);
+    let theirs: Vec<usize> = group_of((0..world.size()).find(|r| !mine.contains(r)).unwrap());
+    let color = u32::from(mine.contains(&0));
+    let key = mine.iter().position(|&w| w == me).unwrap() as i32;
+    let half = world.split(Some(color), key)?.expect("a color");
+    expect("the half's rank", half.rank(), key as usize)?;
+    // the leaders: each group's last rank; peer_comm the world
+    let local_leader = half.size() - 1;
+    let remote_leader = *theirs.last().unwrap();
+    let inter = half.intercomm_create(local_leader, world, remote_leader, 17)?;
+    let sides = Sides {
+        a: color == 1,
+        mine,
+        theirs,
+    };
+    let named = |what: &str, r: Result<()>| r.map_err(|e| Error::user(format!("{what}: {e}")));
+    named(
+        "sizes and groups",
+        sizes_and_groups(world, &half, &inter, &sides),
+    )?;
+    named("messages across", messages(world, &inter, &sides))?;
+    named("barrier", inter.barrier())?;
+    named("bcast", bcast(world, &inter, &sides))?;
+    named("allreduce", allreduce(world, &inter, &sides))?;
+    named("merge", merge(world, &inter, &sides))?;
+    named("errors", errors(&inter))?;
+    // messages on the half are not mixed up with the intercommunicator's
+    named("the half still works", {
+        let total = half.allreduce(&(world.rank() as u64), Sum)?;
+        expect(
+            "sum over the half",
+            total,
+            sides.mine.iter().sum::<usize>() as u64,
+        )
+    })?;
+    named("a second barrier", inter.barrier())
+}
+
+/// ic1 and iccreate: rank, size, remote size, both groups.
+fn sizes_and_groups(world: &Comm, half: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
+    expect("rank", inter.rank(), half.rank())?;
+    expect("size", inter.size(), s.mine.len())?;
+    expect("remote_size", inter.remote_size(), s.theirs.len())?;
+    expect("group", world_ranks(&inter.group(), world)?, s.mine.clone())?;
+    expect("group's rank", inter.group().rank(), Some(inter.rank()))?;
+    expect(
+        "remote_group",
+        world_ranks(&inter.remote_group(), world)?,
+        s.theirs.clone(),
+    )?;
+    expect("remote_group's rank", inter.remote_group().rank(), None)
+}
+
+/// ic1: every rank sends to every rank of the other group, and takes what comes from
+/// ANY_SOURCE; then named sources, non-blocking calls, sendrecv and probe.
+fn messages(world: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
+    let (r, w) = (inter.rank(), world.rank() as u64);
+    for dest in 0..inter.remote_size() {
+        inter.send(&[w, dest as u64][..], dest, 3)?;
+    }
+    let mut from = Vec::new();
+    for _ in 0..inter.remote_size() {
+        let (v, st) = inter.recv::<u64>(ANY_SOURCE, 3)?;
+        expect("tag", st.tag, 3)?;
+        expect("count", st.count, 2)?;
+        expect("sender (a remote rank)", v[0], s.theirs[st.source] as u64)?;
+        expect("addressed to", v[1], r as u64)?;
+        from.push(st.source);
+    }
+    from.sort_unstable();
+    expect(
+        "sources",
+        from,
+        (0..inter.remote_size()).collect::<Vec<_>>(),
+    )?;
+
+    // named sources, in reverse order of sending, by non-blocking calls
+    let sends = (0..inter.remote_size())
+        .map(|dest| inter.isend(&[w; 4][..], dest, 5))
+        .collect::<Result<Vec<_>>>()?;
+    let mut bufs = vec![[0u64; 4]; inter.remote_size()];
+    let mut recvs = Vec::new();
+    for (source, buf) in bufs.iter_mut().enumerate().rev() {
+        recvs.push(inter.irecv_into(&mut buf[..], source, 5)?);
+    }
+    rpar::wait_all(sends)?;
+    for (i, st) in rpar::wait_all(recvs)?.into_iter().enumerate() {
+        expect("irecv's source", st.source, inter.remote_size() - 1 - i)?;
+    }
+    for (source, buf) in bufs.iter().enumerate() {
+        expect("irecv's data", *buf, [s.theirs[source] as u64; 4])?;
+    }
+
+    // the leaders (rank 0 of each group) exchange with sendrecv, after a probe
+    if r == 0 {
+        inter.send(&[w as i32; 3][..], 0, 7)?;
+        let p = inter.probe(ANY_SOURCE, ANY_TAG)?;
+        expect(
+            "probe",
+            (p.status.source, p.status.tag, p.bytes),
+            (0, 7, 12),
+        )?;
+        let mut got = [0i32; 3];
+        inter.recv_into(&mut got[..], 0, 7)?;
+        expect("probed message", got, [s.theirs[0] as i32; 3])?;
+        let mut theirs = 0u64;
+        let st = inter.sendrecv(&w, 0, 8, &mut theirs, 0, 8)?;
+        expect("sendrecv", (theirs, st.source), (s.theirs[0] as u64, 0))?;
+    }
+    // PROC_NULL across
+    inter.send(&1u8, PROC_NULL, 0)?;
+    expect(
+        "recv from PROC_NULL",
+        inter.recv::<u8>(PROC_NULL, 0)?.1.source,
+        PROC_NULL,
+    )
+}
+
+/// icbcast: from every rank of each group in turn, to the other group.
+fn bcast(world: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
+    let w = world.rank() as u32;
+    for root_side_a in [true, false] {
+        let root_group = if root_side_a == s.a {
+            &s.mine
+        } else {
+            &s.theirs
+        };
+        for (root, &root_world) in root_group.iter().enumerate() {
+            let mut x = [w, w + 1000, 7];
+            let want = if root_side_a == s.a {
+                let arg = if inter.rank() == root {
+                    ROOT
+                } else {
+                    PROC_NULL
+                };
+                inter.bcast(&mut x[..], arg)?;
+                [w, w + 1000, 7] // the root's own, and untouched at the others of its group
+            } else {
+                inter.bcast(&mut x[..], root)?;
+                let sent = root_world as u32;
+                [sent, sent + 1000, 7]
+            };
+            expect(&format!("bcast from world rank {root_world}"), x, want)?;
+        }
+    }
+    // a single value, from rank 0 of side A
+    let mut v = if s.a && inter.rank() == 0 { 42u16 } else { 0 };
+    let root = match (s.a, inter.rank()) {
+        (true, 0) => ROOT,
+        (true, _) => PROC_NULL,
+        (false, _) => 0,
+    };
+    inter.bcast(&mut v, root)?;
+    expect(
+        "a value",
+        v,
+        if s.a {
+            if inter.rank() == 0 {
+                42
+            } else {
+                0
+            }
+        } else {
+            42
+        },
+    )
+}
+
+/// icallreduce: each group gets the other's reduction.
+fn allreduce(world: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
+    let w = world.rank() as u64;
+    let sum = inter.allreduce(&[w, 1, w * w][..], Sum)?;
+    let theirs = &s.theirs;
+    let want = vec![
+        theirs.iter().sum::<usize>() as u64,
+        theirs.len() as u64,
+        theirs.iter().map(|&t| (t * t) as u64).sum(),
+    ];
+    expect("sum", sum, want)?;
+    let most = inter.allreduce(&(world.rank() as i32), Max)?;
+    expect("max", most, *theirs.iter().max().unwrap() as i32)?;
+    // a non-commutative operator: the other group's ranks in their order
+    // (appending decimal digits, as (value, 10^digits): associative, not commutative)
+    let append =
+        rpar::UserOp::non_commutative(|a: [u64; 2], b: [u64; 2]| [a[0] * b[1] + b[0], a[1] * b[1]]);
+    let digits = inter.allreduce(&[inter.rank() as u64 + 1, 10], append)?;
+    let want = (1..=theirs.len() as u64).fold(0, |acc, d| acc * 10 + d);
+    expect("rank-ordered", digits[0], want)
+}
+
+/// icm: merges with `high` set by side, both ways round, and alike on both sides.
+fn merge(world: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
+    let a_first = || {
+        let (a, b) = if s.a {
+            (&s.mine, &s.theirs)
+        } else {
+            (&s.theirs, &s.mine)
+        };
+        a.iter().chain(b).copied().collect::<Vec<_>>()
+    };
+    let b_first = || {
+        let (a, b) = if s.a {
+            (&s.mine, &s.theirs)
+        } else {
+            (&s.theirs, &s.mine)
+        };
+        b.iter().chain(a).copied().collect::<Vec<_>>()
+    };
+    // ties: the group whose rank 0 has the lower world rank first
+    let mine_first = s.mine[0] < s.theirs[0];
+    let tie = if mine_first == s.a {
+        a_first()
+    } else {
+        b_first()
+    };
+    for (high, want, what) in [
+        (!s.a, a_first(), "A low"),
+        (s.a, b_first(), "A high"),
+        (false, tie.clone(), "both low"),
+        (true, tie, "both high"),
+    ] {
+        let merged = inter.merge(high)?;
+        let got = world_ranks(&merged.group(), world)?;
+        expect(&format!("merge, {what}: order"), got, want.clone())?;
+        let at = want.iter().position(|&w| w == world.rank()).unwrap();
+        expect(&format!("merge, {what}: rank"), merged.rank(), at)?;
+        // the merged communicator works: a ring shift and an allreduce
+        let (r, p) = (merged.rank(), merged.size());
+        let mut left = 0usize;
+        merged.sendrecv(&world.rank(), (r + 1) % p, 0, &mut left, (r + p - 1) % p, 0)?;
+        expect(&format!("merge, {what}: ring"), left, want[(r + p - 1) % p])?;
+        let total = merged.allreduce(&world.rank(), Sum)?;
+        expect(&format!("merge, {what}: sum"), total, p * (p - 1) / 2)?;
+    }
+    Ok(())
+}
+
+/// Bad arguments, refused on every rank before anything moves (so the intercommunicator still
+/// works afterwards: the caller runs a barrier on it).
+fn errors(inter: &InterComm) -> Result<()> {
+    let rs = inter.remote_size();
+    let out = || Error::RankOutOfRange { rank: rs, size: rs };
+    expect(
+        "send past the remote group",
+        inter.send(&1u8, rs, 0),
+        Err(out()),
+    )?;
+    expect(
+        "recv past the remote group",
+        inter.recv::<u8>(rs, 0).map(|_| ()),
+        Err(out()),
+    )?;
+    let any = Error::RankOutOfRange {
+        rank: ANY_SOURCE,
+        size: rs,
+    };
+    expect(
+        "bcast from ANY_SOURCE",
+        inter.bcast(&mut 0u8, ANY_SOURCE),
+        Err(any),
+    )
+}
