@@ -9,6 +9,7 @@
 //!
 //! Run: `cargo run --release --example overlap -- --json` (`--ranks 4`, `--quick`).
 
+mod common;
 use clap::Parser;
 use rpar::{Comm, Result, Sum};
 use std::time::{Duration, Instant};
@@ -30,11 +31,6 @@ struct Args {
 
 const REPS: usize = 7;
 const SIZES: [usize; 3] = [8, 64 << 10, 1 << 20];
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 fn compute_for(d: Duration) {
     let end = Instant::now() + d;
@@ -80,7 +76,7 @@ fn measure(w: &Comm, bytes: usize, iters: usize) -> Result<(f64, f64)> {
         pure.push(p0[0] * 1e6);
         overlap.push((100.0 * (1.0 - (total - comp) / p0[0])).clamp(0.0, 100.0));
     }
-    Ok((median(pure), median(overlap)))
+    Ok((common::median(pure), common::median(overlap)))
 }
 
 fn main() -> std::process::ExitCode {
