@@ -338,6 +338,10 @@ struct Queues {
     /// Whether a posted receive may hold a rendezvous still in its sender's buffer (see
     /// [`Endpoint::release_unheld`]).
     unreleased: bool,
+    /// The posted receive a `wait` on its request is completing now, if any: held as
+    /// [`Posted::held`] holds, without a search of the posted list (the common case of one
+    /// request waited for).
+    waited: Option<SlotId>,
     next_seq: u64,
     next_slot: u64,
 }
@@ -1107,7 +1111,7 @@ impl Endpoint {
             Some(slot) => {
                 m.header.set_ready(false); // its receive was posted
                 if m.message.data.is_borrowed() {
-                    if slot.held == 0 {
+                    if slot.held == 0 && q.waited != Some(slot.id) {
                         release(&mut m);
                     } else {
                         q.unreleased = true;
@@ -1134,10 +1138,10 @@ impl Endpoint {
     #[inline(never)]
     fn release_unheld_now(&self) {
         let mut q = self.queues.borrow_mut();
-        let mut left = false;
+        let (mut left, waited) = (false, q.waited);
         for p in &mut q.posted {
             if let Some(m) = p.matched.as_mut().filter(|m| m.message.data.is_borrowed()) {
-                if p.held == 0 {
+                if p.held == 0 && waited != Some(p.id) {
                     release(m);
                 } else {
                     left = true;
@@ -1417,7 +1421,9 @@ impl Endpoint {
         if let Some(m) = self.take_slot(id) {
             return Ok(m);
         }
-        self.hold([id], 1);
+        // held while this call runs (see `Posted::held`); a nested wait (a coroutine's) saves
+        // and restores the outer one
+        let outer = self.queues.borrow_mut().waited.replace(id);
         let got = loop {
             if let Some(m) = self.take_slot(id) {
                 break Ok(m);
@@ -1428,7 +1434,7 @@ impl Endpoint {
                 Err(e) => break Err(e),
             }
         };
-        self.hold([id], -1);
+        self.queues.borrow_mut().waited = outer;
         got
     }
 
