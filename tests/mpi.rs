@@ -310,7 +310,7 @@ fn every_check() {
             stage("point-to-point", point_to_point(&world))?;
             stage("progress", progress(&world))?;
             stage("PROC_NULL", p2p_more::proc_null(&world))?;
-            stage("send modes", p2p_more::send_modes(&world, false))?;
+            stage("send modes", p2p_more::send_modes(&world))?;
             stage("persistent requests", p2p_more::persistent(&world))?;
             stage("cancel", p2p_more::cancel(&world, false))?;
             stage("matched probes", p2p_more::matched_probe(&world))?;

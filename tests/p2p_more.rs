@@ -17,7 +17,7 @@ fn proc_null_is_a_peer_that_completes_at_once() {
 
 #[test]
 fn send_modes_deliver_and_keep_their_rules() {
-    on_every_size(|world| p2p_more::send_modes(world, true));
+    on_every_size(p2p_more::send_modes);
 }
 
 /// Two ranks that both send synchronously before receiving wait for each other (MPI hangs;

@@ -129,10 +129,10 @@ fn halo_line(world: &Comm) -> Result<()> {
 /// The send modes (MPI-4.0 §3.4, after MPICH's test/mpi/pt2pt sendrecv, bsend1, bsend2,
 /// rsend and issend checks): data arrives intact in every mode; a synchronous send completes
 /// only once matched; a ready send to a posted receive works; a buffered send needs an attached
-/// buffer large enough for it, and attach/detach hand the buffer over and back. With
-/// `in_process`, also that a synchronous send is not complete before its receive (across MPI
-/// processes the modes are MPI's standard send: see `comm/modes.rs`).
-pub(crate) fn send_modes(world: &Comm, in_process: bool) -> Result<()> {
+/// buffer large enough for it, and attach/detach hand the buffer over and back. On both
+/// transports (across MPI processes a synchronous send waits for the receiving process's
+/// acknowledgement of the match: see `comm/modes.rs`).
+pub(crate) fn send_modes(world: &Comm) -> Result<()> {
     let (r, n) = (world.rank(), world.size());
     let (right, left) = ((r + 1) % n, (r + n - 1) % n);
     // a ring in each mode, small and large
@@ -195,7 +195,7 @@ pub(crate) fn send_modes(world: &Comm, in_process: bool) -> Result<()> {
         assert_eq!(got, want, "irsend of {len}");
     }
     // a synchronous send is not complete before its receive is posted
-    if n >= 2 && in_process {
+    if n >= 2 {
         if r == 0 {
             let mut sent = world
                 .mode(SendMode::Synchronous)
@@ -318,8 +318,8 @@ pub(crate) fn persistent(world: &Comm) -> Result<()> {
 /// receive no message has matched is cancelled and receives nothing; a synchronous send no
 /// receive has taken is cancelled and never arrives; a send that was copied at once, or one
 /// already received, is not cancelled and arrives; a collective cannot be cancelled. Without
-/// `in_process` the synchronous sends are left out: across MPI processes they are standard
-/// sends, copied at once (see `comm/modes.rs`).
+/// `in_process` the cancelled synchronous sends are left out: across MPI processes a send is
+/// with MPI once started, and cannot be withdrawn.
 pub(crate) fn cancel(world: &Comm, in_process: bool) -> Result<()> {
     let (r, n) = (world.rank(), world.size());
     let (right, left) = ((r + 1) % n, (r + n - 1) % n);

@@ -237,6 +237,7 @@ pub(crate) mod tests {
             ty: ty.commit(),
             count,
             source: TypedSource::Packed(bytes),
+            ack: None,
         }));
         let message = Message {
             elem: ElemType::typed(),

@@ -10,14 +10,15 @@
 //! send is copied at once, as a non-blocking send of `&x` is, once the attached buffer is
 //! found to hold it.
 //!
-//! On the MPI transport a synchronous send to another process goes as a standard one (MPI's
-//! own eager or rendezvous protocol; rpar receives every message as it arrives, so MPI's
-//! synchronous mode would not wait for rpar's match): only in-process does it wait for the
-//! match. The ready-mode mark travels in the header to other processes too.
+//! On the MPI transport a synchronous send to another process carries a number, and the
+//! receiving process acknowledges it when one of its receives matches the message (MPI_Ssend
+//! itself would complete when that process takes the message from MPI, before rpar's own
+//! matching): the send waits for the acknowledgement. The ready-mode mark travels in the
+//! header to other processes too.
 
 use super::p2p::{check_send_tag, eager_data, Mode};
 use super::{Buffer, BufferMut, Comm, Persistent, Request, Scope, Status, PROC_NULL};
-use crate::transport::{publish, Data, ElemType, ErasedVec, Message};
+use crate::transport::{publish, Data, ElemType, ErasedVec, Message, Waiting};
 use crate::{Error, Result};
 use std::cell::RefCell;
 
@@ -120,6 +121,16 @@ impl<'c> ModeSends<'c> {
             std::mem::size_of_val(elems),
         );
         check_send_tag(tag)?;
+        if mode == Mode::Synchronous {
+            if let Some(sync) = comm.send_remote_synchronous(elems, dest, tag)? {
+                let waiting = Waiting::Send {
+                    context: comm.p2p_context(),
+                    dest,
+                    tag,
+                };
+                return comm.endpoint().wait_ack(sync, waiting);
+            }
+        }
         // SAFETY: `elems` is borrowed for this whole call and the offer is finished (or, on an
         // unwind, dropped) before it returns.
         match unsafe { comm.post_send_in_mode(comm.p2p_context(), elems, (dest, tag), mode)? } {
@@ -253,10 +264,11 @@ fn issend<T: crate::Datatype>(
     }
     ep.check_live()?;
     comm.check_rank(dest)?;
-    if ep.wire_to(comm.group[dest]).is_some() {
-        return comm.isend(elems, dest, tag); // another process: MPI's standard send
-    }
     let status = Status::of(comm.rank(), tag, elems.len());
+    if let Some(sync) = comm.send_remote_synchronous(elems, dest, tag)? {
+        let to = (comm.p2p_context(), dest, tag);
+        return Ok(Request::acknowledged(ep.clone(), sync, to, status));
+    }
     let copy = ErasedVec::new(elems.to_vec());
     let mailbox = ep.fabric().mailbox(ep.world_rank()).clone();
     // SAFETY: the copy's heap block stays where it is, unmodified, until the hand-over ends:

@@ -458,7 +458,7 @@ impl Comm {
         context: u32,
         elems: &[T],
         (dest, tag): (usize, i32),
-        ready: bool,
+        (ready, sync): (bool, u32),
     ) -> Option<Result<()>> {
         let to = self.group[dest];
         let wire = self.endpoint().wire_to(to)?;
@@ -469,7 +469,29 @@ impl Comm {
         header.set_ready(ready);
         let (elem, count) = (ElemType::of::<T>(), elems.len());
         // SAFETY: `elems` is `count` readable elements of `T`.
-        Some(unsafe { wire.send_plain(to, &header, elem, count, elems.as_ptr().cast()) })
+        Some(unsafe { wire.send_plain(to, &header, elem, count, elems.as_ptr().cast(), sync) })
+    }
+
+    /// A synchronous send of `elems` to `dest` in another process (MPI transport), numbered
+    /// so that the receiving process acknowledges it when a receive matches it: the number to
+    /// wait for; `None` if `dest` is in this process (or `PROC_NULL`), and nothing was sent.
+    pub(crate) fn send_remote_synchronous<T: Datatype>(
+        &self,
+        elems: &[T],
+        dest: usize,
+        tag: i32,
+    ) -> Result<Option<u32>> {
+        if dest == PROC_NULL {
+            return Ok(None);
+        }
+        self.check_rank(dest)?;
+        let Some(wire) = self.endpoint().wire_to(self.group[dest]) else {
+            return Ok(None);
+        };
+        let sync = wire.sync_number();
+        let sent = self.send_remote(self.p2p_context(), elems, (dest, tag), (false, sync));
+        sent.expect("dest is in another process")?;
+        Ok(Some(sync))
     }
 
     /// Posts a borrowed send: eager (copied now) when small, a rendezvous when large. The
@@ -510,7 +532,7 @@ impl Comm {
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
         let ready = mode == Mode::Ready;
-        if let Some(sent) = self.send_remote(context, elems, (dest, tag), ready) {
+        if let Some(sent) = self.send_remote(context, elems, (dest, tag), (ready, 0)) {
             return sent.map(|()| None);
         }
         let bytes = std::mem::size_of_val(elems);

@@ -13,7 +13,7 @@ use super::p2p::{check_send_tag, eager_data, finish_rendezvous, SendTarget};
 use super::{end_poll, known, span_on, BufferMut, Comm, Receives, Status, UNKNOWN};
 use crate::datatype::Datatype;
 use crate::trace::Span;
-use crate::transport::Data;
+use crate::transport::{Data, Waiting};
 use crate::transport::{
     ElemType, Endpoint, ErasedVec, Message, PendingSend, Progress, SendOutcome, SlotId,
 };
@@ -163,6 +163,13 @@ enum State {
         /// offers from the caller's buffer).
         copy: Option<ErasedVec>,
     },
+    /// A synchronous send to another process (MPI transport): complete when the receiving
+    /// process acknowledges its number `sync`.
+    Acked {
+        sync: u32,
+        to: SendTarget,
+        status: Status,
+    },
     /// A non-blocking collective (its scope keeps the operation too).
     Collective(Rc<Operation>),
     Finished,
@@ -174,7 +181,7 @@ impl std::fmt::Debug for Request<'_> {
             State::Done(s) => format!("done {s:?}"),
             State::Null => "inactive".into(),
             State::Recv { .. } => "receiving".into(),
-            State::Send { .. } => "sending".into(),
+            State::Send { .. } | State::Acked { .. } => "sending".into(),
             State::Collective(_) => "collective".into(),
             State::Finished => "finished".into(),
         };
@@ -385,6 +392,21 @@ impl<'a> Request<'a> {
         }
     }
 
+    /// The request of a synchronous send to another process, numbered `sync`.
+    pub(crate) fn acknowledged(
+        ep: Rc<Endpoint>,
+        sync: u32,
+        to: SendTarget,
+        status: Status,
+    ) -> Request<'static> {
+        Request {
+            ep,
+            state: State::Acked { sync, to, status },
+            about: None,
+            _buf: PhantomData,
+        }
+    }
+
     /// Blocks until the operation completes (MPI_Wait), and returns its status.
     ///
     /// # Errors
@@ -531,7 +553,8 @@ impl<'a> Request<'a> {
                      (MPI_Cancel of one is erroneous)",
                 ))
             }
-            State::Done(_) | State::Null | State::Finished => false,
+            // across processes a synchronous send is with MPI already: not withdrawn
+            State::Acked { .. } | State::Done(_) | State::Null | State::Finished => false,
         };
         if cancelled {
             // an owned copy is no longer read once the offer is withdrawn
@@ -634,6 +657,20 @@ impl State {
                     Ok(status) => status,
                     Err(failure) => return Err(undelivered(failure, m, ep)),
                 };
+                *self = State::Done(status);
+                Ok(Some(status))
+            }
+            &State::Acked { sync, to, status } => {
+                let acked = if block {
+                    let (context, dest, tag) = to;
+                    ep.wait_ack(sync, Waiting::Send { context, dest, tag })?;
+                    true
+                } else {
+                    ep.test_ack(sync)?
+                };
+                if !acked {
+                    return Ok(None);
+                }
                 *self = State::Done(status);
                 Ok(Some(status))
             }

@@ -71,6 +71,7 @@ impl Comm {
                 ty: ty.clone(),
                 count,
                 source,
+                ack: None,
             }));
             return self.post_message(context, Message { elem, count, data }, dest, tag);
         }
@@ -83,6 +84,7 @@ impl Comm {
             ty: ty.clone(),
             count,
             source,
+            ack: None,
         }));
         self.post_message(context, Message { elem, count, data }, dest, tag)?;
         crate::fault::point("rendezvous: typed offer")?;

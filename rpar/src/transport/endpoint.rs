@@ -933,6 +933,9 @@ impl Endpoint {
             if let Some((header, message)) = wire.poll()? {
                 return Ok(Envelope::Msg(header, message));
             }
+            if wire.acknowledged_since() {
+                return Ok(Envelope::Wake); // a synchronous send may be waiting for it
+            }
             if round < self.fabric.spin_rounds() {
                 std::hint::spin_loop();
             } else if start.elapsed() < LONG_WAIT {
@@ -1082,6 +1085,7 @@ impl Endpoint {
         if wanted.is_some_and(|w| self.takes(w, &m.header)) {
             let mut m = m;
             m.header.set_ready(false); // a receive was waiting for it
+            self.acknowledge(&mut m);
             return Some(m);
         }
         self.queue(m, release_borrowed);
@@ -1110,6 +1114,7 @@ impl Endpoint {
         {
             Some(slot) => {
                 m.header.set_ready(false); // its receive was posted
+                self.acknowledge(&mut m);
                 if m.message.data.is_borrowed() {
                     if slot.held == 0 && q.waited != Some(slot.id) {
                         release(&mut m);
@@ -1172,12 +1177,59 @@ impl Endpoint {
             .unexpected
             .iter()
             .position(|m| pattern.matches(&m.header))?;
-        let m = q.unexpected.remove(i)?;
+        let mut m = q.unexpected.remove(i)?;
         if m.message.data.is_withdrawn() {
             drop(q);
             return self.take_unexpected_after_withdrawn(pattern);
         }
+        drop(q);
+        self.acknowledge(&mut m);
         Some(m)
+    }
+
+    /// A receive has matched `m`: if a synchronous send in another process sent it, that
+    /// process is told, once (MPI_Ssend completes when a receive matches, not when this
+    /// process takes the message from MPI).
+    #[inline]
+    fn acknowledge(&self, m: &mut Matched) {
+        if let Data::Typed(t) = &mut m.message.data {
+            if let Some((to, sync)) = t.ack.take() {
+                self.acknowledge_now(to, sync);
+            }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn acknowledge_now(&self, to: usize, sync: u32) {
+        if let Some(wire) = &self.wire {
+            // a failure to send it ends the run anyway (MPI aborts the job)
+            let _ = wire.acknowledge(to, sync);
+        }
+    }
+
+    /// Waits until the acknowledgement of this process's synchronous send `sync` arrives (MPI
+    /// transport), receiving meanwhile.
+    pub(crate) fn wait_ack(&self, sync: u32, waiting: Waiting<'_>) -> Result<()> {
+        let Some(wire) = &self.wire else {
+            return Ok(());
+        };
+        self.wait_send(|| wire.acked(sync), waiting)?;
+        wire.forget_ack(sync);
+        Ok(())
+    }
+
+    /// Whether the acknowledgement of synchronous send `sync` has arrived (taken once).
+    pub(crate) fn test_ack(&self, sync: u32) -> Result<bool> {
+        let Some(wire) = &self.wire else {
+            return Ok(true);
+        };
+        self.drain_ready()?;
+        let acked = wire.acked(sync);
+        if acked {
+            wire.forget_ack(sync);
+        }
+        Ok(acked)
     }
 
     /// [`Endpoint::take_unexpected`] again, a cancelled send's message having been dropped (as

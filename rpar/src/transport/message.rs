@@ -137,6 +137,10 @@ pub(crate) struct TypedData {
     pub(crate) ty: CommittedType,
     pub(crate) count: usize,
     pub(crate) source: TypedSource,
+    /// A synchronous send's from another process (MPI transport): the sender's process and
+    /// the send's number, to acknowledge when a receive matches the message (see
+    /// `Endpoint::acknowledge`).
+    pub(crate) ack: Option<(usize, u32)>,
 }
 
 /// Where the bytes of a typed message are.

@@ -23,6 +23,7 @@ impl Wire {
         _elem: ElemType,
         _count: usize,
         _src: *const u8,
+        _sync: u32,
     ) -> Result<()> {
         match *self {}
     }
@@ -50,6 +51,31 @@ impl Wire {
 
     /// See the MPI transport's `Wire::poll`.
     pub(crate) fn poll(&self) -> Result<Option<(Header, Message)>> {
+        match *self {}
+    }
+
+    /// See the MPI transport's `Wire::sync_number`.
+    pub(crate) fn sync_number(&self) -> u32 {
+        match *self {}
+    }
+
+    /// See the MPI transport's `Wire::acknowledge`.
+    pub(crate) fn acknowledge(&self, _to: usize, _sync: u32) -> Result<()> {
+        match *self {}
+    }
+
+    /// See the MPI transport's `Wire::acked`.
+    pub(crate) fn acked(&self, _sync: u32) -> bool {
+        match *self {}
+    }
+
+    /// See the MPI transport's `Wire::forget_ack`.
+    pub(crate) fn forget_ack(&self, _sync: u32) {
+        match *self {}
+    }
+
+    /// See the MPI transport's `Wire::acknowledged_since`.
+    pub(crate) fn acknowledged_since(&self) -> bool {
         match *self {}
     }
 }

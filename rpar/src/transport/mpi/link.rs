@@ -24,6 +24,11 @@ use std::collections::HashMap;
 /// The tag of every rpar message on the run's communicator.
 const TAG: i32 = 7;
 
+/// The tag of the acknowledgement of a synchronous send (its 4-byte number), on the same
+/// communicator: MPI_Ssend itself would complete when this process takes the message from MPI,
+/// before rpar's own matching has found a receive for it.
+const ACK_TAG: i32 = 8;
+
 /// A send MPI has not finished with: its request and the buffer it reads.
 struct Outgoing {
     request: ffi::MPI_Request,
@@ -36,6 +41,12 @@ pub(crate) struct Wire {
     outgoing: RefCell<Vec<Outgoing>>,
     /// Committed stand-ins for the senders' types, by signature.
     arrived: RefCell<HashMap<Signature, CommittedType>>,
+    /// The last number given to a synchronous send of this process.
+    last_sync: std::cell::Cell<u32>,
+    /// Acknowledgements that arrived and were not yet taken, by the send's number.
+    acked: RefCell<std::collections::HashSet<u32>>,
+    /// Whether an acknowledgement arrived since [`Wire::acknowledged_since`] last looked.
+    new_ack: std::cell::Cell<bool>,
 }
 
 impl std::fmt::Debug for Wire {
@@ -55,6 +66,9 @@ impl Wire {
             comm: super::setup::world().duplicate(),
             outgoing: RefCell::default(),
             arrived: RefCell::default(),
+            last_sync: std::cell::Cell::new(0),
+            acked: RefCell::default(),
+            new_ack: std::cell::Cell::new(false),
         }
     }
 
@@ -76,6 +90,7 @@ impl Wire {
         elem: ElemType,
         count: usize,
         src: *const u8,
+        sync: u32,
     ) -> Result<()> {
         let compiled = (elem.compiled)();
         let bytes = compiled.size * count;
@@ -91,8 +106,8 @@ impl Wire {
             }
             buf.set_len(bytes);
         }
-        append_header(&mut buf, header, count, &compiled.signature);
-        self.isend(to, buf)
+        append_header(&mut buf, header, count, &compiled.signature, sync);
+        self.isend(to, buf, TAG)
     }
 
     /// Sends `count` elements of the committed type `ty` laid out from `start` to world rank
@@ -116,8 +131,8 @@ impl Wire {
             engine::gather(&ty.inner, count, start, buf.as_mut_ptr());
             buf.set_len(bytes);
         }
-        append_header(&mut buf, header, count, &ty.inner.signature);
-        self.isend(to, buf)
+        append_header(&mut buf, header, count, &ty.inner.signature, 0);
+        self.isend(to, buf, TAG)
     }
 
     /// Sends a message already made for the in-process mailbox (inline, owned or packed).
@@ -125,12 +140,14 @@ impl Wire {
         let Message { elem, count, data } = m;
         match data {
             // SAFETY: an inline payload holds `count` elements of `elem`.
-            Data::Inline(buf) => unsafe { self.send_plain(to, header, elem, count, buf.as_ptr()) },
+            Data::Inline(buf) => unsafe {
+                self.send_plain(to, header, elem, count, buf.as_ptr(), 0)
+            },
             // SAFETY: an owned buffer holds `count` elements of `elem`.
-            Data::Owned(v) => unsafe { self.send_plain(to, header, elem, count, v.as_ptr()) },
+            Data::Owned(v) => unsafe { self.send_plain(to, header, elem, count, v.as_ptr(), 0) },
             Data::Borrowed(ticket) => match ticket.into_owned(elem, count) {
                 // SAFETY: as for an owned buffer.
-                Some(v) => unsafe { self.send_plain(to, header, elem, count, v.as_ptr()) },
+                Some(v) => unsafe { self.send_plain(to, header, elem, count, v.as_ptr(), 0) },
                 None => Err(Error::invalid("send", "the run is aborting")),
             },
             Data::Empty => Ok(()),
@@ -139,13 +156,67 @@ impl Wire {
                 let TypedSource::Packed(mut buf) = t.source else {
                     return Err(Error::invalid("send", "the run is aborting"));
                 };
-                append_header(&mut buf, header, t.count, &t.ty.inner.signature);
-                self.isend(to, buf)
+                append_header(&mut buf, header, t.count, &t.ty.inner.signature, 0);
+                self.isend(to, buf, TAG)
             }
         }
     }
 
-    fn isend(&self, to: usize, buffer: Vec<u8>) -> Result<()> {
+    /// A number for a synchronous send of this process, never 0 (0 says "no acknowledgement").
+    pub(crate) fn sync_number(&self) -> u32 {
+        let n = self.last_sync.get().wrapping_add(1).max(1);
+        self.last_sync.set(n);
+        n
+    }
+
+    /// Tells process `to` that a receive matched its synchronous send number `sync`.
+    pub(crate) fn acknowledge(&self, to: usize, sync: u32) -> Result<()> {
+        self.isend(to, sync.to_le_bytes().to_vec(), ACK_TAG)
+    }
+
+    /// Whether the acknowledgement of this process's synchronous send `sync` has arrived.
+    /// Asking does not take it ([`Wire::forget_ack`] does): a wait may ask more than once.
+    pub(crate) fn acked(&self, sync: u32) -> bool {
+        self.acked.borrow().contains(&sync)
+    }
+
+    /// Forgets the acknowledgement of synchronous send `sync`, its send being complete.
+    pub(crate) fn forget_ack(&self, sync: u32) {
+        self.acked.borrow_mut().remove(&sync);
+    }
+
+    /// Whether an acknowledgement arrived since the last call (so that a wait re-checks what it
+    /// waits for).
+    pub(crate) fn acknowledged_since(&self) -> bool {
+        self.new_ack.replace(false)
+    }
+
+    /// Receives the acknowledgements that have arrived (see [`ACK_TAG`]).
+    fn take_acks(&self) {
+        while let Some((msg, _)) = self
+            .comm
+            .any_process()
+            .immediate_matched_probe_with_tag(ACK_TAG)
+        {
+            let mut bytes = [0u8; 4];
+            let mut msg = msg;
+            // SAFETY: an acknowledgement is 4 bytes, matched by this probe; MPI_Mrecv writes
+            // them into `bytes` and sets the message handle to MPI_MESSAGE_NULL.
+            unsafe {
+                ffi::MPI_Mrecv(
+                    bytes.as_mut_ptr().cast(),
+                    4,
+                    ffi::RSMPI_UINT8_T,
+                    msg.as_raw_mut(),
+                    ffi::RSMPI_STATUS_IGNORE,
+                );
+            }
+            self.acked.borrow_mut().insert(u32::from_le_bytes(bytes));
+            self.new_ack.set(true);
+        }
+    }
+
+    fn isend(&self, to: usize, buffer: Vec<u8>, tag: i32) -> Result<()> {
         let len = i32::try_from(buffer.len()).map_err(|_| {
             Error::invalid(
                 "send on the MPI transport",
@@ -166,7 +237,7 @@ impl Wire {
                 len,
                 ffi::RSMPI_UINT8_T,
                 to as i32,
-                TAG,
+                tag,
                 self.comm.as_raw(),
                 request.as_mut_ptr(),
             );
@@ -201,6 +272,7 @@ impl Wire {
         if !self.outgoing.borrow().is_empty() {
             self.progress_sends();
         }
+        self.take_acks();
         let Some((msg, status)) = self
             .comm
             .any_process()
@@ -255,6 +327,7 @@ impl Wire {
                 ty,
                 count: d.count,
                 source: TypedSource::Packed(d.payload),
+                ack: (d.sync != 0).then(|| (status.source_rank() as usize, d.sync)),
             })),
         };
         Ok(Some((d.header, message)))

@@ -1,7 +1,7 @@
 //! The bytes of one rpar message on MPI: its payload in MPI's packed format, then its matching
 //! header (communicator context, source, tag, trace flow id, the collective call it belongs
-//! to), the type signature of one sent element (run-length coded), the sent count, and last
-//! the header's length. The header goes last so that the receiver can cut it off and keep the
+//! to), the type signature of one sent element (run-length coded), the sent count, the number
+//! of a synchronous send to acknowledge (0: none), and last the header's length. The header goes last so that the receiver can cut it off and keep the
 //! payload in the buffer MPI received it into: no copy beyond MPI's own.
 //!
 //! The payload is packed by the sender's type map (padding is never read) and arrives as a
@@ -47,6 +47,8 @@ pub(crate) struct Decoded {
     pub(crate) signature: Signature,
     /// The packed payload (the received buffer, header cut off).
     pub(crate) payload: Vec<u8>,
+    /// A synchronous send's number, to acknowledge when a receive matches it; 0 for others.
+    pub(crate) sync: u32,
 }
 
 /// Appends the header of a message (after its payload, already in `out`).
@@ -55,6 +57,7 @@ pub(crate) fn append_header(
     header: &Header,
     count: usize,
     sig: &[(BasicType, usize)],
+    sync: u32,
 ) {
     let start = out.len();
     put_u32(out, header.context);
@@ -84,6 +87,7 @@ pub(crate) fn append_header(
         out.push(b.code());
         put_u64(out, n as u64);
     }
+    put_u32(out, sync);
     let len = (out.len() - start) as u32;
     put_u32(out, len);
 }
@@ -130,6 +134,7 @@ pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
         let b = BasicType::from_code(r.u8()?).ok_or_else(bad)?;
         signature.push((b, r.u64()? as usize));
     }
+    let sync = r.u32()?;
     buf.truncate(start);
     Ok(Decoded {
         header: Header {
@@ -142,6 +147,7 @@ pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
         count,
         signature,
         payload: buf,
+        sync,
     })
 }
 
@@ -248,10 +254,13 @@ mod tests {
         };
         let sig = vec![(BasicType::F64, 3), (BasicType::I32, 1)];
         let mut buf = vec![1u8, 2, 3];
-        append_header(&mut buf, &header, 9, &sig);
+        append_header(&mut buf, &header, 9, &sig, 41);
         let d = decode(buf).unwrap();
         assert_eq!(d.header, header);
-        assert_eq!((d.count, d.signature, d.payload), (9, sig, vec![1, 2, 3]));
+        assert_eq!(
+            (d.count, d.signature, d.payload, d.sync),
+            (9, sig, vec![1, 2, 3], 41)
+        );
         assert!(decode(vec![0, 0, 0, 9]).is_err());
     }
 
