@@ -237,7 +237,7 @@ pub(crate) mod tests {
             ty: ty.commit(),
             count,
             source: TypedSource::Packed(bytes),
-            ack: None,
+            ack: Default::default(),
         }));
         let message = Message {
             elem: ElemType::typed(),

@@ -792,6 +792,7 @@ impl Comm {
     #[inline]
     pub(crate) fn accept_arrival(&self, m: &Matched) -> Result<()> {
         self.ep.flow_in(m);
+        self.ep.acknowledge(m); // a synchronous send from another process: it is matched
         check_ready(m)?;
         if let Some(theirs) = m.header.call {
             let source = m.header.source as usize;

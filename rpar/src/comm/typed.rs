@@ -71,7 +71,7 @@ impl Comm {
                 ty: ty.clone(),
                 count,
                 source,
-                ack: None,
+                ack: Default::default(),
             }));
             return self.post_message(context, Message { elem, count, data }, dest, tag);
         }
@@ -84,7 +84,7 @@ impl Comm {
             ty: ty.clone(),
             count,
             source,
-            ack: None,
+            ack: Default::default(),
         }));
         self.post_message(context, Message { elem, count, data }, dest, tag)?;
         crate::fault::point("rendezvous: typed offer")?;

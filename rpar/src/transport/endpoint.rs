@@ -1085,8 +1085,7 @@ impl Endpoint {
         if wanted.is_some_and(|w| self.takes(w, &m.header)) {
             let mut m = m;
             m.header.set_ready(false); // a receive was waiting for it
-            self.acknowledge(&mut m);
-            return Some(m);
+            return Some(m); // acknowledged by `recv`, which took it
         }
         self.queue(m, release_borrowed);
         None
@@ -1114,7 +1113,7 @@ impl Endpoint {
         {
             Some(slot) => {
                 m.header.set_ready(false); // its receive was posted
-                self.acknowledge(&mut m);
+                self.acknowledge(&m);
                 if m.message.data.is_borrowed() {
                     if slot.held == 0 && q.waited != Some(slot.id) {
                         release(&mut m);
@@ -1177,21 +1176,19 @@ impl Endpoint {
             .unexpected
             .iter()
             .position(|m| pattern.matches(&m.header))?;
-        let mut m = q.unexpected.remove(i)?;
+        let m = q.unexpected.remove(i)?;
         if m.message.data.is_withdrawn() {
             drop(q);
             return self.take_unexpected_after_withdrawn(pattern);
         }
-        drop(q);
-        self.acknowledge(&mut m);
-        Some(m)
+        Some(m) // acknowledged by whoever took it (a receive's `accept_arrival`, `post`)
     }
 
     /// A receive has matched `m`: if a synchronous send in another process sent it, that
     /// process is told, once (MPI_Ssend completes when a receive matches, not when this
     /// process takes the message from MPI).
     #[inline(always)]
-    fn acknowledge(&self, m: &mut Matched) {
+    pub(crate) fn acknowledge(&self, m: &Matched) {
         // in-process (no wire) nothing is ever acknowledged: one test of the link
         if self.wire.is_some() {
             self.acknowledge_remote(m);
@@ -1200,8 +1197,8 @@ impl Endpoint {
 
     #[cold]
     #[inline(never)]
-    fn acknowledge_remote(&self, m: &mut Matched) {
-        if let (Some(wire), Data::Typed(t)) = (&self.wire, &mut m.message.data) {
+    fn acknowledge_remote(&self, m: &Matched) {
+        if let (Some(wire), Data::Typed(t)) = (&self.wire, &m.message.data) {
             if let Some((to, sync)) = t.ack.take() {
                 // a failure to send it ends the run anyway (MPI aborts the job)
                 let _ = wire.acknowledge(to, sync);
@@ -1252,7 +1249,7 @@ impl Endpoint {
         self.check_conflicts(pattern.context, None)?;
         loop {
             if let Some(m) = self.pump(Waiting::Recv(pattern), Some(pattern), false)? {
-                return Ok(m);
+                return Ok(m); // acknowledged by the receive's `Comm::accept_arrival`
             }
             self.check_conflicts(pattern.context, Some(1))?;
             // a Wake or a message for someone else; it may have been an earlier one that a
@@ -1404,6 +1401,9 @@ impl Endpoint {
     /// here, or the first that arrives.
     pub(crate) fn post(&self, pattern: Pattern) -> SlotId {
         let matched = self.take_unexpected(&pattern);
+        if let Some(m) = &matched {
+            self.acknowledge(m); // a synchronous send from another process: it is matched
+        }
         let mut q = self.queues.borrow_mut();
         let id = SlotId(q.next_slot);
         q.next_slot += 1;
@@ -1446,6 +1446,9 @@ impl Endpoint {
             p.pattern
         };
         let next = self.take_unexpected(&pattern);
+        if let Some(m) = &next {
+            self.acknowledge(m);
+        }
         let mut q = self.queues.borrow_mut();
         let i = q.posted.iter().position(|p| p.id == id)?;
         q.posted[i].matched = next;

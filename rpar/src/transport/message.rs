@@ -140,7 +140,7 @@ pub(crate) struct TypedData {
     /// A synchronous send's from another process (MPI transport): the sender's process and
     /// the send's number, to acknowledge when a receive matches the message (see
     /// `Endpoint::acknowledge`).
-    pub(crate) ack: Option<(usize, u32)>,
+    pub(crate) ack: std::cell::Cell<Option<(usize, u32)>>,
 }
 
 /// Where the bytes of a typed message are.

@@ -327,7 +327,9 @@ impl Wire {
                 ty,
                 count: d.count,
                 source: TypedSource::Packed(d.payload),
-                ack: (d.sync != 0).then(|| (status.source_rank() as usize, d.sync)),
+                ack: std::cell::Cell::new(
+                    (d.sync != 0).then(|| (status.source_rank() as usize, d.sync)),
+                ),
             })),
         };
         Ok(Some((d.header, message)))
