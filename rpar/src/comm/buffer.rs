@@ -163,11 +163,7 @@ impl<T: Datatype> SendBuf for Typed<'_, &[T]> {
         )
     }
     fn isend(self, comm: &Comm, dest: usize, tag: i32) -> Result<Request<'static>> {
-        let status = if dest == crate::PROC_NULL {
-            Status::null()
-        } else {
-            Status::of(comm.rank(), tag, self.count)
-        };
+        let status = Status::of_send(comm.rank(), dest, tag, self.count);
         comm.send_typed_in(
             self.buf,
             self.origin,

@@ -208,12 +208,28 @@ impl Status {
         }
     }
 
-    /// The status of a cancelled operation (MPI's: source and tag undefined, here
-    /// [`ANY_SOURCE`] and [`ANY_TAG`], count 0).
+    /// MPI's empty status (source [`ANY_SOURCE`], tag [`ANY_TAG`], count 0): that of an
+    /// inactive request, and of a completed collective request.
+    pub(crate) const fn empty() -> Status {
+        Status::of(ANY_SOURCE, ANY_TAG, 0)
+    }
+
+    /// The status of a cancelled operation (MPI's: source and tag undefined, here those of
+    /// [`Status::empty`]).
     pub(crate) const fn cancelled() -> Status {
         Status {
             cancelled: true,
-            ..Status::of(ANY_SOURCE, ANY_TAG, 0)
+            ..Status::empty()
+        }
+    }
+
+    /// The status of a completed send by rank `source` to `dest` of `count` elements with
+    /// `tag`: [`Status::null`] for a send to [`PROC_NULL`].
+    pub(crate) const fn of_send(source: usize, dest: usize, tag: i32, count: usize) -> Status {
+        if dest == PROC_NULL {
+            Status::null()
+        } else {
+            Status::of(source, tag, count)
         }
     }
 

@@ -69,9 +69,6 @@ fn recycle(task: Task) {
     });
 }
 
-/// The empty status of a completed collective request (MPI's).
-const DONE: Status = Status::of(crate::ANY_SOURCE, crate::ANY_TAG, 0);
-
 /// The coroutine a non-blocking collective runs on: resumed with nothing, suspends with nothing,
 /// returns the collective's outcome.
 type Task = Coroutine<(), (), Result<()>, DefaultStack>;
@@ -147,7 +144,7 @@ impl Operation {
         self.outcome
             .borrow_mut()
             .take()
-            .map(|outcome| outcome.map(|()| DONE))
+            .map(|outcome| outcome.map(|()| Status::empty()))
     }
 
     /// Drives the operation to its end, making progress on this rank's mailbox meanwhile.

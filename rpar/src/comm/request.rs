@@ -435,7 +435,7 @@ impl<'a> Request<'a> {
     /// ```
     pub fn wait(mut self) -> Result<Status> {
         if self.is_null() {
-            return Ok(EMPTY); // nothing to complete: no span
+            return Ok(Status::empty()); // nothing to complete: no span
         }
         let _span = About::span(
             &self.about,
@@ -598,9 +598,6 @@ impl<'a> Request<'a> {
     }
 }
 
-/// The empty status of an inactive request (MPI's for MPI_REQUEST_NULL).
-const EMPTY: Status = Status::of(crate::ANY_SOURCE, crate::ANY_TAG, 0);
-
 /// The posted receives of a list of requests, marked as completed by the call running now
 /// while it lives: a rendezvous that reaches one of them meanwhile is then left in the sender's
 /// buffer for this call to copy straight into the receive buffer (any other matched receive's
@@ -632,7 +629,7 @@ impl State {
     fn poll(&mut self, ep: &Endpoint, block: bool) -> Result<Option<Status>> {
         match &*self {
             State::Done(status) => Ok(Some(*status)),
-            State::Null => Ok(Some(EMPTY)),
+            State::Null => Ok(Some(Status::empty())),
             State::Finished => Err(Error::invalid(
                 "Request::wait",
                 "the request has already completed",

@@ -180,11 +180,7 @@ impl<'scope> Scope<'scope, '_> {
         let bytes = std::mem::size_of_val(elems);
         let _span = comm.span(name, Some(dest), Some(tag), bytes);
         check_send_tag(tag)?;
-        let status = if dest == crate::PROC_NULL {
-            Status::null()
-        } else {
-            Status::of(comm.rank(), tag, elems.len())
-        };
+        let status = Status::of_send(comm.rank(), dest, tag, elems.len());
         let about = About::of(comm, dest, tag, Some(bytes));
         // SAFETY: `buf` is borrowed for 'scope, and the scope finishes (or withdraws) every
         // pending rendezvous before it returns, on every path including a panic.
