@@ -87,8 +87,8 @@ const CASES: &[Case] = &[
         bad_tag,
     ),
     (
-        "world_rank_of 9",
-        |w| w.world_rank_of(9).map(|_| ()),
+        "group world_rank_of 9",
+        |w| w.group().world_rank_of(9).map(|_| ()),
         rank_out_of_range,
     ),
 ];

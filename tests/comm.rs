@@ -14,7 +14,7 @@ fn split_orders_by_key_then_rank_and_undefined_gets_none() -> Result<()> {
             };
             // reverse order within each color
             let sub = w.split(color, -(r as i32))?;
-            Ok(sub.map(|c| (c.rank(), c.size(), c.world_rank_of(0).unwrap())))
+            Ok(sub.map(|c| (c.rank(), c.size(), c.group().world_rank_of(0).unwrap())))
         })?;
         for (r, g) in got.iter().enumerate() {
             if r % 5 == 4 {

@@ -37,7 +37,7 @@ fn shared_checks_on_a_split() {
 fn in_process_every_rank_shares_memory() {
     rpar::run(4, |world| {
         let node = world.split_type(Some(SplitType::Shared), 0)?.unwrap();
-        assert_eq!(node.compare(&world), Comparison::Congruent);
+        assert_eq!(Comparison::of(&node, &world), Comparison::Congruent);
         Ok(())
     })
     .unwrap();
@@ -304,9 +304,9 @@ fn created_communicators_follow_their_groups() {
             |(p, members)| {
                 let got = rpar::run(p, |world| {
                     let g = world.group().incl(&members)?;
-                    let a = world.create(&g)?;
+                    let a = g.comm_create(&world)?;
                     let b = if g.rank().is_some() {
-                        world.create_group(&g, 3)?
+                        g.comm_create_group(&world, 3)?
                     } else {
                         None
                     };

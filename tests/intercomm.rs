@@ -27,13 +27,13 @@ fn half(world: &Comm) -> Result<(Comm, usize)> {
 
 fn join(world: &Comm) -> Result<InterComm> {
     let (half, remote) = half(world)?;
-    half.intercomm_create(0, world, remote, 0)
+    InterComm::create(&half, 0, world, remote, 0)
 }
 
 #[test]
 fn one_rank_has_no_other_group() {
     let err = rpar::run(1, |world| {
-        world.intercomm_create(0, &world, 0, 0).map(|_| ())
+        InterComm::create(&world, 0, &world, 0, 0).map(|_| ())
     })
     .unwrap_err();
     assert!(err.to_string().contains("must be disjoint"), "{err}");
@@ -46,11 +46,11 @@ fn bad_local_leader_tag_and_remote_leader_are_refused_on_every_rank() {
         let size = half.size();
         // the local leader: checked by every rank before anything moves
         assert_eq!(
-            half.intercomm_create(size, &world, remote, 0).unwrap_err(),
+            InterComm::create(&half, size, &world, remote, 0).unwrap_err(),
             Error::RankOutOfRange { rank: size, size }
         );
         assert_eq!(
-            half.intercomm_create(0, &world, remote, -3).unwrap_err(),
+            InterComm::create(&half, 0, &world, remote, -3).unwrap_err(),
             Error::InvalidTag {
                 tag: -3,
                 max: TAG_UB
@@ -59,18 +59,18 @@ fn bad_local_leader_tag_and_remote_leader_are_refused_on_every_rank() {
         // a remote leader that is no rank of the peer communicator: the leader finds it and
         // tells its group (both groups err here, so neither waits for the other)
         assert_eq!(
-            half.intercomm_create(0, &world, 99, 0).unwrap_err(),
+            InterComm::create(&half, 0, &world, 99, 0).unwrap_err(),
             Error::RankOutOfRange { rank: 99, size: 5 }
         );
         // a remote leader in the local group (here the leader itself)
         let own_leader = half.group().translate_ranks(&[0], &world.group())?[0].unwrap();
-        let err = half.intercomm_create(0, &world, own_leader, 0).unwrap_err();
+        let err = InterComm::create(&half, 0, &world, own_leader, 0).unwrap_err();
         assert!(matches!(err, Error::InvalidGroup { .. }), "{err}");
         assert!(err
             .to_string()
             .contains(&format!("world rank {own_leader} is in both groups")));
         // after all that, a good call
-        let inter = half.intercomm_create(0, &world, remote, 0)?;
+        let inter = InterComm::create(&half, 0, &world, remote, 0)?;
         inter.barrier()
     })
     .unwrap();

@@ -26,7 +26,7 @@ fn send_modes_deliver_and_keep_their_rules() {
 fn two_synchronous_sends_to_each_other_are_a_deadlock() {
     let err = rpar::run(2, |world| {
         world
-            .mode(rpar::SendMode::Synchronous)
+            .using(rpar::SendMode::Synchronous)
             .send(&1u8, 1 - world.rank(), 0)?;
         world.recv::<u8>(1 - world.rank(), 0).map(drop)
     })
@@ -44,7 +44,7 @@ fn two_synchronous_sends_to_each_other_are_a_deadlock() {
 fn a_ready_send_without_a_posted_receive_is_reported() {
     let err = rpar::run(2, |world| {
         if world.rank() == 0 {
-            world.mode(rpar::SendMode::Ready).send(&5u32, 1, 0)?; // rank 1 has posted nothing
+            world.using(rpar::SendMode::Ready).send(&5u32, 1, 0)?; // rank 1 has posted nothing
             return world.send(&0u8, 1, 1);
         }
         world.recv_into(&mut 0u8, 0, 1)?; // the rsend arrives first and waits in the queue

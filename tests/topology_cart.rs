@@ -115,7 +115,11 @@ fn reorder_embeds_a_ring_in_the_hypercube() {
             let ring = CartComm::create(&world, [p], [true], true)?.unwrap();
             let (_, next) = ring.shift(0, 1)?;
             // world ranks are the hypercube nodes
-            Ok((ring.coords()[0], world.rank(), ring.world_rank_of(next)?))
+            Ok((
+                ring.coords()[0],
+                world.rank(),
+                ring.group().world_rank_of(next)?,
+            ))
         })
         .unwrap();
         for (pos, node, next_node) in got {
@@ -136,7 +140,7 @@ fn reorder_embeds_a_torus_and_leaves_other_grids_alone() {
         for dim in 0..2 {
             let (a, b) = torus.shift(dim, 1)?;
             for n in [a, b].into_iter().filter(|&n| n != rpar::PROC_NULL) {
-                far += (world.rank() ^ torus.world_rank_of(n)?).count_ones() - 1;
+                far += (world.rank() ^ torus.group().world_rank_of(n)?).count_ones() - 1;
             }
         }
         let plain = CartComm::create(&world, [3, 2], [true, true], true)?;
@@ -155,7 +159,7 @@ fn dup_keeps_the_grid_and_has_its_own_messages() {
         let grid = CartComm::create(&world, [2, 2], [true, false], false)?.unwrap();
         let copy = grid.dup()?;
         assert_eq!(copy.cart_get(), grid.cart_get());
-        assert_eq!(copy.topo_test(), TopoKind::Cart);
+        assert_eq!(TopoKind::of(&copy), TopoKind::Cart);
         let (_, dst) = grid.shift(0, 1)?;
         let (src, _) = grid.shift(0, 1)?;
         copy.send(&1u8, dst, 0)?;
@@ -180,7 +184,7 @@ fn a_sub_grid_is_a_working_communicator() {
         if dst != rpar::PROC_NULL {
             let d = dst;
             // grid ranks are world ranks here (no reorder)
-            let there = grid.coords_of(plane.world_rank_of(d)?)?;
+            let there = grid.coords_of(plane.group().world_rank_of(d)?)?;
             assert_eq!((there[0], there[1]), (1, c[1]));
         }
         let mut sum = 0usize;

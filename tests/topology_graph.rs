@@ -27,7 +27,7 @@ fn the_lectures_arrays_and_adjacency_lists_agree() {
                 assert_eq!(a.graph_get(), (&index[..], &edges[..]));
                 assert_eq!(a.graph_get(), b.graph_get());
                 assert_eq!(a.graphdims_get(), (4, 6));
-                assert_eq!(a.topo_test(), TopoKind::Graph);
+                assert_eq!(TopoKind::of(&a), TopoKind::Graph);
                 Ok(Some((
                     a.neighbors_count(a.rank())?,
                     a.neighbors(3)?.to_vec(),
@@ -89,7 +89,7 @@ fn dup_keeps_the_graph() {
         let g = GraphComm::from_adjacency(&world, &[vec![1], vec![0]], false)?.unwrap();
         let d = g.dup()?;
         assert_eq!(d.graph_get(), g.graph_get());
-        assert_eq!(d.topo_test(), TopoKind::Graph);
+        assert_eq!(TopoKind::of(&d), TopoKind::Graph);
         let dg = DistGraphComm::dist_graph_create_adjacent(
             &world,
             &[1 - world.rank()],
@@ -98,7 +98,7 @@ fn dup_keeps_the_graph() {
         )?;
         let dd = dg.dup()?;
         assert_eq!(dd.dist_graph_neighbors(), dg.dist_graph_neighbors());
-        assert_eq!(dd.topo_test(), TopoKind::DistGraph);
+        assert_eq!(TopoKind::of(&dd), TopoKind::DistGraph);
         Ok(())
     })
     .unwrap();
@@ -107,14 +107,14 @@ fn dup_keeps_the_graph() {
 #[test]
 fn topo_test_names_every_kind() {
     rpar::run(2, |world| {
-        assert_eq!(world.topo_test(), TopoKind::None);
+        assert_eq!(TopoKind::of(&world), TopoKind::None);
         let cart = CartComm::create(&world, [2], [true], false)?.unwrap();
-        assert_eq!(cart.topo_test(), TopoKind::Cart);
+        assert_eq!(TopoKind::of(&cart), TopoKind::Cart);
         // the topology belongs to the communicator, however it is reached (MPI_Topo_test)
-        assert_eq!(cart.comm().topo_test(), TopoKind::Cart);
-        assert_eq!(cart.comm().dup()?.topo_test(), TopoKind::Cart);
+        assert_eq!(TopoKind::of(cart.comm()), TopoKind::Cart);
+        assert_eq!(TopoKind::of(&cart.comm().dup()?), TopoKind::Cart);
         let dg = DistGraphComm::dist_graph_create_adjacent(&world, &[], &[], false)?;
-        assert_eq!(dg.topo_test(), TopoKind::DistGraph);
+        assert_eq!(TopoKind::of(&dg), TopoKind::DistGraph);
         assert_eq!(dg.dist_graph_neighbors_count(), (0, 0, false));
         Ok(())
     })

@@ -66,8 +66,8 @@ fn spmd_with_reorder_gives_the_gray_ring() {
     let got = spmd!(topology = Ring, |ring: CartComm<1>| {
         let (_, next) = ring.shift(0, 1)?;
         Ok((
-            ring.comm().world_rank_of(ring.rank())?,
-            ring.world_rank_of(next)?,
+            ring.comm().group().world_rank_of(ring.rank())?,
+            ring.group().world_rank_of(next)?,
         ))
     })
     .unwrap();

@@ -83,7 +83,7 @@ pub enum Error {
     },
     /// A group that does not fit the communicator it is used with (MPI_ERR_GROUP): a group with
     /// a member outside the communicator, or groups that the ranks of one
-    /// [`Comm::create`](crate::Comm::create) call gave differently.
+    /// [`Group::comm_create`](crate::Group::comm_create) call gave differently.
     #[error("{call}: {message}")]
     InvalidGroup {
         /// The call that refused the group.

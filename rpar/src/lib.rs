@@ -132,9 +132,9 @@ mod universe;
 
 pub use collective::{gray_code, gray_code_inverse};
 pub use collective::{
-    Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, BufferOp, CollectiveAlgorithm,
-    Gather, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Predefined, Prod, Reduce, ReduceOp,
-    ReduceScatter, Scan, Scatter, Shift, Sum, UserOp, Using,
+    Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, BufferOp, Choice,
+    CollectiveAlgorithm, Gather, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Predefined, Prod,
+    Reduce, ReduceOp, ReduceScatter, Scan, Scatter, Shift, Sum, UserOp, Using,
 };
 /// The forms of the collectives' arguments (see [`Comm::allreduce`] and the others): the
 /// views that say how a buffer is laid out, and the traits that list what each collective

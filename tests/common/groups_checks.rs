@@ -274,7 +274,7 @@ fn commcreate1(comm: &Comm) -> Result<()> {
     dup.set_name("Dup of comm");
     for old in [comm, &dup] {
         for (name, g) in &groups {
-            let made = old.create(g)?;
+            let made = g.comm_create(old)?;
             let what = format!("create({name}) from {}", old.name());
             match (&made, g.rank()) {
                 (None, None) => {}
@@ -309,8 +309,8 @@ fn comm_create_group(comm: &Comm) -> Result<()> {
     } else {
         w.incl(&odds)?
     };
-    let c = comm
-        .create_group(&mine, (me % 2) as i32)?
+    let c = mine
+        .comm_create_group(comm, (me % 2) as i32)?
         .ok_or_else(|| Error::user("a member got no communicator"))?;
     expect("rank, size", (c.rank(), c.size()), (me / 2, mine.size()))?;
     c.barrier()?;
@@ -319,14 +319,14 @@ fn comm_create_group(comm: &Comm) -> Result<()> {
     if me % 2 == 1 {
         expect(
             "a non-member",
-            comm.create_group(&evens, 0)?.is_none(),
+            evens.comm_create_group(comm, 0)?.is_none(),
             true,
         )?;
     }
     // from the new communicator, its first half (rounded up)
     let half = c.group().range_incl(&[(0, (c.size() - 1) / 2, 1)])?;
     if half.rank().is_some() {
-        let h = c.create_group(&half, 5)?.expect("a member");
+        let h = half.comm_create_group(&c, 5)?.expect("a member");
         expect("half: size", h.size(), half.size())?;
         let n = h.allreduce(&1u32, Sum)?;
         expect("half: allreduce", n as usize, half.size())?;
@@ -343,7 +343,8 @@ fn ctxalloc(comm: &Comm) -> Result<()> {
     for i in 0..64u32 {
         let d = comm.dup()?;
         let g = comm
-            .create_group(&comm.group(), i as i32)?
+            .group()
+            .comm_create_group(comm, i as i32)?
             .expect("a member");
         d.send(&i, next, 9)?;
         g.send(&(i + 1000), next, 9)?;
@@ -390,19 +391,23 @@ fn cmsplit_type(comm: &Comm) -> Result<()> {
 /// MPI_Comm_compare: the same communicator, a dup, a reordering, the self communicator.
 fn compare(comm: &Comm) -> Result<()> {
     let (p, me) = (comm.size(), comm.rank());
-    expect("itself", comm.compare(comm), Comparison::Ident)?;
-    expect("a dup", comm.compare(&comm.dup()?), Comparison::Congruent)?;
+    expect("itself", Comparison::of(comm, comm), Comparison::Ident)?;
+    expect(
+        "a dup",
+        Comparison::of(comm, &comm.dup()?),
+        Comparison::Congruent,
+    )?;
     let reversed = comm.split(Some(0), -(me as i32))?.expect("a color");
     let want = if p == 1 {
         Comparison::Congruent
     } else {
         Comparison::Similar
     };
-    expect("reversed", comm.compare(&reversed), want)?;
-    let created = comm.create(&comm.group())?.expect("a member");
+    expect("reversed", Comparison::of(comm, &reversed), want)?;
+    let created = comm.group().comm_create(comm)?.expect("a member");
     expect(
         "created of its group",
-        created.compare(comm),
+        Comparison::of(&created, comm),
         Comparison::Congruent,
     )?;
     let me_alone = comm.self_comm();
@@ -411,10 +416,10 @@ fn compare(comm: &Comm) -> Result<()> {
     } else {
         Comparison::Unequal
     };
-    expect("self", comm.compare(&me_alone), want)?;
+    expect("self", Comparison::of(comm, &me_alone), want)?;
     expect(
         "self twice",
-        me_alone.compare(&comm.self_comm()),
+        Comparison::of(&me_alone, &comm.self_comm()),
         Comparison::Ident,
     )
 }
@@ -426,7 +431,10 @@ fn create_errors(comm: &Comm) -> Result<()> {
     let all = comm.group();
     if comm.size() > 1 {
         // every rank gives a group with members outside its self communicator
-        for r in [me_alone.create(&all), me_alone.create_group(&all, 0)] {
+        for r in [
+            all.comm_create(&me_alone),
+            all.comm_create_group(&me_alone, 0),
+        ] {
             if !matches!(r, Err(Error::InvalidGroup { .. })) {
                 return Err(Error::user(format!("a group not in the comm gave {r:?}")));
             }
@@ -434,7 +442,7 @@ fn create_errors(comm: &Comm) -> Result<()> {
     }
     expect(
         "a negative tag",
-        comm.create_group(&all, -3).map(|_| ()),
+        all.comm_create_group(comm, -3).map(|_| ()),
         Err(Error::InvalidTag {
             tag: -3,
             max: rpar::TAG_UB,
@@ -442,7 +450,8 @@ fn create_errors(comm: &Comm) -> Result<()> {
     )?;
     // the self communicator makes one of itself
     let again = me_alone
-        .create_group(&me_alone.group(), 0)?
+        .group()
+        .comm_create_group(&me_alone, 0)?
         .expect("a member");
     expect("self of self", (again.size(), again.rank()), (1, 0))?;
     comm.barrier()

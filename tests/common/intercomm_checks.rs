@@ -38,7 +38,7 @@ pub(crate) fn all(world: &Comm) -> Result<()> {
 
 /// A world of one rank: there is no other group to join.
 fn one_rank(world: &Comm) -> Result<()> {
-    let err = world.intercomm_create(0, world, 0, 0).unwrap_err();
+    let err = InterComm::create(world, 0, world, 0, 0).unwrap_err();
     expect(
         "a remote leader in the local group",
         matches!(err, Error::InvalidGroup { .. }),
@@ -82,7 +82,7 @@ fn on_split(world: &Comm, group_of: &dyn Fn(usize) -> Vec<usize>) -> Result<()> 
     // the leaders: each group's last rank; peer_comm the world
     let local_leader = half.size() - 1;
     let remote_leader = *theirs.last().unwrap();
-    let inter = half.intercomm_create(local_leader, world, remote_leader, 17)?;
+    let inter = InterComm::create(&half, local_leader, world, remote_leader, 17)?;
     let sides = Sides {
         a: color == 1,
         mine,

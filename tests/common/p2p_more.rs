@@ -3,7 +3,10 @@
 //! in-process by `tests/p2p_more.rs` and as MPI processes by `tests/mpi.rs`. Each takes any
 //! number of ranks, 1 included, and panics with what differed.
 
-use rpar::{Comm, Error, Result, SendMode, Status, Typed, ANY_SOURCE, ANY_TAG, PROC_NULL};
+use rpar::{
+    Comm, Error, MatchedMessage, Persistent, Result, SendMode, Status, Typed, ANY_SOURCE, ANY_TAG,
+    PROC_NULL,
+};
 
 /// `PROC_NULL` as the peer of every point-to-point call (MPI-4.0 §3.11, after MPICH's
 /// test/mpi/pt2pt/proc_null.c and probenull.c): each completes at once, moves nothing, leaves
@@ -140,7 +143,7 @@ pub(crate) fn send_modes(world: &Comm) -> Result<()> {
         let out: Vec<u32> = (0..len as u32).map(|i| i ^ r as u32).collect();
         let want: Vec<u32> = (0..len as u32).map(|i| i ^ left as u32).collect();
         let sent = world
-            .mode(SendMode::Synchronous)
+            .using(SendMode::Synchronous)
             .isend(&out[..], right, 1)?;
         assert_eq!(world.recv::<u32>(left, 1)?.0, want, "issend of {len}");
         assert_eq!(sent.wait()?.count, len);
@@ -158,22 +161,26 @@ pub(crate) fn send_modes(world: &Comm) -> Result<()> {
         // completes once rank 1 has received)
         let mut got = vec![0u32; len];
         if r % 2 == 0 && right != r {
-            world.mode(SendMode::Synchronous).send(&out[..], right, 3)?;
+            world
+                .using(SendMode::Synchronous)
+                .send(&out[..], right, 3)?;
             world.recv_into(&mut got[..], left, 3)?;
         } else if right != r {
             world.recv_into(&mut got[..], left, 3)?;
-            world.mode(SendMode::Synchronous).send(&out[..], right, 3)?;
+            world
+                .using(SendMode::Synchronous)
+                .send(&out[..], right, 3)?;
         } else {
-            let sent = world.mode(SendMode::Synchronous).isend(&out[..], r, 3)?; // alone: to itself
+            let sent = world.using(SendMode::Synchronous).isend(&out[..], r, 3)?; // alone: to itself
             world.recv_into(&mut got[..], r, 3)?;
             sent.wait()?;
         }
         assert_eq!(got, want, "ssend of {len}");
         rpar::buffer_attach(vec![0; 4 * len + rpar::BSEND_OVERHEAD])?;
-        world.mode(SendMode::Buffered).send(&out[..], right, 4)?;
+        world.using(SendMode::Buffered).send(&out[..], right, 4)?;
         assert_eq!(world.recv::<u32>(left, 4)?.0, want, "bsend of {len}");
         world
-            .mode(SendMode::Buffered)
+            .using(SendMode::Buffered)
             .isend(&out[..], right, 5)?
             .wait()?;
         assert_eq!(world.recv::<u32>(left, 5)?.0, want, "ibsend of {len}");
@@ -182,13 +189,13 @@ pub(crate) fn send_modes(world: &Comm) -> Result<()> {
         let mut got = vec![0u32; len];
         let req = world.irecv_into(&mut got[..], left, 6)?;
         world.barrier()?;
-        world.mode(SendMode::Ready).send(&out[..], right, 6)?;
+        world.using(SendMode::Ready).send(&out[..], right, 6)?;
         req.wait()?;
         assert_eq!(got, want, "rsend of {len}");
         let req = world.irecv_into(&mut got[..], left, 7)?;
         world.barrier()?;
         world
-            .mode(SendMode::Ready)
+            .using(SendMode::Ready)
             .isend(&out[..], right, 7)?
             .wait()?;
         req.wait()?;
@@ -198,7 +205,7 @@ pub(crate) fn send_modes(world: &Comm) -> Result<()> {
     if n >= 2 {
         if r == 0 {
             let mut sent = world
-                .mode(SendMode::Synchronous)
+                .using(SendMode::Synchronous)
                 .isend(&[1u8, 2, 3][..], 1, 8)?;
             assert_eq!(sent.test()?, None, "issend complete before rank 1 received");
             world.send(&0u8, 1, 9)?; // now rank 1 receives
@@ -211,12 +218,12 @@ pub(crate) fn send_modes(world: &Comm) -> Result<()> {
     // the buffered mode's errors (MPI_ERR_BUFFER), attach and detach
     let big = [0u64; 64];
     assert!(matches!(
-        world.mode(SendMode::Buffered).send(&big[..], right, 0),
+        world.using(SendMode::Buffered).send(&big[..], right, 0),
         Err(Error::InvalidArgument { .. })
     ));
     rpar::buffer_attach(vec![0; 512 + rpar::BSEND_OVERHEAD - 1])?;
     assert!(matches!(
-        world.mode(SendMode::Buffered).send(&big[..], right, 0),
+        world.using(SendMode::Buffered).send(&big[..], right, 0),
         Err(Error::InvalidArgument { .. })
     ));
     assert!(matches!(
@@ -229,12 +236,12 @@ pub(crate) fn send_modes(world: &Comm) -> Result<()> {
         Err(Error::InvalidArgument { .. })
     ));
     world
-        .mode(SendMode::Buffered)
+        .using(SendMode::Buffered)
         .send(&big[..], PROC_NULL, 0)?; // nothing is buffered for PROC_NULL
                                         // a dropped issend request still delivers (MPI_Request_free of an active send)
     drop(
         world
-            .mode(SendMode::Synchronous)
+            .using(SendMode::Synchronous)
             .isend(&[r as u64; 10][..], right, 10)?,
     );
     assert_eq!(world.recv::<u64>(left, 10)?.0, [left as u64; 10]);
@@ -255,8 +262,8 @@ pub(crate) fn persistent(world: &Comm) -> Result<()> {
         for len in [1usize, 1000] {
             let mut out = vec![0i64; len];
             let mut inc = vec![0i64; len];
-            let mut send = world.mode(kind).send_init(&mut out[..], right, 3)?;
-            let mut recv = world.recv_init(&mut inc[..], left, 3)?;
+            let mut send = world.using(kind).send_init(&mut out[..], right, 3)?;
+            let mut recv = Persistent::recv(world, &mut inc[..], left, 3)?;
             assert_eq!((send.mode(), recv.mode()), (Some(kind), None));
             for round in 0..4i64 {
                 send.buffer_mut().iter_mut().enumerate().for_each(|(i, x)| {
@@ -279,8 +286,8 @@ pub(crate) fn persistent(world: &Comm) -> Result<()> {
     // start_all, and a request to itself
     let mut mine = [r as u16; 2];
     let mut back = [0u16; 2];
-    let mut to_self = world.send_init(&mut mine[..], r, 4)?;
-    let mut from_self = world.recv_init(&mut back[..], r, 4)?;
+    let mut to_self = Persistent::send(world, &mut mine[..], r, 4)?;
+    let mut from_self = Persistent::recv(world, &mut back[..], r, 4)?;
     for _ in 0..3 {
         let requests = rpar::start_all([&mut from_self, &mut to_self])?;
         rpar::wait_all(requests)?;
@@ -289,24 +296,24 @@ pub(crate) fn persistent(world: &Comm) -> Result<()> {
     }
     // PROC_NULL: started, complete at once, the buffer untouched
     let mut keep = [7u8; 3];
-    let mut null_recv = world.recv_init(&mut keep[..], PROC_NULL, 0)?;
+    let mut null_recv = Persistent::recv(world, &mut keep[..], PROC_NULL, 0)?;
     assert_eq!(null_recv.start()?.wait()?, Status::null());
     assert_eq!(null_recv.buffer(), [7; 3]);
-    let mut null_send = world.send_init(&mut keep[..], PROC_NULL, 0)?;
+    let mut null_send = Persistent::send(world, &mut keep[..], PROC_NULL, 0)?;
     null_send.start()?.wait()?;
     // arguments are checked at init
     let mut x = [0u8];
     assert!(matches!(
-        world.send_init(&mut x[..], n, 0),
+        Persistent::send(world, &mut x[..], n, 0),
         Err(Error::RankOutOfRange { .. })
     ));
     assert!(matches!(
-        world.recv_init(&mut x[..], 0, -7),
+        Persistent::recv(world, &mut x[..], 0, -7),
         Err(Error::InvalidTag { .. })
     ));
     assert!(matches!(
         world
-            .mode(SendMode::Ready)
+            .using(SendMode::Ready)
             .send_init(&mut x[..], PROC_NULL, -1),
         Err(Error::InvalidTag { .. })
     ));
@@ -341,7 +348,7 @@ pub(crate) fn cancel(world: &Comm, in_process: bool) -> Result<()> {
     // synchronous sends nobody receives, small and large: cancelled, never arrive
     for len in [3usize, 50_000].into_iter().filter(|_| in_process) {
         let mut sent = world
-            .mode(SendMode::Synchronous)
+            .using(SendMode::Synchronous)
             .isend(&vec![1u8; len][..], right, 22)?;
         sent.cancel()?;
         assert!(sent.wait()?.is_cancelled(), "issend of {len}");
@@ -360,7 +367,7 @@ pub(crate) fn cancel(world: &Comm, in_process: bool) -> Result<()> {
     assert_eq!(world.recv::<u8>(left, 24)?.0, [5; 4]);
     // a synchronous send already received: not cancelled (on every transport)
     let mut sent = world
-        .mode(SendMode::Synchronous)
+        .using(SendMode::Synchronous)
         .isend(&[6u8; 4][..], right, 25)?;
     assert_eq!(world.recv::<u8>(left, 25)?.0, [6; 4]);
     world.barrier()?;
@@ -384,12 +391,12 @@ pub(crate) fn cancel(world: &Comm, in_process: bool) -> Result<()> {
 pub(crate) fn matched_probe(world: &Comm) -> Result<()> {
     let (r, n) = (world.rank(), world.size());
     let (right, left) = ((r + 1) % n, (r + n - 1) % n);
-    assert!(world.improbe(left, 30)?.is_none());
+    assert!(MatchedMessage::iprobe(world, left, 30)?.is_none());
     world.barrier()?; // no rank sends before every rank has looked
     world.send(&[r as i32; 3][..], right, 30)?;
     world.send(&[r as i32 + 100; 5][..], right, 30)?;
     world.send(&vec![r as i32; 20_000][..], right, 31)?;
-    let first = world.mprobe(left, 30)?;
+    let first = MatchedMessage::probe(world, left, 30)?;
     assert_eq!(
         (first.status().source, first.status().count, first.bytes()),
         (left, 3, 12)
@@ -400,22 +407,19 @@ pub(crate) fn matched_probe(world: &Comm) -> Result<()> {
     let err = first.recv_into(&mut small[..]).unwrap_err();
     assert!(matches!(err, Error::Truncated { .. }));
     // refused: back in the queue, as is a matched message dropped unreceived
-    let again = world
-        .improbe(left, 30)?
-        .expect("the refused message went back");
+    let again = MatchedMessage::iprobe(world, left, 30)?.expect("the refused message went back");
     drop(again);
     let mut three = [0i32; 3];
-    let st = world.mprobe(ANY_SOURCE, 30)?.recv_into(&mut three[..])?;
+    let st = MatchedMessage::probe(world, ANY_SOURCE, 30)?.recv_into(&mut three[..])?;
     assert_eq!((st.source, st.count, three), (left, 3, [left as i32; 3]));
-    let (big, st) = world.mprobe(left, ANY_TAG)?.recv::<i32>()?;
+    let (big, st) = MatchedMessage::probe(world, left, ANY_TAG)?.recv::<i32>()?;
     assert_eq!((big.len(), st.tag), (20_000, 31));
     // PROC_NULL
-    let none = world.mprobe(PROC_NULL, 0)?;
+    let none = MatchedMessage::probe(world, PROC_NULL, 0)?;
     assert_eq!((none.status(), none.bytes()), (Status::null(), 0));
     assert_eq!(none.recv_into(&mut three[..])?, Status::null());
     assert_eq!(three, [left as i32; 3]);
-    let (v, st) = world
-        .improbe(PROC_NULL, ANY_TAG)?
+    let (v, st) = MatchedMessage::iprobe(world, PROC_NULL, ANY_TAG)?
         .expect("at once")
         .recv::<u8>()?;
     assert!(v.is_empty() && st == Status::null());

@@ -71,7 +71,7 @@ pub(crate) use select::Label;
 pub(crate) use shift::shift as shift_algorithm;
 pub use shift::{gray_code, gray_code_inverse, Shift};
 pub(crate) use using::Choices;
-pub use using::{CollectiveAlgorithm, Using};
+pub use using::{Choice, CollectiveAlgorithm, Using};
 
 /// Tags of collective traffic (on the collective context, invisible to user receives).
 pub(crate) mod tags {
@@ -79,7 +79,7 @@ pub(crate) mod tags {
     pub(crate) const SPLIT: i32 = 1;
     /// `Comm::dup`.
     pub(crate) const DUP: i32 = 2;
-    /// `Comm::create_group` (among the group's members, outside any collective call).
+    /// `Group::comm_create_group` (among the group's members, outside any collective call).
     pub(crate) const CREATE_GROUP: i32 = 3;
     // Ranges reserved for the algorithm families (each file takes tags from its own range):
     // 100..=199 reductions (reduce, allreduce, scan, exscan, reduce_scatter);

@@ -425,38 +425,8 @@ fn loc_pick<V: PartialOrd + Copy, I: Ord + Copy>(
     }
 }
 
-impl<T> crate::RankResult for Complex<T>
-where
-    Complex<T>: Datatype,
-{
-    fn send_result(&self, link: &crate::ResultLink<'_>) -> crate::Result<()> {
-        link.send_value(self)
-    }
-    fn recv_result(link: &crate::ResultLink<'_>) -> crate::Result<Self> {
-        link.recv_value()
-    }
-    fn send_all(items: &[Self], link: &crate::ResultLink<'_>) -> crate::Result<()> {
-        link.send(items)
-    }
-    fn recv_all(link: &crate::ResultLink<'_>) -> crate::Result<Vec<Self>> {
-        link.recv()
-    }
-}
-
-impl<V: Datatype, I: Datatype> crate::RankResult for Loc<V, I> {
-    fn send_result(&self, link: &crate::ResultLink<'_>) -> crate::Result<()> {
-        link.send_value(self)
-    }
-    fn recv_result(link: &crate::ResultLink<'_>) -> crate::Result<Self> {
-        link.recv_value()
-    }
-    fn send_all(items: &[Self], link: &crate::ResultLink<'_>) -> crate::Result<()> {
-        link.send(items)
-    }
-    fn recv_all(link: &crate::ResultLink<'_>) -> crate::Result<Vec<Self>> {
-        link.recv()
-    }
-}
+crate::universe::value_results!(@one [T] Complex<T> [Complex<T>: Datatype]);
+crate::universe::value_results!(@one [V: Datatype, I: Datatype] Loc<V, I> []);
 
 impl<V: PartialOrd + Copy, I: Ord + Copy> ReduceOp<Loc<V, I>> for MinLoc {
     #[inline]

@@ -1,14 +1,16 @@
-//! [`Comm::using`]: a collective's algorithm is a value the communicator carries for the calls
-//! made through it, not a twin method — `world.using(Allreduce::Ring).allreduce(…)` runs the
-//! ring where `world.allreduce(…)` lets `Auto` choose (as MPICH's
-//! `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM` fixes the algorithm for a whole run, but per call).
-//! Selection, tracing and the mismatch checks see the chosen algorithm exactly as they see
-//! `Auto`'s choice.
+//! [`Comm::using`]: how a call runs is a value, not a twin method. A collective's algorithm is
+//! one the communicator carries for the calls made through it —
+//! `world.using(Allreduce::Ring).allreduce(…)` runs the ring where `world.allreduce(…)` lets
+//! `Auto` choose (as MPICH's `MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM` fixes the algorithm for a
+//! whole run, but per call); selection, tracing and the mismatch checks see the chosen
+//! algorithm exactly as they see `Auto`'s choice. A send mode is the other kind of choice:
+//! `world.using(SendMode::Synchronous).send(…)` is MPI_Ssend (see [`ModeSends`]).
 
 use super::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, ReduceScatter, Scan, Scatter,
     Shift,
 };
+use crate::comm::{ModeSends, SendMode};
 use crate::Comm;
 
 /// The algorithm each collective family runs on a communicator: `Auto` everywhere unless a
@@ -38,9 +40,36 @@ mod sealed {
     }
 }
 
-/// An algorithm enum of a collective family ([`Bcast`], [`Allreduce`], …): what
-/// [`Comm::using`] takes. Sealed: rpar's enums are the only ones.
+/// An algorithm enum of a collective family ([`Bcast`], [`Allreduce`], …), a [`Choice`] for
+/// [`Comm::using`]. Sealed: rpar's enums are the only ones.
 pub trait CollectiveAlgorithm: sealed::Sealed + Copy + std::fmt::Debug {}
+
+/// What [`Comm::using`] takes: a collective family's algorithm (any [`CollectiveAlgorithm`]),
+/// giving a [`Using`], or a [`SendMode`], giving the [`ModeSends`] of that mode.
+pub trait Choice {
+    /// The communicator with this choice made.
+    type Chosen<'c>;
+    /// Makes the choice on `comm` (what [`Comm::using`] does).
+    fn apply(self, comm: &Comm) -> Self::Chosen<'_>;
+}
+
+impl<A: CollectiveAlgorithm> Choice for A {
+    type Chosen<'c> = Using<'c>;
+    fn apply(self, comm: &Comm) -> Using<'_> {
+        let before = comm.choices.get();
+        let mut now = before;
+        self.choose(&mut now);
+        comm.choices.set(now);
+        Using { comm, before }
+    }
+}
+
+impl Choice for SendMode {
+    type Chosen<'c> = ModeSends<'c>;
+    fn apply(self, comm: &Comm) -> ModeSends<'_> {
+        ModeSends::new(comm, self)
+    }
+}
 
 macro_rules! choices {
     ($($family:ident . $field:ident),* $(,)?) => {$(
@@ -94,11 +123,17 @@ impl Drop for Using<'_> {
 }
 
 impl Comm {
-    /// This communicator with `algorithm` chosen for the collective calls of its family made
-    /// through the returned value (it dereferences to the communicator); the other families
-    /// keep their choice, and the choice ends when the value drops (MPICH fixes an algorithm
-    /// with `MPIR_CVAR_<OP>_INTRA_ALGORITHM`, for the whole run). Every rank must choose the
-    /// same algorithm for a call. Choices nest: `world.using(a).using(b)` has both.
+    /// This communicator with a choice made for the calls made through the returned value.
+    ///
+    /// An algorithm (a [`CollectiveAlgorithm`]) is chosen for the collective calls of its
+    /// family; the returned [`Using`] dereferences to the communicator, the other families keep
+    /// their choice, and the choice ends when the value drops (MPICH fixes an algorithm with
+    /// `MPIR_CVAR_<OP>_INTRA_ALGORITHM`, for the whole run). Every rank must choose the same
+    /// algorithm for a call. Choices nest: `world.using(a).using(b)` has both.
+    ///
+    /// A [`SendMode`] gives the sends of that mode ([`ModeSends`]):
+    /// `world.using(SendMode::Synchronous).send(&x, dest, tag)` is MPI_Ssend, `.isend`
+    /// MPI_Issend, `.send_init` MPI_Ssend_init.
     ///
     /// ```
     /// use rpar::{Allreduce, Bcast, Sum};
@@ -114,12 +149,8 @@ impl Comm {
     /// assert_eq!(got, vec![(vec![6, 4], 8); 4]);
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn using<A: CollectiveAlgorithm>(&self, algorithm: A) -> Using<'_> {
-        let before = self.choices.get();
-        let mut now = before;
-        algorithm.choose(&mut now);
-        self.choices.set(now);
-        Using { comm: self, before }
+    pub fn using<C: Choice>(&self, choice: C) -> C::Chosen<'_> {
+        choice.apply(self)
     }
 
     /// The algorithm chosen for the family `A` (`Auto` unless a [`Comm::using`] is in force).

@@ -1,7 +1,7 @@
 //! Communicators and groups: a communicator's [`Group`] ([`Comm::group`]), new communicators
-//! from groups ([`Comm::create`], [`Comm::create_group`]), by shared memory
+//! from groups ([`Group::comm_create`], [`Group::comm_create_group`]), by shared memory
 //! ([`Comm::split_type`]), every rank's own ([`Comm::self_comm`]), comparing communicators
-//! ([`Comm::compare`]) and naming them ([`Comm::set_name`], [`Comm::name`]).
+//! ([`Comparison::of`]) and naming them ([`Comm::set_name`], [`Comm::name`]).
 //!
 //! `create` and `split_type` are built on [`Comm::split`]'s machinery (one gather at rank 0).
 //! `create_group` is collective over the group's members only: the first member agrees on the
@@ -79,35 +79,8 @@ impl Comm {
         self.group[self.rank]
     }
 
-    /// How this communicator relates to `other` (MPI_Comm_compare): [`Comparison::Ident`] if
-    /// both are the same communicator (the same message space: e.g. two handles of
-    /// [`Comm::self_comm`]), [`Comparison::Congruent`] for the same ranks in the same order
-    /// (a [`dup`](Comm::dup)), [`Comparison::Similar`] for the same ranks in another order,
-    /// [`Comparison::Unequal`] otherwise. Local: it sends nothing.
-    ///
-    /// ```
-    /// use rpar::Comparison;
-    /// rpar::run(2, |world| {
-    ///     let reversed = world.split(Some(0), -(world.rank() as i32))?.unwrap();
-    ///     assert_eq!(world.compare(&world), Comparison::Ident);
-    ///     assert_eq!(world.compare(&world.dup()?), Comparison::Congruent);
-    ///     assert_eq!(world.compare(&reversed), Comparison::Similar);
-    ///     assert_eq!(world.compare(&world.self_comm()), Comparison::Unequal);
-    ///     assert_eq!(world.self_comm().compare(&world.self_comm()), Comparison::Ident);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn compare(&self, other: &Comm) -> Comparison {
-        match self.group().compare(&other.group()) {
-            Comparison::Ident if self.id == other.id => Comparison::Ident,
-            Comparison::Ident => Comparison::Congruent,
-            unlike => unlike,
-        }
-    }
-
     /// This rank alone, as a communicator (MPI_COMM_SELF): size 1, rank 0, named
-    /// `"MPI_COMM_SELF"`. Every call gives a handle of the same communicator ([`Comm::compare`]
+    /// `"MPI_COMM_SELF"`. Every call gives a handle of the same communicator ([`Comparison::of`]
     /// says [`Comparison::Ident`]); it is no collective call and sends nothing.
     ///
     /// ```
@@ -156,38 +129,9 @@ impl Comm {
             .collect()
     }
 
-    /// A communicator of the members of `group`, numbered in the group's order
-    /// (MPI_Comm_create): collective over this whole communicator; the ranks not in `group` get
-    /// `None` (MPI_COMM_NULL). As MPI allows since MPI-2.2, ranks may give different groups as
-    /// long as those are disjoint: each group becomes a communicator of its own. The empty
-    /// group gives `None` everywhere.
-    ///
-    /// Cost: that of [`Comm::split`], which it runs (a color per group, the key a member's
-    /// rank in it).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidGroup`] (MPI_ERR_GROUP) on a rank whose group has a member that is not
-    /// a rank of this communicator, or whose group differs from what the other members of the
-    /// new communicator gave; as every collective, [`Error::CollectiveMismatch`] and
-    /// [`Error::Aborted`].
-    ///
-    /// ```
-    /// let got = rpar::run(5, |world| {
-    ///     let w = world.group();
-    ///     // every rank gives the group of its parity: two communicators
-    ///     let mine = w.range_incl(&[(world.rank() % 2, 4, 2)])?;
-    ///     let half = world.create(&mine)?.unwrap();
-    ///     let high = world.create(&w.range_incl(&[(4, 3, -1)])?)?; // world ranks 4, 3
-    ///     Ok((half.size(), half.rank(), high.map(|c| c.rank())))
-    /// })?;
-    /// assert_eq!(got[3], (2, 1, Some(1)));
-    /// assert_eq!(got[4], (3, 2, Some(0)));
-    /// assert_eq!(got[0].2, None);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn create(&self, group: &Group) -> Result<Option<Comm>> {
-        const CALL: &str = "Comm::create";
+    /// The body of [`Group::comm_create`], on the parent communicator.
+    pub(crate) fn create(&self, group: &Group) -> Result<Option<Comm>> {
+        const CALL: &str = "Group::comm_create";
         let members = self.members_of(CALL, group)?;
         self.collective(Call::new("create"), &"Split", || {
             // a group is named by its first member's rank, unique among disjoint groups
@@ -214,36 +158,9 @@ impl Comm {
         })
     }
 
-    /// A communicator of the members of `group`, numbered in the group's order, made by the
-    /// members alone (MPI_Comm_create_group): collective over the group only, so the other
-    /// ranks of this communicator need not call it (if they do, they get `None` at once).
-    /// `tag` tells apart calls that overlap (MPI's rule); the members must give the same.
-    ///
-    /// Cost: in-process the first member sends the new id to the others, `(g - 1) alpha` for a
-    /// group of `g`; on MPI it also gathers their next free ids first (`2 (g - 1) alpha`), and
-    /// MPI_Comm_create_group makes MPI's mirror.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidTag`] for a negative tag (MPI_ERR_TAG); [`Error::InvalidGroup`]
-    /// (MPI_ERR_GROUP) for a group with a member that is not a rank of this communicator;
-    /// [`Error::InvalidArgument`] if the first member gets another tag from a member.
-    ///
-    /// ```
-    /// let got = rpar::run(4, |world| {
-    ///     let evens = world.group().range_incl(&[(0, 3, 2)])?;
-    ///     if world.rank() % 2 == 1 {
-    ///         return Ok(None); // the odd ranks take no part
-    ///     }
-    ///     let comm = world.create_group(&evens, 7)?.unwrap();
-    ///     comm.barrier()?;
-    ///     Ok(Some(comm.allreduce(&world.rank(), rpar::Sum)?))
-    /// })?;
-    /// assert_eq!(got, [Some(2), None, Some(2), None]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn create_group(&self, group: &Group, tag: i32) -> Result<Option<Comm>> {
-        const CALL: &str = "Comm::create_group";
+    /// The body of [`Group::comm_create_group`], on the parent communicator.
+    pub(crate) fn create_group(&self, group: &Group, tag: i32) -> Result<Option<Comm>> {
+        const CALL: &str = "Group::comm_create_group";
         if tag < 0 {
             return Err(Error::InvalidTag { tag, max: TAG_UB });
         }
@@ -394,5 +311,102 @@ impl Comm {
             None if self.id == SELF_ID => "MPI_COMM_SELF".into(),
             None => String::new(),
         }
+    }
+}
+
+impl Comparison {
+    /// How communicator `a` relates to `b` (MPI_Comm_compare): [`Comparison::Ident`] if
+    /// both are the same communicator (the same message space: e.g. two handles of
+    /// [`Comm::self_comm`]), [`Comparison::Congruent`] for the same ranks in the same order
+    /// (a [`dup`](Comm::dup)), [`Comparison::Similar`] for the same ranks in another order,
+    /// [`Comparison::Unequal`] otherwise. Local: it sends nothing.
+    ///
+    /// ```
+    /// use rpar::Comparison;
+    /// rpar::run(2, |world| {
+    ///     let reversed = world.split(Some(0), -(world.rank() as i32))?.unwrap();
+    ///     assert_eq!(Comparison::of(&world, &world), Comparison::Ident);
+    ///     assert_eq!(Comparison::of(&world, &world.dup()?), Comparison::Congruent);
+    ///     assert_eq!(Comparison::of(&world, &reversed), Comparison::Similar);
+    ///     assert_eq!(Comparison::of(&world, &world.self_comm()), Comparison::Unequal);
+    ///     assert_eq!(Comparison::of(&world.self_comm(), &world.self_comm()), Comparison::Ident);
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn of(a: &Comm, b: &Comm) -> Comparison {
+        match a.group().compare(&b.group()) {
+            Comparison::Ident if a.id == b.id => Comparison::Ident,
+            Comparison::Ident => Comparison::Congruent,
+            unlike => unlike,
+        }
+    }
+}
+
+impl Group {
+    /// A communicator of the members of this group, numbered in the group's order
+    /// (MPI_Comm_create): collective over the whole of `parent`; the ranks not in the group get
+    /// `None` (MPI_COMM_NULL). As MPI allows since MPI-2.2, ranks may give different groups as
+    /// long as those are disjoint: each group becomes a communicator of its own. The empty
+    /// group gives `None` everywhere.
+    ///
+    /// Cost: that of [`Comm::split`], which it runs (a color per group, the key a member's
+    /// rank in it).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidGroup`] (MPI_ERR_GROUP) on a rank whose group has a member that is not
+    /// a rank of `parent`, or whose group differs from what the other members of the new
+    /// communicator gave; as every collective, [`Error::CollectiveMismatch`] and
+    /// [`Error::Aborted`].
+    ///
+    /// ```
+    /// let got = rpar::run(5, |world| {
+    ///     let w = world.group();
+    ///     // every rank gives the group of its parity: two communicators
+    ///     let mine = w.range_incl(&[(world.rank() % 2, 4, 2)])?;
+    ///     let half = mine.comm_create(&world)?.unwrap();
+    ///     let high = w.range_incl(&[(4, 3, -1)])?.comm_create(&world)?; // world ranks 4, 3
+    ///     Ok((half.size(), half.rank(), high.map(|c| c.rank())))
+    /// })?;
+    /// assert_eq!(got[3], (2, 1, Some(1)));
+    /// assert_eq!(got[4], (3, 2, Some(0)));
+    /// assert_eq!(got[0].2, None);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn comm_create(&self, parent: &Comm) -> Result<Option<Comm>> {
+        parent.create(self)
+    }
+
+    /// A communicator of the members of this group, numbered in the group's order, made by the
+    /// members alone (MPI_Comm_create_group): collective over the group only, so the other
+    /// ranks of `parent` need not call it (if they do, they get `None` at once). `tag` tells
+    /// apart calls that overlap (MPI's rule); the members must give the same.
+    ///
+    /// Cost: in-process the first member sends the new id to the others, `(g - 1) alpha` for a
+    /// group of `g`; on MPI it also gathers their next free ids first (`2 (g - 1) alpha`), and
+    /// MPI_Comm_create_group makes MPI's mirror.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidTag`] for a negative tag (MPI_ERR_TAG); [`Error::InvalidGroup`]
+    /// (MPI_ERR_GROUP) for a group with a member that is not a rank of `parent`;
+    /// [`Error::InvalidArgument`] if the first member gets another tag from a member.
+    ///
+    /// ```
+    /// let got = rpar::run(4, |world| {
+    ///     let evens = world.group().range_incl(&[(0, 3, 2)])?;
+    ///     if world.rank() % 2 == 1 {
+    ///         return Ok(None); // the odd ranks take no part
+    ///     }
+    ///     let comm = evens.comm_create_group(&world, 7)?.unwrap();
+    ///     comm.barrier()?;
+    ///     Ok(Some(comm.allreduce(&world.rank(), rpar::Sum)?))
+    /// })?;
+    /// assert_eq!(got, [Some(2), None, Some(2), None]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn comm_create_group(&self, parent: &Comm, tag: i32) -> Result<Option<Comm>> {
+        parent.create_group(self, tag)
     }
 }

@@ -2,7 +2,7 @@
 //! constructors from ranks ([`Group::incl`], [`Group::excl`], [`Group::range_incl`],
 //! [`Group::range_excl`]), the set operations ([`Group::union`], [`Group::intersection`],
 //! [`Group::difference`]), [`Group::translate_ranks`] and [`Group::compare`], with
-//! [`Comparison`], the answer it shares with [`Comm::compare`](crate::Comm::compare).
+//! [`Comparison`], the answer it shares with [`Comparison::of`] (MPI_Comm_compare).
 //!
 //! Groups are local objects: every operation here is local and never talks to another rank. A
 //! group holds world ranks; its members are numbered `0..size()` in its order. Errors follow
@@ -29,7 +29,7 @@ use std::sync::Arc;
 ///     assert_eq!(g.compare(&world.group()), Comparison::Ident);
 ///     assert_eq!(g.compare(&reversed), Comparison::Similar);
 ///     assert_eq!(g.compare(&g.incl(&[0])?), Comparison::Unequal);
-///     assert_eq!(world.compare(&world.dup()?), Comparison::Congruent);
+///     assert_eq!(Comparison::of(&world, &world.dup()?), Comparison::Congruent);
 ///     Ok(())
 /// })?;
 /// # Ok::<(), rpar::Error>(())
@@ -50,8 +50,8 @@ pub enum Comparison {
 
 /// An ordered set of ranks (MPI_Group): what a communicator is made of, without its message
 /// space. [`Comm::group`](crate::Comm::group) gives a communicator's; the operations make new
-/// groups from old, and [`Comm::create`](crate::Comm::create) or
-/// [`Comm::create_group`](crate::Comm::create_group) make a communicator of one.
+/// groups from old, and [`Group::comm_create`] or [`Group::comm_create_group`] make a
+/// communicator of one.
 ///
 /// A group remembers which rank made it, so [`Group::rank`] says this rank's place in it (or
 /// `None`). Groups are cheap to clone and are freed when dropped (MPI_Group_free). Members are
@@ -120,7 +120,7 @@ impl Group {
     /// rpar::run(2, |world| {
     ///     let none = world.group().incl(&[])?;
     ///     assert_eq!(none.compare(&Group::empty()), Comparison::Ident);
-    ///     assert!(world.create(&none)?.is_none()); // MPI_COMM_NULL on every rank
+    ///     assert!(none.comm_create(&world)?.is_none()); // MPI_COMM_NULL on every rank
     ///     Ok(())
     /// })?;
     /// # Ok::<(), rpar::Error>(())
@@ -443,6 +443,35 @@ impl Group {
                 }),
             })
             .collect()
+    }
+
+    /// The world rank of the member of rank `rank` (MPI_Group_translate_ranks from this group
+    /// to the world's).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::RankOutOfRange`] if `rank` is not a rank of this group.
+    ///
+    /// ```
+    /// rpar::run(4, |world| {
+    ///     let odd = world.split(Some((world.rank() % 2) as u32), 0)?.unwrap().group();
+    ///     if world.rank() % 2 == 1 {
+    ///         assert_eq!((odd.world_rank_of(0)?, odd.world_rank_of(1)?), (1, 3));
+    ///     }
+    ///     let err = odd.world_rank_of(2).unwrap_err();
+    ///     assert_eq!(err, rpar::Error::RankOutOfRange { rank: 2, size: 2 });
+    ///     Ok(())
+    /// })?;
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn world_rank_of(&self, rank: usize) -> Result<usize> {
+        self.members
+            .get(rank)
+            .copied()
+            .ok_or(Error::RankOutOfRange {
+                rank,
+                size: self.size(),
+            })
     }
 
     /// How this group relates to `other` (MPI_Group_compare): [`Comparison::Ident`] for the

@@ -1,5 +1,5 @@
 //! Intercommunicators (MPI-4 §7.6): [`InterComm`], two disjoint groups that talk across —
-//! made by [`Comm::intercomm_create`], merged into one [`Comm`] by [`InterComm::merge`], with
+//! made by [`InterComm::create`], merged into one [`Comm`] by [`InterComm::merge`], with
 //! point-to-point messages from one group to the other and the collectives `barrier`, `bcast`
 //! and `allreduce` with MPI's intercommunicator meaning.
 //!
@@ -22,7 +22,7 @@
 //! Ids: three per intercommunicator (the traffic across, and each group's local communicator).
 //! In-process the fabric hands them out (each leader reserves, and both take the larger);
 //! on MPI each group agrees on its largest next free id (a max-allreduce), the leaders take the
-//! larger of theirs, and every member reserves it, as `Comm::create_group` does.
+//! larger of theirs, and every member reserves it, as `Group::comm_create_group` does.
 //!
 //! Depends on the rest of `comm`, on `collective` (local collectives, operators) and on
 //! `transport` (ids).
@@ -44,7 +44,7 @@ use std::rc::Rc;
 /// let got = rpar::run(3, |world| {
 ///     let low = world.rank() == 0;
 ///     let half = world.split(Some(low as u32), 0)?.unwrap();
-///     let inter = half.intercomm_create(0, &world, if low { 1 } else { 0 }, 0)?;
+///     let inter = rpar::InterComm::create(&half, 0, &world, if low { 1 } else { 0 }, 0)?;
 ///     let mut x = [world.rank() as u8; 2];
 ///     let root = if low { rpar::ROOT } else { 0 }; // world rank 0 broadcasts to the others
 ///     inter.bcast(&mut x[..], root)?;
@@ -64,13 +64,13 @@ mod tags {
     pub(super) const BCAST: i32 = 11;
 }
 
-/// `Comm::intercomm_create`'s name in errors.
-const CREATE: &str = "Comm::intercomm_create";
+/// `InterComm::create`'s name in errors.
+const CREATE: &str = "InterComm::create";
 
 /// An intercommunicator (MPI_Comm of an intercommunicator): this rank's group (the *local*
 /// group) and another group, disjoint from it (the *remote* group). Point-to-point calls name
 /// their peers by rank in the remote group, and their statuses say a remote rank; the
-/// collectives move data from one group to the other. Made by [`Comm::intercomm_create`];
+/// collectives move data from one group to the other. Made by [`InterComm::create`];
 /// [`InterComm::merge`] makes a plain communicator of both groups. (MPI_Comm_test_inter has no
 /// counterpart: the type tells an intercommunicator from a [`Comm`].)
 ///
@@ -79,7 +79,7 @@ const CREATE: &str = "Comm::intercomm_create";
 ///     // world ranks 0, 1 and 2, 3: rank 0 of each half leads
 ///     let left = world.rank() < 2;
 ///     let half = world.split(Some(left as u32), 0)?.unwrap();
-///     let inter = half.intercomm_create(0, &world, if left { 2 } else { 0 }, 7)?;
+///     let inter = rpar::InterComm::create(&half, 0, &world, if left { 2 } else { 0 }, 7)?;
 ///     assert_eq!((inter.size(), inter.remote_size()), (2, 2));
 ///     // to the same rank of the other half, and from it
 ///     let mut got = 0usize;
@@ -116,15 +116,15 @@ const OK: u64 = 0;
 const BAD_REMOTE_LEADER: u64 = 1;
 const OVERLAP: u64 = 2;
 
-impl Comm {
-    /// An intercommunicator between this communicator's group (the local group) and another,
-    /// disjoint group (MPI_Intercomm_create). Collective over this communicator and, at once,
-    /// over the other group's: each group names its leader, `local_leader` (a rank of this
-    /// communicator, the same on every rank), and the leader names the other group's leader by
-    /// its rank in `peer_comm`, a communicator of both leaders (`peer_comm` and
-    /// `remote_leader` count only at the local leader). The leaders exchange their groups on
+impl InterComm {
+    /// An intercommunicator between the group of `local` (the local group) and another,
+    /// disjoint group (MPI_Intercomm_create). Collective over `local` and, at once,
+    /// over the other group's: each group names its leader, `local_leader` (a rank of `local`,
+    /// the same on every rank), and the leader names the other group's leader by its rank in
+    /// `peer_comm`, a communicator of both leaders (`peer_comm` and `remote_leader` count only
+    /// at the local leader). The leaders exchange their groups on
     /// `peer_comm` with `tag`, so no other message between them on `peer_comm` may have that
-    /// tag meanwhile (MPI's rule). The new communicator's ranks are those of this one.
+    /// tag meanwhile (MPI's rule). The new communicator's ranks are those of `local`.
     ///
     /// Cost: the leaders' exchange (one message each way, `8 (g + 2)` bytes for a group of `g`)
     /// and a broadcast in each group (`ceil(log2 g)` messages deep); on MPI also a
@@ -132,7 +132,7 @@ impl Comm {
     ///
     /// # Errors
     ///
-    /// [`Error::RankOutOfRange`] for a `local_leader` that is not a rank of this communicator
+    /// [`Error::RankOutOfRange`] for a `local_leader` that is not a rank of `local`
     /// (on every rank) or, at every rank of the local group, a `remote_leader` that is not a
     /// rank of the leader's `peer_comm`; [`Error::InvalidTag`] for a tag outside `0..=TAG_UB`;
     /// [`Error::InvalidGroup`] at every rank of a group whose leader finds the groups overlap
@@ -145,7 +145,7 @@ impl Comm {
     ///     // even and odd world ranks; the leaders are world ranks 0 and 1
     ///     let color = (world.rank() % 2) as u32;
     ///     let half = world.split(Some(color), 0)?.unwrap();
-    ///     let inter = half.intercomm_create(0, &world, 1 - color as usize, 0)?;
+    ///     let inter = rpar::InterComm::create(&half, 0, &world, 1 - color as usize, 0)?;
     ///     let everyone: Vec<usize> = (0..inter.remote_size()).collect();
     ///     let remote = inter.remote_group().translate_ranks(&everyone, &world.group())?;
     ///     Ok((inter.rank(), inter.size(), remote))
@@ -154,7 +154,20 @@ impl Comm {
     /// assert_eq!(got[3], (1, 2, vec![Some(0), Some(2), Some(4)]));
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn intercomm_create(
+    pub fn create(
+        local: &Comm,
+        local_leader: usize,
+        peer_comm: &Comm,
+        remote_leader: usize,
+        tag: i32,
+    ) -> Result<InterComm> {
+        local.intercomm_create(local_leader, peer_comm, remote_leader, tag)
+    }
+}
+
+impl Comm {
+    /// The body of [`InterComm::create`], on the local communicator.
+    pub(crate) fn intercomm_create(
         &self,
         local_leader: usize,
         peer_comm: &Comm,
@@ -290,7 +303,7 @@ impl InterComm {
     /// # fn halves(world: &rpar::Comm) -> rpar::Result<rpar::InterComm> {
     /// #     let low = world.rank() == 0;
     /// #     let half = world.split(Some(low as u32), 0)?.unwrap();
-    /// #     half.intercomm_create(0, world, if low { 1 } else { 0 }, 0)
+    /// #     rpar::InterComm::create(&half, 0, world, if low { 1 } else { 0 }, 0)
     /// # }
     /// # Ok::<(), rpar::Error>(())
     /// ```
@@ -305,7 +318,7 @@ impl InterComm {
     /// let sizes = rpar::run(4, |world| {
     ///     let left = world.rank() == 0;
     ///     let half = world.split(Some(left as u32), 0)?.unwrap();
-    ///     Ok(half.intercomm_create(0, &world, if left { 1 } else { 0 }, 0)?.size())
+    ///     Ok(rpar::InterComm::create(&half, 0, &world, if left { 1 } else { 0 }, 0)?.size())
     /// })?;
     /// assert_eq!(sizes, [1, 3, 3, 3]);
     /// # Ok::<(), rpar::Error>(())
@@ -321,7 +334,7 @@ impl InterComm {
     /// let sizes = rpar::run(4, |world| {
     ///     let left = world.rank() == 0;
     ///     let half = world.split(Some(left as u32), 0)?.unwrap();
-    ///     Ok(half.intercomm_create(0, &world, if left { 1 } else { 0 }, 0)?.remote_size())
+    ///     Ok(rpar::InterComm::create(&half, 0, &world, if left { 1 } else { 0 }, 0)?.remote_size())
     /// })?;
     /// assert_eq!(sizes, [3, 1, 1, 1]);
     /// # Ok::<(), rpar::Error>(())
@@ -338,7 +351,7 @@ impl InterComm {
     /// rpar::run(3, |world| {
     ///     let low = world.rank() == 0;
     ///     let half = world.split(Some(low as u32), 0)?.unwrap();
-    ///     let inter = half.intercomm_create(0, &world, if low { 1 } else { 0 }, 0)?;
+    ///     let inter = rpar::InterComm::create(&half, 0, &world, if low { 1 } else { 0 }, 0)?;
     ///     assert_eq!(inter.group().compare(&half.group()), rpar::Comparison::Ident);
     ///     assert_eq!(inter.group().rank(), Some(inter.rank()));
     ///     Ok(())
@@ -356,7 +369,7 @@ impl InterComm {
     /// rpar::run(3, |world| {
     ///     let low = world.rank() == 0;
     ///     let half = world.split(Some(low as u32), 0)?.unwrap();
-    ///     let inter = half.intercomm_create(0, &world, if low { 1 } else { 0 }, 0)?;
+    ///     let inter = rpar::InterComm::create(&half, 0, &world, if low { 1 } else { 0 }, 0)?;
     ///     let remote = inter.remote_group();
     ///     assert_eq!((remote.size(), remote.rank()), (inter.remote_size(), None));
     ///     let world_ranks = remote.translate_ranks(&[0], &world.group())?;
@@ -380,7 +393,7 @@ impl InterComm {
     /// let got = rpar::run(3, |world| {
     ///     let low = world.rank() == 0;
     ///     let half = world.split(Some(low as u32), 0)?.unwrap();
-    ///     let inter = half.intercomm_create(0, &world, if low { 1 } else { 0 }, 0)?;
+    ///     let inter = rpar::InterComm::create(&half, 0, &world, if low { 1 } else { 0 }, 0)?;
     ///     if low {
     ///         for r in 0..inter.remote_size() {
     ///             inter.send(&[10 * r as u32, 1][..], r, 5)?;
@@ -411,7 +424,7 @@ impl InterComm {
     /// let got = rpar::run(3, |world| {
     ///     let low = world.rank() == 0;
     ///     let half = world.split(Some(low as u32), 0)?.unwrap();
-    ///     let inter = half.intercomm_create(0, &world, if low { 1 } else { 0 }, 0)?;
+    ///     let inter = rpar::InterComm::create(&half, 0, &world, if low { 1 } else { 0 }, 0)?;
     ///     if !low {
     ///         return inter.send(&(inter.rank() as u8), 0, 1).map(|()| vec![]);
     ///     }
@@ -441,7 +454,7 @@ impl InterComm {
     /// ```
     /// let got = rpar::run(2, |world| {
     ///     let half = world.split(Some(world.rank() as u32), 0)?.unwrap();
-    ///     let inter = half.intercomm_create(0, &world, 1 - world.rank(), 0)?;
+    ///     let inter = rpar::InterComm::create(&half, 0, &world, 1 - world.rank(), 0)?;
     ///     inter.send(&[world.rank() as i64; 3][..], 0, 0)?;
     ///     let mut buf = [0i64; 4];
     ///     let st = inter.recv_into(&mut buf[..], 0, 0)?;
@@ -464,7 +477,7 @@ impl InterComm {
     /// ```
     /// let got = rpar::run(2, |world| {
     ///     let half = world.split(Some(world.rank() as u32), 0)?.unwrap();
-    ///     let inter = half.intercomm_create(0, &world, 1 - world.rank(), 0)?;
+    ///     let inter = rpar::InterComm::create(&half, 0, &world, 1 - world.rank(), 0)?;
     ///     let mut theirs = 0u16;
     ///     inter.sendrecv(&(world.rank() as u16 + 7), 0, 0, &mut theirs, 0, 0)?;
     ///     Ok(theirs)
@@ -496,7 +509,7 @@ impl InterComm {
     /// ```
     /// let got = rpar::run(2, |world| {
     ///     let half = world.split(Some(world.rank() as u32), 0)?.unwrap();
-    ///     let inter = half.intercomm_create(0, &world, 1 - world.rank(), 0)?;
+    ///     let inter = rpar::InterComm::create(&half, 0, &world, 1 - world.rank(), 0)?;
     ///     let mut theirs = [0u32; 2];
     ///     let recv = inter.irecv_into(&mut theirs[..], 0, 3)?;
     ///     let send = inter.isend(&[world.rank() as u32; 2][..], 0, 3)?;
@@ -535,7 +548,7 @@ impl InterComm {
     /// ```
     /// rpar::run(2, |world| {
     ///     let half = world.split(Some(world.rank() as u32), 0)?.unwrap();
-    ///     let inter = half.intercomm_create(0, &world, 1 - world.rank(), 0)?;
+    ///     let inter = rpar::InterComm::create(&half, 0, &world, 1 - world.rank(), 0)?;
     ///     if world.rank() == 0 {
     ///         inter.send(&[1u8; 5][..], 0, 2)?;
     ///     } else {
@@ -565,7 +578,7 @@ impl InterComm {
     /// rpar::run(5, |world| {
     ///     let low = world.rank() < 2;
     ///     let half = world.split(Some(low as u32), 0)?.unwrap();
-    ///     let inter = half.intercomm_create(0, &world, if low { 2 } else { 0 }, 0)?;
+    ///     let inter = rpar::InterComm::create(&half, 0, &world, if low { 2 } else { 0 }, 0)?;
     ///     inter.barrier()
     /// })?;
     /// # Ok::<(), rpar::Error>(())
@@ -597,7 +610,7 @@ impl InterComm {
     /// let got = rpar::run(4, |world| {
     ///     let low = world.rank() < 2;
     ///     let half = world.split(Some(low as u32), 0)?.unwrap();
-    ///     let inter = half.intercomm_create(0, &world, if low { 2 } else { 0 }, 0)?;
+    ///     let inter = rpar::InterComm::create(&half, 0, &world, if low { 2 } else { 0 }, 0)?;
     ///     let mut x = [world.rank() as u32; 2];
     ///     // world rank 1 (rank 1 of the low group) broadcasts to the high group
     ///     let root = match (low, inter.rank()) {
@@ -661,7 +674,7 @@ impl InterComm {
     /// let got = rpar::run(5, |world| {
     ///     let low = world.rank() < 2;
     ///     let half = world.split(Some(low as u32), 0)?.unwrap();
-    ///     let inter = half.intercomm_create(0, &world, if low { 2 } else { 0 }, 0)?;
+    ///     let inter = rpar::InterComm::create(&half, 0, &world, if low { 2 } else { 0 }, 0)?;
     ///     inter.allreduce(&[world.rank() as u64, 1][..], rpar::Sum)
     /// })?;
     /// // the low group (world ranks 0, 1) gets the sum over 2, 3, 4, and back
@@ -706,7 +719,7 @@ impl InterComm {
     /// let got = rpar::run(4, |world| {
     ///     let low = world.rank() < 1;
     ///     let half = world.split(Some(low as u32), 0)?.unwrap();
-    ///     let inter = half.intercomm_create(0, &world, if low { 1 } else { 0 }, 0)?;
+    ///     let inter = rpar::InterComm::create(&half, 0, &world, if low { 1 } else { 0 }, 0)?;
     ///     let low_first = inter.merge(!low)?;   // world rank 0 first
     ///     let high_first = inter.merge(low)?;   // world ranks 1, 2, 3 first
     ///     Ok((low_first.rank(), high_first.rank(), high_first.size()))

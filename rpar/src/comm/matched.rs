@@ -10,7 +10,7 @@ use crate::transport::{Endpoint, Matched};
 use crate::Result;
 use std::rc::Rc;
 
-/// A message taken by [`Comm::mprobe`] or [`Comm::improbe`] (MPI_Message): only
+/// A message taken by [`MatchedMessage::probe`] or [`MatchedMessage::iprobe`] (MPI_Message): only
 /// [`MatchedMessage::recv`] or [`MatchedMessage::recv_into`] can receive it. Dropped without
 /// being received, it goes back to its place in the queue (no message is lost). A probe of
 /// [`PROC_NULL`](crate::PROC_NULL) gives the empty message (MPI_MESSAGE_NO_PROC), whose
@@ -21,7 +21,7 @@ use std::rc::Rc;
 ///     if world.rank() == 0 {
 ///         return world.send(&[3u16, 4, 5][..], 1, 9);
 ///     }
-///     let msg = world.mprobe(rpar::ANY_SOURCE, rpar::ANY_TAG)?;
+///     let msg = rpar::MatchedMessage::probe(&world, rpar::ANY_SOURCE, rpar::ANY_TAG)?;
 ///     assert_eq!((msg.status().source, msg.status().tag, msg.status().count), (0, 9, 3));
 ///     let mut buf = vec![0u16; msg.status().count]; // sized from the probe
 ///     let st = msg.recv_into(&mut buf[..])?;
@@ -39,30 +39,31 @@ pub struct MatchedMessage {
     bytes: usize,
 }
 
-impl Comm {
-    /// Waits for a message from `source` (or [`ANY_SOURCE`](crate::ANY_SOURCE)) with `tag` (or
-    /// [`ANY_TAG`](crate::ANY_TAG)) and takes it out of matching (MPI_Mprobe); see
-    /// [`MatchedMessage`].
+impl MatchedMessage {
+    /// Waits for a message on `comm` from `source` (or [`ANY_SOURCE`](crate::ANY_SOURCE)) with
+    /// `tag` (or [`ANY_TAG`](crate::ANY_TAG)) and takes it out of matching (MPI_Mprobe).
     ///
     /// # Errors
     ///
     /// As [`Comm::probe`].
-    pub fn mprobe(&self, source: usize, tag: i32) -> Result<MatchedMessage> {
-        let _span = self.receive_span("mprobe", source, tag);
-        let taken = self.take_matched(source, tag, true)?;
+    pub fn probe(comm: &Comm, source: usize, tag: i32) -> Result<MatchedMessage> {
+        let _span = comm.receive_span("mprobe", source, tag);
+        let taken = comm.take_matched(source, tag, true)?;
         Ok(taken.expect("a blocking matched probe returns a message"))
     }
 
-    /// As [`Comm::mprobe`], but returns `None` at once if no matching message is there
+    /// As [`MatchedMessage::probe`], but returns `None` at once if no matching message is there
     /// (MPI_Improbe).
     ///
     /// # Errors
     ///
     /// As [`Comm::iprobe`].
-    pub fn improbe(&self, source: usize, tag: i32) -> Result<Option<MatchedMessage>> {
-        self.take_matched(source, tag, false)
+    pub fn iprobe(comm: &Comm, source: usize, tag: i32) -> Result<Option<MatchedMessage>> {
+        comm.take_matched(source, tag, false)
     }
+}
 
+impl Comm {
     fn take_matched(&self, source: usize, tag: i32, block: bool) -> Result<Option<MatchedMessage>> {
         let ep = self.endpoint().clone();
         let Some(pattern) = self.pattern(self.p2p_context(), source, tag)? else {

@@ -343,8 +343,9 @@ impl Probed {
     }
 }
 
-/// The topology of a communicator (MPI_Topo_test's answer): what `topo_test()` returns on a
-/// [`Comm`], [`CartComm`](crate::CartComm), [`GraphComm`](crate::GraphComm) or [`DistGraphComm`](crate::DistGraphComm).
+/// The topology of a communicator (MPI_Topo_test's answer), as [`TopoKind::of`] gives it for
+/// a [`Comm`], [`CartComm`](crate::CartComm), [`GraphComm`](crate::GraphComm) or
+/// [`DistGraphComm`](crate::DistGraphComm).
 ///
 /// ```
 /// use rpar::TopoKind;
@@ -352,7 +353,7 @@ impl Probed {
 ///     let grid = rpar::CartComm::create(&world, [2], [true], false)?.unwrap();
 ///     let graph = rpar::GraphComm::from_adjacency(&world, &[[1], [0]], false)?.unwrap();
 ///     let dist = rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[], &[], false)?;
-///     let kinds = [world.topo_test(), grid.topo_test(), graph.topo_test(), dist.topo_test()];
+///     let kinds = [TopoKind::of(&world), TopoKind::of(&grid), TopoKind::of(&graph), TopoKind::of(&dist)];
 ///     assert_eq!(kinds, [TopoKind::None, TopoKind::Cart, TopoKind::Graph, TopoKind::DistGraph]);
 ///     Ok(())
 /// })?;
@@ -640,26 +641,8 @@ impl Comm {
         self.group.len()
     }
 
-    /// The world rank of rank `rank` of this communicator (MPI_Group_translate_ranks from this
-    /// communicator's group to the world's).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`] if `rank` is not a rank of this communicator.
-    ///
-    /// ```
-    /// rpar::run(4, |world| {
-    ///     let odd = world.split(Some((world.rank() % 2) as u32), 0)?.unwrap();
-    ///     if world.rank() % 2 == 1 {
-    ///         assert_eq!((odd.world_rank_of(0)?, odd.world_rank_of(1)?), (1, 3));
-    ///     }
-    ///     let err = odd.world_rank_of(2).unwrap_err();
-    ///     assert_eq!(err, rpar::Error::RankOutOfRange { rank: 2, size: 2 });
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn world_rank_of(&self, rank: usize) -> Result<usize> {
+    /// The world rank of rank `rank` of this communicator (see [`Group::world_rank_of`]).
+    pub(crate) fn world_rank_of(&self, rank: usize) -> Result<usize> {
         self.check_rank(rank)?;
         Ok(self.group[rank])
     }

@@ -1,5 +1,5 @@
 //! MPI's send modes as a value, as the algorithm of a collective is one:
-//! `world.mode(SendMode::Synchronous).send(&x, dest, tag)` is MPI_Ssend, `.isend` MPI_Issend,
+//! `world.using(SendMode::Synchronous).send(&x, dest, tag)` is MPI_Ssend, `.isend` MPI_Issend,
 //! `.send_init` MPI_Ssend_init; likewise [`SendMode::Buffered`] (MPI_Bsend, with
 //! [`buffer_attach`] and [`buffer_detach`]) and [`SendMode::Ready`] (MPI_Rsend).
 //!
@@ -27,7 +27,7 @@ use std::cell::RefCell;
 /// over the messages it must hold at once.
 pub const BSEND_OVERHEAD: usize = 96;
 
-/// MPI's send modes, for [`Comm::mode`].
+/// MPI's send modes, a choice for [`Comm::using`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SendMode {
     /// MPI_Send: small messages are copied and the send returns; large ones are handed over
@@ -50,39 +50,37 @@ pub enum SendMode {
     Ready,
 }
 
-/// Sends of one mode on a communicator: what [`Comm::mode`] returns.
+/// Sends of one mode on a communicator: what [`Comm::using`] gives for a [`SendMode`] (MPI_Ssend,
+/// MPI_Bsend, MPI_Rsend and their `I` and `_init` forms).
+///
+/// ```
+/// use rpar::SendMode::{Buffered, Synchronous};
+/// rpar::run(2, |world| {
+///     if world.rank() == 0 {
+///         world.using(Synchronous).send(&7u32, 1, 0)?; // returns once rank 1 has matched it
+///         rpar::buffer_attach(vec![0; 8 + rpar::BSEND_OVERHEAD])?;
+///         world.using(Buffered).send(&[1u32, 2][..], 1, 1)?; // copied into the buffer's room
+///         rpar::buffer_detach()?;
+///     } else {
+///         assert_eq!(world.recv::<u32>(0, 0)?.0, [7]);
+///         assert_eq!(world.recv::<u32>(0, 1)?.0, [1, 2]);
+///     }
+///     Ok(())
+/// })?;
+/// # Ok::<(), rpar::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct ModeSends<'c> {
     comm: &'c Comm,
     mode: SendMode,
 }
 
-impl Comm {
-    /// Sends in `mode` (MPI_Ssend, MPI_Bsend, MPI_Rsend and their `I` and `_init` forms):
-    /// `world.mode(SendMode::Synchronous).send(&x, dest, tag)`.
-    ///
-    /// ```
-    /// use rpar::SendMode::{Buffered, Synchronous};
-    /// rpar::run(2, |world| {
-    ///     if world.rank() == 0 {
-    ///         world.mode(Synchronous).send(&7u32, 1, 0)?; // returns once rank 1 has matched it
-    ///         rpar::buffer_attach(vec![0; 8 + rpar::BSEND_OVERHEAD])?;
-    ///         world.mode(Buffered).send(&[1u32, 2][..], 1, 1)?; // copied into the buffer's room
-    ///         rpar::buffer_detach()?;
-    ///     } else {
-    ///         assert_eq!(world.recv::<u32>(0, 0)?.0, [7]);
-    ///         assert_eq!(world.recv::<u32>(0, 1)?.0, [1, 2]);
-    ///     }
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn mode(&self, mode: SendMode) -> ModeSends<'_> {
-        ModeSends { comm: self, mode }
-    }
-}
-
 impl<'c> ModeSends<'c> {
+    /// The sends of `mode` on `comm`.
+    pub(crate) fn new(comm: &'c Comm, mode: SendMode) -> Self {
+        ModeSends { comm, mode }
+    }
+
     /// Sends `buf` to `dest` in this mode and returns when the mode says (see [`SendMode`]).
     ///
     /// # Errors
@@ -100,7 +98,7 @@ impl<'c> ModeSends<'c> {
     ///         assert_eq!(x, 9);
     ///     } else {
     ///         world.recv_into(&mut 0u8, 1, 1)?;
-    ///         world.mode(Ready).send(&9u8, 1, 0)?;
+    ///         world.using(Ready).send(&9u8, 1, 0)?;
     ///     }
     ///     Ok(())
     /// })?;
@@ -153,7 +151,7 @@ impl<'c> ModeSends<'c> {
     /// use rpar::SendMode::Synchronous;
     /// rpar::run(2, |world| {
     ///     if world.rank() == 0 {
-    ///         let mut sent = world.mode(Synchronous).isend(&[1u16, 2][..], 1, 0)?;
+    ///         let mut sent = world.using(Synchronous).isend(&[1u16, 2][..], 1, 0)?;
     ///         assert_eq!(sent.test()?, None); // rank 1 has not received yet
     ///         world.send(&0u8, 1, 1)?; // now it may
     ///         assert_eq!(sent.wait()?.count, 2);
@@ -201,14 +199,14 @@ impl<'c> ModeSends<'c> {
     ///
     /// # Errors
     ///
-    /// As [`Comm::send_init`].
+    /// As [`Persistent::send`].
     ///
     /// ```
     /// use rpar::SendMode::Synchronous;
     /// rpar::run(2, |world| {
     ///     let mut x = [world.rank() as u8; 3];
     ///     let other = 1 - world.rank();
-    ///     let mut send = world.mode(Synchronous).send_init(&mut x[..], other, 0)?;
+    ///     let mut send = world.using(Synchronous).send_init(&mut x[..], other, 0)?;
     ///     let sent = send.start()?; // completes once the other rank has received
     ///     assert_eq!(world.recv::<u8>(other, 0)?.0, [other as u8; 3]);
     ///     sent.wait()?;

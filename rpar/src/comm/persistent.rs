@@ -1,5 +1,5 @@
 //! Persistent requests (MPI_Send_init, MPI_Recv_init, MPI_Start, MPI_Startall; the other
-//! modes' `_init` through [`Comm::mode`](super::Comm::mode)): a send or receive whose arguments
+//! modes' `_init` through [`Comm::using`](super::Comm::using) a [`SendMode`]): a send or receive whose arguments
 //! are bound once and which is started many times.
 //!
 //! A [`Persistent`] holds its buffer mutably borrowed for its whole life, and each
@@ -21,8 +21,8 @@ use crate::Result;
 ///     let other = 1 - world.rank();
 ///     let mut out = [0u64; 4];
 ///     let mut inc = [0u64; 4];
-///     let mut send = world.send_init(&mut out[..], other, 0)?;
-///     let mut recv = world.recv_init(&mut inc[..], other, 0)?;
+///     let mut send = rpar::Persistent::send(&world, &mut out[..], other, 0)?;
+///     let mut recv = rpar::Persistent::recv(&world, &mut inc[..], other, 0)?;
 ///     let mut sums = Vec::new();
 ///     for step in 0..3u64 {
 ///         send.buffer_mut().fill(step * 10 + world.rank() as u64); // between starts
@@ -45,8 +45,8 @@ pub struct Persistent<'a, T: Datatype> {
     tag: i32,
 }
 
-impl Comm {
-    /// A persistent standard-mode send of `buf` to `dest` (MPI_Send_init); see
+impl<'a, T: Datatype> Persistent<'a, T> {
+    /// A persistent standard-mode send of `buf` to `dest` on `comm` (MPI_Send_init); see
     /// [`Persistent`]. Arguments are checked here, as MPI checks them at init.
     ///
     /// # Errors
@@ -54,33 +54,37 @@ impl Comm {
     /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) for a `dest` that is neither
     /// a rank nor [`PROC_NULL`](crate::PROC_NULL), [`Error::InvalidTag`](crate::Error::InvalidTag)
     /// for a negative tag.
-    pub fn send_init<'a, B: BufferMut + ?Sized>(
-        &'a self,
+    pub fn send<B: BufferMut<Elem = T> + ?Sized>(
+        comm: &'a Comm,
         buf: &'a mut B,
         dest: usize,
         tag: i32,
-    ) -> Result<Persistent<'a, B::Elem>> {
-        self.mode(SendMode::Standard).send_init(buf, dest, tag)
+    ) -> Result<Self> {
+        Persistent::new(
+            comm,
+            buf.as_elems_mut(),
+            Some(SendMode::Standard),
+            dest,
+            tag,
+        )
     }
 
-    /// A persistent receive into `buf` from `source` (or [`ANY_SOURCE`](crate::ANY_SOURCE))
+    /// A persistent receive on `comm` into `buf` from `source` (or [`ANY_SOURCE`](crate::ANY_SOURCE))
     /// with `tag` (or [`ANY_TAG`](crate::ANY_TAG)) (MPI_Recv_init); see [`Persistent`].
     ///
     /// # Errors
     ///
     /// [`Error::RankOutOfRange`](crate::Error::RankOutOfRange) and
     /// [`Error::InvalidTag`](crate::Error::InvalidTag) as for [`Comm::recv`].
-    pub fn recv_init<'a, B: BufferMut + ?Sized>(
-        &'a self,
+    pub fn recv<B: BufferMut<Elem = T> + ?Sized>(
+        comm: &'a Comm,
         buf: &'a mut B,
         source: usize,
         tag: i32,
-    ) -> Result<Persistent<'a, B::Elem>> {
-        Persistent::new(self, buf.as_elems_mut(), None, source, tag)
+    ) -> Result<Self> {
+        Persistent::new(comm, buf.as_elems_mut(), None, source, tag)
     }
-}
 
-impl<'a, T: Datatype> Persistent<'a, T> {
     /// A persistent send in `mode` (`Some`) or receive (`None`), its arguments checked now, as
     /// MPI checks them at init.
     pub(crate) fn new(
@@ -119,7 +123,7 @@ impl<T: Datatype> Persistent<'_, T> {
     pub fn start(&mut self) -> Result<Request<'_>> {
         let (comm, peer, tag) = (self.comm, self.peer, self.tag);
         match self.mode {
-            Some(mode) => comm.mode(mode).isend(&*self.buf, peer, tag),
+            Some(mode) => comm.using(mode).isend(&*self.buf, peer, tag),
             None => comm.irecv_into(&mut *self.buf, peer, tag),
         }
     }

@@ -529,7 +529,7 @@ impl<'a> Request<'a> {
     ///         let mut req = world.irecv_into(&mut x, 1, 5)?; // rank 1 never sends on tag 5
     ///         req.cancel()?;
     ///         assert!(req.wait()?.is_cancelled());
-    ///         let synchronous = world.mode(rpar::SendMode::Synchronous);
+    ///         let synchronous = world.using(rpar::SendMode::Synchronous);
     ///         let mut sent = synchronous.isend(&[1u8; 4][..], 1, 6)?; // never received
     ///         sent.cancel()?;
     ///         assert!(sent.wait()?.is_cancelled());

@@ -47,7 +47,7 @@ impl Comm {
 
     /// The body of [`Comm::split`] once the ids are reserved from `base` on (see
     /// [`Comm::reserve_contexts`]) and MPI's mirror of the new communicator is made:
-    /// [`Comm::create`] and [`Comm::split_type`] make it otherwise.
+    /// [`Group::comm_create`](crate::Group::comm_create) and [`Comm::split_type`] make it otherwise.
     pub(super) fn split_with(
         &self,
         base: u32,

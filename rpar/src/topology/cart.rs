@@ -471,23 +471,8 @@ impl<const N: usize> CartComm<N> {
         })
     }
 
-    /// [`TopoKind::Cart`] (MPI_Topo_test).
-    ///
-    /// ```
-    /// rpar::run(3, |world| {
-    ///     let line = rpar::CartComm::create(&world, [3], [false], false)?.unwrap();
-    ///     assert_eq!(line.topo_test(), rpar::TopoKind::Cart);
-    ///     assert_eq!(line.comm().topo_test(), rpar::TopoKind::Cart); // seen as a plain Comm too
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn topo_test(&self) -> TopoKind {
-        TopoKind::Cart
-    }
-
     /// The plain communicator underneath: the same ranks, still reporting the grid it was made
-    /// for to `topo_test` (as MPI_Topo_test does). (A `CartComm` also dereferences to it, so
+    /// for to [`TopoKind::of`] (as MPI_Topo_test does). (A `CartComm` also dereferences to it, so
     /// `grid.send(…)` works without this.)
     ///
     /// ```
@@ -495,7 +480,7 @@ impl<const N: usize> CartComm<N> {
     ///     let grid = rpar::CartComm::create(&world, [2, 2], [false; 2], false)?.unwrap();
     ///     let plain: &rpar::Comm = grid.comm();
     ///     assert_eq!((plain.rank(), plain.size()), (grid.rank(), 4));
-    ///     assert_eq!(plain.topo_test(), rpar::TopoKind::Cart);
+    ///     assert_eq!(rpar::TopoKind::of(&plain), rpar::TopoKind::Cart);
     ///     Ok(())
     /// })?;
     /// # Ok::<(), rpar::Error>(())

@@ -273,21 +273,7 @@ impl GraphComm {
         })
     }
 
-    /// [`TopoKind::Graph`] (MPI_Topo_test).
-    ///
-    /// ```
-    /// rpar::run(2, |world| {
-    ///     let g = rpar::GraphComm::from_adjacency(&world, &[[1], [0]], false)?.unwrap();
-    ///     assert_eq!(g.topo_test(), rpar::TopoKind::Graph);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn topo_test(&self) -> TopoKind {
-        TopoKind::Graph
-    }
-
-    /// The plain communicator underneath: the graph's ranks; `topo_test` on it still answers
+    /// The plain communicator underneath: the graph's ranks; [`TopoKind::of`] still answers
     /// `Graph`. (A `GraphComm`
     /// also dereferences to it.)
     ///
@@ -296,7 +282,7 @@ impl GraphComm {
     ///     let g = rpar::GraphComm::from_adjacency(&world, &[vec![1], vec![0]], false)?;
     ///     if let Some(g) = g {
     ///         assert_eq!(g.comm().size(), 2); // the graph's two nodes, not the world's 3 ranks
-    ///         assert_eq!(g.comm().topo_test(), rpar::TopoKind::Graph);
+    ///         assert_eq!(rpar::TopoKind::of(g.comm()), rpar::TopoKind::Graph);
     ///     }
     ///     Ok(())
     /// })?;
@@ -511,28 +497,15 @@ impl DistGraphComm {
         })
     }
 
-    /// [`TopoKind::DistGraph`] (MPI_Topo_test).
-    ///
-    /// ```
-    /// rpar::run(2, |world| {
-    ///     let g = rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[], &[], false)?;
-    ///     assert_eq!(g.topo_test(), rpar::TopoKind::DistGraph);
-    ///     Ok(())
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn topo_test(&self) -> TopoKind {
-        TopoKind::DistGraph
-    }
-
     /// The plain communicator underneath: a duplicate of the `comm` it was created on (all of
-    /// its ranks); `topo_test` on it still answers `DistGraph`. (A `DistGraphComm` also dereferences to it.)
+    /// its ranks); [`TopoKind::of`] still answers `DistGraph` for it. (A `DistGraphComm` also
+    /// dereferences to it.)
     ///
     /// ```
     /// rpar::run(3, |world| {
     ///     let g = rpar::DistGraphComm::dist_graph_create_adjacent(&world, &[], &[], false)?;
     ///     assert_eq!((g.comm().rank(), g.comm().size()), (world.rank(), 3));
-    ///     assert_eq!(g.comm().topo_test(), rpar::TopoKind::DistGraph);
+    ///     assert_eq!(rpar::TopoKind::of(g.comm()), rpar::TopoKind::DistGraph);
     ///     Ok(())
     /// })?;
     /// # Ok::<(), rpar::Error>(())

@@ -25,26 +25,28 @@ pub use neighbor::Neighborhood;
 
 use crate::{Comm, Result};
 
-impl Comm {
-    /// The communicator's topology (MPI_Topo_test): [`TopoKind::None`] for a plain one, the kind
-    /// of the grid or graph it was made for otherwise — also when it is seen as a plain
-    /// [`Comm`] (a topology communicator's [`comm`](CartComm::comm)), and after a
-    /// [`Comm::dup`], which keeps the topology as MPI_Comm_dup does.
+impl TopoKind {
+    /// The topology of `comm` (MPI_Topo_test): [`TopoKind::None`] for a plain communicator, the
+    /// kind of the grid or graph it was made for otherwise — also when it is seen as a plain
+    /// [`Comm`] (a topology communicator's [`comm`](CartComm::comm); a [`CartComm`],
+    /// [`GraphComm`] or [`DistGraphComm`] dereferences to it), and after a [`Comm::dup`], which
+    /// keeps the topology as MPI_Comm_dup does.
     ///
     /// ```
     /// rpar::run(4, |world| {
-    ///     assert_eq!(world.topo_test(), rpar::TopoKind::None);
+    ///     use rpar::TopoKind;
+    ///     assert_eq!(TopoKind::of(&world), TopoKind::None);
     ///     let grid = rpar::CartComm::create(&world, [2, 2], [false; 2], false)?.unwrap();
-    ///     assert_eq!(grid.topo_test(), rpar::TopoKind::Cart);
+    ///     assert_eq!(TopoKind::of(&grid), TopoKind::Cart);
     ///     let plain: &rpar::Comm = grid.comm();
-    ///     assert_eq!(plain.topo_test(), rpar::TopoKind::Cart);
-    ///     assert_eq!(plain.dup()?.topo_test(), rpar::TopoKind::Cart);
+    ///     assert_eq!(TopoKind::of(plain), TopoKind::Cart);
+    ///     assert_eq!(TopoKind::of(&plain.dup()?), TopoKind::Cart);
     ///     Ok(())
     /// })?;
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn topo_test(&self) -> TopoKind {
-        self.topology()
+    pub fn of(comm: &Comm) -> TopoKind {
+        comm.topology()
     }
 }
 

@@ -597,7 +597,7 @@ impl<const N: usize> Neighborhood for CartComm<N> {
         self.comm()
     }
     fn topo_kind(&self) -> TopoKind {
-        self.topo_test()
+        TopoKind::of(self)
     }
     fn in_neighbors(&self) -> Vec<Option<usize>> {
         self.neighbor_ranks()
@@ -612,7 +612,7 @@ impl Neighborhood for GraphComm {
         self.comm()
     }
     fn topo_kind(&self) -> TopoKind {
-        self.topo_test()
+        TopoKind::of(self)
     }
     fn in_neighbors(&self) -> Vec<Option<usize>> {
         let mine = self.neighbors(self.rank()).expect("this rank is a node");
@@ -628,7 +628,7 @@ impl Neighborhood for DistGraphComm {
         self.comm()
     }
     fn topo_kind(&self) -> TopoKind {
-        self.topo_test()
+        TopoKind::of(self)
     }
     fn in_neighbors(&self) -> Vec<Option<usize>> {
         self.dist_graph_neighbors()

@@ -10,6 +10,7 @@ mod limits;
 mod mpi;
 mod results;
 
+pub(crate) use results::value_results;
 pub use results::{RankResult, ResultLink, RunResult};
 
 use crate::comm::Comm;

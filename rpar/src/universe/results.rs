@@ -280,25 +280,31 @@ impl ResultLink<'_> {
     }
 }
 
-/// Results that are one [`Datatype`] value.
+/// Results that are one [`Datatype`] value: `value_results!(u8, f64)`, or for a generic type
+/// `value_results!(@one [T] Complex<T> [Complex<T>: Datatype])` (its generics, the type, its
+/// bounds).
 macro_rules! value_results {
     ($($t:ty),*) => {$(
-        impl RankResult for $t {
-            fn send_result(&self, link: &ResultLink<'_>) -> Result<()> {
+        value_results!(@one [] $t []);
+    )*};
+    (@one [$($generics:tt)*] $t:ty [$($bounds:tt)*]) => {
+        impl<$($generics)*> $crate::RankResult for $t where $($bounds)* {
+            fn send_result(&self, link: &$crate::ResultLink<'_>) -> $crate::Result<()> {
                 link.send_value(self)
             }
-            fn recv_result(link: &ResultLink<'_>) -> Result<Self> {
+            fn recv_result(link: &$crate::ResultLink<'_>) -> $crate::Result<Self> {
                 link.recv_value()
             }
-            fn send_all(items: &[Self], link: &ResultLink<'_>) -> Result<()> {
+            fn send_all(items: &[Self], link: &$crate::ResultLink<'_>) -> $crate::Result<()> {
                 link.send(items)
             }
-            fn recv_all(link: &ResultLink<'_>) -> Result<Vec<Self>> {
+            fn recv_all(link: &$crate::ResultLink<'_>) -> $crate::Result<Vec<Self>> {
                 link.recv()
             }
         }
-    )*};
+    };
 }
+pub(crate) use value_results;
 
 value_results!(
     i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, bool, char

@@ -123,7 +123,7 @@ impl NativeComm {
         Self::wrap(SimpleCommunicator::self_comm())
     }
 
-    /// The mirror of `Comm::create_group`: MPI_Comm_create_group of the ranks `members` of
+    /// The mirror of `Group::comm_create_group`: MPI_Comm_create_group of the ranks `members` of
     /// this communicator (in that order) with `tag`; called by the members only.
     pub(crate) fn create_group(&self, members: &[usize], tag: i32) -> Option<NativeComm> {
         let ranks: Vec<Rank> = members.iter().map(|&r| r as Rank).collect();
