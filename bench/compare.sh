@@ -8,7 +8,12 @@
 # figure's median over the rounds; the raw lines stay in the output folder.
 # With MPICH's mpiexec and libclang present it also builds osu with the `mpi` feature and runs
 # it under mpiexec.mpich -n 2, 4 and 8: the "rpar on MPI" column (set RPAR_NO_MPI=1 to skip).
-# Usage: [ROUNDS=n] bench/compare.sh [out-dir]   (default: target/bench); takes a few minutes.
+# With BEFORE=<another checkout of rpar> (e.g. a `git worktree` of an older commit, built with
+# `cargo build --release --example osu --example pack_bench`) every round also runs that
+# checkout's osu and pack_bench, and the table gets its column and after/before ratios: a
+# before-and-after comparison in one run, beside the same peer figures.
+# Usage: [ROUNDS=n] [BEFORE=dir] bench/compare.sh [out-dir]   (default: target/bench); takes a
+# few minutes a round.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/target/bench}
@@ -19,14 +24,21 @@ echo "peers: $peers" >&2
 (cd "$top" && cargo build -q --release --example osu --example pack_bench)
 : > "$out/peers.jsonl"
 : > "$out/rpar.jsonl"
+: > "$out/rpar-before.jsonl"
 for ((round = 1; round <= ${ROUNDS:-3}; round++)); do
   echo "round $round" >&2
   bash "$peers" >> "$out/peers.jsonl"
   "$top/target/release/examples/osu" --json >> "$out/rpar.jsonl"
   # pack throughput of the peers' two vector types (and a memcpy of the same bytes, same round)
   "$top/target/release/examples/pack_bench" | grep '^{' >> "$out/rpar.jsonl"
+  if [[ -n ${BEFORE:-} ]]; then
+    { "$BEFORE/target/release/examples/osu" --json
+      "$BEFORE/target/release/examples/pack_bench" | grep '^{'
+    } | sed 's/"peer":"rpar"/"peer":"rpar-before"/' >> "$out/rpar-before.jsonl"
+  fi
 done
 files=("$out/peers.jsonl" "$out/rpar.jsonl")
+[[ -z ${BEFORE:-} ]] || files+=("$out/rpar-before.jsonl")
 if [[ -z ${RPAR_NO_MPI:-} ]] && command -v mpiexec.mpich >/dev/null; then
   (cd "$top" && MPICC=mpicc.mpich CARGO_TARGET_DIR=target/mpi \
     cargo build -q --release --features mpi --example osu)

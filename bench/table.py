@@ -13,7 +13,10 @@ Three kinds of rows join more than one figure:
 - each pack figure also has a row "<pack figure> / copy_GBps": its ratio to the memcpy of its
   own run, median over runs, steadier on a loaded machine than the rates themselves.
 
-Usage: python3 bench/table.py peers.jsonl rpar.jsonl [rpar-mpi.jsonl]"""
+Records of an older rpar (peer "rpar-before", from bench/compare.sh with BEFORE=…) add two
+columns: its figure and rpar's ratio against it (>1: the current rpar is better).
+
+Usage: python3 bench/table.py peers.jsonl rpar.jsonl [rpar-mpi.jsonl] [rpar-before.jsonl]"""
 import json
 import statistics
 import sys
@@ -97,11 +100,12 @@ def fmt(x):
     return "" if x is None else f"{x:.3f}"
 
 
+before = any("rpar-before" in v for v in rows.values())
 print(
     "| figure | ranks | bytes | MPICH | Open MPI | rpar | rpar vs better peer "
-    "| rpar on MPI | rpar on MPI vs MPICH |"
+    "| rpar on MPI | rpar on MPI vs MPICH |" + (" rpar before | rpar vs before |" if before else "")
 )
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if before else ""))
 for (figure, ranks, nbytes), v in sorted(rows.items()):
     label, theirs = figure, v
     if figure == OWNED:
@@ -117,4 +121,6 @@ for (figure, ranks, nbytes), v in sorted(rows.items()):
         f"| {label} | {ranks} | {nbytes} | {fmt(theirs.get('mpich'))} "
         f"| {fmt(theirs.get('openmpi'))} | {fmt(rpar)} | {ratio(figure, rpar, best)} "
         f"| {fmt(on_mpi)} | {ratio(figure, on_mpi, theirs.get('mpich'))} |"
+        + (f" {fmt(v.get('rpar-before'))} | {ratio(figure, rpar, v.get('rpar-before'))} |"
+           if before else "")
     )

@@ -27,11 +27,12 @@
 //! ([`Error::InvalidArgument`](crate::Error::InvalidArgument)) rather than run another algorithm
 //! than the one chosen.
 
-use super::layout::check_len;
+use super::bcast::{bcast, Bcast};
+use super::layout::{check_len, Named};
 use super::op::{check_blocks, ReduceOp};
 use super::reduce::{even_slots, reduce_run, Reduce};
 use super::reduce_scatter::{
-    block, double, exchange, halve, recv_exact, require_commutative, ring, split_pair, Fold,
+    block, double, exchange, halve, require_commutative, ring, split_pair, Fold,
 };
 use super::scratch::Scratch;
 use super::select::{dispatched, resolve, Native};
@@ -46,7 +47,6 @@ const TAG_FOLD: i32 = 110;
 const TAG_UNFOLD: i32 = 111;
 const TAG_DOUBLING: i32 = 112;
 const TAG_ALLGATHER: i32 = 113;
-const TAG_BCAST: i32 = 114;
 
 const CALL: &str = "allreduce";
 
@@ -235,7 +235,7 @@ impl Comm {
     }
 }
 
-pub(crate) fn allreduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
+pub(crate) fn allreduce_run<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,
@@ -250,7 +250,7 @@ pub(crate) fn allreduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
         Allreduce::Rabenseifner => rabenseifner(ch, acc, op),
         Allreduce::ReduceBcast => {
             reduce_run(ch, acc, op, 0, Reduce::Auto)?;
-            bcast_binomial(ch, acc)
+            bcast(ch, acc, 0, Bcast::Binomial)
         }
     }
 }
@@ -315,26 +315,4 @@ fn rabenseifner<C: Channel, T: Datatype, O: ReduceOp<T>>(
         double(ch, &fold, v, acc, &offs, &history, TAG_ALLGATHER, CALL)?;
     }
     fold.unfold_out(ch, acc, TAG_UNFOLD, CALL)
-}
-
-/// Binomial broadcast from rank 0 (the step that reduce + broadcast needs; the data-movement
-/// family has the general broadcast).
-fn bcast_binomial<C: Channel, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
-    let (p, r) = (ch.size(), ch.rank());
-    let mut mask = 1;
-    while mask < p {
-        if r & mask != 0 {
-            recv_exact(ch, buf, r - mask, TAG_BCAST, CALL)?;
-            break;
-        }
-        mask <<= 1;
-    }
-    mask >>= 1;
-    while mask > 0 {
-        if r + mask < p {
-            ch.send(buf, r + mask, TAG_BCAST)?;
-        }
-        mask >>= 1;
-    }
-    Ok(())
 }

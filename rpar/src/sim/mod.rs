@@ -3,8 +3,8 @@
 //! * [`record`] runs an algorithm in recording mode for p ranks — each rank's program on a
 //!   [`Recorder`] that writes down sends, receives and reductions instead of moving data — and
 //!   returns its [`Schedule`]. Ranks run one after another (recording never blocks), so p = 65536
-//!   needs no threads. [`Reference`] holds three algorithms written against the same channel
-//!   interface as rpar's collectives (binomial broadcast, ring and recursive-doubling allgather);
+//!   needs no threads. [`Reference`] names the four algorithms of the lecture's closed forms (binomial
+//!   broadcast, ring and recursive-doubling allgather, recursive-doubling allreduce) among them;
 //!   [`record_collective`] records every algorithm of rpar's own collectives — bcast, reduce,
 //!   allreduce, allgather, alltoall, scan, exscan, gather, scatter, reduce-scatter, barrier and
 //!   circular shift — the very code a `Comm` runs.

@@ -1,145 +1,34 @@
-//! Reference implementations of three collective algorithms, written against [`Channel`] only,
-//! to show that one algorithm's code both runs on a [`Comm`] (moving data) and records its
-//! schedule on a [`Recorder`](super::Recorder): binomial broadcast, ring allgather,
-//! recursive-doubling allgather, and recursive-doubling allreduce (which notes its local
-//! reductions, so the simulator charges gamma). The library's own collectives plug into [`record`] the same way.
-//!
-//! Tags 501..=504 of the collective context (rpar's range 500..=599 belongs to `cost` and `sim`).
+//! The reference algorithms of the lecture's cost formulas — binomial broadcast, ring
+//! allgather, recursive-doubling allgather and recursive-doubling allreduce — as named runs of
+//! the library's own algorithm code (the very functions a `Comm` runs, written once against
+//! [`Channel`](crate::collective::Channel)): on a [`Comm`] they move data, on a
+//! [`Recorder`](super::Recorder) they record the schedule that the simulator runs beside the
+//! closed form of [`Reference::model`].
 
 use super::recorder::record;
 use super::schedule::Schedule;
-use crate::collective::Channel;
+use crate::collective::{allgather_algorithm, allreduce_algorithm, bcast_algorithm, Named};
 use crate::comm::Call;
 use crate::cost::Algorithm;
-use crate::datatype::Datatype;
-use crate::{Comm, Error, Result};
+use crate::{Allgather, Allreduce, Bcast, Comm, Error, Result, Sum};
 
-const BCAST_TAG: i32 = 501;
-const RING_TAG: i32 = 502;
-const DOUBLING_TAG: i32 = 503;
-const ALLREDUCE_TAG: i32 = 504;
-
-/// Broadcast of `buf` from `root` down a binomial tree: a rank at relative position `rel`
-/// receives from `rel - lowbit(rel)`, then sends to `rel + 2^k` for every 2^k below its low
-/// bit, largest first. ceil(log2 p) rounds.
-pub(crate) fn binomial_bcast<C: Channel, T: Datatype>(
-    ch: &C,
-    buf: &mut [T],
-    root: usize,
-) -> Result<()> {
-    let (p, r) = (ch.size(), ch.rank());
-    let rel = (r + p - root) % p;
-    let mut mask = 1;
-    while mask < p {
-        if rel & mask != 0 {
-            ch.recv_into(buf, (rel - mask + root) % p, BCAST_TAG)?;
-            break;
-        }
-        mask <<= 1;
-    }
-    mask >>= 1;
-    while mask > 0 {
-        if rel + mask < p {
-            ch.send(buf, (rel + mask + root) % p, BCAST_TAG)?;
-        }
-        mask >>= 1;
-    }
-    Ok(())
-}
-
-/// Splits `out` (blocks of `n`) into block `send` (shared) and block `recv` (mutable).
-fn two_blocks<T>(out: &mut [T], n: usize, send: usize, recv: usize) -> (&[T], &mut [T]) {
-    if send < recv {
-        let (a, b) = out.split_at_mut(recv * n);
-        (&a[send * n..(send + 1) * n], &mut b[..n])
+/// The recursive-doubling formulas are for a power of two ranks: others are refused.
+fn require_pow2(p: usize, what: &'static str) -> Result<()> {
+    if p.is_power_of_two() {
+        Ok(())
     } else {
-        let (a, b) = out.split_at_mut(send * n);
-        (&b[..n], &mut a[recv * n..(recv + 1) * n])
-    }
-}
-
-fn place_own<T: Datatype>(mine: &[T], out: &mut [T], rank: usize) {
-    out[rank * mine.len()..(rank + 1) * mine.len()].copy_from_slice(mine);
-}
-
-/// Allgather around a ring: in step s every rank passes block (rank - s) to its right
-/// neighbour and receives block (rank - s - 1) from its left. p - 1 steps.
-pub(crate) fn ring_allgather<C: Channel, T: Datatype>(
-    ch: &C,
-    mine: &[T],
-    out: &mut [T],
-) -> Result<()> {
-    let (p, r, n) = (ch.size(), ch.rank(), mine.len());
-    place_own(mine, out, r);
-    let (right, left) = ((r + 1) % p, (r + p - 1) % p);
-    for s in 0..p - 1 {
-        let (send, recv) = two_blocks(out, n, (r + p - s) % p, (r + 2 * p - s - 1) % p);
-        ch.sendrecv(send, right, RING_TAG, recv, left, RING_TAG)?;
-    }
-    Ok(())
-}
-
-/// Allgather by recursive doubling (p a power of two): in step k a rank exchanges the 2^k
-/// blocks it holds with partner rank ^ 2^k. log2 p steps.
-pub(crate) fn recursive_doubling_allgather<C: Channel, T: Datatype>(
-    ch: &C,
-    mine: &[T],
-    out: &mut [T],
-) -> Result<()> {
-    let (p, r, n) = (ch.size(), ch.rank(), mine.len());
-    if !p.is_power_of_two() {
-        return Err(Error::invalid(
-            "recursive_doubling_allgather",
+        Err(Error::invalid(
+            what,
             format!("expected a power-of-two number of ranks, got {p}"),
-        ));
+        ))
     }
-    place_own(mine, out, r);
-    let mut k = 1;
-    while k < p {
-        let partner = r ^ k;
-        let (mine_at, theirs_at) = ((r & !(k - 1)) * n, (partner & !(k - 1)) * n);
-        let (send, recv) = if mine_at < theirs_at {
-            let (a, b) = out.split_at_mut(theirs_at);
-            (&a[mine_at..mine_at + k * n], &mut b[..k * n])
-        } else {
-            let (a, b) = out.split_at_mut(mine_at);
-            (&b[..k * n], &mut a[theirs_at..theirs_at + k * n])
-        };
-        ch.sendrecv(send, partner, DOUBLING_TAG, recv, partner, DOUBLING_TAG)?;
-        k <<= 1;
-    }
-    Ok(())
 }
 
-/// Allreduce (wrapping byte-wise sum) by recursive doubling (p a power of two): in step k a
-/// rank exchanges its whole partial sum with partner rank ^ 2^k and adds the partner's in.
-/// log2 p steps.
-pub(crate) fn recursive_doubling_allreduce<C: Channel>(ch: &C, buf: &mut [u8]) -> Result<()> {
-    let (p, r) = (ch.size(), ch.rank());
-    if !p.is_power_of_two() {
-        return Err(Error::invalid(
-            "recursive_doubling_allreduce",
-            format!("expected a power-of-two number of ranks, got {p}"),
-        ));
-    }
-    let mut incoming = vec![0u8; buf.len()];
-    let mut k = 1;
-    while k < p {
-        ch.sendrecv(
-            buf,
-            r ^ k,
-            ALLREDUCE_TAG,
-            &mut incoming,
-            r ^ k,
-            ALLREDUCE_TAG,
-        )?;
-        ch.local_reduction(buf.len());
-        for (b, i) in buf.iter_mut().zip(&incoming) {
-            *b = b.wrapping_add(*i);
-        }
-        k <<= 1;
-    }
-    Ok(())
+/// Rank `r`'s input in its block of an allgather's output of `p` blocks of `bytes`.
+fn place_input(out: &mut Vec<u8>, p: usize, r: usize, bytes: usize) -> Vec<usize> {
+    out.resize(p * bytes, 0);
+    out[r * bytes..(r + 1) * bytes].copy_from_slice(&Reference::input(r, bytes));
+    (0..=p).map(|i| i * bytes).collect()
 }
 
 /// The reference algorithms, for recording, running and predicting.
@@ -209,7 +98,7 @@ impl Reference {
     /// `out` (the broadcast message, all p blocks, or the sum), which is the caller's buffer as
     /// in MPI — so a recording run reuses one buffer for all ranks instead of allocating (and
     /// zeroing) p of them.
-    fn execute<C: Channel>(self, ch: &C, bytes: usize, out: &mut Vec<u8>) -> Result<()> {
+    fn execute<C: Named>(self, ch: &C, bytes: usize, out: &mut Vec<u8>) -> Result<()> {
         let (p, r) = (ch.size(), ch.rank());
         match self {
             Reference::BinomialBcast => {
@@ -217,20 +106,22 @@ impl Reference {
                 if r == 0 {
                     out.copy_from_slice(&Reference::input(0, bytes));
                 }
-                binomial_bcast(ch, out, 0)
+                bcast_algorithm(ch, out, 0, Bcast::Binomial)
             }
             Reference::RingAllgather => {
-                out.resize(p * bytes, 0);
-                ring_allgather(ch, &Reference::input(r, bytes), out)
+                let offsets = place_input(out, p, r, bytes);
+                allgather_algorithm(ch, out, &offsets, Allgather::Ring)
             }
             Reference::RecursiveDoublingAllgather => {
-                out.resize(p * bytes, 0);
-                recursive_doubling_allgather(ch, &Reference::input(r, bytes), out)
+                require_pow2(p, "recursive_doubling_allgather")?;
+                let offsets = place_input(out, p, r, bytes);
+                allgather_algorithm(ch, out, &offsets, Allgather::RecursiveDoubling)
             }
             Reference::RecursiveDoublingAllreduce => {
+                require_pow2(p, "recursive_doubling_allreduce")?;
                 out.clear();
                 out.extend(Reference::input(r, bytes));
-                recursive_doubling_allreduce(ch, out)
+                allreduce_algorithm(ch, out, &Sum, Allreduce::RecursiveDoubling)
             }
         }
     }
