@@ -25,16 +25,28 @@ echo "peers: $peers" >&2
 : > "$out/peers.jsonl"
 : > "$out/rpar.jsonl"
 : > "$out/rpar-before.jsonl"
-for ((round = 1; round <= ${ROUNDS:-3}; round++)); do
-  echo "round $round" >&2
-  bash "$peers" >> "$out/peers.jsonl"
+# rpar's figures, and with BEFORE those of the older checkout (its lines renamed rpar-before)
+run_rpar() {
   "$top/target/release/examples/osu" --json >> "$out/rpar.jsonl"
   # pack throughput of the peers' two vector types (and a memcpy of the same bytes, same round)
   "$top/target/release/examples/pack_bench" | grep '^{' >> "$out/rpar.jsonl"
-  if [[ -n ${BEFORE:-} ]]; then
-    { "$BEFORE/target/release/examples/osu" --json
-      "$BEFORE/target/release/examples/pack_bench" | grep '^{'
-    } | sed 's/"peer":"rpar"/"peer":"rpar-before"/' >> "$out/rpar-before.jsonl"
+}
+run_before() {
+  { "$BEFORE/target/release/examples/osu" --json
+    "$BEFORE/target/release/examples/pack_bench" | grep '^{'
+  } | sed 's/"peer":"rpar"/"peer":"rpar-before"/' >> "$out/rpar-before.jsonl"
+}
+for ((round = 1; round <= ${ROUNDS:-3}; round++)); do
+  echo "round $round" >&2
+  bash "$peers" >> "$out/peers.jsonl"
+  if [[ -z ${BEFORE:-} ]]; then
+    run_rpar
+  elif ((round % 2)); then # each goes first in every other round: the first after the peers
+    run_rpar                # ran slower (8-byte collectives 0.38 against 0.10 us) in one run
+    run_before
+  else
+    run_before
+    run_rpar
   fi
 done
 files=("$out/peers.jsonl" "$out/rpar.jsonl")

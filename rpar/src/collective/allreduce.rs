@@ -27,13 +27,12 @@
 //! ([`Error::InvalidArgument`](crate::Error::InvalidArgument)) rather than run another algorithm
 //! than the one chosen.
 
+use super::allgather;
 use super::bcast::{bcast, Bcast};
-use super::layout::{check_len, Named};
+use super::layout::{check_len, sendrecv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
 use super::reduce::{even_slots, reduce_run, Reduce};
-use super::reduce_scatter::{
-    block, double, exchange, halve, require_commutative, ring, split_pair, Fold,
-};
+use super::reduce_scatter::{double, halve, require_commutative, ring, Fold};
 use super::scratch::Scratch;
 use super::select::{dispatched, resolve, Native};
 use super::shared;
@@ -256,63 +255,66 @@ pub(crate) fn allreduce_run<C: Named, T: Datatype, O: ReduceOp<T>>(
 }
 
 /// Recursive doubling over the power of two that the fold leaves.
-fn recursive_doubling<C: Channel, T: Datatype, O: ReduceOp<T>>(
+fn recursive_doubling<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,
 ) -> Result<()> {
-    let fold = Fold::new(ch.size());
-    if let Some(v) = fold.fold_in(ch, acc, op, TAG_FOLD, CALL)? {
+    folded(ch, acc, op, |fold, v, acc| {
         let mut tmp = Scratch::new(acc, acc.len());
         let mut mask = 1;
         while mask < fold.p2 {
             let partner = v ^ mask;
             let peer = fold.real_of(partner);
-            exchange(ch, acc, peer, &mut tmp, peer, TAG_DOUBLING, CALL)?;
+            sendrecv_exact(ch, acc, peer, &mut tmp, peer, TAG_DOUBLING, CALL)?;
+            ch.local_reduction(std::mem::size_of_val(&acc[..]));
             if v < partner {
-                ch.local_reduction(std::mem::size_of_val(&acc[..]));
                 op.reduce_right(acc, &tmp);
             } else {
-                ch.local_reduction(std::mem::size_of_val(&acc[..]));
                 op.reduce_left(&tmp, acc);
             }
             mask <<= 1;
         }
+        Ok(())
+    })
+}
+
+/// Runs `reduce` (given the fold, this rank's virtual rank and its vector) on the power of two
+/// ranks that the fold leaves, between the fold and the unfold.
+fn folded<C: Named, T: Datatype, O: ReduceOp<T>>(
+    ch: &C,
+    acc: &mut [T],
+    op: &O,
+    reduce: impl FnOnce(&Fold, usize, &mut [T]) -> Result<()>,
+) -> Result<()> {
+    let fold = Fold::new(ch.size());
+    if let Some(v) = fold.fold_in(ch, acc, op, TAG_FOLD, CALL)? {
+        reduce(&fold, v, acc)?;
     }
     fold.unfold_out(ch, acc, TAG_UNFOLD, CALL)
 }
 
 /// The ring reduce-scatter, then the ring allgather (commutative operators only).
-fn ring_allreduce<C: Channel, T: Datatype, O: ReduceOp<T>>(
+fn ring_allreduce<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,
 ) -> Result<()> {
-    let (p, r) = (ch.size(), ch.rank());
     require_commutative(op, CALL, "RecursiveDoubling, Rabenseifner or ReduceBcast")?;
-    let displs = even_slots(acc.len(), p, op.block_len());
-    ring(ch, acc, &displs, op)?;
-    let (right, left) = ((r + 1) % p, (r + p - 1) % p);
-    for k in 0..p - 1 {
-        let send = block(&displs, (r + p - k) % p);
-        let recv = block(&displs, (r + 2 * p - k - 1) % p);
-        let (out, into) = split_pair(acc, send, recv);
-        exchange(ch, out, right, into, left, TAG_ALLGATHER, CALL)?;
-    }
-    Ok(())
+    let displs = even_slots(acc.len(), ch.size(), op.block_len());
+    ring(ch, acc, &displs, op)?; // rank r ends with block r of the sum
+    allgather::ring(ch, acc, &displs, TAG_ALLGATHER)
 }
 
 /// Recursive halving, then the mirror-image recursive-doubling allgather.
-fn rabenseifner<C: Channel, T: Datatype, O: ReduceOp<T>>(
+fn rabenseifner<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,
 ) -> Result<()> {
-    let fold = Fold::new(ch.size());
-    if let Some(v) = fold.fold_in(ch, acc, op, TAG_FOLD, CALL)? {
+    folded(ch, acc, op, |fold, v, acc| {
         let offs = even_slots(acc.len(), fold.p2, op.block_len());
-        let history = halve(ch, &fold, v, acc, &offs, op, CALL)?;
-        double(ch, &fold, v, acc, &offs, &history, TAG_ALLGATHER, CALL)?;
-    }
-    fold.unfold_out(ch, acc, TAG_UNFOLD, CALL)
+        let history = halve(ch, fold, v, acc, &offs, op, CALL)?;
+        double(ch, fold, v, acc, &offs, &history, TAG_ALLGATHER, CALL)
+    })
 }

@@ -170,9 +170,23 @@ pub(crate) fn exchange<C: Named, T: Datatype>(
         let (lo, hi) = buf.split_at_mut(send.start);
         (&hi[..send.end - send.start], &mut lo[recv])
     };
-    let expected = r.len();
-    let got = ch.sendrecv(s, dest, tag, r, source, tag)?;
-    check_count(got, expected, ch.comm_rank(source), call)
+    sendrecv_exact(ch, s, dest, r, source, tag, call)
+}
+
+/// [`Channel::sendrecv`] with one tag that also checks that exactly `recv.len()` elements
+/// arrived.
+#[allow(clippy::too_many_arguments)] // sendrecv's own arguments plus the call for errors
+pub(crate) fn sendrecv_exact<C: Named, T: Datatype>(
+    ch: &C,
+    send: &[T],
+    dest: usize,
+    recv: &mut [T],
+    source: usize,
+    tag: i32,
+    call: &'static str,
+) -> Result<()> {
+    let got = ch.sendrecv(send, dest, tag, recv, source, tag)?;
+    check_count(got, recv.len(), ch.comm_rank(source), call)
 }
 
 /// Receives exactly `buf.len()` elements from `source`, or says who sent how many.

@@ -13,9 +13,9 @@
 //!   Rabenseifner and Gropp, IJHPCA 19(1), 2005): `2 log2(p) alpha + 2 (p-1)/p n beta +
 //!   (p-1)/p n gamma` for a power of two, plus a fold (`alpha + n beta + n gamma`) otherwise.
 
-use super::layout::{check_len, check_root};
+use super::layout::{check_len, check_root, recv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
-use super::reduce_scatter::{gather_slots, halve, recv_exact, Fold};
+use super::reduce_scatter::{gather_slots, halve, Fold};
 use super::scratch::Scratch;
 use super::select::{dispatched, resolve, Native};
 use super::shared;
@@ -239,7 +239,7 @@ impl Comm {
 }
 
 /// Runs `algorithm`; afterwards `acc` holds the result at `root` (scratch elsewhere).
-pub(crate) fn reduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
+pub(crate) fn reduce_run<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,
@@ -262,7 +262,7 @@ pub(crate) fn reduce_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
 }
 
 /// The root receives every other rank's vector and combines them in rank order.
-fn linear<C: Channel, T: Datatype, O: ReduceOp<T>>(
+fn linear<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,
@@ -289,7 +289,7 @@ fn linear<C: Channel, T: Datatype, O: ReduceOp<T>>(
 
 /// Binomial tree on ranks relative to the root (commutative), or rooted at rank 0 and then
 /// forwarded (non-commutative: the subtrees of rank 0's tree are contiguous rank ranges).
-fn binomial<C: Channel, T: Datatype, O: ReduceOp<T>>(
+fn binomial<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,
@@ -313,12 +313,22 @@ fn binomial<C: Channel, T: Datatype, O: ReduceOp<T>>(
         }
         mask <<= 1;
     }
-    if tree_root != root {
-        if r == tree_root {
-            ch.send(acc, root, TAG_FORWARD)?;
-        } else if r == root {
-            recv_exact(ch, acc, tree_root, TAG_FORWARD, CALL)?;
-        }
+    forward_to_root(ch, acc, tree_root, root)
+}
+
+/// Hands the result from rank `holder`, where an algorithm left it, to `root` (nothing if
+/// they are the same rank).
+fn forward_to_root<C: Named, T: Datatype>(
+    ch: &C,
+    acc: &mut [T],
+    holder: usize,
+    root: usize,
+) -> Result<()> {
+    let r = ch.rank();
+    if holder != root && r == holder {
+        ch.send(acc, root, TAG_FORWARD)?;
+    } else if holder != root && r == root {
+        recv_exact(ch, acc, holder, TAG_FORWARD, CALL)?;
     }
     Ok(())
 }
@@ -334,13 +344,12 @@ pub(super) fn even_slots(n: usize, p2: usize, block: usize) -> Vec<usize> {
 }
 
 /// Reduce-scatter by recursive halving, then a binomial gather of the slots to the root.
-fn rabenseifner<C: Channel, T: Datatype, O: ReduceOp<T>>(
+fn rabenseifner<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,
     root: usize,
 ) -> Result<()> {
-    let r = ch.rank();
     let fold = Fold::new(ch.size());
     let offs = even_slots(acc.len(), fold.p2, op.block_len());
     // A root that folded away is served by the rank above it, which forwards the result.
@@ -352,12 +361,5 @@ fn rabenseifner<C: Channel, T: Datatype, O: ReduceOp<T>>(
         let history = halve(ch, &fold, v, acc, &offs, op, CALL)?;
         gather_slots(ch, &fold, v, vroot, acc, &offs, &history, TAG_GATHER, CALL)?;
     }
-    if gatherer != root {
-        if r == gatherer {
-            ch.send(acc, root, TAG_FORWARD)?;
-        } else if r == root {
-            recv_exact(ch, acc, gatherer, TAG_FORWARD, CALL)?;
-        }
-    }
-    Ok(())
+    forward_to_root(ch, acc, gatherer, root)
 }

@@ -23,10 +23,10 @@
 //!   takes commutative operators only: a non-commutative one is refused
 //!   ([`Error::InvalidArgument`]), never run by another algorithm than the one chosen.
 
+use super::layout::{recv_exact, sendrecv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
 use super::scratch::Scratch;
 use super::select::dispatched;
-use super::Channel;
 use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
@@ -270,7 +270,7 @@ fn displacements(call: &'static str, counts: &[usize], p: usize, len: usize) -> 
 
 /// Reduce-scatter on any channel: this rank's block `displs[rank]..displs[rank + 1]` of the
 /// reduction (what both `Comm` forms run, and what `sim::record_collective` records).
-pub(crate) fn reduce_scatter_run<C: Channel, T: Datatype, O: ReduceOp<T>>(
+pub(crate) fn reduce_scatter_run<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     data: &[T],
     displs: &[usize],
@@ -319,48 +319,6 @@ pub(super) fn require_commutative<T: Copy, O: ReduceOp<T>>(
 #[inline]
 pub(super) fn block(displs: &[usize], i: usize) -> Range<usize> {
     displs[i]..displs[i + 1]
-}
-
-/// Receives exactly `buf.len()` elements from `source`, or says which rank's contribution had
-/// the wrong length.
-pub(super) fn recv_exact<C: Channel, T: Datatype>(
-    ch: &C,
-    buf: &mut [T],
-    source: usize,
-    tag: i32,
-    call: &'static str,
-) -> Result<()> {
-    let got = ch.recv_into(buf, source, tag)?;
-    check_len(got, buf.len(), source, call)
-}
-
-/// [`Channel::sendrecv`] that also checks that exactly `recv.len()` elements arrived.
-#[allow(clippy::too_many_arguments)] // sendrecv's own arguments plus the call name
-pub(super) fn exchange<C: Channel, T: Datatype>(
-    ch: &C,
-    send: &[T],
-    dest: usize,
-    recv: &mut [T],
-    source: usize,
-    tag: i32,
-    call: &'static str,
-) -> Result<()> {
-    let got = ch.sendrecv(send, dest, tag, recv, source, tag)?;
-    check_len(got, recv.len(), source, call)
-}
-
-fn check_len(got: usize, expected: usize, source: usize, call: &'static str) -> Result<()> {
-    if got == expected {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            call,
-            format!(
-                "rank {source} contributed {got} elements where {expected} were expected: all \
-                 ranks must pass buffers of the same length"
-            ),
-        ))
-    }
 }
 
 /// Borrows two disjoint ranges of `buf`, one to read and one to write.
@@ -423,7 +381,7 @@ impl Fold {
 
     /// The fold step: an even rank below `2 rem` sends `acc` to the rank above and gets `None`;
     /// the odd one combines `lower ∘ acc`; every rank of the power of two gets its virtual rank.
-    pub(super) fn fold_in<C: Channel, T: Datatype, O: ReduceOp<T>>(
+    pub(super) fn fold_in<C: Named, T: Datatype, O: ReduceOp<T>>(
         &self,
         ch: &C,
         acc: &mut [T],
@@ -447,7 +405,7 @@ impl Fold {
 
     /// The unfold step of an allreduce: the odd ranks below `2 rem` send the whole result to the
     /// even rank below, which receives it into `acc`.
-    pub(super) fn unfold_out<C: Channel, T: Datatype>(
+    pub(super) fn unfold_out<C: Named, T: Datatype>(
         &self,
         ch: &C,
         acc: &mut [T],
@@ -480,7 +438,7 @@ pub(super) fn bit_reverse(v: usize, bits: u32) -> usize {
 /// order holds for non-commutative operators). Virtual rank `v` ends holding slot
 /// `bit_reverse(v)`, reduced over all ranks. Returns the slot ranges held before each round, for
 /// the mirror-image allgather or gather.
-pub(super) fn halve<C: Channel, T: Datatype, O: ReduceOp<T>>(
+pub(super) fn halve<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     fold: &Fold,
     v: usize,
@@ -506,7 +464,7 @@ pub(super) fn halve<C: Channel, T: Datatype, O: ReduceOp<T>>(
         let give_elems = offs[give.0]..offs[give.1];
         let dest = fold.real_of(partner);
         let theirs = &mut tmp[..keep_elems.len()];
-        exchange(ch, &acc[give_elems], dest, theirs, dest, TAG_HALVE, call)?;
+        sendrecv_exact(ch, &acc[give_elems], dest, theirs, dest, TAG_HALVE, call)?;
         if v < partner {
             ch.local_reduction(std::mem::size_of_val(theirs));
             op.reduce_right(&mut acc[keep_elems], theirs);
@@ -522,7 +480,7 @@ pub(super) fn halve<C: Channel, T: Datatype, O: ReduceOp<T>>(
 
 /// The allgather that mirrors [`halve`]: afterwards every virtual rank holds all slots.
 #[allow(clippy::too_many_arguments)] // the halving's state, passed through
-pub(super) fn double<C: Channel, T: Datatype>(
+pub(super) fn double<C: Named, T: Datatype>(
     ch: &C,
     fold: &Fold,
     v: usize,
@@ -543,7 +501,7 @@ pub(super) fn double<C: Channel, T: Datatype>(
         };
         let dest = fold.real_of(v ^ mask);
         let (send, recv) = split_pair(acc, mine, theirs);
-        exchange(ch, send, dest, recv, dest, tag, call)?;
+        sendrecv_exact(ch, send, dest, recv, dest, tag, call)?;
     }
     Ok(())
 }
@@ -551,7 +509,7 @@ pub(super) fn double<C: Channel, T: Datatype>(
 /// The binomial gather that mirrors [`halve`]: afterwards virtual rank `vroot` holds all slots
 /// (the other ranks' buffers hold partial data).
 #[allow(clippy::too_many_arguments)] // the halving's state, passed through
-pub(super) fn gather_slots<C: Channel, T: Datatype>(
+pub(super) fn gather_slots<C: Named, T: Datatype>(
     ch: &C,
     fold: &Fold,
     v: usize,
@@ -590,7 +548,7 @@ pub(super) fn gather_slots<C: Channel, T: Datatype>(
 }
 
 /// Recursive-halving reduce-scatter with per-rank `displs`.
-fn recursive_halving<C: Channel, T: Datatype, O: ReduceOp<T>>(
+fn recursive_halving<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     data: &[T],
     displs: &[usize],
@@ -642,7 +600,7 @@ fn recursive_halving<C: Channel, T: Datatype, O: ReduceOp<T>>(
 }
 
 /// Pairwise-exchange reduce-scatter: returns this rank's block, in rank order for any operator.
-fn pairwise<C: Channel, T: Datatype, O: ReduceOp<T>>(
+fn pairwise<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     data: &[T],
     displs: &[usize],
@@ -656,7 +614,7 @@ fn pairwise<C: Channel, T: Datatype, O: ReduceOp<T>>(
     let mut tmp = Scratch::new(&low, low.len());
     for k in 1..p {
         let (dest, source) = ((r + k) % p, (r + p - k) % p);
-        exchange(
+        sendrecv_exact(
             ch,
             &data[block(displs, dest)],
             dest,
@@ -687,7 +645,7 @@ fn pairwise<C: Channel, T: Datatype, O: ReduceOp<T>>(
 
 /// Ring reduce-scatter, in place: afterwards `acc[block(displs, rank)]` is reduced over all
 /// ranks (the other blocks hold partial results). Only for commutative operators.
-pub(super) fn ring<C: Channel, T: Datatype, O: ReduceOp<T>>(
+pub(super) fn ring<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     displs: &[usize],
@@ -701,7 +659,7 @@ pub(super) fn ring<C: Channel, T: Datatype, O: ReduceOp<T>>(
         let send = block(displs, (r + 2 * p - k - 1) % p);
         let recv = block(displs, (r + 2 * p - k - 2) % p);
         let into = &mut tmp[..recv.len()];
-        exchange(
+        sendrecv_exact(
             ch,
             &acc[send],
             right,

@@ -11,11 +11,10 @@
 //!   reduction of its aligned group and its own prefix; the group of a lower partner is
 //!   prepended, a higher one appended, so non-commutative operators keep rank order.
 
+use super::layout::{recv_exact, sendrecv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
-use super::reduce_scatter::{exchange, recv_exact};
 use super::scratch::Scratch;
 use super::select::dispatched;
-use super::Channel;
 use crate::comm::Call;
 use crate::comm::{Buffer, BufferMut};
 use crate::datatype::Datatype;
@@ -23,6 +22,8 @@ use crate::{Comm, Result};
 
 const TAG_CHAIN: i32 = 120;
 const TAG_DOUBLING: i32 = 121;
+/// The call the algorithms' errors name (exscan runs the same code).
+const CALL: &str = "scan";
 
 /// Scan and exscan algorithms, for [`Comm::using`].
 ///
@@ -182,7 +183,7 @@ pub(crate) enum Prefix {
 
 /// Replaces `acc` by its prefix on any channel; returns whether it is defined (false only for
 /// an exclusive prefix at rank 0, where `acc` is left unchanged).
-pub(crate) fn prefix<C: Channel, T: Datatype, O: ReduceOp<T>>(
+pub(crate) fn prefix<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,
@@ -198,13 +199,12 @@ pub(crate) fn prefix<C: Channel, T: Datatype, O: ReduceOp<T>>(
 }
 
 /// The linear chain: receive the prefix of ranks below, pass on the prefix including this rank.
-fn chain<C: Channel, T: Datatype, O: ReduceOp<T>>(
+fn chain<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,
     kind: Prefix,
 ) -> Result<()> {
-    const CALL: &str = "scan";
     let (p, r) = (ch.size(), ch.rank());
     if r == 0 {
         if p > 1 {
@@ -227,13 +227,12 @@ fn chain<C: Channel, T: Datatype, O: ReduceOp<T>>(
 
 /// Recursive doubling: `partial` is the reduction of this rank's aligned group of `2 mask`
 /// ranks, `acc` the prefix so far.
-fn recursive_doubling<C: Channel, T: Datatype, O: ReduceOp<T>>(
+fn recursive_doubling<C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
     acc: &mut [T],
     op: &O,
     kind: Prefix,
 ) -> Result<()> {
-    const CALL: &str = "scan";
     let (p, r) = (ch.size(), ch.rank());
     let mut partial = Scratch::new(acc, acc.len());
     partial.copy_from_slice(acc);
@@ -244,7 +243,7 @@ fn recursive_doubling<C: Channel, T: Datatype, O: ReduceOp<T>>(
     while mask < p {
         let partner = r ^ mask;
         if partner < p {
-            exchange(ch, &partial, partner, &mut tmp, partner, TAG_DOUBLING, CALL)?;
+            sendrecv_exact(ch, &partial, partner, &mut tmp, partner, TAG_DOUBLING, CALL)?;
             if partner < r {
                 ch.local_reduction(std::mem::size_of_val(&partial[..]));
                 op.reduce_left(&tmp, &mut partial);
