@@ -27,6 +27,7 @@ where
 {
     let level = setup::ensure_initialized()?;
     let (rank, processes) = setup::world_rank_and_size();
+    setup::check_launcher(processes)?;
     let n = match universe.ranks {
         0 => processes,
         n if n <= processes => n,

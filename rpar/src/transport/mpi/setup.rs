@@ -29,6 +29,56 @@ extern "C" fn finalize_at_exit() {
 /// launchers (`PMIX_RANK`).
 const LAUNCHER_VARIABLES: [&str; 4] = ["PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK"];
 
+/// How many processes the launcher that started this process says the job has, and which
+/// launcher said it (`PMI_SIZE`: MPICH's Hydra or another PMI launcher; `OMPI_COMM_WORLD_SIZE`:
+/// Open MPI's).
+fn launcher_size() -> Option<(usize, &'static str)> {
+    [
+        ("PMI_SIZE", "a PMI launcher (MPICH's mpiexec, Slurm)"),
+        ("OMPI_COMM_WORLD_SIZE", "Open MPI's mpiexec"),
+    ]
+    .into_iter()
+    .find_map(|(var, launcher)| {
+        let size = std::env::var(var).ok()?.trim().parse().ok()?;
+        Some((size, launcher))
+    })
+}
+
+/// Checks that the MPI library this binary is linked to sees the job the launcher started:
+/// a binary built against one MPI and started by another MPI's launcher initialises as a
+/// job of one process in each process (MPI's singleton start), and would run as that.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] saying which launcher started how many processes, which
+/// library the binary is linked to, and how to build for the launcher's MPI.
+pub(crate) fn check_launcher(processes: usize) -> Result<()> {
+    match launcher_size() {
+        Some((started, launcher)) if started != processes => Err(Error::invalid(
+            "Universe::run on MPI",
+            format!(
+                "{launcher} started {started} processes, but the MPI library this binary is \
+                 linked to sees a job of {processes} ({}): the binary was built against another \
+                 MPI than the launcher's. Build it for the launcher's MPI, in a target folder of \
+                 its own (the mpi crate's build does not follow a change of MPICC): e.g. \
+                 MPICC=mpicc.openmpi CARGO_TARGET_DIR=target/openmpi cargo build --features mpi, \
+                 and start it with mpiexec.openmpi (likewise mpicc.mpich, target/mpich, \
+                 mpiexec.mpich)",
+                library()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The first line of the MPI library's version (MPI_Get_library_version).
+fn library() -> String {
+    ::mpi::environment::library_version()
+        .ok()
+        .and_then(|v| v.lines().next().map(|l| l.trim().to_string()))
+        .unwrap_or_else(|| "an unknown MPI library".into())
+}
+
 /// Whether an MPI launcher (`mpiexec`, `mpirun`, `srun`) started this process.
 pub(crate) fn launched_by_mpi() -> bool {
     LAUNCHER_VARIABLES
