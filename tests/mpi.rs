@@ -196,10 +196,11 @@ fn another_mpis_launcher(other: &Launcher, exe: &std::path::Path) {
     );
 }
 
-/// Runs [`traced_job`] on 2 processes with `RPAR_TRACE` set and checks the 6 files: for each
-/// run a file per rank, with the rank's track; in the first two runs every arrow that leaves
-/// one rank's file arrives in the other's, inside a receive whose span says what came; in the
-/// third every collective span names the algorithm that ran.
+/// Runs [`traced_job`] on 2 processes with `RPAR_TRACE` set and checks the files: for each
+/// run a file per rank, with the rank's track, and one of the whole job; in the first two runs
+/// every arrow that leaves one rank's file arrives in the other's, inside a receive whose span
+/// says what came, and in the whole job's file every arrow points forward (the processes'
+/// clocks aligned); in the third every collective span names the algorithm that ran.
 fn traced(launcher: &Launcher, exe: &std::path::Path) {
     let dir = std::env::temp_dir().join(format!("rpar-mpi-trace-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary folder");
@@ -256,6 +257,28 @@ fn traced(launcher: &Launcher, exe: &std::path::Path) {
                 "{run}: one message, not the results' exchange"
             );
         }
+        // the whole job in one file, on rank 0's clock: both tracks, every arrow forward
+        let merged = load(&format!("{run}.json"));
+        let tracks: std::collections::BTreeSet<u64> = merged
+            .iter()
+            .filter(|e| e["ph"] != "M")
+            .map(|e| e["tid"].as_u64().expect("a track"))
+            .collect();
+        assert_eq!(tracks, [0, 1].into(), "{run}: one track per process");
+        let at = |ph: &str, id: u64| -> f64 {
+            let e = merged.iter().find(|e| e["ph"] == ph && e["id"] == id);
+            e.and_then(|e| e["ts"].as_f64())
+                .expect("both ends of the arrow")
+        };
+        for id in ids(&merged, "s") {
+            assert!(
+                at("s", id) <= at("f", id),
+                "{run}: arrow {id} points backwards: sent at {} us, received at {} us",
+                at("s", id),
+                at("f", id)
+            );
+        }
+        assert_eq!(ids(&merged, "s").len(), 2, "{run}: both processes' arrows");
     }
     let shown = |a: &dyn Debug| format!("{a:?}");
     let want = [
@@ -291,11 +314,12 @@ fn traced(launcher: &Launcher, exe: &std::path::Path) {
             check(&format!("rank {r}: {name}"), got, algorithms);
         }
     }
-    assert_eq!(std::fs::read_dir(&dir).expect("the folder").count(), 6);
+    // each of the 3 runs: a file per process and one of the job
+    assert_eq!(std::fs::read_dir(&dir).expect("the folder").count(), 9);
     std::fs::remove_dir_all(&dir).ok();
     println!(
-        "mpi: a traced job wrote a trace per rank and run, its arrows joined, its collectives \
-         named by the algorithm that ran"
+        "mpi: a traced job wrote a trace per rank and run and one of the job (clocks aligned, \
+         arrows forward), its arrows joined, its collectives named by the algorithm that ran"
     );
 }
 

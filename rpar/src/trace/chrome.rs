@@ -16,6 +16,44 @@ pub(crate) fn write_chrome_trace(
     path: &Path,
     ranks: Vec<(usize, Vec<Event>)>,
 ) -> std::io::Result<()> {
+    write(path, &document(ranks))
+}
+
+/// The ranks' events as the bytes of a trace file, for another process to merge (see
+/// [`write_merged_trace`]).
+#[cfg(feature = "mpi")]
+pub(crate) fn chrome_trace_bytes(ranks: Vec<(usize, Vec<Event>)>) -> Vec<u8> {
+    serde_json::to_vec(&document(ranks)).unwrap_or_default()
+}
+
+/// Writes the traces of several processes, each as [`chrome_trace_bytes`] made it, as one
+/// file: their events side by side (their clocks aligned beforehand), one process name.
+#[cfg(feature = "mpi")]
+pub(crate) fn write_merged_trace(path: &Path, parts: &[Vec<u8>]) -> std::io::Result<()> {
+    let mut events: Vec<Value> = Vec::new();
+    for part in parts {
+        let doc: Value = serde_json::from_slice(part)?;
+        let Some(Value::Array(these)) = doc.get("traceEvents").cloned() else {
+            continue;
+        };
+        let repeated = |e: &Value| !events.is_empty() && e["name"] == "process_name";
+        let kept: Vec<Value> = these.into_iter().filter(|e| !repeated(e)).collect();
+        events.extend(kept);
+    }
+    write(
+        path,
+        &json!({ "traceEvents": events, "displayTimeUnit": "ns" }),
+    )
+}
+
+fn write(path: &Path, doc: &Value) -> std::io::Result<()> {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    serde_json::to_writer(&mut f, doc)?;
+    f.flush()
+}
+
+/// The Chrome trace document of the ranks' events.
+fn document(ranks: Vec<(usize, Vec<Event>)>) -> Value {
     let mut events: Vec<Value> = Vec::new();
     events.push(json!({"name": "process_name", "ph": "M", "pid": 0, "args": {"name": "rpar"}}));
     for (rank, recorded) in ranks {
@@ -61,8 +99,5 @@ pub(crate) fn write_chrome_trace(
             });
         }
     }
-    let doc = json!({ "traceEvents": events, "displayTimeUnit": "ns" });
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    serde_json::to_writer(&mut f, &doc)?;
-    f.flush()
+    json!({ "traceEvents": events, "displayTimeUnit": "ns" })
 }

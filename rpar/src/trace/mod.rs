@@ -25,6 +25,8 @@ mod matrix;
 
 #[cfg(feature = "trace")]
 pub(crate) use chrome::write_chrome_trace;
+#[cfg(all(feature = "trace", feature = "mpi"))]
+pub(crate) use chrome::{chrome_trace_bytes, write_merged_trace};
 
 /// Without the `trace` feature nothing is recorded and no trace file is named (see
 /// `Universe::trace_file`): there is nothing to write.
@@ -32,6 +34,21 @@ pub(crate) use chrome::write_chrome_trace;
 pub(crate) fn write_chrome_trace(
     _path: &std::path::Path,
     _ranks: Vec<(usize, Vec<Event>)>,
+) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Without the `trace` feature: nothing to merge.
+#[cfg(all(not(feature = "trace"), feature = "mpi"))]
+pub(crate) fn chrome_trace_bytes(_ranks: Vec<(usize, Vec<Event>)>) -> Vec<u8> {
+    Vec::new()
+}
+
+/// Without the `trace` feature: nothing to write.
+#[cfg(all(not(feature = "trace"), feature = "mpi"))]
+pub(crate) fn write_merged_trace(
+    _path: &std::path::Path,
+    _parts: &[Vec<u8>],
 ) -> std::io::Result<()> {
     Ok(())
 }

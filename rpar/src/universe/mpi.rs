@@ -3,21 +3,22 @@
 //! processes and gets theirs, so the caller sees the results of all ranks as in-process. A run
 //! of fewer ranks than the job has processes runs on the first ones; the others wait for it
 //! and get its results too. A failure — an error or a panic — ends the whole job with
-//! `MPI_Abort`, after printing the rank's message.
+//! `MPI_Abort`, after printing the rank's message. A traced run writes a file per process and,
+//! from rank 0, one of the whole job on rank 0's clock (`transport::mpi::clock`).
 
 use super::results::{exchange, RunResult};
 use super::{RunReport, Universe};
 use crate::comm::Comm;
 use crate::error::Warning;
-use crate::trace::{with_infix, write_chrome_trace, RankTrace};
-use crate::transport::mpi::setup;
+use crate::trace::{chrome_trace_bytes, with_infix, write_merged_trace, Event, RankTrace};
+use crate::transport::mpi::{clock, setup};
 use crate::transport::{Endpoint, Fabric, NativeComm, Wire};
 use crate::{Error, Result};
 use ::mpi::Threading;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Runs `program` as this process's rank of the MPI job.
 pub(super) fn run<F, R>(universe: &Universe, program: F) -> Result<RunReport<R>>
@@ -87,9 +88,11 @@ where
     let wire = Wire::new();
     let native = NativeComm::first_ranks(wire.comm(), n);
     let trace_path = universe.trace_file();
+    // a traced run's processes share rank 0's clock (measured now, before any message of the
+    // run), so that their traces merge into one
     let trace = trace_path
         .as_ref()
-        .map(|_| RankTrace::new(rank, processes, Instant::now()));
+        .map(|_| RankTrace::new(rank, processes, clock::aligned_epoch(wire.comm())));
     let ep = Rc::new(Endpoint::new(rank, rx, fabric.clone(), trace, None).with_wire(wire));
     // results travel on a communicator of all processes, with a tag no collective uses
     let results_comm = Comm::world(ep.clone(), processes, None);
@@ -132,14 +135,8 @@ where
             });
         }
     }
-    if let (Some(path), Some(events)) = (trace_path, traced) {
-        let path = with_infix(&path, &format!("rank{rank}"));
-        write_chrome_trace(&path, vec![events]).map_err(|e| {
-            Error::invalid(
-                "Universe::run on MPI",
-                format!("could not write the trace to {}: {e}", path.display()),
-            )
-        })?;
+    if let (Some(path), Some(events), Some(wire)) = (trace_path, traced, ep.wire()) {
+        write_traces(&path, rank, events, wire)?;
     }
     if universe.strict && !warnings.is_empty() {
         return Err(Error::Leaks { warnings });
@@ -149,4 +146,23 @@ where
         warnings,
         matrix: None,
     })
+}
+
+/// Writes this process's trace to `path` with the infix `rank<r>`, and on rank 0 also the
+/// whole job's, every process's events on rank 0's clock, to `path` itself. Collective over
+/// the run's processes.
+fn write_traces(path: &Path, rank: usize, events: (usize, Vec<Event>), wire: &Wire) -> Result<()> {
+    let failed = |path: &Path, e: std::io::Error| {
+        Error::invalid(
+            "Universe::run on MPI",
+            format!("could not write the trace to {}: {e}", path.display()),
+        )
+    };
+    let own = with_infix(path, &format!("rank{rank}"));
+    let bytes = chrome_trace_bytes(vec![events]);
+    std::fs::write(&own, &bytes).map_err(|e| failed(&own, e))?;
+    match clock::gather_traces(wire.comm(), bytes) {
+        Some(all) => write_merged_trace(path, &all).map_err(|e| failed(path, e)),
+        None => Ok(()),
+    }
 }

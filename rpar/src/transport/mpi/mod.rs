@@ -5,6 +5,7 @@
 //!
 //! Depends on `datatype` and the rest of `transport`; nothing above it.
 
+pub(crate) mod clock;
 pub(crate) mod datatype;
 mod link;
 pub(crate) mod native;
