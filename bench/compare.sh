@@ -7,7 +7,8 @@
 # all of them ROUNDS times (default 3), peers and rpar in turn, and the table gives each
 # figure's median over the rounds; the raw lines stay in the output folder.
 # With MPICH's mpiexec and libclang present it also builds osu with the `mpi` feature and runs
-# it under mpiexec.mpich -n 2, 4 and 8: the "rpar on MPI" column (set RPAR_NO_MPI=1 to skip).
+# it under mpiexec.mpich -n 2, 4 and 8: the "rpar on MPI" column; likewise with Open MPI's
+# mpicc and mpiexec (target/openmpi), the "rpar on Open MPI" column (RPAR_NO_MPI=1 skips both).
 # With BEFORE=<another checkout of rpar> (e.g. a `git worktree` of an older commit, built with
 # `cargo build --release --example osu --example pack_bench`) every round also runs that
 # checkout's osu and pack_bench, and the table gets its column and after/before ratios: a
@@ -59,5 +60,16 @@ if [[ -z ${RPAR_NO_MPI:-} ]] && command -v mpiexec.mpich >/dev/null; then
     mpiexec.mpich -n $n "$top/target/mpi/release/examples/osu" --json >> "$out/rpar-mpi.jsonl"
   done
   files+=("$out/rpar-mpi.jsonl")
+fi
+# the same on Open MPI, in its own target folder, as "rpar-openmpi" (against Open MPI's figures)
+if [[ -z ${RPAR_NO_MPI:-} ]] && command -v mpiexec.openmpi >/dev/null; then
+  (cd "$top" && MPICC=mpicc.openmpi CARGO_TARGET_DIR=target/openmpi \
+    cargo build -q --release --features mpi --example osu)
+  : > "$out/rpar-openmpi.jsonl"
+  for n in 2 4 8; do
+    mpiexec.openmpi --oversubscribe -n $n "$top/target/openmpi/release/examples/osu" --json |
+      sed 's/"peer":"rpar-mpi"/"peer":"rpar-openmpi"/' >> "$out/rpar-openmpi.jsonl"
+  done
+  files+=("$out/rpar-openmpi.jsonl")
 fi
 python3 "$top/bench/table.py" "${files[@]}" | tee "$out/table.md"

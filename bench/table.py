@@ -16,7 +16,11 @@ Three kinds of rows join more than one figure:
 Records of an older rpar (peer "rpar-before", from bench/compare.sh with BEFORE=…) add two
 columns: its figure and rpar's ratio against it (>1: the current rpar is better).
 
-Usage: python3 bench/table.py peers.jsonl rpar.jsonl [rpar-mpi.jsonl] [rpar-before.jsonl]"""
+Records of rpar on Open MPI (peer "rpar-openmpi") add two columns: its figure and its ratio
+against Open MPI's own.
+
+Usage: python3 bench/table.py peers.jsonl rpar.jsonl [rpar-mpi.jsonl] [rpar-openmpi.jsonl]
+[rpar-before.jsonl]"""
 import json
 import statistics
 import sys
@@ -101,11 +105,18 @@ def fmt(x):
 
 
 before = any("rpar-before" in v for v in rows.values())
+openmpi = any("rpar-openmpi" in v for v in rows.values())
 print(
     "| figure | ranks | bytes | MPICH | Open MPI | rpar | rpar vs better peer "
-    "| rpar on MPI | rpar on MPI vs MPICH |" + (" rpar before | rpar vs before |" if before else "")
+    "| rpar on MPI | rpar on MPI vs MPICH |"
+    + (" rpar on Open MPI | rpar on Open MPI vs Open MPI |" if openmpi else "")
+    + (" rpar before | rpar vs before |" if before else "")
 )
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if before else ""))
+print(
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    + ("---:|---:|" if openmpi else "")
+    + ("---:|---:|" if before else "")
+)
 for (figure, ranks, nbytes), v in sorted(rows.items()):
     label, theirs = figure, v
     if figure == OWNED:
@@ -121,6 +132,12 @@ for (figure, ranks, nbytes), v in sorted(rows.items()):
         f"| {label} | {ranks} | {nbytes} | {fmt(theirs.get('mpich'))} "
         f"| {fmt(theirs.get('openmpi'))} | {fmt(rpar)} | {ratio(figure, rpar, best)} "
         f"| {fmt(on_mpi)} | {ratio(figure, on_mpi, theirs.get('mpich'))} |"
+        + (
+            f" {fmt(v.get('rpar-openmpi'))} "
+            f"| {ratio(figure, v.get('rpar-openmpi'), theirs.get('openmpi'))} |"
+            if openmpi
+            else ""
+        )
         + (f" {fmt(v.get('rpar-before'))} | {ratio(figure, rpar, v.get('rpar-before'))} |"
            if before else "")
     )
