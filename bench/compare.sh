@@ -63,6 +63,8 @@ if [[ -z ${RPAR_NO_MPI:-} ]] && command -v mpiexec.mpich >/dev/null; then
 fi
 # the same on Open MPI, in its own target folder, as "rpar-openmpi" (against Open MPI's figures)
 if [[ -z ${RPAR_NO_MPI:-} ]] && command -v mpiexec.openmpi >/dev/null; then
+  # Open MPI's mpiexec refuses to run as root unless told (as on CI machines and here)
+  [[ $(id -u) != 0 ]] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   (cd "$top" && MPICC=mpicc.openmpi CARGO_TARGET_DIR=target/openmpi \
     cargo build -q --release --features mpi --example osu)
   : > "$out/rpar-openmpi.jsonl"
