@@ -288,8 +288,9 @@ fn ranges_follow_the_model() {
     });
 }
 
-/// `create` and `create_group` of random groups give communicators whose ranks and order are
-/// the groups', on every rank at once (`create`) or on the members only (`create_group`).
+/// `comm_create` and `comm_create_group` of random groups give communicators whose ranks and
+/// order are the groups', on every rank at once (`comm_create`) or on the members only
+/// (`comm_create_group`).
 #[test]
 fn created_communicators_follow_their_groups() {
     let mut runner = TestRunner::new(Config::with_cases(24));

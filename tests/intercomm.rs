@@ -1,6 +1,6 @@
 //! Intercommunicators in-process: the shared checks (`common/intercomm_checks.rs`, also run on
 //! the MPI transport by `tests/mpi.rs`) on every p in 1..=6, and the errors of
-//! `intercomm_create` and `merge`, each refused on every rank of a group so that the run goes on
+//! `InterComm::create` and `merge`, each refused on every rank of a group so that the run goes on
 //! and a good call afterwards works.
 
 #[path = "common/intercomm_checks.rs"]

@@ -1,5 +1,5 @@
 //! Graph and distributed-graph communicators through the public API: creation from MPI's
-//! arrays and from adjacency lists, every error, the queries, dup, topo_test, and the
+//! arrays and from adjacency lists, every error, the queries, dup, `TopoKind::of`, and the
 //! neighbourhood collectives on graphs.
 
 use rpar::{CartComm, DistGraphComm, Error, GraphComm, Neighborhood, TopoKind};

@@ -9,7 +9,7 @@
 //! checked the sizes and groups, messages both ways (named ranks, ANY_SOURCE, statuses,
 //! non-blocking, probe), barrier, bcast from every root of each side, allreduce, and merges
 //! with every choice of `high`. A world of one rank cannot be split in two: there the checks
-//! are that `intercomm_create` refuses a remote leader in the local group.
+//! are that `InterComm::create` refuses a remote leader in the local group.
 
 use rpar::{Comm, Error, Group, InterComm, Max, Result, Sum, ANY_SOURCE, ANY_TAG, PROC_NULL, ROOT};
 use std::fmt::Debug;

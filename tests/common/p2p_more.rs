@@ -386,8 +386,8 @@ pub(crate) fn cancel(world: &Comm, in_process: bool) -> Result<()> {
 
 /// Matched probes (MPI-4.0 §3.8.2, after MPICH's test/mpi/pt2pt mprobe checks): the message
 /// a matched probe takes can be received only through it, in arrival order with the others;
-/// improbe finds nothing when nothing is there; a message dropped unreceived, or refused as too
-/// large, goes back; PROC_NULL gives the empty message.
+/// `MatchedMessage::iprobe` finds nothing when nothing is there; a message dropped unreceived,
+/// or refused as too large, goes back; PROC_NULL gives the empty message.
 pub(crate) fn matched_probe(world: &Comm) -> Result<()> {
     let (r, n) = (world.rank(), world.size());
     let (right, left) = ((r + 1) % n, (r + n - 1) % n);

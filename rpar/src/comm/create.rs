@@ -3,9 +3,9 @@
 //! ([`Comm::split_type`]), every rank's own ([`Comm::self_comm`]), comparing communicators
 //! ([`Comparison::of`]) and naming them ([`Comm::set_name`], [`Comm::name`]).
 //!
-//! `create` and `split_type` are built on [`Comm::split`]'s machinery (one gather at rank 0).
-//! `create_group` is collective over the group's members only: the first member agrees on the
-//! new communicator's id with the others over the parent's collective context, outside any
+//! `comm_create` and `split_type` are built on [`Comm::split`]'s machinery (one gather at rank
+//! 0). `comm_create_group` is collective over the group's members only: the first member agrees
+//! on the new communicator's id with the others over the parent's collective context, outside any
 //! collective call of the parent (in-process the fabric hands out ids; on MPI the members take
 //! the largest next free id among them, as `reserve_contexts` does for the whole parent), and on
 //! MPI the mirror is made by MPI_Comm_create_group.
