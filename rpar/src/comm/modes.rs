@@ -18,7 +18,7 @@
 
 use super::p2p::{check_send_tag, eager_data, Mode};
 use super::{Buffer, BufferMut, Comm, Persistent, Request, Scope, Status, PROC_NULL};
-use crate::transport::{publish, Data, ElemType, ErasedVec, Message, Waiting};
+use crate::transport::{publish, Data, ElemType, ErasedVec, Message};
 use crate::{Error, Result};
 use std::cell::RefCell;
 
@@ -121,12 +121,10 @@ impl<'c> ModeSends<'c> {
         check_send_tag(tag)?;
         if mode == Mode::Synchronous {
             if let Some(sync) = comm.send_remote_synchronous(elems, dest, tag)? {
-                let waiting = Waiting::Send {
-                    context: comm.p2p_context(),
-                    dest,
-                    tag,
-                };
-                return comm.endpoint().wait_ack(sync, waiting);
+                let to = (comm.p2p_context(), dest, tag);
+                let status = Status::of(comm.rank(), tag, elems.len());
+                let sent = Request::acknowledged(comm.endpoint().clone(), sync, to, status);
+                return sent.wait().map(drop);
             }
         }
         // SAFETY: `elems` is borrowed for this whole call and the offer is finished (or, on an

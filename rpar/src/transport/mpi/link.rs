@@ -43,6 +43,9 @@ pub(crate) struct Wire {
     arrived: RefCell<HashMap<Signature, CommittedType>>,
     /// The last number given to a synchronous send of this process.
     last_sync: std::cell::Cell<u32>,
+    /// Synchronous sends of this process whose acknowledgement has not arrived: while there
+    /// is none, no acknowledgement can come, and [`Wire::poll`] does not probe for one.
+    awaited: std::cell::Cell<usize>,
     /// Acknowledgements that arrived and were not yet taken, by the send's number.
     acked: RefCell<std::collections::HashSet<u32>>,
     /// Whether an acknowledgement arrived since [`Wire::acknowledged_since`] last looked.
@@ -67,6 +70,7 @@ impl Wire {
             outgoing: RefCell::default(),
             arrived: RefCell::default(),
             last_sync: std::cell::Cell::new(0),
+            awaited: std::cell::Cell::new(0),
             acked: RefCell::default(),
             new_ack: std::cell::Cell::new(false),
         }
@@ -166,6 +170,7 @@ impl Wire {
     pub(crate) fn sync_number(&self) -> u32 {
         let n = self.last_sync.get().wrapping_add(1).max(1);
         self.last_sync.set(n);
+        self.awaited.set(self.awaited.get() + 1);
         n
     }
 
@@ -191,13 +196,17 @@ impl Wire {
         self.new_ack.replace(false)
     }
 
-    /// Receives the acknowledgements that have arrived (see [`ACK_TAG`]).
+    /// Receives the acknowledgements that have arrived (see [`ACK_TAG`]); no MPI call while
+    /// none is awaited.
     fn take_acks(&self) {
-        while let Some((msg, _)) = self
-            .comm
-            .any_process()
-            .immediate_matched_probe_with_tag(ACK_TAG)
-        {
+        while self.awaited.get() > 0 {
+            let Some((msg, _)) = self
+                .comm
+                .any_process()
+                .immediate_matched_probe_with_tag(ACK_TAG)
+            else {
+                return;
+            };
             let mut bytes = [0u8; 4];
             let mut msg = msg;
             // SAFETY: an acknowledgement is 4 bytes, matched by this probe; MPI_Mrecv writes
@@ -212,6 +221,7 @@ impl Wire {
                 );
             }
             self.acked.borrow_mut().insert(u32::from_le_bytes(bytes));
+            self.awaited.set(self.awaited.get() - 1);
             self.new_ack.set(true);
         }
     }
