@@ -182,7 +182,7 @@ pub use trace::CommMatrix;
 pub use transport::CollectiveCall;
 pub use universe::{
     is_main_process, launched_by_mpi, mpi_processes, run, RankResult, ResultLink, RunReport,
-    RunResult, Transport, Universe,
+    RunResult, Simulation, Transport, Universe,
 };
 
 /// Runs a block on every rank: `spmd!(ranks = N, |world| { … })` launches N ranks (threads) and

@@ -103,6 +103,13 @@ impl Channel for Comm {
         self.send_in(self.collective_context(), data, dest, tag)
     }
 
+    #[inline]
+    fn local_reduction(&self, bytes: usize) {
+        if let Some(t) = self.endpoint().trace() {
+            t.reduction(bytes);
+        }
+    }
+
     fn send_owned<T: Datatype>(&self, data: Vec<T>, dest: usize, tag: i32) -> Result<()> {
         debug_check_in_collective(self);
         self.send_owned_in(self.collective_context(), data, dest, tag)

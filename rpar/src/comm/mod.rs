@@ -648,9 +648,10 @@ impl Comm {
     }
 
     /// The shared memory of this communicator's ranks, for the shared-memory collective
-    /// algorithms: in-process only (`None` on the MPI transport, where ranks are processes).
+    /// algorithms: in-process only (`None` on the MPI transport, where ranks are processes, and
+    /// under a simulation, whose network model times messages).
     pub(crate) fn arena(&self) -> Option<&Arena> {
-        if self.ep.wire().is_some() {
+        if self.ep.wire().is_some() || self.ep.trace().is_some_and(RankTrace::simulating) {
             return None;
         }
         let context = self.collective_context();

@@ -19,6 +19,8 @@
 //!   message arrives at S + l t_s + m t_c. Uncontended: t_n + l t_s + m t_c.
 //! * **Receive**: completes at max(clock, arrival of the matched send).
 //! * **Reduce** of b bytes: the clock advances by b gamma.
+//! * **Compute** of t ns of this machine's CPU time: the clock advances by t times the
+//!   simulator's [`cpu_scale`](Simulator::cpu_scale) (1 unless set).
 //!
 //! Events are processed in time order (ties in the order they were created), so a link
 //! serves messages first come, first served; the run is deterministic.
@@ -65,6 +67,7 @@ pub struct Simulator {
     switching: Switching,
     params: Params,
     placement: Option<Vec<usize>>,
+    cpu_scale: f64,
 }
 
 /// What a simulation found.
@@ -149,6 +152,8 @@ struct Run<'a> {
     finish: Vec<f64>,
     /// Arrival time of each send (NaN until known).
     arrival: Vec<f64>,
+    /// When each operation ended (NaN until known).
+    done: Vec<f64>,
     links: HashMap<(usize, usize), LinkState>,
     link_wait: f64,
     route: Vec<(usize, usize)>,
@@ -176,7 +181,37 @@ impl Simulator {
             switching,
             params,
             placement: None,
+            cpu_scale: 1.0,
         }
+    }
+
+    /// How long the simulated machine's cores take for what one core of this machine does in
+    /// one second of CPU time: 2.0 for cores half as fast, 0.5 for twice as fast, 0.0 to count
+    /// communication only. It scales the [`Op::Compute`] steps that
+    /// [`Universe::simulate`](crate::Universe::simulate) measures; 1 by default.
+    ///
+    /// ```
+    /// use rpar::cost::{Network, Params, Switching};
+    /// use rpar::sim::{Op, Schedule, Simulator};
+    /// let sim = Simulator::new(Network::ring(2), Switching::CutThrough, Params::hockney(1.0, 0.0));
+    /// let work = Schedule::new(vec![vec![Op::Compute { ns: 1_000_000_000 }], vec![]])?;
+    /// assert_eq!(sim.run(&work)?.time, 1.0);
+    /// assert_eq!(sim.cpu_scale(2.5).run(&work)?.time, 2.5);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn cpu_scale(mut self, factor: f64) -> Self {
+        self.cpu_scale = factor;
+        self
+    }
+
+    /// The network simulated.
+    pub fn network(&self) -> &Network {
+        &self.network
+    }
+
+    /// The machine constants.
+    pub fn params(&self) -> Params {
+        self.params
     }
 
     /// Places rank r on node `placement[r]` (for example the Gray-code embedding of a ring in a
@@ -229,6 +264,12 @@ impl Simulator {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn run(&self, schedule: &Schedule) -> Result<Report> {
+        Ok(self.run_timed(schedule)?.0)
+    }
+
+    /// [`Simulator::run`], and when each operation of the schedule ended (indexed as
+    /// `Schedule::ops`): a send when its sender could go on, a receive when it completed.
+    pub(crate) fn run_timed(&self, schedule: &Schedule) -> Result<(Report, Vec<f64>)> {
         const CALL: &str = "sim::Simulator::run";
         let p = schedule.ranks();
         let nodes = self.network.nodes();
@@ -260,6 +301,7 @@ impl Simulator {
             blocked: vec![false; p],
             finish: vec![f64::NAN; p],
             arrival: vec![f64::NAN; schedule.ops().len()],
+            done: vec![f64::NAN; schedule.ops().len()],
             links: HashMap::new(),
             link_wait: 0.0,
             route: Vec::new(),
@@ -286,13 +328,14 @@ impl Simulator {
             ));
         }
         let time = run.finish.iter().copied().fold(0.0, f64::max);
-        Ok(Report {
+        let report = Report {
             time,
             finish: run.finish,
             messages: schedule.messages(),
             link_wait: run.link_wait,
             max_link_load: run.links.values().map(|l| l.load).max().unwrap_or(0),
-        })
+        };
+        Ok((report, run.done))
     }
 }
 
@@ -330,6 +373,14 @@ impl Run<'_> {
                 Op::Reduce { bytes } => {
                     self.pc[r] += 1;
                     let t = self.clock[r] + bytes as f64 * gamma;
+                    self.done[i] = t;
+                    self.push(t, Kind::Resume(r));
+                    return;
+                }
+                Op::Compute { ns } => {
+                    self.pc[r] += 1;
+                    let t = self.clock[r] + ns as f64 * 1e-9 * self.sim.cpu_scale;
+                    self.done[i] = t;
                     self.push(t, Kind::Resume(r));
                     return;
                 }
@@ -339,6 +390,7 @@ impl Run<'_> {
                     let start = self.clock[r] + t_n;
                     if from == dest {
                         // Same node: no network, the startup is all.
+                        self.done[i] = start;
                         self.arrived(i, start);
                         self.push(start, Kind::Resume(r));
                     } else if self.sim.switching == Switching::StoreAndForward {
@@ -355,6 +407,7 @@ impl Run<'_> {
                         return;
                     }
                     self.pc[r] += 1;
+                    self.done[i] = arrival.max(self.clock[r]);
                     if arrival > self.clock[r] {
                         self.push(arrival, Kind::Resume(r));
                         return;
@@ -395,6 +448,7 @@ impl Run<'_> {
         self.take_link((at, next), start, done);
         let sender = self.schedule.owner(op);
         if at == self.sim.node_of(sender) {
+            self.done[op] = done;
             self.push(done, Kind::Resume(sender));
         }
         if next == dest {
@@ -426,6 +480,7 @@ impl Run<'_> {
         }
         let hops = route.len() as f64;
         self.route = route;
+        self.done[op] = start + t_s + body;
         self.push(start + t_s + body, Kind::Resume(sender));
         self.arrived(op, start + hops * t_s + body);
     }

@@ -33,16 +33,31 @@
 //! so the simulator charges gamma. Tags 500..=599 of the collective context belong to `cost`
 //! and `sim`.
 //!
-//! Depends on `cost` (networks and parameters) and `collective::Channel`.
+//! # Whole programs
+//!
+//! [`Universe::simulate`](crate::Universe::simulate) runs a user's program, unmodified, and
+//! predicts its time on a [`Simulator`]'s machine: each rank's computation between its calls
+//! (its own CPU time, times [`Simulator::cpu_scale`]), every message it sent and received, and
+//! the algorithm each collective ran (message passing: no shared memory under a simulation)
+//! become one schedule with the run's own matching, timed here ([`Prediction`]); [`scaling`]
+//! tabulates speedup and efficiency over rank counts.
+//!
+//! Depends on `cost` (networks and parameters), `collective::Channel`, and for whole programs
+//! on `trace` (the per-rank record) and `universe` (the runs).
 
 mod collectives;
 mod engine;
+mod prediction;
 mod recorder;
 mod reference;
+mod scaling;
 mod schedule;
 
 pub use collectives::{record_collective, Collective};
 pub use engine::{Report, Simulator};
+pub(crate) use prediction::predict;
+pub use prediction::{Prediction, RankTime};
 pub use recorder::{record, Recorder};
 pub use reference::Reference;
+pub use scaling::{scaling, Scaling, ScalingRow};
 pub use schedule::{Op, Schedule};

@@ -51,6 +51,13 @@ pub enum Op {
         /// Bytes combined.
         bytes: u64,
     },
+    /// Compute locally for `ns` nanoseconds of this machine's CPU time (what a simulated
+    /// program did between its rpar calls: [`Universe::simulate`](crate::Universe::simulate)).
+    Compute {
+        /// CPU time in nanoseconds, before the simulator's
+        /// [`cpu_scale`](super::Simulator::cpu_scale).
+        ns: u64,
+    },
 }
 
 /// The communication schedule of `ranks()` ranks, with every receive matched to its send.
@@ -148,7 +155,7 @@ impl Schedule {
                         sends.push(key(r as u32, to, tag, i));
                     }
                     Op::Recv { from, tag, .. } => recvs.push(key(from, r as u32, tag, i)),
-                    Op::Reduce { .. } => {}
+                    Op::Reduce { .. } | Op::Compute { .. } => {}
                 }
             }
         }
@@ -200,6 +207,39 @@ impl Schedule {
             partner[s] = r as u32;
             a += 1;
             b += 1;
+        }
+        Ok(Schedule {
+            ops,
+            starts,
+            partner,
+        })
+    }
+
+    /// A schedule whose messages are already matched, as the run of a program matched them
+    /// (`Universe::simulate`): `pairs` are (send, receive) indices into `ops`, rank r's
+    /// operations being `ops[starts[r]..starts[r + 1]]`; every send and receive is in exactly
+    /// one pair, and each receive's `bytes` is its message's.
+    pub(crate) fn matched(
+        ops: Vec<Op>,
+        starts: Vec<usize>,
+        pairs: &[(usize, usize)],
+    ) -> Result<Self> {
+        if ops.len() >= NO_MATCH as usize {
+            return Err(Error::invalid(
+                "Universe::simulate",
+                format!(
+                    "the program did {} operations; a simulation holds at most 2^32 - 1",
+                    ops.len()
+                ),
+            ));
+        }
+        let mut partner = vec![NO_MATCH; ops.len()];
+        for &(send, recv) in pairs {
+            debug_assert!(
+                matches!(ops[send], Op::Send { .. }) && matches!(ops[recv], Op::Recv { .. })
+            );
+            partner[send] = recv as u32;
+            partner[recv] = send as u32;
         }
         Ok(Schedule {
             ops,

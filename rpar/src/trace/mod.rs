@@ -17,11 +17,18 @@
 //! (bench/results/trace_overhead.txt): an 8-byte self send+recv runs under 2% more
 //! instructions with the feature compiled in than without it.
 //!
+//! Under a simulation (`Universe::simulate`) the same hooks also feed each rank's
+//! [`ProgramRecord`] (`program.rs`): what the rank computed between its calls and which
+//! messages it sent and received, for the virtual clock.
+//!
 //! Depends on nothing else in rpar.
 
 #[cfg(feature = "trace")]
 mod chrome;
 mod matrix;
+mod program;
+
+pub(crate) use program::{ProgramRecord, Step};
 
 #[cfg(feature = "trace")]
 pub(crate) use chrome::write_chrome_trace;
@@ -149,6 +156,8 @@ pub(crate) struct RankTrace {
     arrival: Cell<Option<Arrival>>,
     /// The collective calls in progress, innermost last (see [`RankTrace::collective_span`]).
     collectives: RefCell<Vec<OpenCollective>>,
+    /// Under a simulation: what the rank's program did (see [`RankTrace::simulated`]).
+    program: Option<ProgramRecord>,
 }
 
 /// A collective call in progress: the family of its algorithm (the type of its algorithm
@@ -170,7 +179,34 @@ impl RankTrace {
             events: RefCell::new(Vec::new()),
             arrival: Cell::new(None),
             collectives: RefCell::new(Vec::new()),
+            program: None,
         }
+    }
+
+    /// Also records what the rank's program does for a simulation (`Universe::simulate`):
+    /// its computation from now on, and every call and message. Made on the rank's thread.
+    pub(crate) fn simulated(mut self) -> Self {
+        self.program = Some(ProgramRecord::new());
+        self
+    }
+
+    /// Whether this rank runs under a simulation: its collectives then pass messages (the
+    /// network model times messages, not shared memory).
+    pub(crate) fn simulating(&self) -> bool {
+        self.program.is_some()
+    }
+
+    /// A reduction step of a collective combined `bytes` bytes (`Channel::local_reduction`).
+    pub(crate) fn reduction(&self, bytes: usize) {
+        if let Some(p) = &self.program {
+            p.reduce(bytes);
+        }
+    }
+
+    /// Under a simulation, what the rank's program did and how many messages it sent without
+    /// a flow id (see [`ProgramRecord::take`]).
+    pub(crate) fn take_program(&self) -> Option<(Vec<Step>, u64)> {
+        self.program.as_ref().map(ProgramRecord::take)
     }
 
     fn now_ns(&self) -> u64 {
@@ -179,6 +215,9 @@ impl RankTrace {
 
     /// Starts a span; it is recorded when the guard drops.
     pub(crate) fn span(&self, name: &'static str, args: SpanArgs) -> Span<'_> {
+        if let Some(p) = &self.program {
+            p.enter();
+        }
         Span {
             trace: self,
             name,
@@ -244,9 +283,15 @@ impl RankTrace {
             .and_then(|k| k.checked_mul(self.ranks))
             .and_then(|id| id.checked_add(self.rank as u32))
         else {
+            if let Some(p) = &self.program {
+                p.send(0);
+            }
             return 0;
         };
         *next += 1;
+        if let Some(p) = &self.program {
+            p.send(id);
+        }
         let at_ns = self.now_ns();
         self.events.borrow_mut().push(Event::FlowOut { id, at_ns });
         id
@@ -256,6 +301,9 @@ impl RankTrace {
     #[cold]
     pub(crate) fn flow_in(&self, id: u32, arrival: Arrival) {
         self.arrival.set(Some(arrival));
+        if let Some(p) = &self.program {
+            p.recv(id, arrival.tag, arrival.bytes);
+        }
         if id != 0 {
             let at_ns = self.now_ns();
             self.events.borrow_mut().push(Event::FlowIn { id, at_ns });
@@ -312,10 +360,16 @@ impl Drop for Span<'_> {
             open.truncate(depth);
         }
         if !self.keep {
+            if let Some(p) = &self.trace.program {
+                p.leave(None);
+            }
             return;
         }
         if let Some(a) = self.of_arrival.then(|| self.trace.arrival.take()).flatten() {
             self.describe(Some(a.source), Some(a.tag), Some(a.bytes));
+        }
+        if let Some(p) = &self.trace.program {
+            p.leave(Some((self.name, self.args.clone())));
         }
         let dur_ns = self.trace.now_ns().saturating_sub(self.start_ns);
         self.trace.events.borrow_mut().push(Event::Span {

@@ -9,13 +9,15 @@ mod limits;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod results;
+mod simulate;
 
 pub(crate) use results::value_results;
 pub use results::{RankResult, ResultLink, RunResult};
+pub use simulate::Simulation;
 
 use crate::comm::Comm;
 use crate::error::Warning;
-use crate::trace::{claim_file, write_chrome_trace, CommMatrix, Event, MatrixRow, RankTrace};
+use crate::trace::{claim_file, write_chrome_trace, CommMatrix, Event, MatrixRow, RankTrace, Step};
 use crate::transport::{watchdog, Endpoint, Fabric, Failure};
 use crate::{Error, Result};
 use affinity::Cores;
@@ -403,6 +405,20 @@ impl Universe {
             #[cfg(feature = "mpi")]
             return mpi::run(self, program);
         }
+        Ok(self.run_threads(&program, false)?.0)
+    }
+
+    /// Runs `program` on a thread per rank; `simulated`: each rank also records what it does for
+    /// a simulation (then the trace is not written, and the ranks' records are returned).
+    fn run_threads<F, R>(
+        &self,
+        program: &F,
+        simulated: bool,
+    ) -> Result<(RunReport<R>, Vec<(Vec<Step>, u64)>)>
+    where
+        F: Fn(Comm) -> Result<R> + Sync,
+        R: RunResult,
+    {
         let n = self.ranks;
         if n == 0 {
             return Err(Error::invalid(
@@ -414,9 +430,8 @@ impl Universe {
         limits::check(n, usize::from(self.deadlock_detection))?;
         let (fabric, mailboxes) = Fabric::new(n, self.polling());
         let fabric = Arc::new(fabric);
-        let program = &program;
         let stop_watch = AtomicBool::new(false);
-        let trace_path = self.trace_file();
+        let trace_path = if simulated { None } else { self.trace_file() };
         let cores = self.binds().then(|| Cores::for_run(n)).flatten();
         let cores = &cores;
         let epoch = Instant::now();
@@ -448,7 +463,7 @@ impl Universe {
                 if let Some(bytes) = self.stack_size {
                     builder = builder.stack_size(bytes);
                 }
-                let tracing = trace_path.is_some();
+                let tracing = trace_path.is_some() || simulated;
                 let matrix = self.record_matrix;
                 #[cfg(rpar_faults)]
                 let fault = self.fault;
@@ -458,7 +473,14 @@ impl Universe {
                     if let Some(cores) = cores {
                         cores.bind(rank);
                     }
-                    let trace = tracing.then(|| RankTrace::new(rank, n, epoch));
+                    let trace = tracing.then(|| {
+                        let trace = RankTrace::new(rank, n, epoch);
+                        if simulated {
+                            trace.simulated()
+                        } else {
+                            trace
+                        }
+                    });
                     let row = matrix.then(|| MatrixRow::new(n));
                     let ep = Rc::new(Endpoint::new(rank, rx, rank_fabric.clone(), trace, row));
                     run_rank(rank, Comm::world(ep, n, None), &rank_fabric, program)
@@ -501,10 +523,12 @@ impl Universe {
         let mut results = Vec::with_capacity(n);
         let mut traces = Vec::new();
         let mut rows = Vec::new();
+        let mut programs = Vec::new();
         for o in outcomes {
             results.push(o.result);
             traces.extend(o.trace);
             rows.extend(o.row);
+            programs.extend(o.program);
         }
         let trace_written = trace_path.as_deref().map(|path| {
             write_chrome_trace(path, traces).map_err(|e| {
@@ -531,11 +555,12 @@ impl Universe {
             .map(|r| r.expect("every rank returned a result when none failed"))
             .collect();
         let matrix = (self.record_matrix && rows.len() == n).then(|| CommMatrix::from_rows(rows));
-        Ok(RunReport {
+        let report = RunReport {
             results,
             warnings,
             matrix,
-        })
+        };
+        Ok((report, programs))
     }
 
     /// The poll budget: the builder's, else `RPAR_POLL_US`, else the default.
@@ -579,6 +604,8 @@ struct RankOutcome<R> {
     result: Option<R>,
     trace: Option<(usize, Vec<Event>)>,
     row: Option<Vec<(u64, u64)>>,
+    /// Under a simulation: what the rank did, and how many messages it sent untracked.
+    program: Option<(Vec<Step>, u64)>,
 }
 
 impl<R> Default for RankOutcome<R> {
@@ -587,6 +614,7 @@ impl<R> Default for RankOutcome<R> {
             result: None,
             trace: None,
             row: None,
+            program: None,
         }
     }
 }
@@ -621,6 +649,8 @@ where
 {
     let ep = world.endpoint().clone();
     let outcome = catch_unwind(AssertUnwindSafe(|| program(world)));
+    // before the rank's finishing work, which is not its program's computation
+    let simulated = ep.trace().and_then(|t| t.take_program());
     let result = match outcome {
         Ok(Ok(r)) => {
             fabric.note_warnings(ep.finish());
@@ -642,6 +672,7 @@ where
         result,
         trace: ep.trace().map(|t| t.take()),
         row: ep.matrix().map(|m| m.take()),
+        program: simulated,
     }
 }
 
