@@ -234,13 +234,18 @@ fn a_receive_completes_at_the_later_of_its_clock_and_the_arrival() {
 fn the_virtual_trace_has_every_message_going_forward() {
     let sim = machine(Network::torus(4, 4), Switching::CutThrough);
     let path = std::env::temp_dir().join(format!("rpar-sim-trace-{}.json", std::process::id()));
-    let run = simulate(&sim, 16, |world| {
-        let x = world
-            .using(Allreduce::RecursiveDoubling)
-            .allreduce(&(world.rank() as u64), Sum)?;
-        world.using(Allgather::Ring).allgather(&x).map(|v| v.len())
-    });
-    run.write_trace(&path).unwrap();
+    let run = Universe::new(16)
+        .trace(&path)
+        .simulate(&sim)
+        .run(|world| {
+            let x = world
+                .using(Allreduce::RecursiveDoubling)
+                .allreduce(&(world.rank() as u64), Sum)?;
+            world.using(Allgather::Ring).allgather(&x).map(|v| v.len())
+        })
+        .unwrap();
+    let calls: Vec<&str> = run.calls(3).iter().map(|c| c.name).collect();
+    assert_eq!(calls, ["allreduce", "allgather"]);
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     std::fs::remove_file(&path).ok();
     let events = doc["traceEvents"].as_array().unwrap();

@@ -56,7 +56,7 @@ mod schedule;
 pub use collectives::{record_collective, Collective};
 pub use engine::{Report, Simulator};
 pub(crate) use prediction::predict;
-pub use prediction::{Prediction, RankTime};
+pub use prediction::{Prediction, RankTime, TimedCall};
 pub use recorder::{record, Recorder};
 pub use reference::Reference;
 pub use scaling::{scaling, Scaling, ScalingRow};

@@ -11,7 +11,6 @@
 //! does what it did in the run, and `rpar::wtime` reads the real clock.
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use super::engine::{Report, Simulator};
 use super::schedule::{Op, Schedule};
@@ -54,8 +53,19 @@ pub struct Prediction<R> {
     pub ranks: Vec<RankTime>,
     /// What the network simulation found: messages, time lost to busy links, the busiest link.
     pub network: Report,
-    /// The run on the virtual clock, per rank (see [`Prediction::write_trace`]).
-    events: Vec<(usize, Vec<Event>)>,
+    /// Each rank's calls on the virtual clock (see [`Prediction::calls`]).
+    calls: Vec<Vec<TimedCall>>,
+}
+
+/// A call of a rank's program on the virtual clock (see [`Prediction::calls`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedCall {
+    /// The call's name as a trace shows it (`send`, `allgather`, `barrier`, …).
+    pub name: &'static str,
+    /// When it began, in seconds of virtual time.
+    pub start: f64,
+    /// When it returned.
+    pub end: f64,
 }
 
 /// One rank's predicted time.
@@ -76,22 +86,30 @@ impl RankTime {
 }
 
 impl<R> Prediction<R> {
-    /// Writes the predicted run as a Chrome trace-event file (Perfetto opens it): a track per
-    /// rank with its computation (`compute`) and its calls on the virtual clock, and an arrow
-    /// per message from where it was sent to where it was received.
+    /// Rank `rank`'s calls, outermost only (a collective's inner steps are in its span), in its
+    /// program's order, on the virtual clock: to time a phase of the program, take the end of
+    /// the call before it and the start of the call after it.
     ///
-    /// # Errors
+    /// # Panics
     ///
-    /// [`Error::InvalidArgument`] if the file cannot be written, or without the `trace` cargo
-    /// feature (on by default; a simulation needs it anyway).
-    pub fn write_trace(&self, path: impl AsRef<Path>) -> Result<()> {
-        let path = path.as_ref();
-        crate::trace::write_chrome_trace(path, self.events.clone()).map_err(|e| {
-            Error::invalid(
-                "Prediction::write_trace",
-                format!("could not write the trace to {}: {e}", path.display()),
-            )
-        })
+    /// If `rank` is not a rank of the run, like indexing a slice out of bounds.
+    ///
+    /// ```
+    /// use rpar::cost::{Network, Params, Switching};
+    /// use rpar::sim::Simulator;
+    /// let machine = Simulator::new(Network::ring(2), Switching::CutThrough, Params::hockney(1e-6, 0.0))
+    ///     .cpu_scale(0.0);
+    /// let run = rpar::Universe::new(2).simulate(&machine).run(|world| {
+    ///     world.barrier()?;
+    ///     world.allreduce(&1u32, rpar::Sum)
+    /// })?;
+    /// let calls: Vec<&str> = run.calls(0).iter().map(|c| c.name).collect();
+    /// assert_eq!(calls, ["barrier", "allreduce"]);
+    /// assert!(run.calls(0)[1].start >= run.calls(0)[0].end);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn calls(&self, rank: usize) -> &[TimedCall] {
+        &self.calls[rank]
     }
 }
 
@@ -99,18 +117,23 @@ impl<R> Prediction<R> {
 struct Mark {
     /// Index of the first operation after it.
     at: usize,
-    /// `None` for a call's beginning; its end, shown or not.
-    leave: Option<Option<(&'static str, SpanArgs)>>,
+    /// `None` for a call's beginning; its end: its name if shown, what it was about if kept.
+    leave: Option<(Option<&'static str>, Option<Box<SpanArgs>>)>,
 }
 
+/// A rank's run on the virtual clock, as a trace shows it.
+pub(crate) type RankEvents = (usize, Vec<Event>);
+
 /// The predicted run of a program whose ranks recorded `programs` (in rank order), with its
-/// real `results` and `warnings`, on `machine`.
+/// real `results` and `warnings`, on `machine`; and if `traced`, the ranks' runs on the
+/// virtual clock as a trace shows them.
 pub(crate) fn predict<R>(
     machine: &Simulator,
     results: Vec<R>,
     warnings: Vec<Warning>,
     programs: Vec<Vec<Step>>,
-) -> Result<Prediction<R>> {
+    traced: bool,
+) -> Result<(Prediction<R>, Vec<RankEvents>)> {
     let n = programs.len() as u32;
     // every received message: its receiver, tag and size (the sender knows none of them)
     let mut received: HashMap<u32, (u32, i32, u64)> = HashMap::new();
@@ -154,10 +177,10 @@ pub(crate) fn predict<R>(
                     });
                     continue;
                 }
-                Step::Leave(span) => {
+                Step::Leave { name, args } => {
                     rank_marks.push(Mark {
                         at: ops.len(),
-                        leave: Some(span),
+                        leave: Some((name, args)),
                     });
                     continue;
                 }
@@ -193,19 +216,20 @@ pub(crate) fn predict<R>(
             compute: timeline.compute(r),
         })
         .collect();
-    let events = marks
+    let (calls, events) = marks
         .into_iter()
         .enumerate()
-        .map(|(r, m)| (r, timeline.events(r, m)))
-        .collect();
-    Ok(Prediction {
+        .map(|(r, m)| timeline.calls(r, m, traced))
+        .unzip();
+    let prediction = Prediction {
         results,
         warnings,
         time: network.time,
         ranks,
         network,
-        events,
-    })
+        calls,
+    };
+    Ok((prediction, events))
 }
 
 /// A timed schedule: when each operation ended, and each message's flow id.
@@ -239,12 +263,13 @@ impl Timeline<'_> {
             .sum()
     }
 
-    /// Rank `r`'s run on the virtual clock: its computation, its calls (from `marks`) and the
-    /// ends of its messages' arrows.
-    fn events(&self, r: usize, marks: Vec<Mark>) -> Vec<Event> {
+    /// Rank `r`'s outermost calls on the virtual clock (from `marks`), and if `traced` its run
+    /// as a trace shows it: its computation, the ends of its messages' arrows, and every call
+    /// whose arguments were kept.
+    fn calls(&self, r: usize, marks: Vec<Mark>, traced: bool) -> (Vec<TimedCall>, RankEvents) {
         let ns = |t: f64| (t * 1e9).round() as u64;
         let mut events = Vec::new();
-        for i in self.ops(r) {
+        for i in self.ops(r).filter(|_| traced) {
             let (begin, end) = (self.begin(r, i), self.done[i]);
             match self.schedule.ops()[i] {
                 Op::Compute { .. } => events.push(Event::Span {
@@ -264,24 +289,27 @@ impl Timeline<'_> {
                 Op::Reduce { .. } => {}
             }
         }
+        let mut calls = Vec::new();
         let mut open = Vec::new();
         for mark in marks {
-            match mark.leave {
-                None => open.push(self.begin(r, mark.at)),
-                Some(span) => {
-                    let begin = open.pop().unwrap_or(0.0);
-                    if let Some((name, args)) = span {
-                        let end = self.begin(r, mark.at);
-                        events.push(Event::Span {
-                            name,
-                            start_ns: ns(begin),
-                            dur_ns: ns(end).saturating_sub(ns(begin)),
-                            args,
-                        });
-                    }
-                }
+            let Some((name, args)) = mark.leave else {
+                open.push(self.begin(r, mark.at));
+                continue;
+            };
+            let start = open.pop().unwrap_or(0.0);
+            let end = self.begin(r, mark.at);
+            if let (Some(name), true) = (name, open.is_empty()) {
+                calls.push(TimedCall { name, start, end });
+            }
+            if let (Some(name), Some(args)) = (name, args) {
+                events.push(Event::Span {
+                    name,
+                    start_ns: ns(start),
+                    dur_ns: ns(end).saturating_sub(ns(start)),
+                    args: *args,
+                });
             }
         }
-        events
+        (calls, (r, events))
     }
 }

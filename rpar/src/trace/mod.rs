@@ -184,9 +184,10 @@ impl RankTrace {
     }
 
     /// Also records what the rank's program does for a simulation (`Universe::simulate`):
-    /// its computation from now on, and every call and message. Made on the rank's thread.
-    pub(crate) fn simulated(mut self) -> Self {
-        self.program = Some(ProgramRecord::new());
+    /// its computation from now on, and every call and message (`detailed`: with what each call
+    /// was about, for a trace of the simulated run). Made on the rank's thread.
+    pub(crate) fn simulated(mut self, detailed: bool) -> Self {
+        self.program = Some(ProgramRecord::new(detailed));
         self
     }
 
@@ -369,7 +370,7 @@ impl Drop for Span<'_> {
             self.describe(Some(a.source), Some(a.tag), Some(a.bytes));
         }
         if let Some(p) = &self.trace.program {
-            p.leave(Some((self.name, self.args.clone())));
+            p.leave(Some((self.name, &self.args)));
         }
         let dur_ns = self.trace.now_ns().saturating_sub(self.start_ns);
         self.trace.events.borrow_mut().push(Event::Span {

@@ -27,9 +27,13 @@ pub(crate) enum Step {
     Reduce { bytes: u64 },
     /// A call began.
     Enter,
-    /// The call begun by the matching `Enter` ended: its name and what it was about, or `None`
-    /// for a poll that found nothing (not shown, as in a trace).
-    Leave(Option<(&'static str, SpanArgs)>),
+    /// The call begun by the matching `Enter` ended: its name (`None` for a poll that found
+    /// nothing, not shown, as in a trace) and, when the simulated run is traced, what it was
+    /// about (boxed: a step stays small in the long runs that are not traced).
+    Leave {
+        name: Option<&'static str>,
+        args: Option<Box<SpanArgs>>,
+    },
 }
 
 /// The recorder of one rank of a simulated run.
@@ -42,16 +46,20 @@ pub(crate) struct ProgramRecord {
     mark: Cell<u64>,
     /// Messages sent without a flow id (past the trace's ids): the simulation cannot follow them.
     lost: Cell<u64>,
+    /// Whether each call's arguments are kept (for a trace of the simulated run).
+    detailed: bool,
 }
 
 impl ProgramRecord {
-    /// The recorder of a rank whose program starts now, on this thread.
-    pub(crate) fn new() -> Self {
+    /// The recorder of a rank whose program starts now, on this thread; `detailed`: keep what
+    /// each call was about, for a trace.
+    pub(crate) fn new(detailed: bool) -> Self {
         ProgramRecord {
             steps: RefCell::new(Vec::new()),
             depth: Cell::new(0),
             mark: Cell::new(thread_cpu_ns()),
             lost: Cell::new(0),
+            detailed,
         }
     }
 
@@ -64,9 +72,13 @@ impl ProgramRecord {
         self.steps.borrow_mut().push(Step::Enter);
     }
 
-    /// The innermost open call closes (`span`: what it showed, if it is shown).
-    pub(crate) fn leave(&self, span: Option<(&'static str, SpanArgs)>) {
-        self.steps.borrow_mut().push(Step::Leave(span));
+    /// The innermost open call closes (`span`: its name and what it was about, if it is shown).
+    pub(crate) fn leave(&self, span: Option<(&'static str, &SpanArgs)>) {
+        let (name, args) = match span {
+            Some((name, args)) => (Some(name), self.detailed.then(|| Box::new(args.clone()))),
+            None => (None, None),
+        };
+        self.steps.borrow_mut().push(Step::Leave { name, args });
         let depth = self.depth.get().saturating_sub(1);
         self.depth.set(depth);
         if depth == 0 {
@@ -147,7 +159,7 @@ mod tests {
 
     #[test]
     fn computation_is_what_runs_outside_the_outermost_call() {
-        let p = ProgramRecord::new();
+        let p = ProgramRecord::new(true);
         let spin = |ms: u64| {
             let start = std::time::Instant::now();
             let mut x = 0u64;
@@ -162,7 +174,7 @@ mod tests {
         spin(3); // inside rpar: not computation
         p.recv(9, 1, 16);
         p.leave(None);
-        p.leave(Some(("send", SpanArgs::default())));
+        p.leave(Some(("send", &SpanArgs::default())));
         spin(2);
         p.send(0); // no flow id left: counted as lost, not a step
         let (steps, lost) = p.take();

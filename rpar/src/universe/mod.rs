@@ -405,15 +405,15 @@ impl Universe {
             #[cfg(feature = "mpi")]
             return mpi::run(self, program);
         }
-        Ok(self.run_threads(&program, false)?.0)
+        Ok(self.run_threads(&program, Recording::Run)?.0)
     }
 
-    /// Runs `program` on a thread per rank; `simulated`: each rank also records what it does for
-    /// a simulation (then the trace is not written, and the ranks' records are returned).
+    /// Runs `program` on a thread per rank, each recording what `recording` says (under a
+    /// simulation the run's own trace is not written, and the ranks' records are returned).
     fn run_threads<F, R>(
         &self,
         program: &F,
-        simulated: bool,
+        recording: Recording,
     ) -> Result<(RunReport<R>, Vec<(Vec<Step>, u64)>)>
     where
         F: Fn(Comm) -> Result<R> + Sync,
@@ -431,7 +431,14 @@ impl Universe {
         let (fabric, mailboxes) = Fabric::new(n, self.polling());
         let fabric = Arc::new(fabric);
         let stop_watch = AtomicBool::new(false);
-        let trace_path = if simulated { None } else { self.trace_file() };
+        let simulated = match recording {
+            Recording::Run => None,
+            Recording::Simulation { detailed } => Some(detailed),
+        };
+        let trace_path = match simulated {
+            None => self.trace_file(),
+            Some(_) => None,
+        };
         let cores = self.binds().then(|| Cores::for_run(n)).flatten();
         let cores = &cores;
         let epoch = Instant::now();
@@ -463,7 +470,7 @@ impl Universe {
                 if let Some(bytes) = self.stack_size {
                     builder = builder.stack_size(bytes);
                 }
-                let tracing = trace_path.is_some() || simulated;
+                let tracing = trace_path.is_some() || simulated.is_some();
                 let matrix = self.record_matrix;
                 #[cfg(rpar_faults)]
                 let fault = self.fault;
@@ -475,10 +482,9 @@ impl Universe {
                     }
                     let trace = tracing.then(|| {
                         let trace = RankTrace::new(rank, n, epoch);
-                        if simulated {
-                            trace.simulated()
-                        } else {
-                            trace
+                        match simulated {
+                            Some(detailed) => trace.simulated(detailed),
+                            None => trace,
                         }
                     });
                     let row = matrix.then(|| MatrixRow::new(n));
@@ -597,6 +603,16 @@ impl Universe {
         })?;
         Some(claim_file(&path))
     }
+}
+
+/// What the ranks of a run record besides their results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Recording {
+    /// A run: a trace if one is asked for, the communication matrix if asked for.
+    Run,
+    /// A simulation's run: each rank's program (`trace::ProgramRecord`); `detailed`: with what
+    /// each call was about, for a trace of the simulated run.
+    Simulation { detailed: bool },
 }
 
 /// What one rank's thread hands back.

@@ -1,9 +1,10 @@
 //! [`Universe::simulate`]: run a program for real and predict its time on a machine you do not
 //! have (the records, the replay and the virtual trace are `sim::prediction`'s).
 
-use super::{RunResult, Transport, Universe};
+use super::{Recording, RunResult, Transport, Universe};
 use crate::comm::Comm;
 use crate::sim::{predict, Prediction, Simulator};
+use crate::trace::write_chrome_trace;
 use crate::{Error, Result};
 
 /// A universe whose runs are simulated on a machine (see [`Universe::simulate`]).
@@ -33,7 +34,9 @@ impl Universe {
     /// eager in the model (a synchronous send does not wait for its receive).
     ///
     /// With a trace file set ([`Universe::trace`] or `RPAR_TRACE`), the run on the virtual
-    /// clock is written there (see [`Prediction::write_trace`]).
+    /// clock is written there instead of the real one: a Perfetto track per rank with its
+    /// computation (`compute`) and its calls, and an arrow per message from its send to its
+    /// receive. [`Prediction::calls`] gives each rank's calls on the virtual clock.
     ///
     /// ```
     /// use rpar::cost::{Network, Params, Switching};
@@ -97,7 +100,11 @@ impl Simulation<'_> {
                 ),
             ));
         }
-        let (report, records) = universe.run_threads(&program, true)?;
+        let trace = universe.trace_file();
+        let recording = Recording::Simulation {
+            detailed: trace.is_some(),
+        };
+        let (report, records) = universe.run_threads(&program, recording)?;
         let mut programs = Vec::with_capacity(records.len());
         for (rank, (steps, lost)) in records.into_iter().enumerate() {
             if lost > 0 {
@@ -113,9 +120,20 @@ impl Simulation<'_> {
             }
             programs.push(steps);
         }
-        let prediction = predict(self.machine, report.results, report.warnings, programs)?;
-        if let Some(path) = universe.trace_file() {
-            prediction.write_trace(path)?;
+        let (prediction, events) = predict(
+            self.machine,
+            report.results,
+            report.warnings,
+            programs,
+            trace.is_some(),
+        )?;
+        if let Some(path) = trace {
+            write_chrome_trace(&path, events).map_err(|e| {
+                Error::invalid(
+                    CALL,
+                    format!("could not write the trace to {}: {e}", path.display()),
+                )
+            })?;
         }
         Ok(prediction)
     }
