@@ -31,6 +31,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
+use common::machine::MachineArgs;
+use rpar::cost::Params;
 use rpar::prelude::*;
 
 mod common;
@@ -62,6 +64,9 @@ struct Args {
     /// Small run for the test suite (n = 16, tolerance 1e-4).
     #[arg(long)]
     quick: bool,
+    /// The machine of `--simulate`.
+    #[command(flatten)]
+    machine: MachineArgs,
 }
 
 /// The halo exchange variants.
@@ -348,65 +353,97 @@ fn explain_speedup(ranks: usize, n: usize, sweeps: usize, parallel: f64, serial:
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let ranks = args
-        .ranks
-        .unwrap_or_else(|| rpar::mpi_processes().unwrap_or_else(common::cores));
     let (n, tol) = if args.quick {
         (16, 1e-4)
     } else {
         (args.n, args.tol)
     };
-    let mut dims = [0, 0];
-    if let Err(e) = rpar::dims_create(ranks, &mut dims) {
-        eprintln!("error: {e}");
-        return ExitCode::FAILURE;
-    }
-    if dims[0] > n || dims[1] > n {
-        eprintln!(
-            "error: a {} x {} grid of ranks needs n >= {}",
-            dims[0], dims[1], dims[0]
-        );
-        return ExitCode::FAILURE;
-    }
-
-    let result = rpar::run(ranks, |world| {
-        let grid = CartComm::create(&world, dims, [false, false], false)?
-            .ok_or_else(|| Error::user("every rank belongs to the grid"))?;
-        grid.barrier()?;
-        let start = Instant::now();
-        let solved = solve_parallel(&grid, &args, n, tol)?;
-        let time = grid.allreduce(&start.elapsed().as_secs_f64(), Max)?;
-        Ok((solved, time))
-    });
-    let (blocks, times): (Vec<Solved>, Vec<f64>) = match result {
-        Ok(r) => r.into_iter().unzip(),
+    let outcome = if args.machine.simulate.is_empty() {
+        let ranks = args
+            .ranks
+            .unwrap_or_else(|| rpar::mpi_processes().unwrap_or_else(common::cores));
+        run_here(&args, ranks, n, tol)
+    } else {
+        predict(&args, n, tol)
+    };
+    match outcome {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::FAILURE;
+            ExitCode::FAILURE
         }
-    };
-    let parallel_time = times[0];
+    }
+}
+
+/// The ranks' grid: `dims_create`'s shape of `ranks`, which must fit an `n` x `n` field.
+fn grid_shape(ranks: usize, n: usize) -> Result<[usize; 2]> {
+    let mut dims = [0, 0];
+    rpar::dims_create(ranks, &mut dims)?;
+    if dims[0] > n || dims[1] > n {
+        return Err(Error::user(format!(
+            "a {} x {} grid of ranks needs n >= {}",
+            dims[0],
+            dims[1],
+            dims[0].max(dims[1])
+        )));
+    }
+    Ok(dims)
+}
+
+/// One rank's program: the grid, then the solver between a barrier and the allreduce of the
+/// ranks' times (the solve's wall time here, the slowest rank's).
+fn rank_program(world: &Comm, args: &Args, n: usize, tol: f64) -> Result<(Solved, f64)> {
+    let dims = grid_shape(world.size(), n)?;
+    let grid = CartComm::create(world, dims, [false, false], false)?
+        .ok_or_else(|| Error::user("every rank belongs to the grid"))?;
+    grid.barrier()?;
+    let start = Instant::now();
+    let solved = solve_parallel(&grid, args, n, tol)?;
+    let time = grid.allreduce(&start.elapsed().as_secs_f64(), Max)?;
+    Ok((solved, time))
+}
+
+/// The ranks' blocks as the whole `n` x `n` field.
+fn assemble(blocks: &[Solved], n: usize) -> Vec<f64> {
     let mut field = vec![0.0; n * n];
-    for b in &blocks {
+    for b in blocks {
         let ((r0, c0), (rows, cols)) = (b.origin, b.shape);
         for r in 0..rows {
             let at = (r0 + r) * n + c0;
             field[at..at + cols].copy_from_slice(&b.interior[r * cols..(r + 1) * cols]);
         }
     }
+    field
+}
+
+/// The largest difference between the ranks' field and the sequential one, and whether every
+/// rank took the sequential solver's sweeps.
+fn check(blocks: &[Solved], n: usize, expected: &[f64], expected_sweeps: usize) -> (f64, bool) {
+    let deviation = assemble(blocks, n)
+        .iter()
+        .zip(expected)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    let sweeps_agree = blocks.iter().all(|b| b.sweeps == expected_sweeps);
+    (deviation, sweeps_agree && deviation <= 1e-12)
+}
+
+/// Runs the solver on `ranks` ranks here, times it against the sequential solver, checks it.
+fn run_here(args: &Args, ranks: usize, n: usize, tol: f64) -> Result<bool> {
+    let dims = grid_shape(ranks, n)?;
+    let (blocks, times): (Vec<Solved>, Vec<f64>) =
+        rpar::run(ranks, |world| rank_program(&world, args, n, tol))?
+            .into_iter()
+            .unzip();
+    let parallel_time = times[0];
     let sweeps = blocks[0].sweeps;
 
     let start = Instant::now();
-    let Some((expected, expected_sweeps)) = solve_sequential(n, tol, args.max_sweeps) else {
-        eprintln!("error: the sequential solver did not converge");
-        return ExitCode::FAILURE;
-    };
+    let (expected, expected_sweeps) = solve_sequential(n, tol, args.max_sweeps)
+        .ok_or_else(|| Error::user("the sequential solver did not converge"))?;
     let serial_time = start.elapsed().as_secs_f64();
-    let deviation = field
-        .iter()
-        .zip(&expected)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f64::max);
+    let (deviation, ok) = check(&blocks, n, &expected, expected_sweeps);
 
     println!(
         "Jacobi: {n} x {n} interior, tolerance {tol:e}, p = {} as a {} x {} grid, exchange {:?}",
@@ -423,16 +460,139 @@ fn main() -> ExitCode {
     );
     explain_speedup(ranks, n, sweeps, parallel_time, serial_time);
     println!("u at the centre: {:.6}", expected[(n / 2) * n + n / 2]);
-    let ok = sweeps == expected_sweeps
-        && blocks.iter().all(|b| b.sweeps == sweeps)
-        && deviation <= 1e-12;
     println!(
         "check: max |u - u_seq| = {deviation:e}, sweeps {sweeps} vs {expected_sweeps}: {}",
         if ok { "ok" } else { "WRONG" }
     );
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
+    Ok(ok)
+}
+
+/// A simulated solve: seconds per sweep on the virtual clock (slowest rank, from the end of
+/// the barrier before the solve to the start of the allreduce of the times after it), the
+/// share of it spent computing, and the ranks' blocks.
+fn predicted(
+    args: &Args,
+    p: usize,
+    n: usize,
+    tol: f64,
+    params: Params,
+) -> Result<(f64, f64, Vec<Solved>)> {
+    let machine = args.machine.machine(p, params)?;
+    let run = Universe::new(p)
+        .simulate(&machine)
+        .run(|world| rank_program(&world, args, n, tol))?;
+    let sweeps = run.results[0].0.sweeps as f64;
+    let (mut sweep, mut compute) = (0.0, 0.0);
+    for r in 0..p {
+        let calls = run.calls(r);
+        let barrier = calls.iter().rposition(|c| c.name == "barrier");
+        let (Some(b), Some(last)) = (barrier, calls.last()) else {
+            return Err(Error::user(format!(
+                "rank {r} made no barrier before its solve"
+            )));
+        };
+        let t = (last.start - calls[b].end) / sweeps;
+        if t > sweep {
+            sweep = t;
+            compute = run.ranks[r].compute / run.ranks[r].finish;
+        }
     }
+    let blocks = run.results.into_iter().map(|(b, _)| b).collect();
+    Ok((sweep, compute, blocks))
+}
+
+/// `--simulate P…`: the predicted time per sweep on each P on the simulated machine, with
+/// speedup and efficiency against the simulated one-rank run, the lecture's model of a sweep
+/// beside it, and where this machine has a core per rank the time measured here. Every
+/// simulated run's field is checked against the sequential solver.
+fn predict(args: &Args, n: usize, tol: f64) -> Result<bool> {
+    let ps = &args.machine.simulate;
+    if ps.contains(&0) {
+        return Err(Error::user(
+            "--simulate needs rank counts of at least 1, got 0",
+        ));
+    }
+    println!(
+        "Jacobi: {n} x {n} interior, tolerance {tol:e}, exchange {:?}, predicted on a simulated {:?} network ({:?}, per-hop {} us, cpu scale {})",
+        args.exchange, args.machine.network, args.machine.switching, args.machine.hop, args.machine.cpu_scale
+    );
+    let (params, line) = args.machine.params(args.quick)?;
+    println!("{line}");
+    let (expected, expected_sweeps) = solve_sequential(n, tol, args.max_sweeps)
+        .ok_or_else(|| Error::user("the sequential solver did not converge"))?;
+    let (one, _, blocks) = predicted(args, 1, n, tol, params)?;
+    let (mut worst, mut ok) = check(&blocks, n, &expected, expected_sweeps);
+    // the lecture's sweep on p ranks of a sqrt(p) x sqrt(p) grid: its share of the points,
+    // four halo messages of n / sqrt(p) values, and a recursive-doubling allreduce of 8 bytes
+    let point = one / (n * n) as f64;
+    let model = |p: f64| {
+        let halo = params.t_n + params.t_c * 8.0 * n as f64 / p.sqrt();
+        let allreduce = p.log2() * (params.t_n + params.t_c * 8.0);
+        point * (n * n) as f64 / p + if p > 1.0 { 4.0 * halo + allreduce } else { 0.0 }
+    };
+    println!();
+    println!(
+        "{:>6} {:>7} {:>10} {:>10} {:>8} {:>5} {:>8} {:>11} {:>9}",
+        "ranks",
+        "grid",
+        "sweep us",
+        "model us",
+        "speedup",
+        "eff",
+        "compute",
+        "measured us",
+        "pred/meas"
+    );
+    for &p in ps {
+        let dims = grid_shape(p, n)?;
+        let (sweep, compute, blocks) = predicted(args, p, n, tol, params)?;
+        let (deviation, agree) = check(&blocks, n, &expected, expected_sweeps);
+        worst = worst.max(deviation);
+        ok &= agree;
+        let measured = if p <= common::cores() {
+            let (blocks, times): (Vec<Solved>, Vec<f64>) =
+                rpar::run(p, |world| rank_program(&world, args, n, tol))?
+                    .into_iter()
+                    .unzip();
+            Some(times[0] / blocks[0].sweeps as f64)
+        } else {
+            None
+        };
+        let (meas, ratio) = measured.map_or(("-".into(), "-".into()), |t| {
+            (format!("{:.2}", t * 1e6), format!("{:.2}", sweep / t))
+        });
+        println!(
+            "{:>6} {:>7} {:>10.2} {:>10.2} {:>8.2} {:>5.2} {:>7.0}% {:>11} {:>9}",
+            p,
+            format!("{}x{}", dims[0], dims[1]),
+            sweep * 1e6,
+            model(p as f64) * 1e6,
+            one / sweep,
+            one / (p as f64 * sweep),
+            compute * 100.0,
+            meas,
+            ratio
+        );
+    }
+    println!("sweep us: predicted time per sweep ({expected_sweeps} sweeps), slowest rank; speedup, eff: against");
+    println!(
+        "  the simulated one-rank run ({:.2} us per sweep).",
+        one * 1e6
+    );
+    println!(
+        "model us: the lecture's sweep, t_point n^2 / p + 4 (alpha + 8 beta n / sqrt p) + log2 p"
+    );
+    println!("  (alpha + 8 beta), with t_point from the one-rank run: the halo shrinks as 1 / sqrt p, the");
+    println!(
+        "  work as 1 / p, so the efficiency holds only if n^2 grows like p log2 p (isoefficiency)."
+    );
+    println!(
+        "compute: the share of the slowest rank's predicted time spent computing (its CPU time)."
+    );
+    println!("measured us: the same solve timed here, where this machine has a core per rank.");
+    println!(
+        "check: max |u - u_seq| = {worst:e} over the simulated runs, sweeps {expected_sweeps}: {}",
+        if ok { "ok" } else { "WRONG" }
+    );
+    Ok(ok)
 }

@@ -29,8 +29,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
+use common::machine::MachineArgs;
 use common::{median, note_oversubscribed, Progress};
-use rpar::cost::{calibrate, calibrate_sizes, lecture, Params};
+use rpar::cost::{lecture, Params};
 use rpar::prelude::*;
 use rpar::{Allgather, CommMatrix};
 
@@ -62,18 +63,15 @@ struct Args {
     /// The allgather scheme that shares the positions each step.
     #[arg(long, value_enum, default_value_t = Scheme::Both)]
     scheme: Scheme,
-    /// Startup time alpha in microseconds (with --beta: skips the calibration).
-    #[arg(long, requires = "beta")]
-    alpha: Option<f64>,
-    /// Time per byte beta in nanoseconds (with --alpha: skips the calibration).
-    #[arg(long, requires = "alpha")]
-    beta: Option<f64>,
     /// Print the communication matrix of each parallel run.
     #[arg(long)]
     matrix: bool,
     /// Small run for the test suite (103 bodies, 4 steps, short calibration).
     #[arg(long)]
     quick: bool,
+    /// The machine of the cost model, and of `--simulate`.
+    #[command(flatten)]
+    machine: MachineArgs,
 }
 
 /// Which allgather scheme(s) to run.
@@ -438,31 +436,12 @@ fn drift_of((e0, e1): (f64, f64)) -> f64 {
 }
 
 fn model_params(args: &Args, progress: &Progress) -> Result<Params> {
-    if let (Some(alpha), Some(beta)) = (args.alpha, args.beta) {
-        progress
-            .suspend(|| say!("cost model: alpha = {alpha:.3} us, beta = {beta:.4} ns/B (given)"));
-        return Ok(Params::hockney(alpha * 1e-6, beta * 1e-9));
+    if args.machine.alpha.is_none() {
+        progress.step("calibrating alpha and beta by ping-pong on 2 ranks");
     }
-    progress.step("calibrating alpha and beta by ping-pong on 2 ranks");
-    let cal = rpar::run(2, |world| {
-        if args.quick {
-            calibrate_sizes(&world, &[0, 1024, 16384, 65536], 5)
-        } else {
-            calibrate(&world)
-        }
-    })?
-    .remove(0);
-    // A negative intercept (possible with noisy small sizes) would make no physical sense.
-    let alpha = cal.alpha.max(0.0);
-    progress.suspend(|| {
-        say!(
-            "cost model: alpha = {:.3} us, beta = {:.4} ns/B (calibrated by ping-pong, R^2 = {:.4})",
-            alpha * 1e6,
-            cal.beta * 1e9,
-            cal.r_squared
-        )
-    });
-    Ok(Params::hockney(alpha, cal.beta))
+    let (params, line) = args.machine.params(args.quick)?;
+    progress.suspend(|| say!("{line}"));
+    Ok(params)
 }
 
 fn main() -> ExitCode {
@@ -490,6 +469,9 @@ fn report(args: &Args) -> Result<bool> {
             "need at least 1 body, 1 step and 1 rank, got --bodies {n} --steps {steps} --ranks {p}"
         )));
     }
+    if !args.machine.simulate.is_empty() {
+        return predict(args, n, steps);
+    }
     let chunk = n.div_ceil(p);
     let m = chunk * std::mem::size_of::<PointMass>();
     say!(
@@ -501,7 +483,7 @@ fn report(args: &Args) -> Result<bool> {
         chunk * p - n
     );
     note_oversubscribed(p);
-    let calibrating = u64::from(args.alpha.is_none());
+    let calibrating = u64::from(args.machine.alpha.is_none());
     let progress = Progress::new(
         "nbody",
         calibrating + 2 + args.scheme.runs().len() as u64,
@@ -611,5 +593,183 @@ fn report(args: &Args) -> Result<bool> {
             "check FAILED: positions differ from the sequential run (max relative error {worst:.1e} > {TOLERANCE:.0e})"
         );
     }
+    Ok(ok)
+}
+
+/// A simulated run's figures (`--simulate`).
+struct Predicted {
+    /// Seconds per step of the slowest rank, on the virtual clock.
+    step: f64,
+    /// Seconds of the gather alone after a barrier (from the last rank's start to the last
+    /// rank's end, median of the repetitions).
+    alone: f64,
+    /// The share of the slowest rank's step time that is computation.
+    compute: f64,
+    /// The bodies' final positions (the program really ran).
+    positions: Vec<[f64; 3]>,
+}
+
+/// Simulates the run on `p` ranks of `machine` ([`Universe::simulate`]) and reads its step
+/// time off the ranks' calls on the virtual clock: from the end of the barrier before the steps
+/// to the start of the energy's allreduce after them.
+fn predicted(
+    machine: &rpar::sim::Simulator,
+    p: usize,
+    n: usize,
+    steps: usize,
+    algorithm: Allgather,
+    reps: usize,
+) -> Result<Predicted> {
+    let run = Universe::new(p)
+        .simulate(machine)
+        .run(|world| simulate(&world, n, steps, algorithm, reps))?;
+    // each rank's calls: allreduce, barrier, `steps` allgathers, allreduce, then per
+    // repetition a barrier and an allgather
+    let (mut step, mut compute) = (0.0, 0.0);
+    // per repetition: the latest start and the latest end over the ranks, so that a rank that
+    // left the barrier early and waits for the others does not count its wait
+    let mut alone = vec![(0.0f64, 0.0f64); reps];
+    for r in 0..p {
+        let calls = run.calls(r);
+        let names: Vec<&str> = calls.iter().map(|c| c.name).collect();
+        if names.len() != 3 + steps + 2 * reps
+            || names[1] != "barrier"
+            || names[2 + steps] != "allreduce"
+        {
+            return Err(Error::user(format!(
+                "unexpected calls on rank {r}: {names:?}"
+            )));
+        }
+        let t = (calls[2 + steps].start - calls[1].end) / steps as f64;
+        if t > step {
+            step = t;
+            compute = run.ranks[r].compute;
+        }
+        for (k, slot) in alone.iter_mut().enumerate() {
+            let gather = calls[3 + steps + 2 * k + 1];
+            *slot = (slot.0.max(gather.start), slot.1.max(gather.end));
+        }
+    }
+    let total = run.ranks.iter().map(|r| r.finish).fold(0.0, f64::max);
+    Ok(Predicted {
+        step,
+        alone: median(alone.iter().map(|(start, end)| end - start)),
+        compute: compute / total,
+        positions: run
+            .results
+            .iter()
+            .flat_map(|r| r.positions.iter().copied())
+            .collect(),
+    })
+}
+
+/// `--simulate P…`: each scheme's predicted step time on each P on the simulated machine, with
+/// speedup and efficiency against the simulated one-rank run and the lecture's gather model
+/// beside the simulated gather; where this machine has a core per rank, the step time measured
+/// here too. Every simulated run's positions are checked against the sequential run.
+fn predict(args: &Args, n: usize, steps: usize) -> Result<bool> {
+    let ps = &args.machine.simulate;
+    if ps.contains(&0) {
+        return Err(Error::user(
+            "--simulate needs rank counts of at least 1, got 0",
+        ));
+    }
+    say!(
+        "N-body: {n} bodies, {steps} steps of dt = {DT}, predicted on a simulated {:?} network ({:?}, per-hop {} us, cpu scale {})",
+        args.machine.network, args.machine.switching, args.machine.hop, args.machine.cpu_scale
+    );
+    let calibrating = u64::from(args.machine.alpha.is_none());
+    let runs = 2 + ps.len() as u64 * args.scheme.runs().len() as u64;
+    let progress = Progress::new("nbody", calibrating + runs, false);
+    let params = model_params(args, &progress)?;
+    let reps = 3;
+    progress.step("the sequential run");
+    let (reference, _, _) = sequential(n, steps);
+    progress.step("the simulated one-rank run");
+    let one = predicted(
+        &args.machine.machine(1, params)?,
+        1,
+        n,
+        steps,
+        Allgather::Pairwise,
+        reps,
+    )?;
+    let mut worst = max_relative_error(&one.positions, &reference);
+    let mut rows = Vec::new();
+    for (name, algorithm) in args.scheme.runs() {
+        for &p in ps {
+            progress.step(format!("{name} on {p} simulated ranks"));
+            let machine = args.machine.machine(p, params)?;
+            let run = predicted(&machine, p, n, steps, algorithm, reps)?;
+            worst = worst.max(max_relative_error(&run.positions, &reference));
+            let measured = if p <= common::cores() {
+                Some(run_parallel(p, n, steps, algorithm, reps, false)?.step)
+            } else {
+                None
+            };
+            let m = n.div_ceil(p) * std::mem::size_of::<PointMass>();
+            let model = match algorithm {
+                Allgather::Pairwise => lecture::nbody_gather_ring(&params, p, m),
+                _ => lecture::nbody_gather_doubling(&params, p, m),
+            };
+            rows.push((name, p, run, model, measured));
+        }
+    }
+    drop(progress);
+    say!();
+    say!(
+        "{:<10} {:>6} {:>10} {:>8} {:>5} {:>9} {:>9} {:>8} {:>11} {:>9}",
+        "run",
+        "ranks",
+        "step ms",
+        "speedup",
+        "eff",
+        "gather us",
+        "model us",
+        "compute",
+        "measured ms",
+        "pred/meas"
+    );
+    for (name, p, run, model, measured) in &rows {
+        let (meas, ratio) = measured.map_or(("-".into(), "-".into()), |t| {
+            (format!("{:.3}", t * 1e3), format!("{:.2}", run.step / t))
+        });
+        say!(
+            "{:<10} {:>6} {:>10.3} {:>8.2} {:>5.2} {:>9.2} {:>9.2} {:>7.0}% {:>11} {:>9}",
+            name,
+            p,
+            run.step * 1e3,
+            one.step / run.step,
+            one.step / (*p as f64 * run.step),
+            run.alone * 1e6,
+            model * 1e6,
+            run.compute * 100.0,
+            meas,
+            ratio
+        );
+    }
+    say!("step ms: predicted time per step (slowest rank) on the simulated machine; speedup, eff:");
+    say!(
+        "  against the simulated one-rank run ({:.3} ms per step).",
+        one.step * 1e3
+    );
+    say!(
+        "gather us: the simulated allgather alone after a barrier; model us: the lecture's closed"
+    );
+    say!("  form for the same m, (p-1)(alpha + m beta) pairwise, alpha log2 p + (p-1) m beta doubling;");
+    say!("  they agree where the network carries the scheme without contention (doubling on a");
+    say!("  hypercube, any scheme fully connected).");
+    say!("compute: the share of the slowest rank's predicted time spent computing (its own CPU time).");
+    say!("measured ms: the same run timed here, where this machine has a core per rank.");
+    let ok = worst <= TOLERANCE;
+    say!();
+    say!(
+        "check: {} (max relative error of the simulated runs' positions {worst:.1e})",
+        if ok {
+            "every body's position matches the sequential run"
+        } else {
+            "FAILED"
+        }
+    );
     Ok(ok)
 }

@@ -42,6 +42,28 @@ fn jacobi_matches_the_sequential_solver_with_both_exchanges() {
 }
 
 #[test]
+fn jacobi_simulated_on_other_machines_matches_the_sequential_solver() {
+    let out = run(
+        "jacobi",
+        &[
+            "--quick",
+            "--simulate",
+            "2",
+            "4",
+            "9",
+            "--network",
+            "mesh",
+            "--alpha",
+            "1",
+            "--beta",
+            "0.5",
+        ],
+    );
+    assert!(out.contains("max |u - u_seq| = 0e0"), "{out}");
+    assert!(out.contains("3x3"), "{out}");
+}
+
+#[test]
 fn jacobi_fails_when_it_cannot_converge() {
     let out = output("jacobi", &["--n", "16", "--max-sweeps", "5"]);
     assert!(!out.status.success());

@@ -89,3 +89,46 @@ fn bad_sizes_are_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("need at least 1 body"), "{err}");
 }
+
+#[test]
+fn simulated_runs_match_the_sequential_run_and_the_closed_form() {
+    let out = run(&[
+        "--quick",
+        "--simulate",
+        "1",
+        "2",
+        "4",
+        "8",
+        "--network",
+        "hypercube",
+        "--alpha",
+        "2",
+        "--beta",
+        "0.5",
+    ]);
+    assert!(
+        out.contains("check: every body's position matches the sequential run"),
+        "{out}"
+    );
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .filter(|l| l.starts_with("doubling"))
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 4, "{out}");
+    for cols in rows {
+        // recursive doubling on a hypercube is contention-free: the simulated gather is the
+        // lecture's alpha log2 p + (p - 1) m beta
+        assert_eq!(cols[5], cols[6], "{out}");
+        let step: f64 = cols[2].parse().expect("step column");
+        assert!(step > 0.0, "{out}");
+    }
+}
+
+#[test]
+fn a_simulated_network_too_small_for_a_hypercube_is_refused() {
+    let out = nbody(&["--quick", "--simulate", "6", "--network", "hypercube"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("power-of-two"), "{err}");
+}

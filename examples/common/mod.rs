@@ -1,6 +1,6 @@
 //! What the example programs share: the median of timings, the note that ranks outnumber this
-//! machine's cores (which every example that reports timing prints), and progress for long
-//! runs. Not an example itself: cargo builds `examples/*.rs` and `examples/*/main.rs`; each
+//! machine's cores (which every example that reports timing prints), progress for long runs,
+//! and the simulated machine of `--simulate` (`machine.rs`). Not an example itself: cargo builds `examples/*.rs` and `examples/*/main.rs`; each
 //! example declares `mod common;` (`#[path = "../common/mod.rs"]` from a folder).
 //!
 //! Progress: an `indicatif` bar on stderr when stderr is a terminal; under an MPI launcher,
@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
+
+pub(crate) mod machine;
 
 /// The median of `samples` (the upper one of the two middle values for an even count); NaN for
 /// none.
