@@ -28,7 +28,7 @@ mod chrome;
 mod matrix;
 mod program;
 
-pub(crate) use program::{ProgramRecord, Step};
+pub(crate) use program::{ProgramRecord, Recorded, Step};
 
 #[cfg(feature = "trace")]
 pub(crate) use chrome::write_chrome_trace;
@@ -204,9 +204,8 @@ impl RankTrace {
         }
     }
 
-    /// Under a simulation, what the rank's program did and how many messages it sent without
-    /// a flow id (see [`ProgramRecord::take`]).
-    pub(crate) fn take_program(&self) -> Option<(Vec<Step>, u64)> {
+    /// Under a simulation, what the rank's program did (see [`ProgramRecord::take`]).
+    pub(crate) fn take_program(&self) -> Option<Recorded> {
         self.program.as_ref().map(ProgramRecord::take)
     }
 

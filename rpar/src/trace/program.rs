@@ -36,6 +36,15 @@ pub(crate) enum Step {
     },
 }
 
+/// What one rank of a simulated run did.
+#[derive(Debug, Default)]
+pub(crate) struct Recorded {
+    /// Its steps, in order.
+    pub(crate) steps: Vec<Step>,
+    /// How many of its messages had no flow id (the simulation cannot follow them).
+    pub(crate) lost: u64,
+}
+
 /// The recorder of one rank of a simulated run.
 #[derive(Debug)]
 pub(crate) struct ProgramRecord {
@@ -111,13 +120,15 @@ impl ProgramRecord {
         });
     }
 
-    /// The rank's program returned: its steps, the computation after its last call included,
-    /// and how many of its messages had no flow id.
-    pub(crate) fn take(&self) -> (Vec<Step>, u64) {
+    /// The rank's program returned: what it did, the computation after its last call included.
+    pub(crate) fn take(&self) -> Recorded {
         if self.depth.get() == 0 {
             self.computed_until_now();
         }
-        (self.steps.take(), self.lost.get())
+        Recorded {
+            steps: self.steps.take(),
+            lost: self.lost.get(),
+        }
     }
 
     fn computed_until_now(&self) {
@@ -177,7 +188,7 @@ mod tests {
         p.leave(Some(("send", &SpanArgs::default())));
         spin(2);
         p.send(0); // no flow id left: counted as lost, not a step
-        let (steps, lost) = p.take();
+        let Recorded { steps, lost } = p.take();
         assert_eq!(lost, 1);
         let shape: Vec<String> = steps
             .iter()

@@ -17,7 +17,9 @@ pub use simulate::Simulation;
 
 use crate::comm::Comm;
 use crate::error::Warning;
-use crate::trace::{claim_file, write_chrome_trace, CommMatrix, Event, MatrixRow, RankTrace, Step};
+use crate::trace::{
+    claim_file, write_chrome_trace, CommMatrix, Event, MatrixRow, RankTrace, Recorded,
+};
 use crate::transport::{watchdog, Endpoint, Fabric, Failure};
 use crate::{Error, Result};
 use affinity::Cores;
@@ -414,7 +416,7 @@ impl Universe {
         &self,
         program: &F,
         recording: Recording,
-    ) -> Result<(RunReport<R>, Vec<(Vec<Step>, u64)>)>
+    ) -> Result<(RunReport<R>, Vec<Recorded>)>
     where
         F: Fn(Comm) -> Result<R> + Sync,
         R: RunResult,
@@ -620,8 +622,8 @@ struct RankOutcome<R> {
     result: Option<R>,
     trace: Option<(usize, Vec<Event>)>,
     row: Option<Vec<(u64, u64)>>,
-    /// Under a simulation: what the rank did, and how many messages it sent untracked.
-    program: Option<(Vec<Step>, u64)>,
+    /// Under a simulation: what the rank did.
+    program: Option<Recorded>,
 }
 
 impl<R> Default for RankOutcome<R> {

@@ -4,7 +4,7 @@
 use super::{Recording, RunResult, Transport, Universe};
 use crate::comm::Comm;
 use crate::sim::{predict, Prediction, Simulator};
-use crate::trace::write_chrome_trace;
+use crate::trace::{write_chrome_trace, Recorded};
 use crate::{Error, Result};
 
 /// A universe whose runs are simulated on a machine (see [`Universe::simulate`]).
@@ -106,7 +106,7 @@ impl Simulation<'_> {
         };
         let (report, records) = universe.run_threads(&program, recording)?;
         let mut programs = Vec::with_capacity(records.len());
-        for (rank, (steps, lost)) in records.into_iter().enumerate() {
+        for (rank, Recorded { steps, lost }) in records.into_iter().enumerate() {
             if lost > 0 {
                 return Err(Error::invalid(
                     CALL,
