@@ -18,7 +18,7 @@ use crate::collective::tags;
 use crate::comm::Call;
 use crate::{Error, Result};
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// The id of every rank's self communicator ([`Comm::self_comm`]): its messages never leave
 /// the rank, so one id serves all (the fabric hands out ids from 2 on).
@@ -95,7 +95,7 @@ impl Comm {
     /// ```
     pub fn self_comm(&self) -> Comm {
         let native = self.native().map(|n| n.self_comm());
-        self.derived(Rc::from([self.world_rank()]), 0, SELF_ID, native)
+        self.derived(Arc::from([self.world_rank()]), 0, SELF_ID, native)
     }
 
     /// The communicator's ranks, each by its place: world rank → rank of this communicator.
@@ -221,7 +221,7 @@ impl Comm {
             id
         };
         let native = self.native().and_then(|n| n.create_group(&members, tag));
-        let world: Rc<[usize]> = group.world_ranks().into();
+        let world: Arc<[usize]> = group.world_ranks().into();
         Ok(Some(self.derived(world, me, id, native)))
     }
 

@@ -33,7 +33,7 @@ use crate::collective::ReduceOp;
 use crate::datatype::Datatype;
 use crate::{Error, Max, Result};
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// The root of an intercommunicator's rooted collective, as the root itself gives it
 /// (MPI_ROOT): in [`InterComm::bcast`] the root passes `ROOT`, the other ranks of its group
@@ -193,7 +193,7 @@ impl Comm {
         self.bcast(&mut len[..], local_leader)?;
         told.resize(len[0] as usize, 0);
         self.bcast(&mut told[..], local_leader)?;
-        let (id, remote): (u32, Rc<[usize]>) = match told[0] {
+        let (id, remote): (u32, Arc<[usize]>) = match told[0] {
             OK => (
                 told[1] as u32,
                 told[2..].iter().map(|&w| w as usize).collect(),
@@ -768,7 +768,7 @@ impl InterComm {
                 fabric.reserve_agreed(id, 1);
             }
             let (local, remote) = (&*self.local.group, &*self.remote.group);
-            let (group, rank): (Rc<[usize]>, usize) = if told[1] != 0 {
+            let (group, rank): (Arc<[usize]>, usize) = if told[1] != 0 {
                 (local.iter().chain(remote).copied().collect(), self.rank())
             } else {
                 let group = remote.iter().chain(local).copied().collect();

@@ -384,7 +384,7 @@ pub enum TopoKind {
 pub struct Comm {
     ep: Rc<Endpoint>,
     /// World rank of each rank of this communicator.
-    group: Rc<[usize]>,
+    group: Arc<[usize]>,
     rank: usize,
     /// Communicator id: point-to-point traffic uses context 2 id, collectives 2 id + 1.
     id: u32,
@@ -571,11 +571,13 @@ fn short_type_name(name: &'static str) -> &'static str {
 }
 
 impl Comm {
-    pub(crate) fn world(ep: Rc<Endpoint>, size: usize, native: Option<NativeComm>) -> Self {
+    /// The world communicator of the rank of `ep`; `group` is `0..size` (one allocation that all
+    /// the ranks of a run share: at 16 000 ranks a copy each would take 2 GB).
+    pub(crate) fn world(ep: Rc<Endpoint>, group: Arc<[usize]>, native: Option<NativeComm>) -> Self {
         let rank = ep.world_rank();
         Comm {
             ep,
-            group: (0..size).collect(),
+            group,
             rank,
             id: 0,
             coll_seq: Default::default(),

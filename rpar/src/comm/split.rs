@@ -6,6 +6,7 @@ use crate::collective::{allreduce_algorithm as allreduce_run, tags};
 use crate::transport::NativeComm;
 use crate::{Allreduce, Max, Result};
 use std::rc::Rc;
+use std::sync::Arc;
 
 impl Comm {
     /// Splits the communicator by `color` (MPI_Comm_split): ranks with the same color form a new
@@ -124,7 +125,7 @@ impl Comm {
         if reply[0] == u64::MAX {
             return None;
         }
-        let group: Rc<[usize]> = reply[2..].iter().map(|&w| w as usize).collect();
+        let group: Arc<[usize]> = reply[2..].iter().map(|&w| w as usize).collect();
         Some(self.derived(group, reply[1] as usize, reply[0] as u32, native))
     }
 
@@ -132,7 +133,7 @@ impl Comm {
     /// this rank is `rank`, with id `id` and MPI's mirror `native`.
     pub(super) fn derived(
         &self,
-        group: Rc<[usize]>,
+        group: Arc<[usize]>,
         rank: usize,
         id: u32,
         native: Option<NativeComm>,

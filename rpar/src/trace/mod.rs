@@ -156,7 +156,9 @@ pub(crate) struct RankTrace {
     arrival: Cell<Option<Arrival>>,
     /// The collective calls in progress, innermost last (see [`RankTrace::collective_span`]).
     collectives: RefCell<Vec<OpenCollective>>,
-    /// Under a simulation: what the rank's program did (see [`RankTrace::simulated`]).
+    /// Under a simulation: what the rank's program did (see [`RankTrace::simulated`]); its
+    /// events on the real clock are then not kept (the trace of a simulation is on the virtual
+    /// clock, made from the program's record).
     program: Option<ProgramRecord>,
 }
 
@@ -291,6 +293,7 @@ impl RankTrace {
         *next += 1;
         if let Some(p) = &self.program {
             p.send(id);
+            return id;
         }
         let at_ns = self.now_ns();
         self.events.borrow_mut().push(Event::FlowOut { id, at_ns });
@@ -303,6 +306,7 @@ impl RankTrace {
         self.arrival.set(Some(arrival));
         if let Some(p) = &self.program {
             p.recv(id, arrival.tag, arrival.bytes);
+            return;
         }
         if id != 0 {
             let at_ns = self.now_ns();
@@ -370,6 +374,7 @@ impl Drop for Span<'_> {
         }
         if let Some(p) = &self.trace.program {
             p.leave(Some((self.name, &self.args)));
+            return;
         }
         let dur_ns = self.trace.now_ns().saturating_sub(self.start_ns);
         self.trace.events.borrow_mut().push(Event::Span {

@@ -44,14 +44,16 @@ pub(super) struct Limit {
 }
 
 /// Checks that `ranks` rank threads and `helpers` other threads (the deadlock watchdog) can
-/// start on this machine, before any of them does.
+/// start on this machine, before any of them does; each rank takes `extra_maps` memory maps
+/// besides its thread's (a simulated rank's record, mapped on its own once it grows past
+/// glibc's 128 KiB).
 ///
 /// # Errors
 ///
 /// [`Error::InvalidArgument`] naming the tightest limit, its value and the largest number of
 /// ranks that fits.
-pub(super) fn check(ranks: usize, helpers: usize) -> Result<()> {
-    let Some(tightest) = limits().into_iter().min_by_key(|l| l.threads) else {
+pub(super) fn check(ranks: usize, helpers: usize, extra_maps: usize) -> Result<()> {
+    let Some(tightest) = limits(extra_maps).into_iter().min_by_key(|l| l.threads) else {
         return Ok(());
     };
     if ranks.saturating_add(helpers) <= tightest.threads {
@@ -73,14 +75,16 @@ pub(super) fn check(ranks: usize, helpers: usize) -> Result<()> {
     ))
 }
 
-/// The limits that apply here (none off Linux, or where `/proc` cannot be read).
-fn limits() -> Vec<Limit> {
+/// The limits that apply here (none off Linux, or where `/proc` cannot be read), for threads
+/// that each take `extra_maps` memory maps besides their own.
+fn limits(extra_maps: usize) -> Vec<Limit> {
     #[cfg(target_os = "linux")]
     {
-        linux::limits()
+        linux::limits(extra_maps)
     }
     #[cfg(not(target_os = "linux"))]
     {
+        let _ = extra_maps;
         Vec::new()
     }
 }
@@ -101,9 +105,9 @@ mod linux {
         fs::read_to_string(path).ok()?.trim().parse().ok()
     }
 
-    pub(super) fn limits() -> Vec<Limit> {
+    pub(super) fn limits(extra_maps: usize) -> Vec<Limit> {
         let mut out = Vec::new();
-        out.extend(memory_maps());
+        out.extend(memory_maps(MAPS_PER_THREAD + extra_maps));
         let machine = machine_threads();
         for (path, name, remedy) in [
             (
@@ -130,16 +134,16 @@ mod linux {
         out
     }
 
-    /// vm.max_map_count, less the maps in use and the margin, in threads.
-    fn memory_maps() -> Option<Limit> {
+    /// vm.max_map_count, less the maps in use and the margin, in threads of `per_thread` maps.
+    fn memory_maps(per_thread: usize) -> Option<Limit> {
         let max = read_number("/proc/sys/vm/max_map_count")?;
         let used = fs::read_to_string("/proc/self/maps").ok()?.lines().count();
         let margin = map_margin();
         Some(Limit {
-            threads: max.saturating_sub(used + margin) / MAPS_PER_THREAD,
+            threads: max.saturating_sub(used + margin) / per_thread,
             what: format!(
                 "vm.max_map_count = {max} memory maps, each rank thread takes \
-                 {MAPS_PER_THREAD}; {used} in use, {margin} kept for the allocator"
+                 {per_thread}; {used} in use, {margin} kept for the allocator"
             ),
             remedy: "raise vm.max_map_count",
         })
@@ -241,9 +245,9 @@ mod tests {
 
     #[test]
     fn a_run_that_fits_passes_and_one_that_does_not_names_its_limit() {
-        check(2, 1).unwrap();
+        check(2, 1, 0).unwrap();
         if cfg!(target_os = "linux") {
-            let err = check(usize::MAX, 1).unwrap_err().to_string();
+            let err = check(usize::MAX, 1, 0).unwrap_err().to_string();
             assert!(err.contains(&format!("{} ranks", usize::MAX)), "{err}");
             assert!(err.contains("this machine allows at most"), "{err}");
             assert!(
@@ -251,14 +255,14 @@ mod tests {
                 "{err}"
             );
         } else {
-            check(usize::MAX, 1).unwrap();
+            check(usize::MAX, 1, 0).unwrap();
         }
     }
 
     #[cfg(target_os = "linux")]
     #[test]
     fn the_limits_are_read_here() {
-        let limits = limits();
+        let limits = limits(0);
         assert!(
             limits
                 .iter()

@@ -429,7 +429,8 @@ impl Universe {
             ));
         }
         // before anything is allocated for n ranks, and before any thread starts
-        limits::check(n, usize::from(self.deadlock_detection))?;
+        let record_maps = usize::from(recording != Recording::Run);
+        limits::check(n, usize::from(self.deadlock_detection), record_maps)?;
         let (fabric, mailboxes) = Fabric::new(n, self.polling());
         let fabric = Arc::new(fabric);
         let stop_watch = AtomicBool::new(false);
@@ -442,6 +443,7 @@ impl Universe {
             Some(_) => None,
         };
         let cores = self.binds().then(|| Cores::for_run(n)).flatten();
+        let world: Arc<[usize]> = (0..n).collect();
         let cores = &cores;
         let epoch = Instant::now();
         // the ranks' outcomes, and the error of a thread that could not be started
@@ -468,6 +470,7 @@ impl Universe {
             let mut not_started = None;
             for (rank, rx) in mailboxes.into_iter().enumerate() {
                 let rank_fabric = fabric.clone();
+                let world = world.clone();
                 let mut builder = std::thread::Builder::new().name(format!("rpar-rank-{rank}"));
                 if let Some(bytes) = self.stack_size {
                     builder = builder.stack_size(bytes);
@@ -491,7 +494,7 @@ impl Universe {
                     });
                     let row = matrix.then(|| MatrixRow::new(n));
                     let ep = Rc::new(Endpoint::new(rank, rx, rank_fabric.clone(), trace, row));
-                    run_rank(rank, Comm::world(ep, n, None), &rank_fabric, program)
+                    run_rank(rank, Comm::world(ep, world, None), &rank_fabric, program)
                 });
                 match spawned {
                     Ok(h) => handles.push(h),

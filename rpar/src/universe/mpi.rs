@@ -95,10 +95,10 @@ where
         .map(|_| RankTrace::new(rank, processes, clock::aligned_epoch(wire.comm())));
     let ep = Rc::new(Endpoint::new(rank, rx, fabric.clone(), trace, None).with_wire(wire));
     // results travel on a communicator of all processes, with a tag no collective uses
-    let results_comm = Comm::world(ep.clone(), processes, None);
+    let results_comm = Comm::world(ep.clone(), (0..processes).collect(), None);
     let outcome = match native {
         Some(native) => {
-            let world = Comm::world(ep.clone(), n, Some(native));
+            let world = Comm::world(ep.clone(), (0..n).collect(), Some(native));
             catch_unwind(AssertUnwindSafe(|| program(world).map(Some)))
         }
         None => Ok(Ok(None)), // not one of the run's ranks
