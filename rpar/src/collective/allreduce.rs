@@ -36,16 +36,12 @@ use super::reduce_scatter::{double, halve, require_commutative, ring, Fold};
 use super::scratch::Scratch;
 use super::select::{dispatched, resolve, Native};
 use super::shared;
+use super::tags;
 use super::Channel;
 use crate::comm::Call;
 use crate::comm::{Buffer, BufferMut};
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
-
-const TAG_FOLD: i32 = 110;
-const TAG_UNFOLD: i32 = 111;
-const TAG_DOUBLING: i32 = 112;
-const TAG_ALLGATHER: i32 = 113;
 
 const CALL: &str = "allreduce";
 
@@ -266,7 +262,15 @@ fn recursive_doubling<C: Named, T: Datatype, O: ReduceOp<T>>(
         while mask < fold.p2 {
             let partner = v ^ mask;
             let peer = fold.real_of(partner);
-            sendrecv_exact(ch, acc, peer, &mut tmp, peer, TAG_DOUBLING, CALL)?;
+            sendrecv_exact(
+                ch,
+                acc,
+                peer,
+                &mut tmp,
+                peer,
+                tags::ALLREDUCE_DOUBLING,
+                CALL,
+            )?;
             ch.local_reduction(std::mem::size_of_val(&acc[..]));
             if v < partner {
                 op.reduce_right(acc, &tmp);
@@ -288,10 +292,10 @@ fn folded<C: Named, T: Datatype, O: ReduceOp<T>>(
     reduce: impl FnOnce(&Fold, usize, &mut [T]) -> Result<()>,
 ) -> Result<()> {
     let fold = Fold::new(ch.size());
-    if let Some(v) = fold.fold_in(ch, acc, op, TAG_FOLD, CALL)? {
+    if let Some(v) = fold.fold_in(ch, acc, op, tags::ALLREDUCE_FOLD, CALL)? {
         reduce(&fold, v, acc)?;
     }
-    fold.unfold_out(ch, acc, TAG_UNFOLD, CALL)
+    fold.unfold_out(ch, acc, tags::ALLREDUCE_UNFOLD, CALL)
 }
 
 /// The ring reduce-scatter, then the ring allgather (commutative operators only).
@@ -303,7 +307,7 @@ fn ring_allreduce<C: Named, T: Datatype, O: ReduceOp<T>>(
     require_commutative(op, CALL, "RecursiveDoubling, Rabenseifner or ReduceBcast")?;
     let displs = even_slots(acc.len(), ch.size(), op.block_len());
     ring(ch, acc, &displs, op)?; // rank r ends with block r of the sum
-    allgather::ring(ch, acc, &displs, TAG_ALLGATHER)
+    allgather::ring(ch, acc, &displs, tags::ALLREDUCE_ALLGATHER)
 }
 
 /// Recursive halving, then the mirror-image recursive-doubling allgather.
@@ -315,6 +319,15 @@ fn rabenseifner<C: Named, T: Datatype, O: ReduceOp<T>>(
     folded(ch, acc, op, |fold, v, acc| {
         let offs = even_slots(acc.len(), fold.p2, op.block_len());
         let history = halve(ch, fold, v, acc, &offs, op, CALL)?;
-        double(ch, fold, v, acc, &offs, &history, TAG_ALLGATHER, CALL)
+        double(
+            ch,
+            fold,
+            v,
+            acc,
+            &offs,
+            &history,
+            tags::ALLREDUCE_ALLGATHER,
+            CALL,
+        )
     })
 }

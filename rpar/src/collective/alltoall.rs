@@ -24,18 +24,13 @@ use super::layout::{
 };
 use super::select::{message_passing, resolve, Native};
 use super::shared;
+use super::tags;
 use super::Channel;
 use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::transport::RENDEZVOUS_BYTES;
 use crate::{Comm, Error, Result};
-
-const TAG_LINEAR: i32 = 240;
-const TAG_PAIRWISE: i32 = 241;
-const TAG_BRUCK: i32 = 242;
-const TAG_HYPERCUBE: i32 = 243;
-const TAG_LENGTHS: i32 = 244;
 
 const CALL: &str = "alltoall";
 const CALL_V: &str = "alltoallv";
@@ -382,14 +377,20 @@ fn linear<C: Named, T: Datatype>(
         let dest = (r + s) % p;
         let block = &send[sb.range(dest)];
         if std::mem::size_of_val(block) <= RENDEZVOUS_BYTES {
-            ch.send(block, dest, TAG_LINEAR)?; // eager: returns at once
+            ch.send(block, dest, tags::ALLTOALL_LINEAR)?; // eager: returns at once
         } else {
-            ch.send_owned(block.to_vec(), dest, TAG_LINEAR)?; // a rendezvous would wait
+            ch.send_owned(block.to_vec(), dest, tags::ALLTOALL_LINEAR)?; // a rendezvous would wait
         }
     }
     for s in 1..p {
         let source = (r + p - s) % p;
-        recv_exact(ch, &mut recv[rb.range(source)], source, TAG_LINEAR, CALL)?;
+        recv_exact(
+            ch,
+            &mut recv[rb.range(source)],
+            source,
+            tags::ALLTOALL_LINEAR,
+            CALL,
+        )?;
     }
     Ok(())
 }
@@ -413,10 +414,10 @@ fn pairwise<C: Named, T: Datatype>(
         let got = ch.sendrecv(
             &send[sb.range(dest)],
             dest,
-            TAG_PAIRWISE,
+            tags::ALLTOALL_PAIRWISE,
             into,
             source,
-            TAG_PAIRWISE,
+            tags::ALLTOALL_PAIRWISE,
         )?;
         check_count(got, expected, source, CALL)?;
     }
@@ -466,8 +467,8 @@ fn swap_blocks<C: Named, T: Datatype>(
     let in_lens = match uniform {
         Some(n) => vec![n; inc.len()],
         None => {
-            lengths::send(ch, out_lens, dest, TAG_LENGTHS)?;
-            lengths::recv(ch, inc.len(), source, TAG_LENGTHS, CALL_V)?
+            lengths::send(ch, out_lens, dest, tags::ALLTOALL_LENGTHS)?;
+            lengths::recv(ch, inc.len(), source, tags::ALLTOALL_LENGTHS, CALL_V)?
         }
     };
     let off = offsets_of_counts(&in_lens, CALL)?;
@@ -496,7 +497,14 @@ fn bruck_blocks<C: Named, T: Datatype>(
         let moving: Vec<usize> = (0..p).filter(|j| j & d != 0).collect();
         let (dest, source) = ((r + d) % p, (r + p - d) % p);
         swap_blocks(
-            ch, &mut store, &moving, dest, &moving, source, moves, TAG_BRUCK,
+            ch,
+            &mut store,
+            &moving,
+            dest,
+            &moving,
+            source,
+            moves,
+            tags::ALLTOALL_BRUCK,
         )?;
         d *= 2;
     }
@@ -539,7 +547,7 @@ fn hypercube_blocks<C: Named, T: Datatype>(
             &inc,
             partner,
             moves,
-            TAG_HYPERCUBE,
+            tags::ALLTOALL_HYPERCUBE,
         )?;
         k += 1;
     }
@@ -590,18 +598,22 @@ fn alltoall_owned<C: Named, T: Datatype>(
     if algorithm == Alltoall::Pairwise {
         for s in 1..p {
             let (dest, source) = partners(s);
-            ch.send_owned(std::mem::take(&mut send[dest]), dest, TAG_PAIRWISE)?;
-            recv[source] = ch.recv_vec(source, TAG_PAIRWISE)?;
+            ch.send_owned(
+                std::mem::take(&mut send[dest]),
+                dest,
+                tags::ALLTOALL_PAIRWISE,
+            )?;
+            recv[source] = ch.recv_vec(source, tags::ALLTOALL_PAIRWISE)?;
         }
         return Ok(recv);
     }
     for s in 1..p {
         let dest = partners(s).0;
-        ch.send_owned(std::mem::take(&mut send[dest]), dest, TAG_LINEAR)?;
+        ch.send_owned(std::mem::take(&mut send[dest]), dest, tags::ALLTOALL_LINEAR)?;
     }
     for s in 1..p {
         let source = partners(s).1;
-        recv[source] = ch.recv_vec(source, TAG_LINEAR)?;
+        recv[source] = ch.recv_vec(source, tags::ALLTOALL_LINEAR)?;
     }
     Ok(recv)
 }

@@ -19,17 +19,12 @@ use super::reduce_scatter::{gather_slots, halve, Fold};
 use super::scratch::Scratch;
 use super::select::{dispatched, resolve, Native};
 use super::shared;
+use super::tags;
 use super::Channel;
 use crate::comm::Call;
 use crate::comm::{Buffer, BufferMut};
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
-
-const TAG_LINEAR: i32 = 100;
-const TAG_BINOMIAL: i32 = 101;
-const TAG_FORWARD: i32 = 102;
-const TAG_FOLD: i32 = 103;
-const TAG_GATHER: i32 = 104;
 
 const CALL: &str = "reduce";
 
@@ -270,17 +265,17 @@ fn linear<C: Named, T: Datatype, O: ReduceOp<T>>(
 ) -> Result<()> {
     let (p, r) = (ch.size(), ch.rank());
     if r != root {
-        return ch.send(acc, root, TAG_LINEAR);
+        return ch.send(acc, root, tags::REDUCE_LINEAR);
     }
     let mut tmp = Scratch::new(acc, acc.len());
     // Lower ranks are prepended from root-1 down to 0, higher ones appended.
     for s in (0..root).rev() {
-        recv_exact(ch, &mut tmp, s, TAG_LINEAR, CALL)?;
+        recv_exact(ch, &mut tmp, s, tags::REDUCE_LINEAR, CALL)?;
         ch.local_reduction(std::mem::size_of_val(&acc[..]));
         op.reduce_left(&tmp, acc);
     }
     for s in root + 1..p {
-        recv_exact(ch, &mut tmp, s, TAG_LINEAR, CALL)?;
+        recv_exact(ch, &mut tmp, s, tags::REDUCE_LINEAR, CALL)?;
         ch.local_reduction(std::mem::size_of_val(&acc[..]));
         op.reduce_right(acc, &tmp);
     }
@@ -303,11 +298,11 @@ fn binomial<C: Named, T: Datatype, O: ReduceOp<T>>(
     let mut mask = 1;
     while mask < p {
         if v & mask != 0 {
-            ch.send(acc, real(v - mask), TAG_BINOMIAL)?;
+            ch.send(acc, real(v - mask), tags::REDUCE_BINOMIAL)?;
             break;
         }
         if v + mask < p {
-            recv_exact(ch, &mut tmp, real(v + mask), TAG_BINOMIAL, CALL)?;
+            recv_exact(ch, &mut tmp, real(v + mask), tags::REDUCE_BINOMIAL, CALL)?;
             ch.local_reduction(std::mem::size_of_val(&acc[..]));
             op.reduce_right(acc, &tmp);
         }
@@ -326,9 +321,9 @@ fn forward_to_root<C: Named, T: Datatype>(
 ) -> Result<()> {
     let r = ch.rank();
     if holder != root && r == holder {
-        ch.send(acc, root, TAG_FORWARD)?;
+        ch.send(acc, root, tags::REDUCE_FORWARD)?;
     } else if holder != root && r == root {
-        recv_exact(ch, acc, holder, TAG_FORWARD, CALL)?;
+        recv_exact(ch, acc, holder, tags::REDUCE_FORWARD, CALL)?;
     }
     Ok(())
 }
@@ -357,9 +352,19 @@ fn rabenseifner<C: Named, T: Datatype, O: ReduceOp<T>>(
         Some(vroot) => (root, vroot),
         None => (root + 1, root / 2),
     };
-    if let Some(v) = fold.fold_in(ch, acc, op, TAG_FOLD, CALL)? {
+    if let Some(v) = fold.fold_in(ch, acc, op, tags::REDUCE_FOLD, CALL)? {
         let history = halve(ch, &fold, v, acc, &offs, op, CALL)?;
-        gather_slots(ch, &fold, v, vroot, acc, &offs, &history, TAG_GATHER, CALL)?;
+        gather_slots(
+            ch,
+            &fold,
+            v,
+            vroot,
+            acc,
+            &offs,
+            &history,
+            tags::REDUCE_GATHER,
+            CALL,
+        )?;
     }
     forward_to_root(ch, acc, gatherer, root)
 }

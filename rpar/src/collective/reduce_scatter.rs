@@ -27,17 +27,12 @@ use super::layout::{recv_exact, sendrecv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
 use super::scratch::Scratch;
 use super::select::dispatched;
+use super::tags;
 use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Error, Result};
 use std::ops::Range;
-
-const TAG_FOLD: i32 = 130;
-const TAG_HALVE: i32 = 131;
-const TAG_UNFOLD: i32 = 132;
-const TAG_PAIRWISE: i32 = 133;
-const TAG_RING: i32 = 134;
 
 /// Reduce-scatter algorithms, for [`Comm::using`] and
 /// [`Comm::using`].
@@ -464,7 +459,15 @@ pub(super) fn halve<C: Named, T: Datatype, O: ReduceOp<T>>(
         let give_elems = offs[give.0]..offs[give.1];
         let dest = fold.real_of(partner);
         let theirs = &mut tmp[..keep_elems.len()];
-        sendrecv_exact(ch, &acc[give_elems], dest, theirs, dest, TAG_HALVE, call)?;
+        sendrecv_exact(
+            ch,
+            &acc[give_elems],
+            dest,
+            theirs,
+            dest,
+            tags::REDUCE_SCATTER_HALVE,
+            call,
+        )?;
         if v < partner {
             ch.local_reduction(std::mem::size_of_val(theirs));
             op.reduce_right(&mut acc[keep_elems], theirs);
@@ -575,10 +578,10 @@ fn recursive_halving<C: Named, T: Datatype, O: ReduceOp<T>>(
         acc[at..at + from.len()].copy_from_slice(&data[from.clone()]);
         offs.push(at + from.len());
     }
-    let Some(v) = fold.fold_in(ch, &mut acc, op, TAG_FOLD, CALL)? else {
+    let Some(v) = fold.fold_in(ch, &mut acc, op, tags::REDUCE_SCATTER_FOLD, CALL)? else {
         // An even rank that folded: its block comes from the rank above.
         let mut mine = data[block(displs, r)].to_vec(); // replaced by the received block
-        recv_exact(ch, &mut mine, r + 1, TAG_UNFOLD, CALL)?;
+        recv_exact(ch, &mut mine, r + 1, tags::REDUCE_SCATTER_UNFOLD, CALL)?;
         return Ok(mine);
     };
     halve(ch, &fold, v, &mut acc, &offs, op, CALL)?;
@@ -593,7 +596,7 @@ fn recursive_halving<C: Named, T: Datatype, O: ReduceOp<T>>(
         ch.send(
             &acc[lower_start..lower_start + lower.len()],
             r - 1,
-            TAG_UNFOLD,
+            tags::REDUCE_SCATTER_UNFOLD,
         )?;
     }
     Ok(acc[start..start + own.len()].to_vec())
@@ -620,7 +623,7 @@ fn pairwise<C: Named, T: Datatype, O: ReduceOp<T>>(
             dest,
             &mut tmp,
             source,
-            TAG_PAIRWISE,
+            tags::REDUCE_SCATTER_PAIRWISE,
             CALL,
         )?;
         // Sources come in the order r-1, …, 0, p-1, …, r+1: each is prepended.
@@ -665,7 +668,7 @@ pub(super) fn ring<C: Named, T: Datatype, O: ReduceOp<T>>(
             right,
             into,
             left,
-            TAG_RING,
+            tags::REDUCE_SCATTER_RING,
             "reduce_scatter",
         )?;
         ch.local_reduction(std::mem::size_of_val(into));

@@ -15,13 +15,12 @@ use super::layout::{recv_exact, sendrecv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
 use super::scratch::Scratch;
 use super::select::dispatched;
+use super::tags;
 use crate::comm::Call;
 use crate::comm::{Buffer, BufferMut};
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
 
-const TAG_CHAIN: i32 = 120;
-const TAG_DOUBLING: i32 = 121;
 /// The call the algorithms' errors name (exscan runs the same code).
 const CALL: &str = "scan";
 
@@ -208,16 +207,16 @@ fn chain<C: Named, T: Datatype, O: ReduceOp<T>>(
     let (p, r) = (ch.size(), ch.rank());
     if r == 0 {
         if p > 1 {
-            ch.send(acc, 1, TAG_CHAIN)?;
+            ch.send(acc, 1, tags::SCAN_CHAIN)?;
         }
         return Ok(());
     }
     let mut below = Scratch::new(acc, acc.len());
-    recv_exact(ch, &mut below, r - 1, TAG_CHAIN, CALL)?;
+    recv_exact(ch, &mut below, r - 1, tags::SCAN_CHAIN, CALL)?;
     ch.local_reduction(std::mem::size_of_val(&acc[..]));
     op.reduce_left(&below, acc);
     if r + 1 < p {
-        ch.send(acc, r + 1, TAG_CHAIN)?;
+        ch.send(acc, r + 1, tags::SCAN_CHAIN)?;
     }
     if kind == Prefix::Exclusive {
         acc.copy_from_slice(&below);
@@ -243,7 +242,15 @@ fn recursive_doubling<C: Named, T: Datatype, O: ReduceOp<T>>(
     while mask < p {
         let partner = r ^ mask;
         if partner < p {
-            sendrecv_exact(ch, &partial, partner, &mut tmp, partner, TAG_DOUBLING, CALL)?;
+            sendrecv_exact(
+                ch,
+                &partial,
+                partner,
+                &mut tmp,
+                partner,
+                tags::SCAN_DOUBLING,
+                CALL,
+            )?;
             if partner < r {
                 ch.local_reduction(std::mem::size_of_val(&partial[..]));
                 op.reduce_left(&tmp, &mut partial);

@@ -15,14 +15,11 @@ use super::layout::{
     lengths, offsets_of_counts, offsets_uniform, span, Lengths, View,
 };
 use super::select::dispatched;
+use super::tags;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
 use std::borrow::Cow;
-
-const TAG_LINEAR: i32 = 220;
-const TAG_BINOMIAL: i32 = 221;
-const TAG_COUNTS: i32 = 222;
 
 const CALL_V: &str = "scatterv";
 
@@ -325,11 +322,11 @@ fn scatter<C: Named, T: Datatype>(
     match (dispatched(ch, algorithm, 0, true), source) {
         (Scatter::Linear, Some(src)) => {
             for i in (0..p).filter(|&i| i != root) {
-                ch.send(src.block(i), i, TAG_LINEAR)?;
+                ch.send(src.block(i), i, tags::SCATTER_LINEAR)?;
             }
             Ok(None)
         }
-        (Scatter::Linear, None) => ch.recv_vec(root, TAG_LINEAR).map(Some),
+        (Scatter::Linear, None) => ch.recv_vec(root, tags::SCATTER_LINEAR).map(Some),
         (_, source) => binomial_scatter(&View::rotated(ch, root), source, lengths, root),
     }
 }
@@ -350,22 +347,28 @@ fn binomial_scatter<C: Named, T: Datatype>(
             let members = (c..binomial::subtree_end(c, p)).map(|m| (m + root) % p);
             if sent {
                 let counts = members.clone().map(|i| src.counts[i]).collect();
-                lengths::send(ch, counts, c, TAG_COUNTS)?;
+                lengths::send(ch, counts, c, tags::SCATTER_COUNTS)?;
             }
             match src.blocks(members) {
-                Cow::Borrowed(data) => ch.send(data, c, TAG_BINOMIAL)?,
-                Cow::Owned(data) => ch.send_owned(data, c, TAG_BINOMIAL)?,
+                Cow::Borrowed(data) => ch.send(data, c, tags::SCATTER_BINOMIAL)?,
+                Cow::Owned(data) => ch.send_owned(data, c, tags::SCATTER_BINOMIAL)?,
             }
         }
         return Ok(None);
     }
     let parent = binomial::parent(r);
     let counts = if sent {
-        Some(lengths::recv(ch, end - r, parent, TAG_COUNTS, CALL_V)?)
+        Some(lengths::recv(
+            ch,
+            end - r,
+            parent,
+            tags::SCATTER_COUNTS,
+            CALL_V,
+        )?)
     } else {
         None
     };
-    let mut data: Vec<T> = ch.recv_vec(parent, TAG_BINOMIAL)?;
+    let mut data: Vec<T> = ch.recv_vec(parent, tags::SCATTER_BINOMIAL)?;
     let off = match counts {
         Some(counts) => offsets_of_counts(&counts, CALL_V)?,
         None => offsets_uniform(
@@ -377,9 +380,14 @@ fn binomial_scatter<C: Named, T: Datatype>(
     for c in binomial::children(r, p).rev() {
         let theirs = c - r..binomial::subtree_end(c, p) - r;
         if sent {
-            lengths::send(ch, lengths::of(&off, theirs.clone()), c, TAG_COUNTS)?;
+            lengths::send(
+                ch,
+                lengths::of(&off, theirs.clone()),
+                c,
+                tags::SCATTER_COUNTS,
+            )?;
         }
-        ch.send(&data[span(&off, theirs)], c, TAG_BINOMIAL)?;
+        ch.send(&data[span(&off, theirs)], c, tags::SCATTER_BINOMIAL)?;
     }
     data.truncate(off[1]);
     Ok(Some(data))
