@@ -31,7 +31,7 @@ use super::allgather;
 use super::bcast::{bcast, Bcast};
 use super::layout::{check_len, sendrecv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
-use super::reduce::{even_slots, reduce_run, Reduce};
+use super::reduce::{even_slots, reduce_run, Reduce, Reduction};
 use super::reduce_scatter::{double, halve, require_commutative, ring, Fold};
 use super::scratch::Scratch;
 use super::select::{dispatched, resolve, Native};
@@ -237,50 +237,79 @@ pub(crate) fn allreduce_run<C: Named, T: Datatype, O: ReduceOp<T>>(
     algorithm: Allreduce,
 ) -> Result<()> {
     let bytes = std::mem::size_of_val(acc);
-    match dispatched(ch, algorithm, bytes, op.is_commutative()) {
+    let chosen = dispatched(ch, algorithm, bytes, op.is_commutative());
+    let run = Reduction { ch, acc, op };
+    match chosen {
         Allreduce::Auto | Allreduce::SharedMemory | Allreduce::RecursiveDoubling => {
-            recursive_doubling(ch, acc, op)
+            run.recursive_doubling()
         }
-        Allreduce::Ring => ring_allreduce(ch, acc, op),
-        Allreduce::Rabenseifner => rabenseifner(ch, acc, op),
+        Allreduce::Ring => run.ring_allreduce(),
+        Allreduce::Rabenseifner => run.rabenseifner_allreduce(),
         Allreduce::ReduceBcast => {
-            reduce_run(ch, acc, op, 0, Reduce::Auto)?;
-            bcast(ch, acc, 0, Bcast::Binomial)
+            reduce_run(ch, run.acc, op, 0, Reduce::Auto)?;
+            bcast(ch, run.acc, 0, Bcast::Binomial)
         }
     }
 }
 
-/// Recursive doubling over the power of two that the fold leaves.
-fn recursive_doubling<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-) -> Result<()> {
-    folded(ch, acc, op, |fold, v, acc| {
-        let mut tmp = Scratch::new(acc, acc.len());
-        let mut mask = 1;
-        while mask < fold.p2 {
-            let partner = v ^ mask;
-            let peer = fold.real_of(partner);
-            sendrecv_exact(
-                ch,
-                acc,
-                peer,
-                &mut tmp,
-                peer,
-                tags::ALLREDUCE_DOUBLING,
-                CALL,
-            )?;
-            ch.local_reduction(std::mem::size_of_val(&acc[..]));
-            if v < partner {
-                op.reduce_right(acc, &tmp);
-            } else {
-                op.reduce_left(&tmp, acc);
+impl<C: Named, T: Datatype, O: ReduceOp<T>> Reduction<'_, C, T, O> {
+    /// Recursive doubling over the power of two that the fold leaves.
+    fn recursive_doubling(self) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        folded(ch, acc, op, |fold, v, acc| {
+            let mut tmp = Scratch::new(acc, acc.len());
+            let mut mask = 1;
+            while mask < fold.p2 {
+                let partner = v ^ mask;
+                let peer = fold.real_of(partner);
+                sendrecv_exact(
+                    ch,
+                    acc,
+                    peer,
+                    &mut tmp,
+                    peer,
+                    tags::ALLREDUCE_DOUBLING,
+                    CALL,
+                )?;
+                ch.local_reduction(std::mem::size_of_val(&acc[..]));
+                if v < partner {
+                    op.reduce_right(acc, &tmp);
+                } else {
+                    op.reduce_left(&tmp, acc);
+                }
+                mask <<= 1;
             }
-            mask <<= 1;
-        }
-        Ok(())
-    })
+            Ok(())
+        })
+    }
+
+    /// The ring reduce-scatter, then the ring allgather (commutative operators only).
+    fn ring_allreduce(self) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        require_commutative(op, CALL, "RecursiveDoubling, Rabenseifner or ReduceBcast")?;
+        let displs = even_slots(acc.len(), ch.size(), op.block_len());
+        ring(ch, acc, &displs, op)?; // rank r ends with block r of the sum
+        allgather::ring(ch, acc, &displs, tags::ALLREDUCE_ALLGATHER)
+    }
+
+    /// Recursive halving, then the mirror-image recursive-doubling allgather.
+    fn rabenseifner_allreduce(self) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        folded(ch, acc, op, |fold, v, acc| {
+            let offs = even_slots(acc.len(), fold.p2, op.block_len());
+            let history = halve(ch, fold, v, acc, &offs, op, CALL)?;
+            double(
+                ch,
+                fold,
+                v,
+                acc,
+                &offs,
+                &history,
+                tags::ALLREDUCE_ALLGATHER,
+                CALL,
+            )
+        })
+    }
 }
 
 /// Runs `reduce` (given the fold, this rank's virtual rank and its vector) on the power of two
@@ -296,38 +325,4 @@ fn folded<C: Named, T: Datatype, O: ReduceOp<T>>(
         reduce(&fold, v, acc)?;
     }
     fold.unfold_out(ch, acc, tags::ALLREDUCE_UNFOLD, CALL)
-}
-
-/// The ring reduce-scatter, then the ring allgather (commutative operators only).
-fn ring_allreduce<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-) -> Result<()> {
-    require_commutative(op, CALL, "RecursiveDoubling, Rabenseifner or ReduceBcast")?;
-    let displs = even_slots(acc.len(), ch.size(), op.block_len());
-    ring(ch, acc, &displs, op)?; // rank r ends with block r of the sum
-    allgather::ring(ch, acc, &displs, tags::ALLREDUCE_ALLGATHER)
-}
-
-/// Recursive halving, then the mirror-image recursive-doubling allgather.
-fn rabenseifner<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-) -> Result<()> {
-    folded(ch, acc, op, |fold, v, acc| {
-        let offs = even_slots(acc.len(), fold.p2, op.block_len());
-        let history = halve(ch, fold, v, acc, &offs, op, CALL)?;
-        double(
-            ch,
-            fold,
-            v,
-            acc,
-            &offs,
-            &history,
-            tags::ALLREDUCE_ALLGATHER,
-            CALL,
-        )
-    })
 }

@@ -249,66 +249,98 @@ pub(crate) fn reduce_run<C: Named, T: Datatype, O: ReduceOp<T>>(
         });
     }
     let bytes = std::mem::size_of_val(acc);
-    match dispatched(ch, algorithm, bytes, op.is_commutative()) {
-        Reduce::Linear => linear(ch, acc, op, root),
-        Reduce::Auto | Reduce::SharedMemory | Reduce::Binomial => binomial(ch, acc, op, root),
-        Reduce::Rabenseifner => rabenseifner(ch, acc, op, root),
+    let chosen = dispatched(ch, algorithm, bytes, op.is_commutative());
+    let run = Reduction { ch, acc, op };
+    match chosen {
+        Reduce::Linear => run.linear(root),
+        Reduce::Auto | Reduce::SharedMemory | Reduce::Binomial => run.binomial(root),
+        Reduce::Rabenseifner => run.rabenseifner_reduce(root),
     }
 }
 
-/// The root receives every other rank's vector and combines them in rank order.
-fn linear<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-    root: usize,
-) -> Result<()> {
-    let (p, r) = (ch.size(), ch.rank());
-    if r != root {
-        return ch.send(acc, root, tags::REDUCE_LINEAR);
-    }
-    let mut tmp = Scratch::new(acc, acc.len());
-    // Lower ranks are prepended from root-1 down to 0, higher ones appended.
-    for s in (0..root).rev() {
-        recv_exact(ch, &mut tmp, s, tags::REDUCE_LINEAR, CALL)?;
-        ch.local_reduction(std::mem::size_of_val(&acc[..]));
-        op.reduce_left(&tmp, acc);
-    }
-    for s in root + 1..p {
-        recv_exact(ch, &mut tmp, s, tags::REDUCE_LINEAR, CALL)?;
-        ch.local_reduction(std::mem::size_of_val(&acc[..]));
-        op.reduce_right(acc, &tmp);
-    }
-    Ok(())
+/// One rank's part in a reduction algorithm: the channel, the vector it combines in place and
+/// the operator. The algorithms of reduce, allreduce and scan are its methods (each family's in
+/// its own file), so each names only what its family adds (reduce's root, scan's kind).
+pub(super) struct Reduction<'a, C, T, O> {
+    pub(super) ch: &'a C,
+    pub(super) acc: &'a mut [T],
+    pub(super) op: &'a O,
 }
 
-/// Binomial tree on ranks relative to the root (commutative), or rooted at rank 0 and then
-/// forwarded (non-commutative: the subtrees of rank 0's tree are contiguous rank ranges).
-fn binomial<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-    root: usize,
-) -> Result<()> {
-    let (p, r) = (ch.size(), ch.rank());
-    let tree_root = if op.is_commutative() { root } else { 0 };
-    let v = (r + p - tree_root) % p;
-    let real = |v: usize| (v + tree_root) % p;
-    let mut tmp = Scratch::new(acc, acc.len());
-    let mut mask = 1;
-    while mask < p {
-        if v & mask != 0 {
-            ch.send(acc, real(v - mask), tags::REDUCE_BINOMIAL)?;
-            break;
+impl<C: Named, T: Datatype, O: ReduceOp<T>> Reduction<'_, C, T, O> {
+    /// The root receives every other rank's vector and combines them in rank order.
+    fn linear(self, root: usize) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        let (p, r) = (ch.size(), ch.rank());
+        if r != root {
+            return ch.send(acc, root, tags::REDUCE_LINEAR);
         }
-        if v + mask < p {
-            recv_exact(ch, &mut tmp, real(v + mask), tags::REDUCE_BINOMIAL, CALL)?;
+        let mut tmp = Scratch::new(acc, acc.len());
+        // Lower ranks are prepended from root-1 down to 0, higher ones appended.
+        for s in (0..root).rev() {
+            recv_exact(ch, &mut tmp, s, tags::REDUCE_LINEAR, CALL)?;
+            ch.local_reduction(std::mem::size_of_val(&acc[..]));
+            op.reduce_left(&tmp, acc);
+        }
+        for s in root + 1..p {
+            recv_exact(ch, &mut tmp, s, tags::REDUCE_LINEAR, CALL)?;
             ch.local_reduction(std::mem::size_of_val(&acc[..]));
             op.reduce_right(acc, &tmp);
         }
-        mask <<= 1;
+        Ok(())
     }
-    forward_to_root(ch, acc, tree_root, root)
+
+    /// Binomial tree on ranks relative to the root (commutative), or rooted at rank 0 and then
+    /// forwarded (non-commutative: the subtrees of rank 0's tree are contiguous rank ranges).
+    fn binomial(self, root: usize) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        let (p, r) = (ch.size(), ch.rank());
+        let tree_root = if op.is_commutative() { root } else { 0 };
+        let v = (r + p - tree_root) % p;
+        let real = |v: usize| (v + tree_root) % p;
+        let mut tmp = Scratch::new(acc, acc.len());
+        let mut mask = 1;
+        while mask < p {
+            if v & mask != 0 {
+                ch.send(acc, real(v - mask), tags::REDUCE_BINOMIAL)?;
+                break;
+            }
+            if v + mask < p {
+                recv_exact(ch, &mut tmp, real(v + mask), tags::REDUCE_BINOMIAL, CALL)?;
+                ch.local_reduction(std::mem::size_of_val(&acc[..]));
+                op.reduce_right(acc, &tmp);
+            }
+            mask <<= 1;
+        }
+        forward_to_root(ch, acc, tree_root, root)
+    }
+
+    /// Reduce-scatter by recursive halving, then a binomial gather of the slots to the root.
+    fn rabenseifner_reduce(self, root: usize) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        let fold = Fold::new(ch.size());
+        let offs = even_slots(acc.len(), fold.p2, op.block_len());
+        // A root that folded away is served by the rank above it, which forwards the result.
+        let (gatherer, vroot) = match fold.virtual_of(root) {
+            Some(vroot) => (root, vroot),
+            None => (root + 1, root / 2),
+        };
+        if let Some(v) = fold.fold_in(ch, acc, op, tags::REDUCE_FOLD, CALL)? {
+            let history = halve(ch, &fold, v, acc, &offs, op, CALL)?;
+            gather_slots(
+                ch,
+                &fold,
+                v,
+                vroot,
+                acc,
+                &offs,
+                &history,
+                tags::REDUCE_GATHER,
+                CALL,
+            )?;
+        }
+        forward_to_root(ch, acc, gatherer, root)
+    }
 }
 
 /// Hands the result from rank `holder`, where an algorithm left it, to `root` (nothing if
@@ -336,35 +368,4 @@ pub(super) fn even_slots(n: usize, p2: usize, block: usize) -> Vec<usize> {
     (0..=p2)
         .map(|s| (s * (units / p2) + s.min(units % p2)) * block)
         .collect()
-}
-
-/// Reduce-scatter by recursive halving, then a binomial gather of the slots to the root.
-fn rabenseifner<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-    root: usize,
-) -> Result<()> {
-    let fold = Fold::new(ch.size());
-    let offs = even_slots(acc.len(), fold.p2, op.block_len());
-    // A root that folded away is served by the rank above it, which forwards the result.
-    let (gatherer, vroot) = match fold.virtual_of(root) {
-        Some(vroot) => (root, vroot),
-        None => (root + 1, root / 2),
-    };
-    if let Some(v) = fold.fold_in(ch, acc, op, tags::REDUCE_FOLD, CALL)? {
-        let history = halve(ch, &fold, v, acc, &offs, op, CALL)?;
-        gather_slots(
-            ch,
-            &fold,
-            v,
-            vroot,
-            acc,
-            &offs,
-            &history,
-            tags::REDUCE_GATHER,
-            CALL,
-        )?;
-    }
-    forward_to_root(ch, acc, gatherer, root)
 }

@@ -13,6 +13,7 @@
 
 use super::layout::{recv_exact, sendrecv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
+use super::reduce::Reduction;
 use super::scratch::Scratch;
 use super::select::dispatched;
 use super::tags;
@@ -190,83 +191,78 @@ pub(crate) fn prefix<C: Named, T: Datatype, O: ReduceOp<T>>(
     kind: Prefix,
 ) -> Result<bool> {
     let bytes = std::mem::size_of_val(acc);
+    let run = Reduction { ch, acc, op };
     match dispatched(ch, algorithm, bytes, op.is_commutative()) {
-        Scan::Linear => chain(ch, acc, op, kind)?,
-        Scan::Auto | Scan::RecursiveDoubling => recursive_doubling(ch, acc, op, kind)?,
+        Scan::Linear => run.chain(kind)?,
+        Scan::Auto | Scan::RecursiveDoubling => run.doubling_prefix(kind)?,
     }
     Ok(kind == Prefix::Inclusive || ch.rank() > 0)
 }
 
-/// The linear chain: receive the prefix of ranks below, pass on the prefix including this rank.
-fn chain<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-    kind: Prefix,
-) -> Result<()> {
-    let (p, r) = (ch.size(), ch.rank());
-    if r == 0 {
-        if p > 1 {
-            ch.send(acc, 1, tags::SCAN_CHAIN)?;
-        }
-        return Ok(());
-    }
-    let mut below = Scratch::new(acc, acc.len());
-    recv_exact(ch, &mut below, r - 1, tags::SCAN_CHAIN, CALL)?;
-    ch.local_reduction(std::mem::size_of_val(&acc[..]));
-    op.reduce_left(&below, acc);
-    if r + 1 < p {
-        ch.send(acc, r + 1, tags::SCAN_CHAIN)?;
-    }
-    if kind == Prefix::Exclusive {
-        acc.copy_from_slice(&below);
-    }
-    Ok(())
-}
-
-/// Recursive doubling: `partial` is the reduction of this rank's aligned group of `2 mask`
-/// ranks, `acc` the prefix so far.
-fn recursive_doubling<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-    kind: Prefix,
-) -> Result<()> {
-    let (p, r) = (ch.size(), ch.rank());
-    let mut partial = Scratch::new(acc, acc.len());
-    partial.copy_from_slice(acc);
-    let mut tmp = Scratch::new(acc, acc.len());
-    // For an exclusive prefix, nothing has arrived from below yet.
-    let mut have_lower = kind == Prefix::Inclusive;
-    let mut mask = 1;
-    while mask < p {
-        let partner = r ^ mask;
-        if partner < p {
-            sendrecv_exact(
-                ch,
-                &partial,
-                partner,
-                &mut tmp,
-                partner,
-                tags::SCAN_DOUBLING,
-                CALL,
-            )?;
-            if partner < r {
-                ch.local_reduction(std::mem::size_of_val(&partial[..]));
-                op.reduce_left(&tmp, &mut partial);
-                if have_lower {
-                    ch.local_reduction(std::mem::size_of_val(&acc[..]));
-                    op.reduce_left(&tmp, acc);
-                } else {
-                    acc.copy_from_slice(&tmp);
-                    have_lower = true;
-                }
-            } else {
-                ch.local_reduction(std::mem::size_of_val(&partial[..]));
-                op.reduce_right(&mut partial, &tmp);
+impl<C: Named, T: Datatype, O: ReduceOp<T>> Reduction<'_, C, T, O> {
+    /// The linear chain: receive the prefix of ranks below, pass on the prefix including this rank.
+    fn chain(self, kind: Prefix) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        let (p, r) = (ch.size(), ch.rank());
+        if r == 0 {
+            if p > 1 {
+                ch.send(acc, 1, tags::SCAN_CHAIN)?;
             }
+            return Ok(());
         }
-        mask <<= 1;
+        let mut below = Scratch::new(acc, acc.len());
+        recv_exact(ch, &mut below, r - 1, tags::SCAN_CHAIN, CALL)?;
+        ch.local_reduction(std::mem::size_of_val(&acc[..]));
+        op.reduce_left(&below, acc);
+        if r + 1 < p {
+            ch.send(acc, r + 1, tags::SCAN_CHAIN)?;
+        }
+        if kind == Prefix::Exclusive {
+            acc.copy_from_slice(&below);
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Recursive doubling: `partial` is the reduction of this rank's aligned group of `2 mask`
+    /// ranks, `acc` the prefix so far.
+    fn doubling_prefix(self, kind: Prefix) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        let (p, r) = (ch.size(), ch.rank());
+        let mut partial = Scratch::new(acc, acc.len());
+        partial.copy_from_slice(acc);
+        let mut tmp = Scratch::new(acc, acc.len());
+        // For an exclusive prefix, nothing has arrived from below yet.
+        let mut have_lower = kind == Prefix::Inclusive;
+        let mut mask = 1;
+        while mask < p {
+            let partner = r ^ mask;
+            if partner < p {
+                sendrecv_exact(
+                    ch,
+                    &partial,
+                    partner,
+                    &mut tmp,
+                    partner,
+                    tags::SCAN_DOUBLING,
+                    CALL,
+                )?;
+                if partner < r {
+                    ch.local_reduction(std::mem::size_of_val(&partial[..]));
+                    op.reduce_left(&tmp, &mut partial);
+                    if have_lower {
+                        ch.local_reduction(std::mem::size_of_val(&acc[..]));
+                        op.reduce_left(&tmp, acc);
+                    } else {
+                        acc.copy_from_slice(&tmp);
+                        have_lower = true;
+                    }
+                } else {
+                    ch.local_reduction(std::mem::size_of_val(&partial[..]));
+                    op.reduce_right(&mut partial, &tmp);
+                }
+            }
+            mask <<= 1;
+        }
+        Ok(())
+    }
 }
