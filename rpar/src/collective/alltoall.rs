@@ -25,7 +25,7 @@ use super::layout::{
 use super::select::{message_passing, resolve, Native};
 use super::shared;
 use super::tags;
-use super::Channel;
+use super::{Channel, Partners};
 use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
@@ -411,14 +411,8 @@ fn pairwise<C: Named, T: Datatype>(
         };
         let into = &mut recv[rb.range(source)];
         let expected = into.len();
-        let got = ch.sendrecv(
-            &send[sb.range(dest)],
-            dest,
-            tags::ALLTOALL_PAIRWISE,
-            into,
-            source,
-            tags::ALLTOALL_PAIRWISE,
-        )?;
+        let tag = tags::ALLTOALL_PAIRWISE;
+        let got = ch.sendrecv(&send[sb.range(dest)], into, Partners { dest, source, tag })?;
         check_count(got, expected, source, CALL)?;
     }
     Ok(())
@@ -473,7 +467,7 @@ fn swap_blocks<C: Named, T: Datatype>(
     };
     let off = offsets_of_counts(&in_lens, CALL)?;
     let mut incoming = zeroed_vec(off[inc.len()], CALL)?;
-    let got = ch.sendrecv(&packed, dest, tag, &mut incoming, source, tag)?;
+    let got = ch.sendrecv(&packed, &mut incoming, Partners { dest, source, tag })?;
     check_count(got, incoming.len(), source, CALL)?;
     for (k, &i) in inc.iter().enumerate() {
         store[i] = incoming[off[k]..off[k + 1]].to_vec();

@@ -12,7 +12,7 @@ use super::layout::binomial;
 use super::select::{dispatched, resolve, Native};
 use super::shared;
 use super::tags;
-use super::Channel;
+use super::{Channel, Partners};
 use crate::comm::Call;
 use crate::{Comm, Result};
 
@@ -128,15 +128,9 @@ pub(crate) fn barrier<C: Channel>(ch: &C, algorithm: Barrier) -> Result<()> {
         Barrier::Dissemination => {
             let mut dist = 1;
             while dist < p {
-                let (to, from) = ((r + dist) % p, (r + p - dist) % p);
-                ch.sendrecv::<u8, u8>(
-                    &[],
-                    to,
-                    tags::BARRIER_DISSEMINATION,
-                    &mut [],
-                    from,
-                    tags::BARRIER_DISSEMINATION,
-                )?;
+                let (dest, source) = ((r + dist) % p, (r + p - dist) % p);
+                let tag = tags::BARRIER_DISSEMINATION;
+                ch.sendrecv::<u8, u8>(&[], &mut [], Partners { dest, source, tag })?;
                 dist *= 2;
             }
             Ok(())

@@ -8,7 +8,7 @@
 //! is written for root 0 on some `Channel`; a [`View`] rotated by the root turns it into the
 //! algorithm for any root without touching its code.
 
-use super::Channel;
+use super::{Channel, Partners};
 use crate::datatype::{BasicType, Datatype};
 use crate::{Comm, Error, Result};
 use std::ops::Range;
@@ -185,7 +185,7 @@ pub(crate) fn sendrecv_exact<C: Named, T: Datatype>(
     tag: i32,
     call: &'static str,
 ) -> Result<()> {
-    let got = ch.sendrecv(send, dest, tag, recv, source, tag)?;
+    let got = ch.sendrecv(send, recv, Partners { dest, source, tag })?;
     check_count(got, recv.len(), ch.comm_rank(source), call)
 }
 
@@ -530,22 +530,20 @@ impl<C: Channel> Channel for View<'_, C> {
         self.ch.recv_vec(self.real(source), tag)
     }
 
-    fn sendrecv<T: Datatype, U: Datatype>(
-        &self,
-        send: &[T],
-        dest: usize,
-        send_tag: i32,
-        recv: &mut [U],
-        source: usize,
-        recv_tag: i32,
-    ) -> Result<usize> {
+    fn sendrecv<T, U>(&self, send: &[T], recv: &mut [U], with: Partners) -> Result<usize>
+    where
+        T: Datatype,
+        U: Datatype,
+    {
+        let (dest, source) = (self.real(with.dest), self.real(with.source));
         self.ch.sendrecv(
             send,
-            self.real(dest),
-            send_tag,
             recv,
-            self.real(source),
-            recv_tag,
+            Partners {
+                dest,
+                source,
+                ..with
+            },
         )
     }
 

@@ -41,7 +41,7 @@ pub use allreduce::Allreduce;
 pub use alltoall::Alltoall;
 pub use barrier::Barrier;
 pub use bcast::Bcast;
-pub(crate) use channel::Channel;
+pub(crate) use channel::{Channel, Partners};
 // the algorithm code itself, for recording schedules (`sim::record_collective`)
 pub(crate) use allgather::allgather as allgather_algorithm;
 pub(crate) use allreduce::allreduce_run as allreduce_algorithm;
