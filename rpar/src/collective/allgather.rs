@@ -26,7 +26,8 @@
 use super::layout::Named;
 use super::layout::{
     blocks_total, check_per_rank, check_recv_blocks, consecutive, exchange, grid_shape, is_pow2,
-    lengths, offsets_of_counts, offsets_uniform, span, zeroed_vec, Lengths, View,
+    lengths, offsets_of_counts, offsets_uniform, pairwise_partners, span, zeroed_vec, Lengths,
+    View,
 };
 use super::select::{dispatched, message_passing, resolve, Native};
 use super::shared;
@@ -503,11 +504,7 @@ fn recursive_doubling<C: Named, T: Datatype>(
 fn pairwise<C: Named, T: Datatype>(ch: &C, buf: &mut [T], blocks: Blocks<'_>) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     for s in 1..p {
-        let (dest, source) = if is_pow2(p) {
-            (r ^ s, r ^ s)
-        } else {
-            ((r + s) % p, (r + p - s) % p)
-        };
+        let (dest, source) = pairwise_partners(r, p, s);
         let own = (r..r + 1, dest);
         blocks.exchange(
             ch,

@@ -20,7 +20,8 @@
 use super::layout::Named;
 use super::layout::{
     block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_recv_blocks,
-    is_pow2, lengths, offsets_of_counts, offsets_uniform, recv_exact, require_pow2, zeroed_vec,
+    is_pow2, lengths, offsets_of_counts, offsets_uniform, pairwise_partners, recv_exact,
+    require_pow2, zeroed_vec,
 };
 use super::select::{message_passing, resolve, Native};
 use super::shared;
@@ -354,24 +355,29 @@ fn alltoall<C: Named, T: Datatype>(
     match ch.runs(algorithm) {
         Alltoall::Linear => {
             recv[rb.range(r)].copy_from_slice(&send[sb.range(r)]);
-            linear(ch, send, sb, recv, rb)
+            linear(ch, Direct { send, sb, recv, rb })
         }
         Alltoall::Pairwise | Alltoall::Auto | Alltoall::SharedMemory => {
             recv[rb.range(r)].copy_from_slice(&send[sb.range(r)]);
-            pairwise(ch, send, sb, recv, rb)
+            pairwise(ch, Direct { send, sb, recv, rb })
         }
         Alltoall::Bruck => place(bruck_blocks(ch, blocks_of(send, sb), moves)?, recv, rb),
         Alltoall::Hypercube => place(hypercube_blocks(ch, blocks_of(send, sb), moves)?, recv, rb),
     }
 }
 
-fn linear<C: Named, T: Datatype>(
-    ch: &C,
-    send: &[T],
-    sb: Blocks<'_>,
-    recv: &mut [T],
-    rb: Blocks<'_>,
-) -> Result<()> {
+/// One rank's side of an exchange in which every block goes straight to its rank: what it sends
+/// and where it receives, each with its blocks (what the direct algorithms are given).
+struct Direct<'a, T> {
+    send: &'a [T],
+    sb: Blocks<'a>,
+    recv: &'a mut [T],
+    rb: Blocks<'a>,
+}
+
+/// All sends posted at once, then all receives.
+fn linear<C: Named, T: Datatype>(ch: &C, direct: Direct<'_, T>) -> Result<()> {
+    let Direct { send, sb, recv, rb } = direct;
     let (r, p) = (ch.rank(), ch.size());
     for s in 1..p {
         let dest = (r + s) % p;
@@ -395,20 +401,12 @@ fn linear<C: Named, T: Datatype>(
     Ok(())
 }
 
-fn pairwise<C: Named, T: Datatype>(
-    ch: &C,
-    send: &[T],
-    sb: Blocks<'_>,
-    recv: &mut [T],
-    rb: Blocks<'_>,
-) -> Result<()> {
+/// `p - 1` steps, each sending one block to one partner and receiving one from another.
+fn pairwise<C: Named, T: Datatype>(ch: &C, direct: Direct<'_, T>) -> Result<()> {
+    let Direct { send, sb, recv, rb } = direct;
     let (r, p) = (ch.rank(), ch.size());
     for s in 1..p {
-        let (dest, source) = if is_pow2(p) {
-            (r ^ s, r ^ s)
-        } else {
-            ((r + s) % p, (r + p - s) % p)
-        };
+        let (dest, source) = pairwise_partners(r, p, s);
         let into = &mut recv[rb.range(source)];
         let expected = into.len();
         let tag = tags::ALLTOALL_PAIRWISE;

@@ -415,6 +415,17 @@ pub(crate) fn is_pow2(p: usize) -> bool {
     p.is_power_of_two()
 }
 
+/// The partners of rank `r` of `p` in step `s` (of `1..p`) of a pairwise exchange, `(dest,
+/// source)`: it sends to `r + s` and receives from `r - s`, or, when `p` is a power of two,
+/// sends to and receives from `r xor s` (the partners pair off in every step).
+pub(crate) fn pairwise_partners(r: usize, p: usize, s: usize) -> (usize, usize) {
+    if is_pow2(p) {
+        (r ^ s, r ^ s)
+    } else {
+        ((r + s) % p, (r + p - s) % p)
+    }
+}
+
 /// Refuses an algorithm that needs a power-of-two number of ranks.
 pub(crate) fn require_pow2(p: usize, algorithm: &str, call: &'static str) -> Result<()> {
     if is_pow2(p) {
