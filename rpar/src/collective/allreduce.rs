@@ -32,7 +32,7 @@ use super::bcast::{bcast, Bcast};
 use super::layout::{check_len, sendrecv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
 use super::reduce::{even_slots, reduce_run, Reduce, Reduction};
-use super::reduce_scatter::{double, halve, require_commutative, ring, Fold};
+use super::reduce_scatter::{halve, require_commutative, ring, Fold};
 use super::scratch::Scratch;
 use super::select::{dispatched, resolve, Native};
 use super::shared;
@@ -297,17 +297,8 @@ impl<C: Named, T: Datatype, O: ReduceOp<T>> Reduction<'_, C, T, O> {
         let Reduction { ch, acc, op } = self;
         folded(ch, acc, op, |fold, v, acc| {
             let offs = even_slots(acc.len(), fold.p2, op.block_len());
-            let history = halve(ch, fold, v, acc, &offs, op, CALL)?;
-            double(
-                ch,
-                fold,
-                v,
-                acc,
-                &offs,
-                &history,
-                tags::ALLREDUCE_ALLGATHER,
-                CALL,
-            )
+            let halved = halve(ch, fold, v, acc, &offs, op, CALL)?;
+            halved.double(ch, acc, tags::ALLREDUCE_ALLGATHER)
         })
     }
 }

@@ -547,7 +547,8 @@ impl<B: Buffer + ?Sized> ReduceScatterArgs for &B {
     type Elem = B::Elem;
     type Output = Vec<B::Elem>;
     fn reduce_scatter<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<Vec<B::Elem>> {
-        comm.reduce_scatter_block_with(self, op, comm.chosen::<ReduceScatter>())
+        let data = self.as_elems();
+        comm.reduce_scatter_with(data, None, &op, comm.chosen::<ReduceScatter>())
     }
 }
 
@@ -555,7 +556,8 @@ impl<B: Buffer + ?Sized> ReduceScatterArgs for (&B, Counts<'_>) {
     type Elem = B::Elem;
     type Output = Vec<B::Elem>;
     fn reduce_scatter<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<Vec<B::Elem>> {
-        comm.reduce_scatter_with(self.0, self.1 .0, op, comm.chosen::<ReduceScatter>())
+        let (data, counts) = (self.0.as_elems(), Some(self.1 .0));
+        comm.reduce_scatter_with(data, counts, &op, comm.chosen::<ReduceScatter>())
     }
 }
 
@@ -564,7 +566,7 @@ impl<R: Blocks + ?Sized> ReduceScatterArgs for InPlace<&mut R> {
     type Output = ();
     fn reduce_scatter<O: ReduceOp<R::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
         let buf = self.0.elems_mut();
-        comm.reduce_scatter_block_in_place_with(buf, op, comm.chosen::<ReduceScatter>())
+        comm.reduce_scatter_in_place_with(buf, None, &op, comm.chosen::<ReduceScatter>())
     }
 }
 
@@ -580,7 +582,8 @@ impl<T: Datatype> ReduceScatterArgs for InPlace<Varying<'_, &mut [T]>> {
                  displacements): use Varying::packed",
             ));
         }
-        comm.reduce_scatter_in_place_with(v.buf, v.counts, op, comm.chosen::<ReduceScatter>())
+        let counts = Some(v.counts);
+        comm.reduce_scatter_in_place_with(v.buf, counts, &op, comm.chosen::<ReduceScatter>())
     }
 }
 

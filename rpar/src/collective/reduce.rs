@@ -15,7 +15,7 @@
 
 use super::layout::{check_len, check_root, recv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
-use super::reduce_scatter::{gather_slots, halve, Fold};
+use super::reduce_scatter::{halve, Fold};
 use super::scratch::Scratch;
 use super::select::{dispatched, resolve, Native};
 use super::shared;
@@ -326,18 +326,8 @@ impl<C: Named, T: Datatype, O: ReduceOp<T>> Reduction<'_, C, T, O> {
             None => (root + 1, root / 2),
         };
         if let Some(v) = fold.fold_in(ch, acc, op, tags::REDUCE_FOLD, CALL)? {
-            let history = halve(ch, &fold, v, acc, &offs, op, CALL)?;
-            gather_slots(
-                ch,
-                &fold,
-                v,
-                vroot,
-                acc,
-                &offs,
-                &history,
-                tags::REDUCE_GATHER,
-                CALL,
-            )?;
+            let halved = halve(ch, &fold, v, acc, &offs, op, CALL)?;
+            halved.gather_to(ch, vroot, acc, tags::REDUCE_GATHER)?;
         }
         forward_to_root(ch, acc, gatherer, root)
     }
