@@ -20,8 +20,8 @@
 use super::layout::Named;
 use super::layout::{
     block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_recv_blocks,
-    is_pow2, lengths, offsets_of_counts, offsets_uniform, pairwise_partners, recv_exact,
-    require_pow2, zeroed_vec,
+    lengths, offsets_of_counts, offsets_uniform, pairwise_partners, recv_exact, require_pow2,
+    zeroed_vec,
 };
 use super::select::{message_passing, resolve, Native};
 use super::shared;
@@ -571,18 +571,18 @@ fn alltoall_owned<C: Named, T: Datatype>(
     mut send: Vec<Vec<T>>,
     algorithm: Alltoall,
 ) -> Result<Vec<Vec<T>>> {
-    let (r, p) = (ch.rank(), ch.size());
     // `Auto` has been resolved by the caller
     match ch.runs(algorithm) {
         Alltoall::Bruck => return bruck_blocks(ch, send, Moves::Owned),
         Alltoall::Hypercube => return hypercube_blocks(ch, send, Moves::Owned),
         Alltoall::Linear | Alltoall::Pairwise | Alltoall::Auto | Alltoall::SharedMemory => {}
     }
+    let (r, p) = (ch.rank(), ch.size());
     let mut recv: Vec<Vec<T>> = vec![Vec::new(); p];
     recv[r] = std::mem::take(&mut send[r]);
     let partners = |s: usize| {
-        if algorithm == Alltoall::Pairwise && is_pow2(p) {
-            (r ^ s, r ^ s)
+        if algorithm == Alltoall::Pairwise {
+            pairwise_partners(r, p, s)
         } else {
             ((r + s) % p, (r + p - s) % p)
         }

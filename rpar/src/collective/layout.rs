@@ -302,14 +302,9 @@ pub(crate) mod lengths {
 
 /// Checks the length of a local buffer.
 pub(crate) fn check_len(len: usize, expected: usize, what: &str, call: &'static str) -> Result<()> {
-    if len == expected {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            call,
-            format!("the {what} has {len} elements, {expected} were expected"),
-        ))
-    }
+    invalid_unless(len == expected, call, || {
+        format!("the {what} has {len} elements, {expected} were expected")
+    })
 }
 
 /// Checks a root argument.
@@ -326,13 +321,17 @@ pub(crate) fn check_root<C: Channel>(ch: &C, root: usize) -> Result<()> {
 
 /// Checks that a per-rank argument (counts, displacements) has one entry per rank.
 pub(crate) fn check_per_rank(len: usize, p: usize, what: &str, call: &'static str) -> Result<()> {
-    if len == p {
+    invalid_unless(len == p, call, || {
+        format!("{what} has {len} entries, but the communicator has {p} ranks")
+    })
+}
+
+/// `Ok` if the check `holds`, else [`Error::InvalidArgument`] of `call` saying `why`.
+fn invalid_unless(holds: bool, call: &'static str, why: impl FnOnce() -> String) -> Result<()> {
+    if holds {
         Ok(())
     } else {
-        Err(Error::invalid(
-            call,
-            format!("{what} has {len} entries, but the communicator has {p} ranks"),
-        ))
+        Err(Error::invalid(call, why()))
     }
 }
 

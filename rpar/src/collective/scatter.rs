@@ -143,15 +143,7 @@ impl Comm {
             if self.rank() != root {
                 return scatter_to_me(self, root, algorithm);
             }
-            let p = self.size();
-            let n = block_len(send.len(), p, "send", "scatter")?;
-            let off = offsets_uniform(n, p);
-            let source = Source {
-                send: &send,
-                counts: &vec![n; p],
-                displs: &off[..p],
-            };
-            scatter(self, Some(&source), Lengths::Agreed, root, algorithm)?;
+            let n = scatter_from_me(self, &send, root, algorithm)?;
             send.truncate((root + 1) * n);
             send.drain(..root * n);
             Ok(send)
@@ -200,15 +192,7 @@ impl Comm {
                 buf.copy_from_slice(&mine);
                 return Ok(());
             }
-            let p = self.size();
-            let n = block_len(buf.len(), p, "send", "scatter")?;
-            let off = offsets_uniform(n, p);
-            let source = Source {
-                send: buf,
-                counts: &vec![n; p],
-                displs: &off[..p],
-            };
-            scatter(self, Some(&source), Lengths::Agreed, root, algorithm).map(|_| ())
+            scatter_from_me(self, buf, root, algorithm).map(|_| ())
         })
     }
 
@@ -292,6 +276,18 @@ pub(crate) fn scatter_uniform<C: Named, T: Datatype>(
     if ch.rank() != root {
         return scatter_to_me(ch, root, algorithm);
     }
+    let n = scatter_from_me(ch, send, root, algorithm)?;
+    Ok(send[root * n..(root + 1) * n].to_vec())
+}
+
+/// The root's part of a uniform scatter of `send` (`p` equal blocks); returns the length of a
+/// block.
+fn scatter_from_me<C: Named, T: Datatype>(
+    ch: &C,
+    send: &[T],
+    root: usize,
+    algorithm: Scatter,
+) -> Result<usize> {
     let p = ch.size();
     let n = block_len(send.len(), p, "send", "scatter")?;
     let off = offsets_uniform(n, p);
@@ -301,7 +297,7 @@ pub(crate) fn scatter_uniform<C: Named, T: Datatype>(
         displs: &off[..p],
     };
     scatter(ch, Some(&source), Lengths::Agreed, root, algorithm)?;
-    Ok(source.block(root).to_vec())
+    Ok(n)
 }
 
 /// A non-root's part of a uniform scatter.
