@@ -414,12 +414,11 @@ impl<'a> Blocks<'a> {
 
 /// Ring allgather over the members of `ch` (also the second phase of the van de Geijn
 /// broadcast), the ranks agreeing on the blocks' lengths.
-pub(crate) fn ring<C: Named, T: Datatype>(
-    ch: &C,
-    buf: &mut [T],
-    off: &[usize],
-    tag: i32,
-) -> Result<()> {
+pub(crate) fn ring<C, T>(ch: &C, buf: &mut [T], off: &[usize], tag: i32) -> Result<()>
+where
+    C: Named,
+    T: Datatype,
+{
     ring_of_groups(ch, buf, Blocks::new(ch, off, Lengths::Agreed), 1, tag)
 }
 
@@ -476,21 +475,10 @@ fn recursive_doubling<C: Named, T: Datatype>(
         let group = |base: usize| base..base + d;
         let folded = |base: usize| base.min(extra) + low..(base + d).min(extra) + low;
         let with = |range| (range, partner);
-        blocks.exchange(
-            ch,
-            buf,
-            with(group(mine)),
-            with(group(theirs)),
-            tags::ALLGATHER_DOUBLING,
-        )?;
+        let tag = tags::ALLGATHER_DOUBLING;
+        blocks.exchange(ch, buf, with(group(mine)), with(group(theirs)), tag)?;
         if mine < extra || theirs < extra {
-            blocks.exchange(
-                ch,
-                buf,
-                with(folded(mine)),
-                with(folded(theirs)),
-                tags::ALLGATHER_DOUBLING,
-            )?;
+            blocks.exchange(ch, buf, with(folded(mine)), with(folded(theirs)), tag)?;
         }
         d *= 2;
     }

@@ -262,15 +262,8 @@ impl<C: Named, T: Datatype, O: ReduceOp<T>> Reduction<'_, C, T, O> {
             while mask < fold.p2 {
                 let partner = v ^ mask;
                 let peer = fold.real_of(partner);
-                sendrecv_exact(
-                    ch,
-                    acc,
-                    peer,
-                    &mut tmp,
-                    peer,
-                    tags::ALLREDUCE_DOUBLING,
-                    CALL,
-                )?;
+                let tag = tags::ALLREDUCE_DOUBLING;
+                sendrecv_exact(ch, acc, peer, &mut tmp, peer, tag, CALL)?;
                 ch.local_reduction(std::mem::size_of_val(&acc[..]));
                 if v < partner {
                     op.reduce_right(acc, &tmp);

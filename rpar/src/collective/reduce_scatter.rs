@@ -415,15 +415,8 @@ pub(super) fn halve<'a, C: Named, T: Datatype, O: ReduceOp<T>>(
         let give_elems = offs[give.0]..offs[give.1];
         let dest = fold.real_of(partner);
         let theirs = &mut tmp[..keep_elems.len()];
-        sendrecv_exact(
-            ch,
-            &acc[give_elems],
-            dest,
-            theirs,
-            dest,
-            tags::REDUCE_SCATTER_HALVE,
-            call,
-        )?;
+        let tag = tags::REDUCE_SCATTER_HALVE;
+        sendrecv_exact(ch, &acc[give_elems], dest, theirs, dest, tag, call)?;
         if v < partner {
             ch.local_reduction(std::mem::size_of_val(theirs));
             op.reduce_right(&mut acc[keep_elems], theirs);
@@ -583,13 +576,14 @@ impl<C: Named, T: Datatype, O: ReduceOp<T>> Contribution<'_, C, T, O> {
         let mut tmp = Scratch::new(&low, low.len());
         for k in 1..p {
             let (dest, source) = ((r + k) % p, (r + p - k) % p);
+            let tag = tags::REDUCE_SCATTER_PAIRWISE;
             sendrecv_exact(
                 ch,
                 &data[block(displs, dest)],
                 dest,
                 &mut tmp,
                 source,
-                tags::REDUCE_SCATTER_PAIRWISE,
+                tag,
                 CALL,
             )?;
             // Sources come in the order r-1, …, 0, p-1, …, r+1: each is prepended.
@@ -629,15 +623,8 @@ pub(super) fn ring<C: Named, T: Datatype, O: ReduceOp<T>>(
         let send = block(displs, (r + 2 * p - k - 1) % p);
         let recv = block(displs, (r + 2 * p - k - 2) % p);
         let into = &mut tmp[..recv.len()];
-        sendrecv_exact(
-            ch,
-            &acc[send],
-            right,
-            into,
-            left,
-            tags::REDUCE_SCATTER_RING,
-            "reduce_scatter",
-        )?;
+        let tag = tags::REDUCE_SCATTER_RING;
+        sendrecv_exact(ch, &acc[send], right, into, left, tag, "reduce_scatter")?;
         ch.local_reduction(std::mem::size_of_val(into));
         op.reduce_left(into, &mut acc[recv]);
     }

@@ -237,15 +237,8 @@ impl<C: Named, T: Datatype, O: ReduceOp<T>> Reduction<'_, C, T, O> {
         while mask < p {
             let partner = r ^ mask;
             if partner < p {
-                sendrecv_exact(
-                    ch,
-                    &partial,
-                    partner,
-                    &mut tmp,
-                    partner,
-                    tags::SCAN_DOUBLING,
-                    CALL,
-                )?;
+                let tag = tags::SCAN_DOUBLING;
+                sendrecv_exact(ch, &partial, partner, &mut tmp, partner, tag, CALL)?;
                 if partner < r {
                     ch.local_reduction(std::mem::size_of_val(&partial[..]));
                     op.reduce_left(&tmp, &mut partial);
