@@ -39,7 +39,6 @@ use super::shared;
 use super::tags;
 use super::Channel;
 use crate::comm::Call;
-use crate::comm::{Buffer, BufferMut};
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
 
@@ -138,73 +137,24 @@ impl Allreduce {
 }
 
 impl Comm {
-    /// [`Comm::allreduce`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn allreduce_with<B, O>(
-        &self,
-        data: &B,
-        op: O,
-        algorithm: Allreduce,
-    ) -> Result<B::Owned>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        let mut acc = data.as_elems().to_vec();
-        self.allreduce_call(None, &mut acc, &op, algorithm)?;
-        Ok(B::to_owned_shape(acc))
-    }
-
-    /// [`Comm::allreduce_into`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn allreduce_into_with<B, R, O>(
-        &self,
-        send: &B,
-        recv: &mut R,
-        op: O,
-        algorithm: Allreduce,
-    ) -> Result<()>
-    where
-        B: Buffer + ?Sized,
-        R: BufferMut<Elem = B::Elem> + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        let (send, recv) = (send.as_elems(), recv.as_elems_mut());
-        // checked before the collective call: inside its closure, the check kept the closure
-        // from being inlined into the in-place forms in the release build (an 8-byte
-        // allreduce_in_place on one rank: 45 instructions more, by callgrind)
-        let what = "receive buffer (as long as the send buffer)";
-        check_len(recv.len(), send.len(), what, CALL)?;
-        self.allreduce_call(Some(send), recv, &op, algorithm)
-    }
-
-    /// [`Comm::allreduce_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn allreduce_in_place_with<B, O>(
-        &self,
-        buf: &mut B,
-        op: O,
-        algorithm: Allreduce,
-    ) -> Result<()>
-    where
-        B: BufferMut + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.allreduce_call(None, buf.as_elems_mut(), &op, algorithm)
-    }
-}
-
-impl Comm {
-    /// One allreduce call, as a collective call of its own (traced, and checked against the
-    /// other ranks' calls): of `send` into `acc` (as long: the caller checked), or with `send`
-    /// `None` of `acc` in place. What every form runs.
-    fn allreduce_call<T: Datatype, O: ReduceOp<T>>(
+    /// [`Comm::allreduce`] in every form, with the algorithm given (what the forms run with the
+    /// one chosen by [`Comm::using`]): one allreduce call, as a collective call of its own
+    /// (traced, and checked against the other ranks' calls), of `send` into `acc`, or with
+    /// `send` `None` of `acc` in place.
+    pub(crate) fn allreduce_with<T: Datatype, O: ReduceOp<T>>(
         &self,
         send: Option<&[T]>,
         acc: &mut [T],
         op: &O,
         algorithm: Allreduce,
     ) -> Result<()> {
+        if let Some(send) = send {
+            // checked before the collective call: inside its closure, the check kept the
+            // closure from being inlined into the in-place forms in the release build (an
+            // 8-byte allreduce_in_place on one rank: 45 instructions more, by callgrind)
+            let what = "receive buffer (as long as the send buffer)";
+            check_len(acc.len(), send.len(), what, CALL)?;
+        }
         let bytes = std::mem::size_of_val(send.unwrap_or(acc));
         let call = Call::new("allreduce").reduction::<O>().bytes(bytes);
         self.collective(call, &algorithm, || {

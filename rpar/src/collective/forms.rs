@@ -23,6 +23,7 @@
 //! of each form live with their family (`bcast.rs`, `gather.rs`, …, `typed.rs`, `typed_v.rs`).
 
 use super::op::ReduceOp;
+use super::scan::Prefix;
 use super::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, ReduceScatter, Scan, Scatter,
     Shift,
@@ -444,7 +445,9 @@ impl<B: Buffer + ?Sized> ReduceArgs for &B {
     type Everywhere = B::Owned;
     type Somewhere = Option<B::Owned>;
     fn allreduce<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<B::Owned> {
-        comm.allreduce_with(self, op, comm.chosen::<Allreduce>())
+        let mut acc = self.as_elems().to_vec();
+        comm.allreduce_with(None, &mut acc, &op, comm.chosen::<Allreduce>())?;
+        Ok(B::to_owned_shape(acc))
     }
     fn reduce<O: ReduceOp<B::Elem>>(
         self,
@@ -452,13 +455,24 @@ impl<B: Buffer + ?Sized> ReduceArgs for &B {
         op: O,
         root: usize,
     ) -> Result<Option<B::Owned>> {
-        comm.reduce_with(self, op, root, comm.chosen::<Reduce>())
+        let (data, algorithm) = (self.as_elems(), comm.chosen::<Reduce>());
+        if comm.rank() != root {
+            comm.reduce_with(Some(data), &mut [], &op, root, algorithm)?;
+            return Ok(None);
+        }
+        let mut acc = data.to_vec();
+        comm.reduce_with(None, &mut acc, &op, root, algorithm)?;
+        Ok(Some(B::to_owned_shape(acc)))
     }
     fn scan<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<B::Owned> {
-        comm.scan_with(self, op, comm.chosen::<Scan>())
+        let mut acc = self.as_elems().to_vec();
+        comm.scan_with(&mut acc, &op, comm.chosen::<Scan>(), Prefix::Inclusive)?;
+        Ok(B::to_owned_shape(acc))
     }
     fn exscan<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<Option<B::Owned>> {
-        comm.exscan_with(self, op, comm.chosen::<Scan>())
+        let mut acc = self.as_elems().to_vec();
+        let defined = comm.scan_with(&mut acc, &op, comm.chosen::<Scan>(), Prefix::Exclusive)?;
+        Ok(defined.then(|| B::to_owned_shape(acc)))
     }
 }
 
@@ -471,22 +485,23 @@ where
     type Everywhere = ();
     type Somewhere = ();
     fn allreduce<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
-        comm.allreduce_into_with(self.0, self.1, op, comm.chosen::<Allreduce>())
+        let (send, recv) = (self.0.as_elems(), self.1.as_elems_mut());
+        comm.allreduce_with(Some(send), recv, &op, comm.chosen::<Allreduce>())
     }
     fn reduce<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O, root: usize) -> Result<()> {
-        comm.reduce_into_with(self.0, self.1, op, root, comm.chosen::<Reduce>())
+        let (send, recv) = (self.0.as_elems(), self.1.as_elems_mut());
+        comm.reduce_with(Some(send), recv, &op, root, comm.chosen::<Reduce>())
     }
     fn scan<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
         let (send, recv) = (self.0.as_elems(), self.1.as_elems_mut());
         into_same_length("scan", send.len(), recv.len())?;
         recv.copy_from_slice(send);
-        comm.scan_in_place_with(recv, op, comm.chosen::<Scan>())
+        InPlace(recv).scan(comm, op)
     }
     fn exscan<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
         let (send, recv) = (self.0.as_elems(), self.1.as_elems_mut());
         into_same_length("exscan", send.len(), recv.len())?;
-        let got = comm.exscan_with(send, op, comm.chosen::<Scan>())?;
-        if let Some(v) = got {
+        if let Some(v) = send.exscan(comm, op)? {
             recv.copy_from_slice(&v);
         }
         Ok(())
@@ -509,16 +524,25 @@ impl<B: BufferMut + ?Sized> ReduceArgs for InPlace<&mut B> {
     type Everywhere = ();
     type Somewhere = ();
     fn allreduce<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
-        comm.allreduce_in_place_with(self.0, op, comm.chosen::<Allreduce>())
+        comm.allreduce_with(None, self.0.as_elems_mut(), &op, comm.chosen::<Allreduce>())
     }
     fn reduce<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O, root: usize) -> Result<()> {
-        comm.reduce_in_place_with(self.0, op, root, comm.chosen::<Reduce>())
+        let algorithm = comm.chosen::<Reduce>();
+        if comm.rank() == root {
+            comm.reduce_with(None, self.0.as_elems_mut(), &op, root, algorithm)
+        } else {
+            comm.reduce_with(Some(self.0.as_elems()), &mut [], &op, root, algorithm)
+        }
     }
     fn scan<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
-        comm.scan_in_place_with(self.0, op, comm.chosen::<Scan>())
+        let algorithm = comm.chosen::<Scan>();
+        comm.scan_with(self.0.as_elems_mut(), &op, algorithm, Prefix::Inclusive)
+            .map(drop)
     }
     fn exscan<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
-        comm.exscan_in_place_with(self.0, op, comm.chosen::<Scan>())
+        let algorithm = comm.chosen::<Scan>();
+        comm.scan_with(self.0.as_elems_mut(), &op, algorithm, Prefix::Exclusive)
+            .map(drop)
     }
 }
 
@@ -527,19 +551,19 @@ impl<T: Datatype> ReduceArgs for Vec<T> {
     type Everywhere = Vec<T>;
     type Somewhere = Option<Vec<T>>;
     fn allreduce<O: ReduceOp<T>>(mut self, comm: &Comm, op: O) -> Result<Vec<T>> {
-        comm.allreduce_in_place_with(&mut self[..], op, comm.chosen::<Allreduce>())?;
+        InPlace(&mut self[..]).allreduce(comm, op)?;
         Ok(self)
     }
     fn reduce<O: ReduceOp<T>>(mut self, comm: &Comm, op: O, root: usize) -> Result<Option<Vec<T>>> {
-        comm.reduce_in_place_with(&mut self[..], op, root, comm.chosen::<Reduce>())?;
+        InPlace(&mut self[..]).reduce(comm, op, root)?;
         Ok((comm.rank() == root).then_some(self))
     }
     fn scan<O: ReduceOp<T>>(mut self, comm: &Comm, op: O) -> Result<Vec<T>> {
-        comm.scan_in_place_with(&mut self[..], op, comm.chosen::<Scan>())?;
+        InPlace(&mut self[..]).scan(comm, op)?;
         Ok(self)
     }
     fn exscan<O: ReduceOp<T>>(self, comm: &Comm, op: O) -> Result<Option<Vec<T>>> {
-        comm.exscan_with(&self[..], op, comm.chosen::<Scan>())
+        self[..].exscan(comm, op)
     }
 }
 

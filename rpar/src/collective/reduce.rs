@@ -22,7 +22,6 @@ use super::shared;
 use super::tags;
 use super::Channel;
 use crate::comm::Call;
-use crate::comm::{Buffer, BufferMut};
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
 
@@ -114,80 +113,11 @@ impl Reduce {
 }
 
 impl Comm {
-    /// [`Comm::reduce`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn reduce_with<B, O>(
-        &self,
-        data: &B,
-        op: O,
-        root: usize,
-        algorithm: Reduce,
-    ) -> Result<Option<B::Owned>>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        let data = data.as_elems();
-        if self.rank() != root {
-            self.reduce_call(Some(data), &mut [], &op, root, algorithm)?;
-            return Ok(None);
-        }
-        let mut acc = data.to_vec();
-        self.reduce_call(None, &mut acc, &op, root, algorithm)?;
-        Ok(Some(B::to_owned_shape(acc)))
-    }
-
-    /// [`Comm::reduce_into`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn reduce_into_with<B, R, O>(
-        &self,
-        send: &B,
-        recv: &mut R,
-        op: O,
-        root: usize,
-        algorithm: Reduce,
-    ) -> Result<()>
-    where
-        B: Buffer + ?Sized,
-        R: BufferMut<Elem = B::Elem> + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        let (send, recv) = (send.as_elems(), recv.as_elems_mut());
-        if self.rank() == root {
-            // checked before the call, as `Comm::allreduce_into_with` checks
-            let what = "root's receive buffer (as long as its send buffer)";
-            check_len(recv.len(), send.len(), what, CALL)?;
-        }
-        self.reduce_call(Some(send), recv, &op, root, algorithm)
-    }
-
-    /// [`Comm::reduce_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn reduce_in_place_with<B, O>(
-        &self,
-        buf: &mut B,
-        op: O,
-        root: usize,
-        algorithm: Reduce,
-    ) -> Result<()>
-    where
-        B: BufferMut + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        if self.rank() == root {
-            self.reduce_call(None, buf.as_elems_mut(), &op, root, algorithm)
-        } else {
-            self.reduce_call(Some(buf.as_elems()), &mut [], &op, root, algorithm)
-        }
-    }
-}
-
-impl Comm {
-    /// One reduce call, as a collective call of its own (traced, and checked against the other
-    /// ranks' calls): of `send` into the root's `acc` (as long: the caller checked; ignored
+    /// [`Comm::reduce`] in every form, with the algorithm given (what the forms run with the
+    /// one chosen by [`Comm::using`]): one reduce call, as a collective call of its own (traced,
+    /// and checked against the other ranks' calls), of `send` into the root's `acc` (ignored
     /// elsewhere), or with `send` `None` of `acc` in place (the root's form of MPI_IN_PLACE).
-    /// What every form runs.
-    fn reduce_call<T: Datatype, O: ReduceOp<T>>(
+    pub(crate) fn reduce_with<T: Datatype, O: ReduceOp<T>>(
         &self,
         send: Option<&[T]>,
         acc: &mut [T],
@@ -195,6 +125,11 @@ impl Comm {
         root: usize,
         algorithm: Reduce,
     ) -> Result<()> {
+        if let (Some(send), true) = (send, self.rank() == root) {
+            // checked before the call, as `Comm::allreduce_with` checks
+            let what = "root's receive buffer (as long as its send buffer)";
+            check_len(acc.len(), send.len(), what, CALL)?;
+        }
         let bytes = std::mem::size_of_val(send.unwrap_or(acc));
         let call = Call::new("reduce").root(root).reduction::<O>().bytes(bytes);
         self.collective(call, &algorithm, || {

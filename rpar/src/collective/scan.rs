@@ -18,7 +18,6 @@ use super::scratch::Scratch;
 use super::select::dispatched;
 use super::tags;
 use crate::comm::Call;
-use crate::comm::{Buffer, BufferMut};
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
 
@@ -91,67 +90,11 @@ impl Scan {
 }
 
 impl Comm {
-    /// [`Comm::scan`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn scan_with<B, O>(&self, data: &B, op: O, algorithm: Scan) -> Result<B::Owned>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        let mut acc = data.as_elems().to_vec();
-        self.prefix_call(&mut acc, &op, algorithm, Prefix::Inclusive)?;
-        Ok(B::to_owned_shape(acc))
-    }
-
-    /// [`Comm::scan_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn scan_in_place_with<B, O>(&self, buf: &mut B, op: O, algorithm: Scan) -> Result<()>
-    where
-        B: BufferMut + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.prefix_call(buf.as_elems_mut(), &op, algorithm, Prefix::Inclusive)
-            .map(drop)
-    }
-
-    /// [`Comm::exscan`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn exscan_with<B, O>(
-        &self,
-        data: &B,
-        op: O,
-        algorithm: Scan,
-    ) -> Result<Option<B::Owned>>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        let mut acc = data.as_elems().to_vec();
-        let defined = self.prefix_call(&mut acc, &op, algorithm, Prefix::Exclusive)?;
-        Ok(defined.then(|| B::to_owned_shape(acc)))
-    }
-
-    /// [`Comm::exscan_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn exscan_in_place_with<B, O>(
-        &self,
-        buf: &mut B,
-        op: O,
-        algorithm: Scan,
-    ) -> Result<()>
-    where
-        B: BufferMut + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.prefix_call(buf.as_elems_mut(), &op, algorithm, Prefix::Exclusive)
-            .map(drop)
-    }
-}
-
-impl Comm {
-    /// One scan or exscan call on `acc`, as a collective call of its own (traced, checked
+    /// [`Comm::scan`] (`kind` inclusive) and [`Comm::exscan`] (exclusive) in every form, with
+    /// the algorithm given (what the forms run with the one chosen by [`Comm::using`]): one
+    /// scan or exscan call on `acc`, in place, as a collective call of its own (traced, checked
     /// against the other ranks'). Returns whether this rank's result is defined.
-    fn prefix_call<T: Datatype, O: ReduceOp<T>>(
+    pub(crate) fn scan_with<T: Datatype, O: ReduceOp<T>>(
         &self,
         acc: &mut [T],
         op: &O,
