@@ -266,8 +266,8 @@ impl<'a, B: Blocks + ?Sized> ViewBuf for &'a mut B {
 /// ```
 #[derive(Debug)]
 pub struct Varying<'c, B> {
-    buf: B,
-    counts: &'c [usize],
+    pub(crate) buf: B,
+    pub(crate) counts: &'c [usize],
     displs: Option<&'c [usize]>,
 }
 
@@ -293,7 +293,7 @@ impl<'c, S> Varying<'c, S> {
     }
 
     /// The displacements: as given, or the running sums of the counts.
-    fn displs(&self) -> Result<std::borrow::Cow<'c, [usize]>> {
+    pub(crate) fn displs(&self) -> Result<std::borrow::Cow<'c, [usize]>> {
         match self.displs {
             Some(d) => Ok(d.into()),
             None => {
@@ -429,12 +429,6 @@ pub trait ShiftArgs: sealed::Sealed {
 impl<B: BufferMut + ?Sized> BcastBuf for &mut B {
     fn bcast(self, comm: &Comm, root: usize) -> Result<()> {
         comm.bcast_with(self, root, comm.chosen::<Bcast>())
-    }
-}
-
-impl<T: Datatype> BcastBuf for Typed<'_, &mut [T]> {
-    fn bcast(self, comm: &Comm, root: usize) -> Result<()> {
-        comm.bcast_typed_with(self.buf, self.ty, self.count, root, comm.chosen::<Bcast>())
     }
 }
 
@@ -677,26 +671,6 @@ impl<T: Datatype> GatherArgs for Vec<T> {
     }
 }
 
-impl<T: Datatype, U: Datatype> GatherArgs for (Typed<'_, &[T]>, Typed<'_, &mut [U]>) {
-    type Output = ();
-    fn gather(self, comm: &Comm, root: usize) -> Result<()> {
-        let (s, r) = self;
-        let (send, recv) = ((s.buf, s.ty, s.count), (r.buf, r.ty, r.count));
-        comm.gather_typed_with(send, recv, root, comm.chosen::<Gather>())
-    }
-}
-
-impl<T: Datatype, U: Datatype> GatherArgs for (Typed<'_, &[T]>, Varying<'_, Typed<'_, &mut [U]>>) {
-    type Output = ();
-    fn gather(self, comm: &Comm, root: usize) -> Result<()> {
-        let (s, v) = self;
-        let displs = v.displs()?;
-        let send = (s.buf, s.ty, s.count);
-        let recv = (v.buf.buf, v.buf.ty, v.counts, &displs[..]);
-        comm.gatherv_typed_with(send, recv, root, comm.chosen::<Gather>())
-    }
-}
-
 // ---- scatter ------------------------------------------------------------------------------
 
 impl<T: Datatype> ScatterArgs for &[T] {
@@ -774,25 +748,6 @@ impl<T: Datatype> ScatterArgs for InPlace<Varying<'_, &mut [T]>> {
     }
 }
 
-impl<T: Datatype, U: Datatype> ScatterArgs for (Typed<'_, &[T]>, Typed<'_, &mut [U]>) {
-    type Output = ();
-    fn scatter(self, comm: &Comm, root: usize) -> Result<()> {
-        let (s, r) = self;
-        let (send, recv) = ((s.buf, s.ty, s.count), (r.buf, r.ty, r.count));
-        comm.scatter_typed_with(send, recv, root, comm.chosen::<Scatter>())
-    }
-}
-
-impl<T: Datatype, U: Datatype> ScatterArgs for (Varying<'_, Typed<'_, &[T]>>, Typed<'_, &mut [U]>) {
-    type Output = ();
-    fn scatter(self, comm: &Comm, root: usize) -> Result<()> {
-        let (v, r) = self;
-        let displs = v.displs()?;
-        let send = (v.buf.buf, v.buf.ty, v.counts, &displs[..]);
-        comm.scatterv_typed_with(send, (r.buf, r.ty, r.count), root, comm.chosen::<Scatter>())
-    }
-}
-
 // ---- allgather ----------------------------------------------------------------------------
 
 impl<B: Buffer + ?Sized> AllgatherArgs for &B {
@@ -849,28 +804,6 @@ impl<T: Datatype> AllgatherArgs for InPlace<Varying<'_, &mut [T]>> {
         let v = self.0;
         let displs = v.displs()?;
         comm.allgatherv_in_place_with(v.buf, v.counts, &displs, comm.chosen::<Allgather>())
-    }
-}
-
-impl<T: Datatype, U: Datatype> AllgatherArgs for (Typed<'_, &[T]>, Typed<'_, &mut [U]>) {
-    type Output = ();
-    fn allgather(self, comm: &Comm) -> Result<()> {
-        let (s, r) = self;
-        let (send, recv) = ((s.buf, s.ty, s.count), (r.buf, r.ty, r.count));
-        comm.allgather_typed_with(send, recv, comm.chosen::<Allgather>())
-    }
-}
-
-impl<T: Datatype, U: Datatype> AllgatherArgs
-    for (Typed<'_, &[T]>, Varying<'_, Typed<'_, &mut [U]>>)
-{
-    type Output = ();
-    fn allgather(self, comm: &Comm) -> Result<()> {
-        let (s, v) = self;
-        let displs = v.displs()?;
-        let send = (s.buf, s.ty, s.count);
-        let recv = (v.buf.buf, v.buf.ty, v.counts, &displs[..]);
-        comm.allgatherv_typed_with(send, recv, comm.chosen::<Allgather>())
     }
 }
 
@@ -939,31 +872,6 @@ impl<T: Datatype> AlltoallArgs for InPlace<Varying<'_, &mut [T]>> {
         let v = self.0;
         let displs = v.displs()?;
         comm.alltoallv_in_place_with(v.buf, v.counts, &displs, comm.chosen::<Alltoall>())
-    }
-}
-
-impl<T: Datatype, U: Datatype> AlltoallArgs for (Typed<'_, &[T]>, Typed<'_, &mut [U]>) {
-    type Output = ();
-    fn alltoall(self, comm: &Comm) -> Result<()> {
-        let (s, r) = self;
-        let (send, recv) = ((s.buf, s.ty, s.count), (r.buf, r.ty, r.count));
-        comm.alltoall_typed_with(send, recv, comm.chosen::<Alltoall>())
-    }
-}
-
-impl<T: Datatype, U: Datatype> AlltoallArgs
-    for (
-        Varying<'_, Typed<'_, &[T]>>,
-        Varying<'_, Typed<'_, &mut [U]>>,
-    )
-{
-    type Output = ();
-    fn alltoall(self, comm: &Comm) -> Result<()> {
-        let (s, r) = self;
-        let (sd, rd) = (s.displs()?, r.displs()?);
-        let send = (s.buf.buf, s.buf.ty, s.counts, &sd[..]);
-        let recv = (r.buf.buf, r.buf.ty, r.counts, &rd[..]);
-        comm.alltoallv_typed_with(send, recv, comm.chosen::<Alltoall>())
     }
 }
 
