@@ -605,30 +605,51 @@ impl<T: Datatype> ReduceScatterArgs for InPlace<Varying<'_, &mut [T]>> {
     }
 }
 
+/// The three forms whose impls gather, scatter, allgather and alltoall share but for the names:
+/// a send buffer and a receive buffer of blocks `(&x, &mut y)`, the blocks in place
+/// `InPlace(&mut y)`, and varying blocks in place `InPlace(Varying::new(&mut y, …))`. Each hands
+/// its buffers, the root for the rooted families, and the algorithm chosen to the family's
+/// method for that form.
+macro_rules! block_forms {
+    ($Args:ident :: $method:ident ($($root:ident)?) as $Family:ident:
+        $into:ident, $in_place:ident, $v_in_place:ident) => {
+        impl<B: Buffer + ?Sized, R: Blocks<Elem = B::Elem> + ?Sized> $Args for (&B, &mut R) {
+            type Output = ();
+            fn $method(self, comm: &Comm $(, $root: usize)?) -> Result<()> {
+                let (send, recv) = (self.0.as_elems(), self.1.elems_mut());
+                comm.$into(send, recv, $($root,)? comm.chosen::<$Family>())
+            }
+        }
+
+        impl<R: Blocks + ?Sized> $Args for InPlace<&mut R> {
+            type Output = ();
+            fn $method(self, comm: &Comm $(, $root: usize)?) -> Result<()> {
+                comm.$in_place(self.0.elems_mut(), $($root,)? comm.chosen::<$Family>())
+            }
+        }
+
+        impl<T: Datatype> $Args for InPlace<Varying<'_, &mut [T]>> {
+            type Output = ();
+            fn $method(self, comm: &Comm $(, $root: usize)?) -> Result<()> {
+                let v = self.0;
+                let displs = v.displs()?;
+                comm.$v_in_place(v.buf, v.counts, &displs, $($root,)? comm.chosen::<$Family>())
+            }
+        }
+    };
+}
+
 // ---- gather -------------------------------------------------------------------------------
+
+block_forms!(
+    GatherArgs::gather(root) as Gather:
+    gather_into_with, gather_in_place_with, gatherv_in_place_with
+);
 
 impl<B: Buffer + ?Sized> GatherArgs for &B {
     type Output = Option<Vec<B::Elem>>;
     fn gather(self, comm: &Comm, root: usize) -> Result<Self::Output> {
         comm.gather_with(self, root, comm.chosen::<Gather>())
-    }
-}
-
-impl<B, R> GatherArgs for (&B, &mut R)
-where
-    B: Buffer + ?Sized,
-    R: Blocks<Elem = B::Elem> + ?Sized,
-{
-    type Output = ();
-    fn gather(self, comm: &Comm, root: usize) -> Result<()> {
-        comm.gather_into_with(self.0, self.1.elems_mut(), root, comm.chosen::<Gather>())
-    }
-}
-
-impl<R: Blocks + ?Sized> GatherArgs for InPlace<&mut R> {
-    type Output = ();
-    fn gather(self, comm: &Comm, root: usize) -> Result<()> {
-        comm.gather_in_place_with(self.0.elems_mut(), root, comm.chosen::<Gather>())
     }
 }
 
@@ -655,15 +676,6 @@ impl<B: Buffer + ?Sized> GatherArgs for (&B, Varying<'_, &mut [B::Elem]>) {
     }
 }
 
-impl<T: Datatype> GatherArgs for InPlace<Varying<'_, &mut [T]>> {
-    type Output = ();
-    fn gather(self, comm: &Comm, root: usize) -> Result<()> {
-        let v = self.0;
-        let displs = v.displs()?;
-        comm.gatherv_in_place_with(v.buf, v.counts, &displs, root, comm.chosen::<Gather>())
-    }
-}
-
 impl<T: Datatype> GatherArgs for Vec<T> {
     type Output = Option<Vec<Vec<T>>>;
     fn gather(self, comm: &Comm, root: usize) -> Result<Self::Output> {
@@ -672,6 +684,11 @@ impl<T: Datatype> GatherArgs for Vec<T> {
 }
 
 // ---- scatter ------------------------------------------------------------------------------
+
+block_forms!(
+    ScatterArgs::scatter(root) as Scatter:
+    scatter_into_with, scatter_in_place_with, scatterv_in_place_with
+);
 
 impl<T: Datatype> ScatterArgs for &[T] {
     type Output = Vec<T>;
@@ -684,25 +701,6 @@ impl<T: Datatype> ScatterArgs for &Vec<T> {
     type Output = Vec<T>;
     fn scatter(self, comm: &Comm, root: usize) -> Result<Vec<T>> {
         comm.scatter_with(self, root, comm.chosen::<Scatter>())
-    }
-}
-
-impl<B, R> ScatterArgs for (&B, &mut R)
-where
-    B: Buffer + ?Sized,
-    R: Blocks<Elem = B::Elem> + ?Sized,
-{
-    type Output = ();
-    fn scatter(self, comm: &Comm, root: usize) -> Result<()> {
-        let (send, recv) = (self.0.as_elems(), self.1.elems_mut());
-        comm.scatter_into_with(send, recv, root, comm.chosen::<Scatter>())
-    }
-}
-
-impl<R: Blocks + ?Sized> ScatterArgs for InPlace<&mut R> {
-    type Output = ();
-    fn scatter(self, comm: &Comm, root: usize) -> Result<()> {
-        comm.scatter_in_place_with(self.0.elems_mut(), root, comm.chosen::<Scatter>())
     }
 }
 
@@ -739,16 +737,12 @@ impl<T: Datatype, R: Blocks<Elem = T> + ?Sized> ScatterArgs for (Varying<'_, &[T
     }
 }
 
-impl<T: Datatype> ScatterArgs for InPlace<Varying<'_, &mut [T]>> {
-    type Output = ();
-    fn scatter(self, comm: &Comm, root: usize) -> Result<()> {
-        let v = self.0;
-        let displs = v.displs()?;
-        comm.scatterv_in_place_with(v.buf, v.counts, &displs, root, comm.chosen::<Scatter>())
-    }
-}
-
 // ---- allgather ----------------------------------------------------------------------------
+
+block_forms!(
+    AllgatherArgs::allgather() as Allgather:
+    allgather_into_with, allgather_in_place_with, allgatherv_in_place_with
+);
 
 impl<B: Buffer + ?Sized> AllgatherArgs for &B {
     type Output = Vec<B::Elem>;
@@ -761,24 +755,6 @@ impl<T: Datatype> AllgatherArgs for Vec<T> {
     type Output = Vec<T>;
     fn allgather(self, comm: &Comm) -> Result<Vec<T>> {
         comm.allgather_with(&self[..], comm.chosen::<Allgather>())
-    }
-}
-
-impl<B, R> AllgatherArgs for (&B, &mut R)
-where
-    B: Buffer + ?Sized,
-    R: Blocks<Elem = B::Elem> + ?Sized,
-{
-    type Output = ();
-    fn allgather(self, comm: &Comm) -> Result<()> {
-        comm.allgather_into_with(self.0, self.1.elems_mut(), comm.chosen::<Allgather>())
-    }
-}
-
-impl<R: Blocks + ?Sized> AllgatherArgs for InPlace<&mut R> {
-    type Output = ();
-    fn allgather(self, comm: &Comm) -> Result<()> {
-        comm.allgather_in_place_with(self.0.elems_mut(), comm.chosen::<Allgather>())
     }
 }
 
@@ -798,39 +774,17 @@ impl<B: Buffer + ?Sized> AllgatherArgs for (&B, Varying<'_, &mut [B::Elem]>) {
     }
 }
 
-impl<T: Datatype> AllgatherArgs for InPlace<Varying<'_, &mut [T]>> {
-    type Output = ();
-    fn allgather(self, comm: &Comm) -> Result<()> {
-        let v = self.0;
-        let displs = v.displs()?;
-        comm.allgatherv_in_place_with(v.buf, v.counts, &displs, comm.chosen::<Allgather>())
-    }
-}
-
 // ---- alltoall -----------------------------------------------------------------------------
+
+block_forms!(
+    AlltoallArgs::alltoall() as Alltoall:
+    alltoall_into_with, alltoall_in_place_with, alltoallv_in_place_with
+);
 
 impl<B: Buffer + ?Sized> AlltoallArgs for &B {
     type Output = Vec<B::Elem>;
     fn alltoall(self, comm: &Comm) -> Result<Vec<B::Elem>> {
         comm.alltoall_with(self, comm.chosen::<Alltoall>())
-    }
-}
-
-impl<B, R> AlltoallArgs for (&B, &mut R)
-where
-    B: Buffer + ?Sized,
-    R: Blocks<Elem = B::Elem> + ?Sized,
-{
-    type Output = ();
-    fn alltoall(self, comm: &Comm) -> Result<()> {
-        comm.alltoall_into_with(self.0, self.1.elems_mut(), comm.chosen::<Alltoall>())
-    }
-}
-
-impl<R: Blocks + ?Sized> AlltoallArgs for InPlace<&mut R> {
-    type Output = ();
-    fn alltoall(self, comm: &Comm) -> Result<()> {
-        comm.alltoall_in_place_with(self.0.elems_mut(), comm.chosen::<Alltoall>())
     }
 }
 
@@ -863,15 +817,6 @@ impl<T: Datatype> AlltoallArgs for (Varying<'_, &[T]>, Varying<'_, &mut [T]>) {
         let (sd, rd) = (s.displs()?, r.displs()?);
         let algorithm = comm.chosen::<Alltoall>();
         comm.alltoallv_into_with(s.buf, (s.counts, &sd), r.buf, (r.counts, &rd), algorithm)
-    }
-}
-
-impl<T: Datatype> AlltoallArgs for InPlace<Varying<'_, &mut [T]>> {
-    type Output = ();
-    fn alltoall(self, comm: &Comm) -> Result<()> {
-        let v = self.0;
-        let displs = v.displs()?;
-        comm.alltoallv_in_place_with(v.buf, v.counts, &displs, comm.chosen::<Alltoall>())
     }
 }
 
