@@ -605,14 +605,24 @@ impl<T: Datatype> ReduceScatterArgs for InPlace<Varying<'_, &mut [T]>> {
     }
 }
 
-/// The three forms whose impls gather, scatter, allgather and alltoall share but for the names:
-/// a send buffer and a receive buffer of blocks `(&x, &mut y)`, the blocks in place
-/// `InPlace(&mut y)`, and varying blocks in place `InPlace(Varying::new(&mut y, …))`. Each hands
-/// its buffers, the root for the rooted families, and the algorithm chosen to the family's
-/// method for that form.
+/// The forms whose impls gather, scatter, allgather and alltoall share but for the names: a
+/// send buffer and a receive buffer of blocks `(&x, &mut y)`, the blocks in place
+/// `InPlace(&mut y)`, varying blocks in place `InPlace(Varying::new(&mut y, …))`, and for
+/// allgather and alltoall (`new:`) a new `Vec` of all blocks from `&x`. Each hands its buffers,
+/// the root for the rooted families, and the algorithm chosen to the family's method for that
+/// form.
 macro_rules! block_forms {
     ($Args:ident :: $method:ident ($($root:ident)?) as $Family:ident:
-        $into:ident, $in_place:ident, $v_in_place:ident) => {
+        $into:ident, $in_place:ident, $v_in_place:ident $(; new: $new:ident)?) => {
+        $(
+            impl<B: Buffer + ?Sized> $Args for &B {
+                type Output = Vec<B::Elem>;
+                fn $method(self, comm: &Comm) -> Result<Vec<B::Elem>> {
+                    comm.$new(self, comm.chosen::<$Family>())
+                }
+            }
+        )?
+
         impl<B: Buffer + ?Sized, R: Blocks<Elem = B::Elem> + ?Sized> $Args for (&B, &mut R) {
             type Output = ();
             fn $method(self, comm: &Comm $(, $root: usize)?) -> Result<()> {
@@ -741,15 +751,8 @@ impl<T: Datatype, R: Blocks<Elem = T> + ?Sized> ScatterArgs for (Varying<'_, &[T
 
 block_forms!(
     AllgatherArgs::allgather() as Allgather:
-    allgather_into_with, allgather_in_place_with, allgatherv_in_place_with
+    allgather_into_with, allgather_in_place_with, allgatherv_in_place_with; new: allgather_with
 );
-
-impl<B: Buffer + ?Sized> AllgatherArgs for &B {
-    type Output = Vec<B::Elem>;
-    fn allgather(self, comm: &Comm) -> Result<Vec<B::Elem>> {
-        comm.allgather_with(self, comm.chosen::<Allgather>())
-    }
-}
 
 impl<T: Datatype> AllgatherArgs for Vec<T> {
     type Output = Vec<T>;
@@ -778,15 +781,8 @@ impl<B: Buffer + ?Sized> AllgatherArgs for (&B, Varying<'_, &mut [B::Elem]>) {
 
 block_forms!(
     AlltoallArgs::alltoall() as Alltoall:
-    alltoall_into_with, alltoall_in_place_with, alltoallv_in_place_with
+    alltoall_into_with, alltoall_in_place_with, alltoallv_in_place_with; new: alltoall_with
 );
-
-impl<B: Buffer + ?Sized> AlltoallArgs for &B {
-    type Output = Vec<B::Elem>;
-    fn alltoall(self, comm: &Comm) -> Result<Vec<B::Elem>> {
-        comm.alltoall_with(self, comm.chosen::<Alltoall>())
-    }
-}
 
 impl<T: Datatype> AlltoallArgs for Vec<Vec<T>> {
     type Output = Vec<Vec<T>>;
