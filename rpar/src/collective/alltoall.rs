@@ -302,7 +302,7 @@ impl Comm {
             counts: recv_counts,
             displs: recv_displs,
         };
-        alltoall(self, send, sb, recv, rb, false, algorithm)
+        alltoall(self, Exchange { send, sb, recv, rb }, false, algorithm)
     }
 }
 
@@ -322,20 +322,19 @@ pub(crate) fn alltoall_uniform<C: Named, T: Datatype>(
         displs: &off[..p],
     };
     let algorithm = message_passing(algorithm, p, n * std::mem::size_of::<T>(), true);
-    alltoall(ch, send, blocks, recv, blocks, true, algorithm)
+    let (sb, rb) = (blocks, blocks);
+    alltoall(ch, Exchange { send, sb, recv, rb }, true, algorithm)
 }
 
 /// Alltoall on any channel (`uniform`: all blocks of all ranks have the same length, so no
 /// lengths need to travel).
 fn alltoall<C: Named, T: Datatype>(
     ch: &C,
-    send: &[T],
-    sb: Blocks<'_>,
-    recv: &mut [T],
-    rb: Blocks<'_>,
+    exchange: Exchange<'_, T>,
     uniform: bool,
     algorithm: Alltoall,
 ) -> Result<()> {
+    let Exchange { send, sb, recv, rb } = exchange;
     let (r, p) = (ch.rank(), ch.size());
     if sb.counts[r] != rb.counts[r] {
         return Err(Error::invalid(
@@ -355,20 +354,19 @@ fn alltoall<C: Named, T: Datatype>(
     match ch.runs(algorithm) {
         Alltoall::Linear => {
             recv[rb.range(r)].copy_from_slice(&send[sb.range(r)]);
-            linear(ch, Direct { send, sb, recv, rb })
+            linear(ch, Exchange { send, sb, recv, rb })
         }
         Alltoall::Pairwise | Alltoall::Auto | Alltoall::SharedMemory => {
             recv[rb.range(r)].copy_from_slice(&send[sb.range(r)]);
-            pairwise(ch, Direct { send, sb, recv, rb })
+            pairwise(ch, Exchange { send, sb, recv, rb })
         }
         Alltoall::Bruck => place(bruck_blocks(ch, blocks_of(send, sb), moves)?, recv, rb),
         Alltoall::Hypercube => place(hypercube_blocks(ch, blocks_of(send, sb), moves)?, recv, rb),
     }
 }
 
-/// One rank's side of an exchange in which every block goes straight to its rank: what it sends
-/// and where it receives, each with its blocks (what the direct algorithms are given).
-struct Direct<'a, T> {
+/// One rank's side of an alltoall: what it sends and where it receives, each with its blocks.
+struct Exchange<'a, T> {
     send: &'a [T],
     sb: Blocks<'a>,
     recv: &'a mut [T],
@@ -376,8 +374,8 @@ struct Direct<'a, T> {
 }
 
 /// All sends posted at once, then all receives.
-fn linear<C: Named, T: Datatype>(ch: &C, direct: Direct<'_, T>) -> Result<()> {
-    let Direct { send, sb, recv, rb } = direct;
+fn linear<C: Named, T: Datatype>(ch: &C, exchange: Exchange<'_, T>) -> Result<()> {
+    let Exchange { send, sb, recv, rb } = exchange;
     let (r, p) = (ch.rank(), ch.size());
     for s in 1..p {
         let dest = (r + s) % p;
@@ -402,8 +400,8 @@ fn linear<C: Named, T: Datatype>(ch: &C, direct: Direct<'_, T>) -> Result<()> {
 }
 
 /// `p - 1` steps, each sending one block to one partner and receiving one from another.
-fn pairwise<C: Named, T: Datatype>(ch: &C, direct: Direct<'_, T>) -> Result<()> {
-    let Direct { send, sb, recv, rb } = direct;
+fn pairwise<C: Named, T: Datatype>(ch: &C, exchange: Exchange<'_, T>) -> Result<()> {
+    let Exchange { send, sb, recv, rb } = exchange;
     let (r, p) = (ch.rank(), ch.size());
     for s in 1..p {
         let (dest, source) = pairwise_partners(r, p, s);

@@ -675,14 +675,8 @@ impl<B: Buffer + ?Sized> GatherArgs for (&B, Varying<'_, &mut [B::Elem]>) {
     fn gather(self, comm: &Comm, root: usize) -> Result<()> {
         let v = self.1;
         let displs = v.displs()?;
-        comm.gatherv_into_with(
-            self.0,
-            v.buf,
-            v.counts,
-            &displs,
-            root,
-            comm.chosen::<Gather>(),
-        )
+        let blocks = (v.counts, &displs[..]);
+        comm.gatherv_into_with(self.0, v.buf, blocks, root, comm.chosen::<Gather>())
     }
 }
 

@@ -204,13 +204,11 @@ impl Comm {
         &self,
         send: &B,
         recv: &mut [B::Elem],
-        counts: &[usize],
-        displs: &[usize],
+        blocks: (&[usize], &[usize]),
         root: usize,
         algorithm: Gather,
     ) -> Result<()> {
         self.collective(Call::new(CALL_V).root(root), &algorithm, || {
-            let blocks = (counts, displs);
             self.gatherv_blocks(send.as_elems(), recv, blocks, true, root, algorithm)
         })
     }
