@@ -26,24 +26,18 @@
 use super::layout::Named;
 use super::layout::{
     blocks_total, check_per_rank, check_recv_blocks, consecutive, exchange, grid_shape, is_pow2,
-    lengths, offsets_of_counts, offsets_uniform, span, zeroed_vec, Lengths, View,
+    lengths, offsets_of_counts, offsets_uniform, pairwise_partners, span, zeroed_vec, Lengths,
+    View,
 };
 use super::select::{dispatched, message_passing, resolve, Native};
 use super::shared;
+use super::tags;
 use super::Channel;
 use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Error, Result};
 use std::ops::Range;
-
-const TAG_RING: i32 = 230;
-const TAG_DOUBLING: i32 = 231;
-const TAG_PAIRWISE: i32 = 232;
-const TAG_BRUCK: i32 = 233;
-const TAG_ROW: i32 = 234;
-const TAG_COLUMN: i32 = 235;
-const TAG_LENGTHS: i32 = 236;
 
 const CALL: &str = "allgather";
 const CALL_V: &str = "allgatherv";
@@ -335,7 +329,7 @@ fn allgather_blocks<C: Named, T: Datatype>(
     }
     match algorithm {
         Allgather::Ring | Allgather::Auto | Allgather::SharedMemory => {
-            ring_of_groups(ch, buf, blocks, 1, TAG_RING)
+            ring_of_groups(ch, buf, blocks, 1, tags::ALLGATHER_RING)
         }
         Allgather::RecursiveDoubling => recursive_doubling(ch, buf, blocks),
         Allgather::Pairwise => pairwise(ch, buf, blocks),
@@ -380,7 +374,12 @@ impl<'a> Blocks<'a> {
     /// Sends the lengths of blocks `out` to `dest` ahead of their message, if they travel.
     fn send_lengths<C: Named>(&self, ch: &C, out: Range<usize>, dest: usize) -> Result<()> {
         if self.lengths == Lengths::Sent && out.len() > 1 {
-            lengths::send(ch, lengths::of(self.off, out), dest, TAG_LENGTHS)?;
+            lengths::send(
+                ch,
+                lengths::of(self.off, out),
+                dest,
+                tags::ALLGATHER_LENGTHS,
+            )?;
         }
         Ok(())
     }
@@ -389,7 +388,7 @@ impl<'a> Blocks<'a> {
     /// against this rank's.
     fn recv_lengths<C: Named>(&self, ch: &C, inc: Range<usize>, source: usize) -> Result<()> {
         if self.lengths == Lengths::Sent && inc.len() > 1 {
-            let got = lengths::recv(ch, inc.len(), source, TAG_LENGTHS, CALL_V)?;
+            let got = lengths::recv(ch, inc.len(), source, tags::ALLGATHER_LENGTHS, CALL_V)?;
             let mine = inc.map(|i| ((self.first + i) % self.ranks, self.off[i + 1] - self.off[i]));
             lengths::check(&got, mine, CALL_V)?;
         }
@@ -415,12 +414,11 @@ impl<'a> Blocks<'a> {
 
 /// Ring allgather over the members of `ch` (also the second phase of the van de Geijn
 /// broadcast), the ranks agreeing on the blocks' lengths.
-pub(crate) fn ring<C: Named, T: Datatype>(
-    ch: &C,
-    buf: &mut [T],
-    off: &[usize],
-    tag: i32,
-) -> Result<()> {
+pub(crate) fn ring<C, T>(ch: &C, buf: &mut [T], off: &[usize], tag: i32) -> Result<()>
+where
+    C: Named,
+    T: Datatype,
+{
     ring_of_groups(ch, buf, Blocks::new(ch, off, Lengths::Agreed), 1, tag)
 }
 
@@ -454,15 +452,21 @@ fn recursive_doubling<C: Named, T: Datatype>(
     let low = 1 << p.ilog2(); // p': the hypercube
     let extra = p - low; // ranks low..p fold into 0..extra
     if r >= low {
-        ch.send(&buf[span(off, r..r + 1)], r - low, TAG_DOUBLING)?;
+        ch.send(&buf[span(off, r..r + 1)], r - low, tags::ALLGATHER_DOUBLING)?;
         blocks.recv_lengths(ch, 0..p, r - low)?;
         let whole = buf.len();
-        let got = ch.recv_into(buf, r - low, TAG_DOUBLING)?;
+        let got = ch.recv_into(buf, r - low, tags::ALLGATHER_DOUBLING)?;
         return super::layout::check_count(got, whole, r - low, CALL);
     }
     if r < extra {
         let folded = span(off, r + low..r + low + 1);
-        super::layout::recv_exact(ch, &mut buf[folded], r + low, TAG_DOUBLING, CALL)?;
+        super::layout::recv_exact(
+            ch,
+            &mut buf[folded],
+            r + low,
+            tags::ALLGATHER_DOUBLING,
+            CALL,
+        )?;
     }
     let mut d = 1;
     while d < low {
@@ -471,27 +475,16 @@ fn recursive_doubling<C: Named, T: Datatype>(
         let group = |base: usize| base..base + d;
         let folded = |base: usize| base.min(extra) + low..(base + d).min(extra) + low;
         let with = |range| (range, partner);
-        blocks.exchange(
-            ch,
-            buf,
-            with(group(mine)),
-            with(group(theirs)),
-            TAG_DOUBLING,
-        )?;
+        let tag = tags::ALLGATHER_DOUBLING;
+        blocks.exchange(ch, buf, with(group(mine)), with(group(theirs)), tag)?;
         if mine < extra || theirs < extra {
-            blocks.exchange(
-                ch,
-                buf,
-                with(folded(mine)),
-                with(folded(theirs)),
-                TAG_DOUBLING,
-            )?;
+            blocks.exchange(ch, buf, with(folded(mine)), with(folded(theirs)), tag)?;
         }
         d *= 2;
     }
     if r < extra {
         blocks.send_lengths(ch, 0..p, r + low)?;
-        ch.send(buf, r + low, TAG_DOUBLING)?;
+        ch.send(buf, r + low, tags::ALLGATHER_DOUBLING)?;
     }
     Ok(())
 }
@@ -499,13 +492,15 @@ fn recursive_doubling<C: Named, T: Datatype>(
 fn pairwise<C: Named, T: Datatype>(ch: &C, buf: &mut [T], blocks: Blocks<'_>) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     for s in 1..p {
-        let (dest, source) = if is_pow2(p) {
-            (r ^ s, r ^ s)
-        } else {
-            ((r + s) % p, (r + p - s) % p)
-        };
+        let (dest, source) = pairwise_partners(r, p, s);
         let own = (r..r + 1, dest);
-        blocks.exchange(ch, buf, own, (source..source + 1, source), TAG_PAIRWISE)?;
+        blocks.exchange(
+            ch,
+            buf,
+            own,
+            (source..source + 1, source),
+            tags::ALLGATHER_PAIRWISE,
+        )?;
     }
     Ok(())
 }
@@ -528,7 +523,13 @@ fn bruck<C: Named, T: Datatype>(ch: &C, buf: &mut [T], blocks: Blocks<'_>) -> Re
     while d < p {
         let count = d.min(p - d);
         let (dest, source) = ((r + p - d) % p, (r + d) % p);
-        rotated.exchange(ch, buf, (0..count, dest), (d..d + count, source), TAG_BRUCK)?;
+        rotated.exchange(
+            ch,
+            buf,
+            (0..count, dest),
+            (d..d + count, source),
+            tags::ALLGATHER_BRUCK,
+        )?;
         d *= 2;
     }
     buf.rotate_right(off[r]);
@@ -541,8 +542,8 @@ fn torus<C: Named, T: Datatype>(ch: &C, buf: &mut [T], blocks: Blocks<'_>) -> Re
     let (row, col) = (r / q2, r % q2);
     let row_view = View::strided(ch, row * q2, 1, q2, col);
     let row_blocks = blocks.sub(row * q2..=(row + 1) * q2);
-    ring_of_groups(&row_view, buf, row_blocks, 1, TAG_ROW)?;
+    ring_of_groups(&row_view, buf, row_blocks, 1, tags::ALLGATHER_ROW)?;
     // then the rows, each a group of q2 blocks, along the columns
     let column = View::strided(ch, col, q2, q1, row);
-    ring_of_groups(&column, buf, blocks, q2, TAG_COLUMN)
+    ring_of_groups(&column, buf, blocks, q2, tags::ALLGATHER_COLUMN)
 }

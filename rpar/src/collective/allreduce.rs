@@ -31,21 +31,16 @@ use super::allgather;
 use super::bcast::{bcast, Bcast};
 use super::layout::{check_len, sendrecv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
-use super::reduce::{even_slots, reduce_run, Reduce};
-use super::reduce_scatter::{double, halve, require_commutative, ring, Fold};
+use super::reduce::{even_slots, reduce_run, Reduce, Reduction};
+use super::reduce_scatter::{halve, require_commutative, ring, Fold};
 use super::scratch::Scratch;
 use super::select::{dispatched, resolve, Native};
 use super::shared;
+use super::tags;
 use super::Channel;
 use crate::comm::Call;
-use crate::comm::{Buffer, BufferMut};
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
-
-const TAG_FOLD: i32 = 110;
-const TAG_UNFOLD: i32 = 111;
-const TAG_DOUBLING: i32 = 112;
-const TAG_ALLGATHER: i32 = 113;
 
 const CALL: &str = "allreduce";
 
@@ -142,73 +137,24 @@ impl Allreduce {
 }
 
 impl Comm {
-    /// [`Comm::allreduce`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn allreduce_with<B, O>(
-        &self,
-        data: &B,
-        op: O,
-        algorithm: Allreduce,
-    ) -> Result<B::Owned>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        let mut acc = data.as_elems().to_vec();
-        self.allreduce_call(None, &mut acc, &op, algorithm)?;
-        Ok(B::to_owned_shape(acc))
-    }
-
-    /// [`Comm::allreduce_into`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn allreduce_into_with<B, R, O>(
-        &self,
-        send: &B,
-        recv: &mut R,
-        op: O,
-        algorithm: Allreduce,
-    ) -> Result<()>
-    where
-        B: Buffer + ?Sized,
-        R: BufferMut<Elem = B::Elem> + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        let (send, recv) = (send.as_elems(), recv.as_elems_mut());
-        // checked before the collective call: inside its closure, the check kept the closure
-        // from being inlined into the in-place forms in the release build (an 8-byte
-        // allreduce_in_place on one rank: 45 instructions more, by callgrind)
-        let what = "receive buffer (as long as the send buffer)";
-        check_len(recv.len(), send.len(), what, CALL)?;
-        self.allreduce_call(Some(send), recv, &op, algorithm)
-    }
-
-    /// [`Comm::allreduce_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn allreduce_in_place_with<B, O>(
-        &self,
-        buf: &mut B,
-        op: O,
-        algorithm: Allreduce,
-    ) -> Result<()>
-    where
-        B: BufferMut + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.allreduce_call(None, buf.as_elems_mut(), &op, algorithm)
-    }
-}
-
-impl Comm {
-    /// One allreduce call, as a collective call of its own (traced, and checked against the
-    /// other ranks' calls): of `send` into `acc` (as long: the caller checked), or with `send`
-    /// `None` of `acc` in place. What every form runs.
-    fn allreduce_call<T: Datatype, O: ReduceOp<T>>(
+    /// [`Comm::allreduce`] in every form, with the algorithm given (what the forms run with the
+    /// one chosen by [`Comm::using`]): one allreduce call, as a collective call of its own
+    /// (traced, and checked against the other ranks' calls), of `send` into `acc`, or with
+    /// `send` `None` of `acc` in place.
+    pub(crate) fn allreduce_with<T: Datatype, O: ReduceOp<T>>(
         &self,
         send: Option<&[T]>,
         acc: &mut [T],
         op: &O,
         algorithm: Allreduce,
     ) -> Result<()> {
+        if let Some(send) = send {
+            // checked before the collective call: inside its closure, the check kept the
+            // closure from being inlined into the in-place forms in the release build (an
+            // 8-byte allreduce_in_place on one rank: 45 instructions more, by callgrind)
+            let what = "receive buffer (as long as the send buffer)";
+            check_len(acc.len(), send.len(), what, CALL)?;
+        }
         let bytes = std::mem::size_of_val(send.unwrap_or(acc));
         let call = Call::new("allreduce").reduction::<O>().bytes(bytes);
         self.collective(call, &algorithm, || {
@@ -241,42 +187,63 @@ pub(crate) fn allreduce_run<C: Named, T: Datatype, O: ReduceOp<T>>(
     algorithm: Allreduce,
 ) -> Result<()> {
     let bytes = std::mem::size_of_val(acc);
-    match dispatched(ch, algorithm, bytes, op.is_commutative()) {
+    let chosen = dispatched(ch, algorithm, bytes, op.is_commutative());
+    let run = Reduction { ch, acc, op };
+    match chosen {
         Allreduce::Auto | Allreduce::SharedMemory | Allreduce::RecursiveDoubling => {
-            recursive_doubling(ch, acc, op)
+            run.recursive_doubling()
         }
-        Allreduce::Ring => ring_allreduce(ch, acc, op),
-        Allreduce::Rabenseifner => rabenseifner(ch, acc, op),
+        Allreduce::Ring => run.ring_allreduce(),
+        Allreduce::Rabenseifner => run.rabenseifner_allreduce(),
         Allreduce::ReduceBcast => {
-            reduce_run(ch, acc, op, 0, Reduce::Auto)?;
-            bcast(ch, acc, 0, Bcast::Binomial)
+            reduce_run(ch, run.acc, op, 0, Reduce::Auto)?;
+            bcast(ch, run.acc, 0, Bcast::Binomial)
         }
     }
 }
 
-/// Recursive doubling over the power of two that the fold leaves.
-fn recursive_doubling<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-) -> Result<()> {
-    folded(ch, acc, op, |fold, v, acc| {
-        let mut tmp = Scratch::new(acc, acc.len());
-        let mut mask = 1;
-        while mask < fold.p2 {
-            let partner = v ^ mask;
-            let peer = fold.real_of(partner);
-            sendrecv_exact(ch, acc, peer, &mut tmp, peer, TAG_DOUBLING, CALL)?;
-            ch.local_reduction(std::mem::size_of_val(&acc[..]));
-            if v < partner {
-                op.reduce_right(acc, &tmp);
-            } else {
-                op.reduce_left(&tmp, acc);
+impl<C: Named, T: Datatype, O: ReduceOp<T>> Reduction<'_, C, T, O> {
+    /// Recursive doubling over the power of two that the fold leaves.
+    fn recursive_doubling(self) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        folded(ch, acc, op, |fold, v, acc| {
+            let mut tmp = Scratch::new(acc, acc.len());
+            let mut mask = 1;
+            while mask < fold.p2 {
+                let partner = v ^ mask;
+                let peer = fold.real_of(partner);
+                let tag = tags::ALLREDUCE_DOUBLING;
+                sendrecv_exact(ch, acc, peer, &mut tmp, peer, tag, CALL)?;
+                ch.local_reduction(std::mem::size_of_val(&acc[..]));
+                if v < partner {
+                    op.reduce_right(acc, &tmp);
+                } else {
+                    op.reduce_left(&tmp, acc);
+                }
+                mask <<= 1;
             }
-            mask <<= 1;
-        }
-        Ok(())
-    })
+            Ok(())
+        })
+    }
+
+    /// The ring reduce-scatter, then the ring allgather (commutative operators only).
+    fn ring_allreduce(self) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        require_commutative(op, CALL, "RecursiveDoubling, Rabenseifner or ReduceBcast")?;
+        let displs = even_slots(acc.len(), ch.size(), op.block_len());
+        ring(ch, acc, &displs, op)?; // rank r ends with block r of the sum
+        allgather::ring(ch, acc, &displs, tags::ALLREDUCE_ALLGATHER)
+    }
+
+    /// Recursive halving, then the mirror-image recursive-doubling allgather.
+    fn rabenseifner_allreduce(self) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        folded(ch, acc, op, |fold, v, acc| {
+            let offs = even_slots(acc.len(), fold.p2, op.block_len());
+            let halved = halve(ch, fold, v, acc, &offs, op, CALL)?;
+            halved.double(ch, acc, tags::ALLREDUCE_ALLGATHER)
+        })
+    }
 }
 
 /// Runs `reduce` (given the fold, this rank's virtual rank and its vector) on the power of two
@@ -288,33 +255,8 @@ fn folded<C: Named, T: Datatype, O: ReduceOp<T>>(
     reduce: impl FnOnce(&Fold, usize, &mut [T]) -> Result<()>,
 ) -> Result<()> {
     let fold = Fold::new(ch.size());
-    if let Some(v) = fold.fold_in(ch, acc, op, TAG_FOLD, CALL)? {
+    if let Some(v) = fold.fold_in(ch, acc, op, tags::ALLREDUCE_FOLD, CALL)? {
         reduce(&fold, v, acc)?;
     }
-    fold.unfold_out(ch, acc, TAG_UNFOLD, CALL)
-}
-
-/// The ring reduce-scatter, then the ring allgather (commutative operators only).
-fn ring_allreduce<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-) -> Result<()> {
-    require_commutative(op, CALL, "RecursiveDoubling, Rabenseifner or ReduceBcast")?;
-    let displs = even_slots(acc.len(), ch.size(), op.block_len());
-    ring(ch, acc, &displs, op)?; // rank r ends with block r of the sum
-    allgather::ring(ch, acc, &displs, TAG_ALLGATHER)
-}
-
-/// Recursive halving, then the mirror-image recursive-doubling allgather.
-fn rabenseifner<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-) -> Result<()> {
-    folded(ch, acc, op, |fold, v, acc| {
-        let offs = even_slots(acc.len(), fold.p2, op.block_len());
-        let history = halve(ch, fold, v, acc, &offs, op, CALL)?;
-        double(ch, fold, v, acc, &offs, &history, TAG_ALLGATHER, CALL)
-    })
+    fold.unfold_out(ch, acc, tags::ALLREDUCE_UNFOLD, CALL)
 }

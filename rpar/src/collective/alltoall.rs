@@ -20,22 +20,18 @@
 use super::layout::Named;
 use super::layout::{
     block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_recv_blocks,
-    is_pow2, lengths, offsets_of_counts, offsets_uniform, recv_exact, require_pow2, zeroed_vec,
+    lengths, offsets_of_counts, offsets_uniform, pairwise_partners, recv_exact, require_pow2,
+    zeroed_vec,
 };
 use super::select::{message_passing, resolve, Native};
 use super::shared;
-use super::Channel;
+use super::tags;
+use super::{Channel, Partners};
 use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::transport::RENDEZVOUS_BYTES;
 use crate::{Comm, Error, Result};
-
-const TAG_LINEAR: i32 = 240;
-const TAG_PAIRWISE: i32 = 241;
-const TAG_BRUCK: i32 = 242;
-const TAG_HYPERCUBE: i32 = 243;
-const TAG_LENGTHS: i32 = 244;
 
 const CALL: &str = "alltoall";
 const CALL_V: &str = "alltoallv";
@@ -306,7 +302,7 @@ impl Comm {
             counts: recv_counts,
             displs: recv_displs,
         };
-        alltoall(self, send, sb, recv, rb, false, algorithm)
+        alltoall(self, Exchange { send, sb, recv, rb }, false, algorithm)
     }
 }
 
@@ -326,20 +322,19 @@ pub(crate) fn alltoall_uniform<C: Named, T: Datatype>(
         displs: &off[..p],
     };
     let algorithm = message_passing(algorithm, p, n * std::mem::size_of::<T>(), true);
-    alltoall(ch, send, blocks, recv, blocks, true, algorithm)
+    let (sb, rb) = (blocks, blocks);
+    alltoall(ch, Exchange { send, sb, recv, rb }, true, algorithm)
 }
 
 /// Alltoall on any channel (`uniform`: all blocks of all ranks have the same length, so no
 /// lengths need to travel).
 fn alltoall<C: Named, T: Datatype>(
     ch: &C,
-    send: &[T],
-    sb: Blocks<'_>,
-    recv: &mut [T],
-    rb: Blocks<'_>,
+    exchange: Exchange<'_, T>,
     uniform: bool,
     algorithm: Alltoall,
 ) -> Result<()> {
+    let Exchange { send, sb, recv, rb } = exchange;
     let (r, p) = (ch.rank(), ch.size());
     if sb.counts[r] != rb.counts[r] {
         return Err(Error::invalid(
@@ -359,65 +354,61 @@ fn alltoall<C: Named, T: Datatype>(
     match ch.runs(algorithm) {
         Alltoall::Linear => {
             recv[rb.range(r)].copy_from_slice(&send[sb.range(r)]);
-            linear(ch, send, sb, recv, rb)
+            linear(ch, Exchange { send, sb, recv, rb })
         }
         Alltoall::Pairwise | Alltoall::Auto | Alltoall::SharedMemory => {
             recv[rb.range(r)].copy_from_slice(&send[sb.range(r)]);
-            pairwise(ch, send, sb, recv, rb)
+            pairwise(ch, Exchange { send, sb, recv, rb })
         }
         Alltoall::Bruck => place(bruck_blocks(ch, blocks_of(send, sb), moves)?, recv, rb),
         Alltoall::Hypercube => place(hypercube_blocks(ch, blocks_of(send, sb), moves)?, recv, rb),
     }
 }
 
-fn linear<C: Named, T: Datatype>(
-    ch: &C,
-    send: &[T],
-    sb: Blocks<'_>,
-    recv: &mut [T],
-    rb: Blocks<'_>,
-) -> Result<()> {
+/// One rank's side of an alltoall: what it sends and where it receives, each with its blocks.
+struct Exchange<'a, T> {
+    send: &'a [T],
+    sb: Blocks<'a>,
+    recv: &'a mut [T],
+    rb: Blocks<'a>,
+}
+
+/// All sends posted at once, then all receives.
+fn linear<C: Named, T: Datatype>(ch: &C, exchange: Exchange<'_, T>) -> Result<()> {
+    let Exchange { send, sb, recv, rb } = exchange;
     let (r, p) = (ch.rank(), ch.size());
     for s in 1..p {
         let dest = (r + s) % p;
         let block = &send[sb.range(dest)];
         if std::mem::size_of_val(block) <= RENDEZVOUS_BYTES {
-            ch.send(block, dest, TAG_LINEAR)?; // eager: returns at once
+            ch.send(block, dest, tags::ALLTOALL_LINEAR)?; // eager: returns at once
         } else {
-            ch.send_owned(block.to_vec(), dest, TAG_LINEAR)?; // a rendezvous would wait
+            ch.send_owned(block.to_vec(), dest, tags::ALLTOALL_LINEAR)?; // a rendezvous would wait
         }
     }
     for s in 1..p {
         let source = (r + p - s) % p;
-        recv_exact(ch, &mut recv[rb.range(source)], source, TAG_LINEAR, CALL)?;
+        recv_exact(
+            ch,
+            &mut recv[rb.range(source)],
+            source,
+            tags::ALLTOALL_LINEAR,
+            CALL,
+        )?;
     }
     Ok(())
 }
 
-fn pairwise<C: Named, T: Datatype>(
-    ch: &C,
-    send: &[T],
-    sb: Blocks<'_>,
-    recv: &mut [T],
-    rb: Blocks<'_>,
-) -> Result<()> {
+/// `p - 1` steps, each sending one block to one partner and receiving one from another.
+fn pairwise<C: Named, T: Datatype>(ch: &C, exchange: Exchange<'_, T>) -> Result<()> {
+    let Exchange { send, sb, recv, rb } = exchange;
     let (r, p) = (ch.rank(), ch.size());
     for s in 1..p {
-        let (dest, source) = if is_pow2(p) {
-            (r ^ s, r ^ s)
-        } else {
-            ((r + s) % p, (r + p - s) % p)
-        };
+        let (dest, source) = pairwise_partners(r, p, s);
         let into = &mut recv[rb.range(source)];
         let expected = into.len();
-        let got = ch.sendrecv(
-            &send[sb.range(dest)],
-            dest,
-            TAG_PAIRWISE,
-            into,
-            source,
-            TAG_PAIRWISE,
-        )?;
+        let tag = tags::ALLTOALL_PAIRWISE;
+        let got = ch.sendrecv(&send[sb.range(dest)], into, Partners { dest, source, tag })?;
         check_count(got, expected, source, CALL)?;
     }
     Ok(())
@@ -466,13 +457,13 @@ fn swap_blocks<C: Named, T: Datatype>(
     let in_lens = match uniform {
         Some(n) => vec![n; inc.len()],
         None => {
-            lengths::send(ch, out_lens, dest, TAG_LENGTHS)?;
-            lengths::recv(ch, inc.len(), source, TAG_LENGTHS, CALL_V)?
+            lengths::send(ch, out_lens, dest, tags::ALLTOALL_LENGTHS)?;
+            lengths::recv(ch, inc.len(), source, tags::ALLTOALL_LENGTHS, CALL_V)?
         }
     };
     let off = offsets_of_counts(&in_lens, CALL)?;
     let mut incoming = zeroed_vec(off[inc.len()], CALL)?;
-    let got = ch.sendrecv(&packed, dest, tag, &mut incoming, source, tag)?;
+    let got = ch.sendrecv(&packed, &mut incoming, Partners { dest, source, tag })?;
     check_count(got, incoming.len(), source, CALL)?;
     for (k, &i) in inc.iter().enumerate() {
         store[i] = incoming[off[k]..off[k + 1]].to_vec();
@@ -496,7 +487,14 @@ fn bruck_blocks<C: Named, T: Datatype>(
         let moving: Vec<usize> = (0..p).filter(|j| j & d != 0).collect();
         let (dest, source) = ((r + d) % p, (r + p - d) % p);
         swap_blocks(
-            ch, &mut store, &moving, dest, &moving, source, moves, TAG_BRUCK,
+            ch,
+            &mut store,
+            &moving,
+            dest,
+            &moving,
+            source,
+            moves,
+            tags::ALLTOALL_BRUCK,
         )?;
         d *= 2;
     }
@@ -539,7 +537,7 @@ fn hypercube_blocks<C: Named, T: Datatype>(
             &inc,
             partner,
             moves,
-            TAG_HYPERCUBE,
+            tags::ALLTOALL_HYPERCUBE,
         )?;
         k += 1;
     }
@@ -571,18 +569,18 @@ fn alltoall_owned<C: Named, T: Datatype>(
     mut send: Vec<Vec<T>>,
     algorithm: Alltoall,
 ) -> Result<Vec<Vec<T>>> {
-    let (r, p) = (ch.rank(), ch.size());
     // `Auto` has been resolved by the caller
     match ch.runs(algorithm) {
         Alltoall::Bruck => return bruck_blocks(ch, send, Moves::Owned),
         Alltoall::Hypercube => return hypercube_blocks(ch, send, Moves::Owned),
         Alltoall::Linear | Alltoall::Pairwise | Alltoall::Auto | Alltoall::SharedMemory => {}
     }
+    let (r, p) = (ch.rank(), ch.size());
     let mut recv: Vec<Vec<T>> = vec![Vec::new(); p];
     recv[r] = std::mem::take(&mut send[r]);
     let partners = |s: usize| {
-        if algorithm == Alltoall::Pairwise && is_pow2(p) {
-            (r ^ s, r ^ s)
+        if algorithm == Alltoall::Pairwise {
+            pairwise_partners(r, p, s)
         } else {
             ((r + s) % p, (r + p - s) % p)
         }
@@ -590,18 +588,22 @@ fn alltoall_owned<C: Named, T: Datatype>(
     if algorithm == Alltoall::Pairwise {
         for s in 1..p {
             let (dest, source) = partners(s);
-            ch.send_owned(std::mem::take(&mut send[dest]), dest, TAG_PAIRWISE)?;
-            recv[source] = ch.recv_vec(source, TAG_PAIRWISE)?;
+            ch.send_owned(
+                std::mem::take(&mut send[dest]),
+                dest,
+                tags::ALLTOALL_PAIRWISE,
+            )?;
+            recv[source] = ch.recv_vec(source, tags::ALLTOALL_PAIRWISE)?;
         }
         return Ok(recv);
     }
     for s in 1..p {
         let dest = partners(s).0;
-        ch.send_owned(std::mem::take(&mut send[dest]), dest, TAG_LINEAR)?;
+        ch.send_owned(std::mem::take(&mut send[dest]), dest, tags::ALLTOALL_LINEAR)?;
     }
     for s in 1..p {
         let source = partners(s).1;
-        recv[source] = ch.recv_vec(source, TAG_LINEAR)?;
+        recv[source] = ch.recv_vec(source, tags::ALLTOALL_LINEAR)?;
     }
     Ok(recv)
 }

@@ -11,14 +11,10 @@
 use super::layout::binomial;
 use super::select::{dispatched, resolve, Native};
 use super::shared;
-use super::Channel;
+use super::tags;
+use super::{Channel, Partners};
 use crate::comm::Call;
 use crate::{Comm, Result};
-
-const TAG_CENTRAL: i32 = 300;
-const TAG_DISSEMINATION: i32 = 301;
-const TAG_TREE_UP: i32 = 302;
-const TAG_TREE_DOWN: i32 = 303;
 
 /// The barrier algorithm (for [`Comm::using`]).
 ///
@@ -122,40 +118,34 @@ pub(crate) fn barrier<C: Channel>(ch: &C, algorithm: Barrier) -> Result<()> {
     // `Auto` and `SharedMemory` resolve to a message-passing algorithm here
     match dispatched(ch, algorithm, 0, true) {
         Barrier::Central | Barrier::Auto | Barrier::SharedMemory if r == 0 => {
-            (1..p).try_for_each(|i| wait_for(ch, i, TAG_CENTRAL))?;
-            (1..p).try_for_each(|i| signal(ch, i, TAG_CENTRAL))
+            (1..p).try_for_each(|i| wait_for(ch, i, tags::BARRIER_CENTRAL))?;
+            (1..p).try_for_each(|i| signal(ch, i, tags::BARRIER_CENTRAL))
         }
         Barrier::Central | Barrier::Auto | Barrier::SharedMemory => {
-            signal(ch, 0, TAG_CENTRAL)?;
-            wait_for(ch, 0, TAG_CENTRAL)
+            signal(ch, 0, tags::BARRIER_CENTRAL)?;
+            wait_for(ch, 0, tags::BARRIER_CENTRAL)
         }
         Barrier::Dissemination => {
             let mut dist = 1;
             while dist < p {
-                let (to, from) = ((r + dist) % p, (r + p - dist) % p);
-                ch.sendrecv::<u8, u8>(
-                    &[],
-                    to,
-                    TAG_DISSEMINATION,
-                    &mut [],
-                    from,
-                    TAG_DISSEMINATION,
-                )?;
+                let (dest, source) = ((r + dist) % p, (r + p - dist) % p);
+                let tag = tags::BARRIER_DISSEMINATION;
+                ch.sendrecv::<u8, u8>(&[], &mut [], Partners { dest, source, tag })?;
                 dist *= 2;
             }
             Ok(())
         }
         Barrier::Tree => {
             for c in binomial::children(r, p) {
-                wait_for(ch, c, TAG_TREE_UP)?;
+                wait_for(ch, c, tags::BARRIER_TREE_UP)?;
             }
             if r != 0 {
-                signal(ch, binomial::parent(r), TAG_TREE_UP)?;
-                wait_for(ch, binomial::parent(r), TAG_TREE_DOWN)?;
+                signal(ch, binomial::parent(r), tags::BARRIER_TREE_UP)?;
+                wait_for(ch, binomial::parent(r), tags::BARRIER_TREE_DOWN)?;
             }
             binomial::children(r, p)
                 .rev()
-                .try_for_each(|c| signal(ch, c, TAG_TREE_DOWN))
+                .try_for_each(|c| signal(ch, c, tags::BARRIER_TREE_DOWN))
         }
     }
 }

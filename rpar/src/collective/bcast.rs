@@ -18,19 +18,12 @@ use super::layout::Named;
 use super::layout::{binomial, grid_shape, offsets_even, recv_exact, span, View};
 use super::select::{dispatched, resolve, Native};
 use super::shared;
+use super::tags;
 use super::Channel;
 use crate::comm::BufferMut;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
-
-const TAG_LINEAR: i32 = 200;
-const TAG_BINOMIAL: i32 = 201;
-const TAG_PIPELINE: i32 = 202;
-const TAG_SCATTER: i32 = 203;
-const TAG_ALLGATHER: i32 = 204;
-const TAG_ROW: i32 = 205;
-const TAG_COLUMN: i32 = 206;
 
 /// Segment size of the pipelined broadcast: under the transport's rendezvous threshold, so
 /// that a segment's send returns at once and the next can be received meanwhile.
@@ -175,7 +168,7 @@ pub(crate) fn bcast<C: Named, T: Datatype>(
     let view = View::rotated(ch, root);
     match algorithm {
         Bcast::Linear | Bcast::Auto | Bcast::SharedMemory => linear(&view, buf),
-        Bcast::Binomial => binomial_tree(&view, buf, TAG_BINOMIAL),
+        Bcast::Binomial => binomial_tree(&view, buf, tags::BCAST_BINOMIAL),
         Bcast::Pipeline => pipeline(&view, buf),
         Bcast::ScatterAllgather => scatter_allgather(&view, buf),
         Bcast::Torus => torus(&view, buf),
@@ -184,9 +177,9 @@ pub(crate) fn bcast<C: Named, T: Datatype>(
 
 fn linear<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
     if ch.rank() == 0 {
-        (1..ch.size()).try_for_each(|r| ch.send(buf, r, TAG_LINEAR))
+        (1..ch.size()).try_for_each(|r| ch.send(buf, r, tags::BCAST_LINEAR))
     } else {
-        recv_exact(ch, buf, 0, TAG_LINEAR, CALL)
+        recv_exact(ch, buf, 0, tags::BCAST_LINEAR, CALL)
     }
 }
 
@@ -212,10 +205,10 @@ fn pipeline<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
     };
     for chunk in buf.chunks_mut(seg) {
         if r != 0 {
-            recv_exact(ch, chunk, r - 1, TAG_PIPELINE, CALL)?;
+            recv_exact(ch, chunk, r - 1, tags::BCAST_PIPELINE, CALL)?;
         }
         if r + 1 < p {
-            ch.send(chunk, r + 1, TAG_PIPELINE)?;
+            ch.send(chunk, r + 1, tags::BCAST_PIPELINE)?;
         }
     }
     Ok(())
@@ -228,13 +221,19 @@ fn scatter_allgather<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()>
     // children's
     if r != 0 {
         let mine = span(&off, r..binomial::subtree_end(r, p));
-        recv_exact(ch, &mut buf[mine], binomial::parent(r), TAG_SCATTER, CALL)?;
+        recv_exact(
+            ch,
+            &mut buf[mine],
+            binomial::parent(r),
+            tags::BCAST_SCATTER,
+            CALL,
+        )?;
     }
     for c in binomial::children(r, p).rev() {
         let theirs = span(&off, c..binomial::subtree_end(c, p));
-        ch.send(&buf[theirs], c, TAG_SCATTER)?;
+        ch.send(&buf[theirs], c, tags::BCAST_SCATTER)?;
     }
-    allgather::ring(ch, buf, &off, TAG_ALLGATHER)
+    allgather::ring(ch, buf, &off, tags::BCAST_ALLGATHER)
 }
 
 fn torus<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
@@ -242,7 +241,11 @@ fn torus<C: Named, T: Datatype>(ch: &C, buf: &mut [T]) -> Result<()> {
     let (q1, q2) = grid_shape(p);
     let (row, col) = (r / q2, r % q2);
     if row == 0 {
-        binomial_tree(&View::strided(ch, 0, 1, q2, col), buf, TAG_ROW)?;
+        binomial_tree(&View::strided(ch, 0, 1, q2, col), buf, tags::BCAST_ROW)?;
     }
-    binomial_tree(&View::strided(ch, col, q2, q1, row), buf, TAG_COLUMN)
+    binomial_tree(
+        &View::strided(ch, col, q2, q1, row),
+        buf,
+        tags::BCAST_COLUMN,
+    )
 }

@@ -9,6 +9,19 @@ use crate::trace::RankTrace;
 use crate::{Comm, Error, Result};
 use std::any::TypeId;
 
+/// The partners of one [`Channel::sendrecv`] and the tag of both its messages (MPI_Sendrecv's
+/// arguments but the buffers; a collective exchange tags what it sends and what it receives
+/// alike).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Partners {
+    /// The rank sent to.
+    pub(crate) dest: usize,
+    /// The rank received from.
+    pub(crate) source: usize,
+    /// The tag of both messages.
+    pub(crate) tag: i32,
+}
+
 /// Point-to-point messaging as collective algorithms see it: ranks `0..size()` of one group,
 /// tagged messages, FIFO between each pair.
 #[allow(dead_code)] // most methods are used by the algorithm families that land beside it
@@ -26,16 +39,10 @@ pub(crate) trait Channel {
     /// Blocking receive of a whole message as a new `Vec`.
     fn recv_vec<T: Datatype>(&self, source: usize, tag: i32) -> Result<Vec<T>>;
     /// Send and receive at once (no deadlock when both sides call it); returns elements received.
-    #[allow(clippy::too_many_arguments)] // MPI_Sendrecv's own argument list
-    fn sendrecv<T: Datatype, U: Datatype>(
-        &self,
-        send: &[T],
-        dest: usize,
-        send_tag: i32,
-        recv: &mut [U],
-        source: usize,
-        recv_tag: i32,
-    ) -> Result<usize>;
+    fn sendrecv<T, U>(&self, send: &[T], recv: &mut [U], with: Partners) -> Result<usize>
+    where
+        T: Datatype,
+        U: Datatype;
     /// Notes that the algorithm now combines `bytes` bytes locally (a reduction step). Does
     /// nothing on a `Comm`; a schedule recorder (`sim::Recorder`) records it, so the simulator
     /// can charge gamma per byte. Call it where an algorithm applies its operator.
@@ -127,25 +134,15 @@ impl Channel for Comm {
         Ok(self.disagreement(received)?.0)
     }
 
-    fn sendrecv<T: Datatype, U: Datatype>(
-        &self,
-        send: &[T],
-        dest: usize,
-        send_tag: i32,
-        recv: &mut [U],
-        source: usize,
-        recv_tag: i32,
-    ) -> Result<usize> {
+    fn sendrecv<T, U>(&self, send: &[T], recv: &mut [U], with: Partners) -> Result<usize>
+    where
+        T: Datatype,
+        U: Datatype,
+    {
         debug_check_in_collective(self);
-        let received = self.sendrecv_in(
-            self.collective_context(),
-            send,
-            dest,
-            send_tag,
-            recv,
-            source,
-            recv_tag,
-        );
+        let Partners { dest, source, tag } = with;
+        let ctx = self.collective_context();
+        let received = self.sendrecv_in(ctx, send, dest, tag, recv, source, tag);
         Ok(self.disagreement(received)?.count)
     }
 

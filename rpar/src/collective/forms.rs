@@ -23,6 +23,7 @@
 //! of each form live with their family (`bcast.rs`, `gather.rs`, …, `typed.rs`, `typed_v.rs`).
 
 use super::op::ReduceOp;
+use super::scan::Prefix;
 use super::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Gather, Reduce, ReduceScatter, Scan, Scatter,
     Shift,
@@ -265,8 +266,8 @@ impl<'a, B: Blocks + ?Sized> ViewBuf for &'a mut B {
 /// ```
 #[derive(Debug)]
 pub struct Varying<'c, B> {
-    buf: B,
-    counts: &'c [usize],
+    pub(crate) buf: B,
+    pub(crate) counts: &'c [usize],
     displs: Option<&'c [usize]>,
 }
 
@@ -292,7 +293,7 @@ impl<'c, S> Varying<'c, S> {
     }
 
     /// The displacements: as given, or the running sums of the counts.
-    fn displs(&self) -> Result<std::borrow::Cow<'c, [usize]>> {
+    pub(crate) fn displs(&self) -> Result<std::borrow::Cow<'c, [usize]>> {
         match self.displs {
             Some(d) => Ok(d.into()),
             None => {
@@ -431,12 +432,6 @@ impl<B: BufferMut + ?Sized> BcastBuf for &mut B {
     }
 }
 
-impl<T: Datatype> BcastBuf for Typed<'_, &mut [T]> {
-    fn bcast(self, comm: &Comm, root: usize) -> Result<()> {
-        comm.bcast_typed_with(self.buf, self.ty, self.count, root, comm.chosen::<Bcast>())
-    }
-}
-
 // ---- reductions ---------------------------------------------------------------------------
 
 impl<B: Buffer + ?Sized> ReduceArgs for &B {
@@ -444,7 +439,9 @@ impl<B: Buffer + ?Sized> ReduceArgs for &B {
     type Everywhere = B::Owned;
     type Somewhere = Option<B::Owned>;
     fn allreduce<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<B::Owned> {
-        comm.allreduce_with(self, op, comm.chosen::<Allreduce>())
+        let mut acc = self.as_elems().to_vec();
+        comm.allreduce_with(None, &mut acc, &op, comm.chosen::<Allreduce>())?;
+        Ok(B::to_owned_shape(acc))
     }
     fn reduce<O: ReduceOp<B::Elem>>(
         self,
@@ -452,13 +449,24 @@ impl<B: Buffer + ?Sized> ReduceArgs for &B {
         op: O,
         root: usize,
     ) -> Result<Option<B::Owned>> {
-        comm.reduce_with(self, op, root, comm.chosen::<Reduce>())
+        let (data, algorithm) = (self.as_elems(), comm.chosen::<Reduce>());
+        if comm.rank() != root {
+            comm.reduce_with(Some(data), &mut [], &op, root, algorithm)?;
+            return Ok(None);
+        }
+        let mut acc = data.to_vec();
+        comm.reduce_with(None, &mut acc, &op, root, algorithm)?;
+        Ok(Some(B::to_owned_shape(acc)))
     }
     fn scan<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<B::Owned> {
-        comm.scan_with(self, op, comm.chosen::<Scan>())
+        let mut acc = self.as_elems().to_vec();
+        comm.scan_with(&mut acc, &op, comm.chosen::<Scan>(), Prefix::Inclusive)?;
+        Ok(B::to_owned_shape(acc))
     }
     fn exscan<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<Option<B::Owned>> {
-        comm.exscan_with(self, op, comm.chosen::<Scan>())
+        let mut acc = self.as_elems().to_vec();
+        let defined = comm.scan_with(&mut acc, &op, comm.chosen::<Scan>(), Prefix::Exclusive)?;
+        Ok(defined.then(|| B::to_owned_shape(acc)))
     }
 }
 
@@ -471,22 +479,23 @@ where
     type Everywhere = ();
     type Somewhere = ();
     fn allreduce<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
-        comm.allreduce_into_with(self.0, self.1, op, comm.chosen::<Allreduce>())
+        let (send, recv) = (self.0.as_elems(), self.1.as_elems_mut());
+        comm.allreduce_with(Some(send), recv, &op, comm.chosen::<Allreduce>())
     }
     fn reduce<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O, root: usize) -> Result<()> {
-        comm.reduce_into_with(self.0, self.1, op, root, comm.chosen::<Reduce>())
+        let (send, recv) = (self.0.as_elems(), self.1.as_elems_mut());
+        comm.reduce_with(Some(send), recv, &op, root, comm.chosen::<Reduce>())
     }
     fn scan<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
         let (send, recv) = (self.0.as_elems(), self.1.as_elems_mut());
         into_same_length("scan", send.len(), recv.len())?;
         recv.copy_from_slice(send);
-        comm.scan_in_place_with(recv, op, comm.chosen::<Scan>())
+        InPlace(recv).scan(comm, op)
     }
     fn exscan<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
         let (send, recv) = (self.0.as_elems(), self.1.as_elems_mut());
         into_same_length("exscan", send.len(), recv.len())?;
-        let got = comm.exscan_with(send, op, comm.chosen::<Scan>())?;
-        if let Some(v) = got {
+        if let Some(v) = send.exscan(comm, op)? {
             recv.copy_from_slice(&v);
         }
         Ok(())
@@ -509,16 +518,25 @@ impl<B: BufferMut + ?Sized> ReduceArgs for InPlace<&mut B> {
     type Everywhere = ();
     type Somewhere = ();
     fn allreduce<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
-        comm.allreduce_in_place_with(self.0, op, comm.chosen::<Allreduce>())
+        comm.allreduce_with(None, self.0.as_elems_mut(), &op, comm.chosen::<Allreduce>())
     }
     fn reduce<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O, root: usize) -> Result<()> {
-        comm.reduce_in_place_with(self.0, op, root, comm.chosen::<Reduce>())
+        let algorithm = comm.chosen::<Reduce>();
+        if comm.rank() == root {
+            comm.reduce_with(None, self.0.as_elems_mut(), &op, root, algorithm)
+        } else {
+            comm.reduce_with(Some(self.0.as_elems()), &mut [], &op, root, algorithm)
+        }
     }
     fn scan<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
-        comm.scan_in_place_with(self.0, op, comm.chosen::<Scan>())
+        let algorithm = comm.chosen::<Scan>();
+        comm.scan_with(self.0.as_elems_mut(), &op, algorithm, Prefix::Inclusive)
+            .map(drop)
     }
     fn exscan<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
-        comm.exscan_in_place_with(self.0, op, comm.chosen::<Scan>())
+        let algorithm = comm.chosen::<Scan>();
+        comm.scan_with(self.0.as_elems_mut(), &op, algorithm, Prefix::Exclusive)
+            .map(drop)
     }
 }
 
@@ -527,19 +545,19 @@ impl<T: Datatype> ReduceArgs for Vec<T> {
     type Everywhere = Vec<T>;
     type Somewhere = Option<Vec<T>>;
     fn allreduce<O: ReduceOp<T>>(mut self, comm: &Comm, op: O) -> Result<Vec<T>> {
-        comm.allreduce_in_place_with(&mut self[..], op, comm.chosen::<Allreduce>())?;
+        InPlace(&mut self[..]).allreduce(comm, op)?;
         Ok(self)
     }
     fn reduce<O: ReduceOp<T>>(mut self, comm: &Comm, op: O, root: usize) -> Result<Option<Vec<T>>> {
-        comm.reduce_in_place_with(&mut self[..], op, root, comm.chosen::<Reduce>())?;
+        InPlace(&mut self[..]).reduce(comm, op, root)?;
         Ok((comm.rank() == root).then_some(self))
     }
     fn scan<O: ReduceOp<T>>(mut self, comm: &Comm, op: O) -> Result<Vec<T>> {
-        comm.scan_in_place_with(&mut self[..], op, comm.chosen::<Scan>())?;
+        InPlace(&mut self[..]).scan(comm, op)?;
         Ok(self)
     }
     fn exscan<O: ReduceOp<T>>(self, comm: &Comm, op: O) -> Result<Option<Vec<T>>> {
-        comm.exscan_with(&self[..], op, comm.chosen::<Scan>())
+        self[..].exscan(comm, op)
     }
 }
 
@@ -547,7 +565,8 @@ impl<B: Buffer + ?Sized> ReduceScatterArgs for &B {
     type Elem = B::Elem;
     type Output = Vec<B::Elem>;
     fn reduce_scatter<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<Vec<B::Elem>> {
-        comm.reduce_scatter_block_with(self, op, comm.chosen::<ReduceScatter>())
+        let data = self.as_elems();
+        comm.reduce_scatter_with(data, None, &op, comm.chosen::<ReduceScatter>())
     }
 }
 
@@ -555,7 +574,8 @@ impl<B: Buffer + ?Sized> ReduceScatterArgs for (&B, Counts<'_>) {
     type Elem = B::Elem;
     type Output = Vec<B::Elem>;
     fn reduce_scatter<O: ReduceOp<B::Elem>>(self, comm: &Comm, op: O) -> Result<Vec<B::Elem>> {
-        comm.reduce_scatter_with(self.0, self.1 .0, op, comm.chosen::<ReduceScatter>())
+        let (data, counts) = (self.0.as_elems(), Some(self.1 .0));
+        comm.reduce_scatter_with(data, counts, &op, comm.chosen::<ReduceScatter>())
     }
 }
 
@@ -564,7 +584,7 @@ impl<R: Blocks + ?Sized> ReduceScatterArgs for InPlace<&mut R> {
     type Output = ();
     fn reduce_scatter<O: ReduceOp<R::Elem>>(self, comm: &Comm, op: O) -> Result<()> {
         let buf = self.0.elems_mut();
-        comm.reduce_scatter_block_in_place_with(buf, op, comm.chosen::<ReduceScatter>())
+        comm.reduce_scatter_in_place_with(buf, None, &op, comm.chosen::<ReduceScatter>())
     }
 }
 
@@ -580,34 +600,66 @@ impl<T: Datatype> ReduceScatterArgs for InPlace<Varying<'_, &mut [T]>> {
                  displacements): use Varying::packed",
             ));
         }
-        comm.reduce_scatter_in_place_with(v.buf, v.counts, op, comm.chosen::<ReduceScatter>())
+        let counts = Some(v.counts);
+        comm.reduce_scatter_in_place_with(v.buf, counts, &op, comm.chosen::<ReduceScatter>())
     }
 }
 
+/// The forms whose impls gather, scatter, allgather and alltoall share but for the names: a
+/// send buffer and a receive buffer of blocks `(&x, &mut y)`, the blocks in place
+/// `InPlace(&mut y)`, varying blocks in place `InPlace(Varying::new(&mut y, …))`, and for
+/// allgather and alltoall (`new:`) a new `Vec` of all blocks from `&x`. Each hands its buffers,
+/// the root for the rooted families, and the algorithm chosen to the family's method for that
+/// form.
+macro_rules! block_forms {
+    ($Args:ident :: $method:ident ($($root:ident)?) as $Family:ident:
+        $into:ident, $in_place:ident, $v_in_place:ident $(; new: $new:ident)?) => {
+        $(
+            impl<B: Buffer + ?Sized> $Args for &B {
+                type Output = Vec<B::Elem>;
+                fn $method(self, comm: &Comm) -> Result<Vec<B::Elem>> {
+                    comm.$new(self, comm.chosen::<$Family>())
+                }
+            }
+        )?
+
+        impl<B: Buffer + ?Sized, R: Blocks<Elem = B::Elem> + ?Sized> $Args for (&B, &mut R) {
+            type Output = ();
+            fn $method(self, comm: &Comm $(, $root: usize)?) -> Result<()> {
+                let (send, recv) = (self.0.as_elems(), self.1.elems_mut());
+                comm.$into(send, recv, $($root,)? comm.chosen::<$Family>())
+            }
+        }
+
+        impl<R: Blocks + ?Sized> $Args for InPlace<&mut R> {
+            type Output = ();
+            fn $method(self, comm: &Comm $(, $root: usize)?) -> Result<()> {
+                comm.$in_place(self.0.elems_mut(), $($root,)? comm.chosen::<$Family>())
+            }
+        }
+
+        impl<T: Datatype> $Args for InPlace<Varying<'_, &mut [T]>> {
+            type Output = ();
+            fn $method(self, comm: &Comm $(, $root: usize)?) -> Result<()> {
+                let v = self.0;
+                let displs = v.displs()?;
+                comm.$v_in_place(v.buf, v.counts, &displs, $($root,)? comm.chosen::<$Family>())
+            }
+        }
+    };
+}
+
 // ---- gather -------------------------------------------------------------------------------
+
+block_forms!(
+    GatherArgs::gather(root) as Gather:
+    gather_into_with, gather_in_place_with, gatherv_in_place_with
+);
 
 impl<B: Buffer + ?Sized> GatherArgs for &B {
     type Output = Option<Vec<B::Elem>>;
     fn gather(self, comm: &Comm, root: usize) -> Result<Self::Output> {
         comm.gather_with(self, root, comm.chosen::<Gather>())
-    }
-}
-
-impl<B, R> GatherArgs for (&B, &mut R)
-where
-    B: Buffer + ?Sized,
-    R: Blocks<Elem = B::Elem> + ?Sized,
-{
-    type Output = ();
-    fn gather(self, comm: &Comm, root: usize) -> Result<()> {
-        comm.gather_into_with(self.0, self.1.elems_mut(), root, comm.chosen::<Gather>())
-    }
-}
-
-impl<R: Blocks + ?Sized> GatherArgs for InPlace<&mut R> {
-    type Output = ();
-    fn gather(self, comm: &Comm, root: usize) -> Result<()> {
-        comm.gather_in_place_with(self.0.elems_mut(), root, comm.chosen::<Gather>())
     }
 }
 
@@ -623,23 +675,8 @@ impl<B: Buffer + ?Sized> GatherArgs for (&B, Varying<'_, &mut [B::Elem]>) {
     fn gather(self, comm: &Comm, root: usize) -> Result<()> {
         let v = self.1;
         let displs = v.displs()?;
-        comm.gatherv_into_with(
-            self.0,
-            v.buf,
-            v.counts,
-            &displs,
-            root,
-            comm.chosen::<Gather>(),
-        )
-    }
-}
-
-impl<T: Datatype> GatherArgs for InPlace<Varying<'_, &mut [T]>> {
-    type Output = ();
-    fn gather(self, comm: &Comm, root: usize) -> Result<()> {
-        let v = self.0;
-        let displs = v.displs()?;
-        comm.gatherv_in_place_with(v.buf, v.counts, &displs, root, comm.chosen::<Gather>())
+        let blocks = (v.counts, &displs[..]);
+        comm.gatherv_into_with(self.0, v.buf, blocks, root, comm.chosen::<Gather>())
     }
 }
 
@@ -650,27 +687,12 @@ impl<T: Datatype> GatherArgs for Vec<T> {
     }
 }
 
-impl<T: Datatype, U: Datatype> GatherArgs for (Typed<'_, &[T]>, Typed<'_, &mut [U]>) {
-    type Output = ();
-    fn gather(self, comm: &Comm, root: usize) -> Result<()> {
-        let (s, r) = self;
-        let (send, recv) = ((s.buf, s.ty, s.count), (r.buf, r.ty, r.count));
-        comm.gather_typed_with(send, recv, root, comm.chosen::<Gather>())
-    }
-}
-
-impl<T: Datatype, U: Datatype> GatherArgs for (Typed<'_, &[T]>, Varying<'_, Typed<'_, &mut [U]>>) {
-    type Output = ();
-    fn gather(self, comm: &Comm, root: usize) -> Result<()> {
-        let (s, v) = self;
-        let displs = v.displs()?;
-        let send = (s.buf, s.ty, s.count);
-        let recv = (v.buf.buf, v.buf.ty, v.counts, &displs[..]);
-        comm.gatherv_typed_with(send, recv, root, comm.chosen::<Gather>())
-    }
-}
-
 // ---- scatter ------------------------------------------------------------------------------
+
+block_forms!(
+    ScatterArgs::scatter(root) as Scatter:
+    scatter_into_with, scatter_in_place_with, scatterv_in_place_with
+);
 
 impl<T: Datatype> ScatterArgs for &[T] {
     type Output = Vec<T>;
@@ -683,25 +705,6 @@ impl<T: Datatype> ScatterArgs for &Vec<T> {
     type Output = Vec<T>;
     fn scatter(self, comm: &Comm, root: usize) -> Result<Vec<T>> {
         comm.scatter_with(self, root, comm.chosen::<Scatter>())
-    }
-}
-
-impl<B, R> ScatterArgs for (&B, &mut R)
-where
-    B: Buffer + ?Sized,
-    R: Blocks<Elem = B::Elem> + ?Sized,
-{
-    type Output = ();
-    fn scatter(self, comm: &Comm, root: usize) -> Result<()> {
-        let (send, recv) = (self.0.as_elems(), self.1.elems_mut());
-        comm.scatter_into_with(send, recv, root, comm.chosen::<Scatter>())
-    }
-}
-
-impl<R: Blocks + ?Sized> ScatterArgs for InPlace<&mut R> {
-    type Output = ();
-    fn scatter(self, comm: &Comm, root: usize) -> Result<()> {
-        comm.scatter_in_place_with(self.0.elems_mut(), root, comm.chosen::<Scatter>())
     }
 }
 
@@ -738,65 +741,17 @@ impl<T: Datatype, R: Blocks<Elem = T> + ?Sized> ScatterArgs for (Varying<'_, &[T
     }
 }
 
-impl<T: Datatype> ScatterArgs for InPlace<Varying<'_, &mut [T]>> {
-    type Output = ();
-    fn scatter(self, comm: &Comm, root: usize) -> Result<()> {
-        let v = self.0;
-        let displs = v.displs()?;
-        comm.scatterv_in_place_with(v.buf, v.counts, &displs, root, comm.chosen::<Scatter>())
-    }
-}
-
-impl<T: Datatype, U: Datatype> ScatterArgs for (Typed<'_, &[T]>, Typed<'_, &mut [U]>) {
-    type Output = ();
-    fn scatter(self, comm: &Comm, root: usize) -> Result<()> {
-        let (s, r) = self;
-        let (send, recv) = ((s.buf, s.ty, s.count), (r.buf, r.ty, r.count));
-        comm.scatter_typed_with(send, recv, root, comm.chosen::<Scatter>())
-    }
-}
-
-impl<T: Datatype, U: Datatype> ScatterArgs for (Varying<'_, Typed<'_, &[T]>>, Typed<'_, &mut [U]>) {
-    type Output = ();
-    fn scatter(self, comm: &Comm, root: usize) -> Result<()> {
-        let (v, r) = self;
-        let displs = v.displs()?;
-        let send = (v.buf.buf, v.buf.ty, v.counts, &displs[..]);
-        comm.scatterv_typed_with(send, (r.buf, r.ty, r.count), root, comm.chosen::<Scatter>())
-    }
-}
-
 // ---- allgather ----------------------------------------------------------------------------
 
-impl<B: Buffer + ?Sized> AllgatherArgs for &B {
-    type Output = Vec<B::Elem>;
-    fn allgather(self, comm: &Comm) -> Result<Vec<B::Elem>> {
-        comm.allgather_with(self, comm.chosen::<Allgather>())
-    }
-}
+block_forms!(
+    AllgatherArgs::allgather() as Allgather:
+    allgather_into_with, allgather_in_place_with, allgatherv_in_place_with; new: allgather_with
+);
 
 impl<T: Datatype> AllgatherArgs for Vec<T> {
     type Output = Vec<T>;
     fn allgather(self, comm: &Comm) -> Result<Vec<T>> {
         comm.allgather_with(&self[..], comm.chosen::<Allgather>())
-    }
-}
-
-impl<B, R> AllgatherArgs for (&B, &mut R)
-where
-    B: Buffer + ?Sized,
-    R: Blocks<Elem = B::Elem> + ?Sized,
-{
-    type Output = ();
-    fn allgather(self, comm: &Comm) -> Result<()> {
-        comm.allgather_into_with(self.0, self.1.elems_mut(), comm.chosen::<Allgather>())
-    }
-}
-
-impl<R: Blocks + ?Sized> AllgatherArgs for InPlace<&mut R> {
-    type Output = ();
-    fn allgather(self, comm: &Comm) -> Result<()> {
-        comm.allgather_in_place_with(self.0.elems_mut(), comm.chosen::<Allgather>())
     }
 }
 
@@ -816,63 +771,12 @@ impl<B: Buffer + ?Sized> AllgatherArgs for (&B, Varying<'_, &mut [B::Elem]>) {
     }
 }
 
-impl<T: Datatype> AllgatherArgs for InPlace<Varying<'_, &mut [T]>> {
-    type Output = ();
-    fn allgather(self, comm: &Comm) -> Result<()> {
-        let v = self.0;
-        let displs = v.displs()?;
-        comm.allgatherv_in_place_with(v.buf, v.counts, &displs, comm.chosen::<Allgather>())
-    }
-}
-
-impl<T: Datatype, U: Datatype> AllgatherArgs for (Typed<'_, &[T]>, Typed<'_, &mut [U]>) {
-    type Output = ();
-    fn allgather(self, comm: &Comm) -> Result<()> {
-        let (s, r) = self;
-        let (send, recv) = ((s.buf, s.ty, s.count), (r.buf, r.ty, r.count));
-        comm.allgather_typed_with(send, recv, comm.chosen::<Allgather>())
-    }
-}
-
-impl<T: Datatype, U: Datatype> AllgatherArgs
-    for (Typed<'_, &[T]>, Varying<'_, Typed<'_, &mut [U]>>)
-{
-    type Output = ();
-    fn allgather(self, comm: &Comm) -> Result<()> {
-        let (s, v) = self;
-        let displs = v.displs()?;
-        let send = (s.buf, s.ty, s.count);
-        let recv = (v.buf.buf, v.buf.ty, v.counts, &displs[..]);
-        comm.allgatherv_typed_with(send, recv, comm.chosen::<Allgather>())
-    }
-}
-
 // ---- alltoall -----------------------------------------------------------------------------
 
-impl<B: Buffer + ?Sized> AlltoallArgs for &B {
-    type Output = Vec<B::Elem>;
-    fn alltoall(self, comm: &Comm) -> Result<Vec<B::Elem>> {
-        comm.alltoall_with(self, comm.chosen::<Alltoall>())
-    }
-}
-
-impl<B, R> AlltoallArgs for (&B, &mut R)
-where
-    B: Buffer + ?Sized,
-    R: Blocks<Elem = B::Elem> + ?Sized,
-{
-    type Output = ();
-    fn alltoall(self, comm: &Comm) -> Result<()> {
-        comm.alltoall_into_with(self.0, self.1.elems_mut(), comm.chosen::<Alltoall>())
-    }
-}
-
-impl<R: Blocks + ?Sized> AlltoallArgs for InPlace<&mut R> {
-    type Output = ();
-    fn alltoall(self, comm: &Comm) -> Result<()> {
-        comm.alltoall_in_place_with(self.0.elems_mut(), comm.chosen::<Alltoall>())
-    }
-}
+block_forms!(
+    AlltoallArgs::alltoall() as Alltoall:
+    alltoall_into_with, alltoall_in_place_with, alltoallv_in_place_with; new: alltoall_with
+);
 
 impl<T: Datatype> AlltoallArgs for Vec<Vec<T>> {
     type Output = Vec<Vec<T>>;
@@ -903,40 +807,6 @@ impl<T: Datatype> AlltoallArgs for (Varying<'_, &[T]>, Varying<'_, &mut [T]>) {
         let (sd, rd) = (s.displs()?, r.displs()?);
         let algorithm = comm.chosen::<Alltoall>();
         comm.alltoallv_into_with(s.buf, (s.counts, &sd), r.buf, (r.counts, &rd), algorithm)
-    }
-}
-
-impl<T: Datatype> AlltoallArgs for InPlace<Varying<'_, &mut [T]>> {
-    type Output = ();
-    fn alltoall(self, comm: &Comm) -> Result<()> {
-        let v = self.0;
-        let displs = v.displs()?;
-        comm.alltoallv_in_place_with(v.buf, v.counts, &displs, comm.chosen::<Alltoall>())
-    }
-}
-
-impl<T: Datatype, U: Datatype> AlltoallArgs for (Typed<'_, &[T]>, Typed<'_, &mut [U]>) {
-    type Output = ();
-    fn alltoall(self, comm: &Comm) -> Result<()> {
-        let (s, r) = self;
-        let (send, recv) = ((s.buf, s.ty, s.count), (r.buf, r.ty, r.count));
-        comm.alltoall_typed_with(send, recv, comm.chosen::<Alltoall>())
-    }
-}
-
-impl<T: Datatype, U: Datatype> AlltoallArgs
-    for (
-        Varying<'_, Typed<'_, &[T]>>,
-        Varying<'_, Typed<'_, &mut [U]>>,
-    )
-{
-    type Output = ();
-    fn alltoall(self, comm: &Comm) -> Result<()> {
-        let (s, r) = self;
-        let (sd, rd) = (s.displs()?, r.displs()?);
-        let send = (s.buf.buf, s.buf.ty, s.counts, &sd[..]);
-        let recv = (r.buf.buf, r.buf.ty, r.counts, &rd[..]);
-        comm.alltoallv_typed_with(send, recv, comm.chosen::<Alltoall>())
     }
 }
 

@@ -15,17 +15,13 @@ use super::layout::{
     check_root, lengths, offsets_of_counts, offsets_uniform, recv_exact, zeroed_vec, Lengths, View,
 };
 use super::select::message_passing;
+use super::tags;
 use super::Channel;
 use crate::comm::Buffer;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
 use std::borrow::Cow;
-
-const TAG_LINEAR: i32 = 210;
-const TAG_BINOMIAL: i32 = 211;
-const TAG_OWNED: i32 = 212;
-const TAG_LENGTHS: i32 = 213;
 
 const CALL_V: &str = "gatherv";
 
@@ -208,13 +204,11 @@ impl Comm {
         &self,
         send: &B,
         recv: &mut [B::Elem],
-        counts: &[usize],
-        displs: &[usize],
+        blocks: (&[usize], &[usize]),
         root: usize,
         algorithm: Gather,
     ) -> Result<()> {
         self.collective(Call::new(CALL_V).root(root), &algorithm, || {
-            let blocks = (counts, displs);
             self.gatherv_blocks(send.as_elems(), recv, blocks, true, root, algorithm)
         })
     }
@@ -361,11 +355,11 @@ fn linear<C: Named, T: Datatype>(
     root: usize,
 ) -> Result<()> {
     let Some(t) = target else {
-        return ch.send(send, root, TAG_LINEAR);
+        return ch.send(send, root, tags::GATHER_LINEAR);
     };
     for i in (0..ch.size()).filter(|&i| i != root) {
         let block = t.displs[i]..t.displs[i] + t.counts[i];
-        recv_exact(ch, &mut t.recv[block], i, TAG_LINEAR, "gather")?;
+        recv_exact(ch, &mut t.recv[block], i, tags::GATHER_LINEAR, "gather")?;
     }
     Ok(())
 }
@@ -398,11 +392,11 @@ fn binomial_gather<C: Named, T: Datatype>(
             Cow::Owned(subtree)
         };
         if lengths == Lengths::Sent {
-            lengths::send(ch, lens, parent, TAG_LENGTHS)?;
+            lengths::send(ch, lens, parent, tags::GATHER_LENGTHS)?;
         }
         return match subtree {
-            Cow::Borrowed(data) => ch.send(data, parent, TAG_BINOMIAL),
-            Cow::Owned(data) => ch.send_owned(data, parent, TAG_BINOMIAL),
+            Cow::Borrowed(data) => ch.send(data, parent, tags::GATHER_BINOMIAL),
+            Cow::Owned(data) => ch.send_owned(data, parent, tags::GATHER_BINOMIAL),
         };
     };
     for c in binomial::children(r, p) {
@@ -433,11 +427,17 @@ fn recv_subtree<C: Named, T: Datatype>(
     let lens = match lengths {
         Lengths::Sent => {
             let members = binomial::subtree_end(c, ch.size()) - c;
-            Some(lengths::recv(ch, members, c, TAG_LENGTHS, "gather")?)
+            Some(lengths::recv(
+                ch,
+                members,
+                c,
+                tags::GATHER_LENGTHS,
+                "gather",
+            )?)
         }
         Lengths::Agreed => None,
     };
-    let data: Vec<T> = ch.recv_vec(c, TAG_BINOMIAL)?;
+    let data: Vec<T> = ch.recv_vec(c, tags::GATHER_BINOMIAL)?;
     if let Some(lens) = &lens {
         check_count(data.len(), lens.iter().sum(), ch.comm_rank(c), "gather")?;
     }
@@ -451,12 +451,12 @@ fn linear_owned<C: Named, T: Datatype>(
     root: usize,
 ) -> Result<Option<Vec<Vec<T>>>> {
     if ch.rank() != root {
-        ch.send_owned(send, root, TAG_OWNED)?;
+        ch.send_owned(send, root, tags::GATHER_OWNED)?;
         return Ok(None);
     }
     let mut all: Vec<Vec<T>> = vec![Vec::new(); ch.size()];
     for (i, slot) in all.iter_mut().enumerate().filter(|&(i, _)| i != root) {
-        *slot = ch.recv_vec(i, TAG_OWNED)?;
+        *slot = ch.recv_vec(i, tags::GATHER_OWNED)?;
     }
     all[root] = send;
     Ok(Some(all))
@@ -475,14 +475,14 @@ fn binomial_owned<C: Named, T: Datatype>(
     // the children nearest first: their subtrees follow this rank's in member order
     for c in binomial::children(r, p) {
         for _ in c..binomial::subtree_end(c, p) {
-            subtree.push(ch.recv_vec(c, TAG_OWNED)?);
+            subtree.push(ch.recv_vec(c, tags::GATHER_OWNED)?);
         }
     }
     if r != 0 {
         let parent = binomial::parent(r);
         return subtree
             .into_iter()
-            .try_for_each(|v| ch.send_owned(v, parent, TAG_OWNED))
+            .try_for_each(|v| ch.send_owned(v, parent, tags::GATHER_OWNED))
             .map(|()| None);
     }
     // member m is rank (m + root) mod p

@@ -8,7 +8,7 @@
 //! is written for root 0 on some `Channel`; a [`View`] rotated by the root turns it into the
 //! algorithm for any root without touching its code.
 
-use super::Channel;
+use super::{Channel, Partners};
 use crate::datatype::{BasicType, Datatype};
 use crate::{Comm, Error, Result};
 use std::ops::Range;
@@ -185,7 +185,7 @@ pub(crate) fn sendrecv_exact<C: Named, T: Datatype>(
     tag: i32,
     call: &'static str,
 ) -> Result<()> {
-    let got = ch.sendrecv(send, dest, tag, recv, source, tag)?;
+    let got = ch.sendrecv(send, recv, Partners { dest, source, tag })?;
     check_count(got, recv.len(), ch.comm_rank(source), call)
 }
 
@@ -302,14 +302,9 @@ pub(crate) mod lengths {
 
 /// Checks the length of a local buffer.
 pub(crate) fn check_len(len: usize, expected: usize, what: &str, call: &'static str) -> Result<()> {
-    if len == expected {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            call,
-            format!("the {what} has {len} elements, {expected} were expected"),
-        ))
-    }
+    invalid_unless(len == expected, call, || {
+        format!("the {what} has {len} elements, {expected} were expected")
+    })
 }
 
 /// Checks a root argument.
@@ -326,13 +321,17 @@ pub(crate) fn check_root<C: Channel>(ch: &C, root: usize) -> Result<()> {
 
 /// Checks that a per-rank argument (counts, displacements) has one entry per rank.
 pub(crate) fn check_per_rank(len: usize, p: usize, what: &str, call: &'static str) -> Result<()> {
-    if len == p {
+    invalid_unless(len == p, call, || {
+        format!("{what} has {len} entries, but the communicator has {p} ranks")
+    })
+}
+
+/// `Ok` if the check `holds`, else [`Error::InvalidArgument`] of `call` saying `why`.
+fn invalid_unless(holds: bool, call: &'static str, why: impl FnOnce() -> String) -> Result<()> {
+    if holds {
         Ok(())
     } else {
-        Err(Error::invalid(
-            call,
-            format!("{what} has {len} entries, but the communicator has {p} ranks"),
-        ))
+        Err(Error::invalid(call, why()))
     }
 }
 
@@ -413,6 +412,17 @@ pub(crate) fn block_len(len: usize, p: usize, what: &str, call: &'static str) ->
 #[inline]
 pub(crate) fn is_pow2(p: usize) -> bool {
     p.is_power_of_two()
+}
+
+/// The partners of rank `r` of `p` in step `s` (of `1..p`) of a pairwise exchange, `(dest,
+/// source)`: it sends to `r + s` and receives from `r - s`, or, when `p` is a power of two,
+/// sends to and receives from `r xor s` (the partners pair off in every step).
+pub(crate) fn pairwise_partners(r: usize, p: usize, s: usize) -> (usize, usize) {
+    if is_pow2(p) {
+        (r ^ s, r ^ s)
+    } else {
+        ((r + s) % p, (r + p - s) % p)
+    }
 }
 
 /// Refuses an algorithm that needs a power-of-two number of ranks.
@@ -530,22 +540,20 @@ impl<C: Channel> Channel for View<'_, C> {
         self.ch.recv_vec(self.real(source), tag)
     }
 
-    fn sendrecv<T: Datatype, U: Datatype>(
-        &self,
-        send: &[T],
-        dest: usize,
-        send_tag: i32,
-        recv: &mut [U],
-        source: usize,
-        recv_tag: i32,
-    ) -> Result<usize> {
+    fn sendrecv<T, U>(&self, send: &[T], recv: &mut [U], with: Partners) -> Result<usize>
+    where
+        T: Datatype,
+        U: Datatype,
+    {
+        let (dest, source) = (self.real(with.dest), self.real(with.source));
         self.ch.sendrecv(
             send,
-            self.real(dest),
-            send_tag,
             recv,
-            self.real(source),
-            recv_tag,
+            Partners {
+                dest,
+                source,
+                ..with
+            },
         )
     }
 

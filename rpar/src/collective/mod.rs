@@ -1,4 +1,4 @@
-//! Collective operations. This file holds the tags of the internal messages; the algorithm
+//! Collective operations. `tags.rs` holds the tags of the internal messages; the algorithm
 //! families live one per file beside it (each with its algorithm enum, its own table and its
 //! `select`), `select.rs` layers the rules.
 //!
@@ -31,6 +31,7 @@ mod scratch;
 mod select;
 mod shared;
 mod shift;
+pub(crate) mod tags;
 mod typed;
 mod typed_v;
 mod using;
@@ -40,7 +41,7 @@ pub use allreduce::Allreduce;
 pub use alltoall::Alltoall;
 pub use barrier::Barrier;
 pub use bcast::Bcast;
-pub(crate) use channel::Channel;
+pub(crate) use channel::{Channel, Partners};
 // the algorithm code itself, for recording schedules (`sim::record_collective`)
 pub(crate) use allgather::allgather as allgather_algorithm;
 pub(crate) use allreduce::allreduce_run as allreduce_algorithm;
@@ -72,17 +73,3 @@ pub(crate) use shift::shift as shift_algorithm;
 pub use shift::{gray_code, gray_code_inverse, Shift};
 pub(crate) use using::Choices;
 pub use using::{Choice, CollectiveAlgorithm, Using};
-
-/// Tags of collective traffic (on the collective context, invisible to user receives).
-pub(crate) mod tags {
-    /// `Comm::split`.
-    pub(crate) const SPLIT: i32 = 1;
-    /// `Comm::dup`.
-    pub(crate) const DUP: i32 = 2;
-    /// `Group::comm_create_group` (among the group's members, outside any collective call).
-    pub(crate) const CREATE_GROUP: i32 = 3;
-    // Ranges reserved for the algorithm families (each file takes tags from its own range):
-    // 100..=199 reductions (reduce, allreduce, scan, exscan, reduce_scatter);
-    // 200..=299 data movement (bcast, gather, scatter, allgather, alltoall, shift);
-    // 300..=399 barrier algorithms; 400..=499 topology (neighbourhood collectives).
-}

@@ -15,21 +15,15 @@
 
 use super::layout::{check_len, check_root, recv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
-use super::reduce_scatter::{gather_slots, halve, Fold};
+use super::reduce_scatter::{halve, Fold};
 use super::scratch::Scratch;
 use super::select::{dispatched, resolve, Native};
 use super::shared;
+use super::tags;
 use super::Channel;
 use crate::comm::Call;
-use crate::comm::{Buffer, BufferMut};
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
-
-const TAG_LINEAR: i32 = 100;
-const TAG_BINOMIAL: i32 = 101;
-const TAG_FORWARD: i32 = 102;
-const TAG_FOLD: i32 = 103;
-const TAG_GATHER: i32 = 104;
 
 const CALL: &str = "reduce";
 
@@ -119,80 +113,11 @@ impl Reduce {
 }
 
 impl Comm {
-    /// [`Comm::reduce`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn reduce_with<B, O>(
-        &self,
-        data: &B,
-        op: O,
-        root: usize,
-        algorithm: Reduce,
-    ) -> Result<Option<B::Owned>>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        let data = data.as_elems();
-        if self.rank() != root {
-            self.reduce_call(Some(data), &mut [], &op, root, algorithm)?;
-            return Ok(None);
-        }
-        let mut acc = data.to_vec();
-        self.reduce_call(None, &mut acc, &op, root, algorithm)?;
-        Ok(Some(B::to_owned_shape(acc)))
-    }
-
-    /// [`Comm::reduce_into`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn reduce_into_with<B, R, O>(
-        &self,
-        send: &B,
-        recv: &mut R,
-        op: O,
-        root: usize,
-        algorithm: Reduce,
-    ) -> Result<()>
-    where
-        B: Buffer + ?Sized,
-        R: BufferMut<Elem = B::Elem> + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        let (send, recv) = (send.as_elems(), recv.as_elems_mut());
-        if self.rank() == root {
-            // checked before the call, as `Comm::allreduce_into_with` checks
-            let what = "root's receive buffer (as long as its send buffer)";
-            check_len(recv.len(), send.len(), what, CALL)?;
-        }
-        self.reduce_call(Some(send), recv, &op, root, algorithm)
-    }
-
-    /// [`Comm::reduce_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn reduce_in_place_with<B, O>(
-        &self,
-        buf: &mut B,
-        op: O,
-        root: usize,
-        algorithm: Reduce,
-    ) -> Result<()>
-    where
-        B: BufferMut + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        if self.rank() == root {
-            self.reduce_call(None, buf.as_elems_mut(), &op, root, algorithm)
-        } else {
-            self.reduce_call(Some(buf.as_elems()), &mut [], &op, root, algorithm)
-        }
-    }
-}
-
-impl Comm {
-    /// One reduce call, as a collective call of its own (traced, and checked against the other
-    /// ranks' calls): of `send` into the root's `acc` (as long: the caller checked; ignored
+    /// [`Comm::reduce`] in every form, with the algorithm given (what the forms run with the
+    /// one chosen by [`Comm::using`]): one reduce call, as a collective call of its own (traced,
+    /// and checked against the other ranks' calls), of `send` into the root's `acc` (ignored
     /// elsewhere), or with `send` `None` of `acc` in place (the root's form of MPI_IN_PLACE).
-    /// What every form runs.
-    fn reduce_call<T: Datatype, O: ReduceOp<T>>(
+    pub(crate) fn reduce_with<T: Datatype, O: ReduceOp<T>>(
         &self,
         send: Option<&[T]>,
         acc: &mut [T],
@@ -200,6 +125,11 @@ impl Comm {
         root: usize,
         algorithm: Reduce,
     ) -> Result<()> {
+        if let (Some(send), true) = (send, self.rank() == root) {
+            // checked before the call, as `Comm::allreduce_with` checks
+            let what = "root's receive buffer (as long as its send buffer)";
+            check_len(acc.len(), send.len(), what, CALL)?;
+        }
         let bytes = std::mem::size_of_val(send.unwrap_or(acc));
         let call = Call::new("reduce").root(root).reduction::<O>().bytes(bytes);
         self.collective(call, &algorithm, || {
@@ -254,66 +184,88 @@ pub(crate) fn reduce_run<C: Named, T: Datatype, O: ReduceOp<T>>(
         });
     }
     let bytes = std::mem::size_of_val(acc);
-    match dispatched(ch, algorithm, bytes, op.is_commutative()) {
-        Reduce::Linear => linear(ch, acc, op, root),
-        Reduce::Auto | Reduce::SharedMemory | Reduce::Binomial => binomial(ch, acc, op, root),
-        Reduce::Rabenseifner => rabenseifner(ch, acc, op, root),
+    let chosen = dispatched(ch, algorithm, bytes, op.is_commutative());
+    let run = Reduction { ch, acc, op };
+    match chosen {
+        Reduce::Linear => run.linear(root),
+        Reduce::Auto | Reduce::SharedMemory | Reduce::Binomial => run.binomial(root),
+        Reduce::Rabenseifner => run.rabenseifner_reduce(root),
     }
 }
 
-/// The root receives every other rank's vector and combines them in rank order.
-fn linear<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-    root: usize,
-) -> Result<()> {
-    let (p, r) = (ch.size(), ch.rank());
-    if r != root {
-        return ch.send(acc, root, TAG_LINEAR);
-    }
-    let mut tmp = Scratch::new(acc, acc.len());
-    // Lower ranks are prepended from root-1 down to 0, higher ones appended.
-    for s in (0..root).rev() {
-        recv_exact(ch, &mut tmp, s, TAG_LINEAR, CALL)?;
-        ch.local_reduction(std::mem::size_of_val(&acc[..]));
-        op.reduce_left(&tmp, acc);
-    }
-    for s in root + 1..p {
-        recv_exact(ch, &mut tmp, s, TAG_LINEAR, CALL)?;
-        ch.local_reduction(std::mem::size_of_val(&acc[..]));
-        op.reduce_right(acc, &tmp);
-    }
-    Ok(())
+/// One rank's part in a reduction algorithm: the channel, the vector it combines in place and
+/// the operator. The algorithms of reduce, allreduce and scan are its methods (each family's in
+/// its own file), so each names only what its family adds (reduce's root, scan's kind).
+pub(super) struct Reduction<'a, C, T, O> {
+    pub(super) ch: &'a C,
+    pub(super) acc: &'a mut [T],
+    pub(super) op: &'a O,
 }
 
-/// Binomial tree on ranks relative to the root (commutative), or rooted at rank 0 and then
-/// forwarded (non-commutative: the subtrees of rank 0's tree are contiguous rank ranges).
-fn binomial<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-    root: usize,
-) -> Result<()> {
-    let (p, r) = (ch.size(), ch.rank());
-    let tree_root = if op.is_commutative() { root } else { 0 };
-    let v = (r + p - tree_root) % p;
-    let real = |v: usize| (v + tree_root) % p;
-    let mut tmp = Scratch::new(acc, acc.len());
-    let mut mask = 1;
-    while mask < p {
-        if v & mask != 0 {
-            ch.send(acc, real(v - mask), TAG_BINOMIAL)?;
-            break;
+impl<C: Named, T: Datatype, O: ReduceOp<T>> Reduction<'_, C, T, O> {
+    /// The root receives every other rank's vector and combines them in rank order.
+    fn linear(self, root: usize) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        let (p, r) = (ch.size(), ch.rank());
+        if r != root {
+            return ch.send(acc, root, tags::REDUCE_LINEAR);
         }
-        if v + mask < p {
-            recv_exact(ch, &mut tmp, real(v + mask), TAG_BINOMIAL, CALL)?;
+        let mut tmp = Scratch::new(acc, acc.len());
+        // Lower ranks are prepended from root-1 down to 0, higher ones appended.
+        for s in (0..root).rev() {
+            recv_exact(ch, &mut tmp, s, tags::REDUCE_LINEAR, CALL)?;
+            ch.local_reduction(std::mem::size_of_val(&acc[..]));
+            op.reduce_left(&tmp, acc);
+        }
+        for s in root + 1..p {
+            recv_exact(ch, &mut tmp, s, tags::REDUCE_LINEAR, CALL)?;
             ch.local_reduction(std::mem::size_of_val(&acc[..]));
             op.reduce_right(acc, &tmp);
         }
-        mask <<= 1;
+        Ok(())
     }
-    forward_to_root(ch, acc, tree_root, root)
+
+    /// Binomial tree on ranks relative to the root (commutative), or rooted at rank 0 and then
+    /// forwarded (non-commutative: the subtrees of rank 0's tree are contiguous rank ranges).
+    fn binomial(self, root: usize) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        let (p, r) = (ch.size(), ch.rank());
+        let tree_root = if op.is_commutative() { root } else { 0 };
+        let v = (r + p - tree_root) % p;
+        let real = |v: usize| (v + tree_root) % p;
+        let mut tmp = Scratch::new(acc, acc.len());
+        let mut mask = 1;
+        while mask < p {
+            if v & mask != 0 {
+                ch.send(acc, real(v - mask), tags::REDUCE_BINOMIAL)?;
+                break;
+            }
+            if v + mask < p {
+                recv_exact(ch, &mut tmp, real(v + mask), tags::REDUCE_BINOMIAL, CALL)?;
+                ch.local_reduction(std::mem::size_of_val(&acc[..]));
+                op.reduce_right(acc, &tmp);
+            }
+            mask <<= 1;
+        }
+        forward_to_root(ch, acc, tree_root, root)
+    }
+
+    /// Reduce-scatter by recursive halving, then a binomial gather of the slots to the root.
+    fn rabenseifner_reduce(self, root: usize) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        let fold = Fold::new(ch.size());
+        let offs = even_slots(acc.len(), fold.p2, op.block_len());
+        // A root that folded away is served by the rank above it, which forwards the result.
+        let (gatherer, vroot) = match fold.virtual_of(root) {
+            Some(vroot) => (root, vroot),
+            None => (root + 1, root / 2),
+        };
+        if let Some(v) = fold.fold_in(ch, acc, op, tags::REDUCE_FOLD, CALL)? {
+            let halved = halve(ch, &fold, v, acc, &offs, op, CALL)?;
+            halved.gather_to(ch, vroot, acc, tags::REDUCE_GATHER)?;
+        }
+        forward_to_root(ch, acc, gatherer, root)
+    }
 }
 
 /// Hands the result from rank `holder`, where an algorithm left it, to `root` (nothing if
@@ -326,9 +278,9 @@ fn forward_to_root<C: Named, T: Datatype>(
 ) -> Result<()> {
     let r = ch.rank();
     if holder != root && r == holder {
-        ch.send(acc, root, TAG_FORWARD)?;
+        ch.send(acc, root, tags::REDUCE_FORWARD)?;
     } else if holder != root && r == root {
-        recv_exact(ch, acc, holder, TAG_FORWARD, CALL)?;
+        recv_exact(ch, acc, holder, tags::REDUCE_FORWARD, CALL)?;
     }
     Ok(())
 }
@@ -341,25 +293,4 @@ pub(super) fn even_slots(n: usize, p2: usize, block: usize) -> Vec<usize> {
     (0..=p2)
         .map(|s| (s * (units / p2) + s.min(units % p2)) * block)
         .collect()
-}
-
-/// Reduce-scatter by recursive halving, then a binomial gather of the slots to the root.
-fn rabenseifner<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-    root: usize,
-) -> Result<()> {
-    let fold = Fold::new(ch.size());
-    let offs = even_slots(acc.len(), fold.p2, op.block_len());
-    // A root that folded away is served by the rank above it, which forwards the result.
-    let (gatherer, vroot) = match fold.virtual_of(root) {
-        Some(vroot) => (root, vroot),
-        None => (root + 1, root / 2),
-    };
-    if let Some(v) = fold.fold_in(ch, acc, op, TAG_FOLD, CALL)? {
-        let history = halve(ch, &fold, v, acc, &offs, op, CALL)?;
-        gather_slots(ch, &fold, v, vroot, acc, &offs, &history, TAG_GATHER, CALL)?;
-    }
-    forward_to_root(ch, acc, gatherer, root)
 }

@@ -27,17 +27,14 @@ use super::layout::{recv_exact, sendrecv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
 use super::scratch::Scratch;
 use super::select::dispatched;
-use crate::comm::Buffer;
+use super::tags;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Error, Result};
 use std::ops::Range;
 
-const TAG_FOLD: i32 = 130;
-const TAG_HALVE: i32 = 131;
-const TAG_UNFOLD: i32 = 132;
-const TAG_PAIRWISE: i32 = 133;
-const TAG_RING: i32 = 134;
+/// The call the algorithms' errors name (reduce_scatter_block runs the same code).
+const CALL: &str = "reduce_scatter";
 
 /// Reduce-scatter algorithms, for [`Comm::using`] and
 /// [`Comm::using`].
@@ -117,86 +114,27 @@ impl ReduceScatter {
 }
 
 impl Comm {
-    /// [`Comm::reduce_scatter`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn reduce_scatter_with<B, O>(
-        &self,
-        data: &B,
-        counts: &[usize],
-        op: O,
-        algorithm: ReduceScatter,
-    ) -> Result<Vec<B::Elem>>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.reduce_scatter_call(data.as_elems(), Some(counts), &op, algorithm)
-    }
-
-    /// [`Comm::reduce_scatter_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn reduce_scatter_in_place_with<T, O>(
-        &self,
-        buf: &mut [T],
-        counts: &[usize],
-        op: O,
-        algorithm: ReduceScatter,
-    ) -> Result<()>
-    where
-        T: Datatype,
-        O: ReduceOp<T>,
-    {
-        self.reduce_scatter_to_front(buf, Some(counts), &op, algorithm)
-    }
-
-    /// [`Comm::reduce_scatter_block`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn reduce_scatter_block_with<B, O>(
-        &self,
-        data: &B,
-        op: O,
-        algorithm: ReduceScatter,
-    ) -> Result<Vec<B::Elem>>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.reduce_scatter_call(data.as_elems(), None, &op, algorithm)
-    }
-
-    /// [`Comm::reduce_scatter_block_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn reduce_scatter_block_in_place_with<T, O>(
-        &self,
-        buf: &mut [T],
-        op: O,
-        algorithm: ReduceScatter,
-    ) -> Result<()>
-    where
-        T: Datatype,
-        O: ReduceOp<T>,
-    {
-        self.reduce_scatter_to_front(buf, None, &op, algorithm)
-    }
-
-    /// The in-place forms: the reduce-scatter of `buf`, this rank's block then copied to its
-    /// front.
-    fn reduce_scatter_to_front<T: Datatype, O: ReduceOp<T>>(
+    /// The in-place forms ([`Comm::reduce_scatter_in_place`] of `counts`, and for `None`
+    /// [`Comm::reduce_scatter_block_in_place`]) with the algorithm given: the reduce-scatter of
+    /// `buf`, this rank's block then copied to its front.
+    pub(crate) fn reduce_scatter_in_place_with<T: Datatype, O: ReduceOp<T>>(
         &self,
         buf: &mut [T],
         counts: Option<&[usize]>,
         op: &O,
         algorithm: ReduceScatter,
     ) -> Result<()> {
-        let mine = self.reduce_scatter_call(buf, counts, op, algorithm)?;
+        let mine = self.reduce_scatter_with(buf, counts, op, algorithm)?;
         buf[..mine.len()].copy_from_slice(&mine);
         Ok(())
     }
 
-    /// One reduce-scatter call on `data` as a collective call of its own (traced, checked
-    /// against the other ranks'): blocks of `counts`, or for `None` `size()` equal blocks
-    /// (reduce_scatter_block). Returns this rank's block.
-    fn reduce_scatter_call<T: Datatype, O: ReduceOp<T>>(
+    /// [`Comm::reduce_scatter`] of `counts`, and for `None` [`Comm::reduce_scatter_block`]
+    /// (`size()` equal blocks), with the algorithm given (what they run with the one chosen by
+    /// [`Comm::using`], and what the in-place forms run inside): one reduce-scatter call on
+    /// `data` as a collective call of its own (traced, checked against the other ranks').
+    /// Returns this rank's block.
+    pub(crate) fn reduce_scatter_with<T: Datatype, O: ReduceOp<T>>(
         &self,
         data: &[T],
         counts: Option<&[usize]>,
@@ -278,8 +216,14 @@ pub(crate) fn reduce_scatter_run<C: Named, T: Datatype, O: ReduceOp<T>>(
     algorithm: ReduceScatter,
 ) -> Result<Vec<T>> {
     let bytes = std::mem::size_of_val(data);
+    let run = Contribution {
+        ch,
+        data,
+        displs,
+        op,
+    };
     match dispatched(ch, algorithm, bytes, op.is_commutative()) {
-        ReduceScatter::Pairwise => pairwise(ch, data, displs, op),
+        ReduceScatter::Pairwise => run.pairwise(),
         ReduceScatter::Ring => {
             require_commutative(op, "reduce_scatter", "RecursiveHalving or Pairwise")?;
             let mut acc = Scratch::new(data, data.len());
@@ -287,10 +231,17 @@ pub(crate) fn reduce_scatter_run<C: Named, T: Datatype, O: ReduceOp<T>>(
             ring(ch, &mut acc, displs, op)?;
             Ok(acc[block(displs, ch.rank())].to_vec())
         }
-        ReduceScatter::Auto | ReduceScatter::RecursiveHalving => {
-            recursive_halving(ch, data, displs, op)
-        }
+        ReduceScatter::Auto | ReduceScatter::RecursiveHalving => run.recursive_halving(),
     }
+}
+
+/// One rank's part in a reduce-scatter algorithm: the channel, its whole vector, the offsets of
+/// the ranks' blocks in it (`p + 1`) and the operator. The algorithms are its methods.
+struct Contribution<'a, C, T, O> {
+    ch: &'a C,
+    data: &'a [T],
+    displs: &'a [usize],
+    op: &'a O,
 }
 
 /// Refuses a non-commutative operator for the ring algorithms, whose partial results wrap
@@ -436,17 +387,17 @@ pub(super) fn bit_reverse(v: usize, bits: u32) -> usize {
 /// Recursive halving over `p2` slots (slot `s` is `acc[offs[s]..offs[s + 1]]`) among the virtual
 /// ranks, with the distance doubling each round so that only adjacent rank groups combine (rank
 /// order holds for non-commutative operators). Virtual rank `v` ends holding slot
-/// `bit_reverse(v)`, reduced over all ranks. Returns the slot ranges held before each round, for
-/// the mirror-image allgather or gather.
-pub(super) fn halve<C: Named, T: Datatype, O: ReduceOp<T>>(
+/// `bit_reverse(v)`, reduced over all ranks. Returns where it left this rank (with the slot
+/// ranges held before each round), for the mirror-image allgather or gather.
+pub(super) fn halve<'a, C: Named, T: Datatype, O: ReduceOp<T>>(
     ch: &C,
-    fold: &Fold,
+    fold: &'a Fold,
     v: usize,
     acc: &mut [T],
-    offs: &[usize],
+    offs: &'a [usize],
     op: &O,
     call: &'static str,
-) -> Result<Vec<(usize, usize)>> {
+) -> Result<Halved<'a>> {
     let (mut lo, mut hi) = (0, fold.p2);
     let mut history = Vec::with_capacity(fold.bits() as usize);
     let mut tmp = Scratch::new(acc, acc.len());
@@ -464,7 +415,8 @@ pub(super) fn halve<C: Named, T: Datatype, O: ReduceOp<T>>(
         let give_elems = offs[give.0]..offs[give.1];
         let dest = fold.real_of(partner);
         let theirs = &mut tmp[..keep_elems.len()];
-        sendrecv_exact(ch, &acc[give_elems], dest, theirs, dest, TAG_HALVE, call)?;
+        let tag = tags::REDUCE_SCATTER_HALVE;
+        sendrecv_exact(ch, &acc[give_elems], dest, theirs, dest, tag, call)?;
         if v < partner {
             ch.local_reduction(std::mem::size_of_val(theirs));
             op.reduce_right(&mut acc[keep_elems], theirs);
@@ -475,172 +427,184 @@ pub(super) fn halve<C: Named, T: Datatype, O: ReduceOp<T>>(
         (lo, hi) = keep;
         mask <<= 1;
     }
-    Ok(history)
+    Ok(Halved {
+        fold,
+        v,
+        offs,
+        history,
+        call,
+    })
 }
 
-/// The allgather that mirrors [`halve`]: afterwards every virtual rank holds all slots.
-#[allow(clippy::too_many_arguments)] // the halving's state, passed through
-pub(super) fn double<C: Named, T: Datatype>(
-    ch: &C,
-    fold: &Fold,
+/// Where [`halve`] left this rank, which the mirror-image allgather ([`Halved::double`]) or
+/// gather ([`Halved::gather_to`]) walks back: the fold, this rank's virtual rank, the slots'
+/// offsets, the slot range it held before each round, and the call its errors name.
+pub(super) struct Halved<'a> {
+    fold: &'a Fold,
     v: usize,
-    acc: &mut [T],
-    offs: &[usize],
-    history: &[(usize, usize)],
-    tag: i32,
+    offs: &'a [usize],
+    history: Vec<(usize, usize)>,
     call: &'static str,
-) -> Result<()> {
-    let mut mask = fold.p2;
-    for &(lo, hi) in history.iter().rev() {
-        mask >>= 1;
-        let mid = (lo + hi) / 2;
-        let (mine, theirs) = if v & mask == 0 {
-            (offs[lo]..offs[mid], offs[mid]..offs[hi])
-        } else {
-            (offs[mid]..offs[hi], offs[lo]..offs[mid])
-        };
-        let dest = fold.real_of(v ^ mask);
-        let (send, recv) = split_pair(acc, mine, theirs);
-        sendrecv_exact(ch, send, dest, recv, dest, tag, call)?;
-    }
-    Ok(())
 }
 
-/// The binomial gather that mirrors [`halve`]: afterwards virtual rank `vroot` holds all slots
-/// (the other ranks' buffers hold partial data).
-#[allow(clippy::too_many_arguments)] // the halving's state, passed through
-pub(super) fn gather_slots<C: Named, T: Datatype>(
-    ch: &C,
-    fold: &Fold,
-    v: usize,
-    vroot: usize,
-    acc: &mut [T],
-    offs: &[usize],
-    history: &[(usize, usize)],
-    tag: i32,
-    call: &'static str,
-) -> Result<()> {
-    let mut mask = fold.p2;
-    let mut held = (0, fold.p2);
-    if let Some(&(lo, hi)) = history.last() {
-        let mid = (lo + hi) / 2;
-        held = if v & (fold.p2 >> 1) == 0 {
-            (lo, mid)
-        } else {
-            (mid, hi)
-        };
+impl Halved<'_> {
+    /// The halving's rounds, last first (the order its mirror image runs them): each round's
+    /// partner distance (`v ^ mask` is the partner) and the slot range held before it.
+    fn rounds_back(&self) -> impl Iterator<Item = (usize, (usize, usize))> + '_ {
+        let rounds = self.history.iter().enumerate().rev();
+        rounds.map(|(k, &held)| (1 << k, held))
     }
-    for &(lo, hi) in history.iter().rev() {
-        mask >>= 1;
-        let peer = fold.real_of(v ^ mask);
-        if (v ^ vroot) & mask != 0 {
-            return ch.send(&acc[offs[held.0]..offs[held.1]], peer, tag);
+
+    /// The allgather that mirrors [`halve`]: afterwards every virtual rank holds all slots.
+    pub(super) fn double<C: Named, T: Datatype>(
+        &self,
+        ch: &C,
+        acc: &mut [T],
+        tag: i32,
+    ) -> Result<()> {
+        for (mask, (lo, hi)) in self.rounds_back() {
+            let (offs, mid) = (self.offs, (lo + hi) / 2);
+            let (mine, theirs) = if self.v & mask == 0 {
+                (offs[lo]..offs[mid], offs[mid]..offs[hi])
+            } else {
+                (offs[mid]..offs[hi], offs[lo]..offs[mid])
+            };
+            let dest = self.fold.real_of(self.v ^ mask);
+            let (send, recv) = split_pair(acc, mine, theirs);
+            sendrecv_exact(ch, send, dest, recv, dest, tag, self.call)?;
         }
-        let other = if held.0 == lo {
-            (held.1, hi)
-        } else {
-            (lo, held.0)
-        };
-        recv_exact(ch, &mut acc[offs[other.0]..offs[other.1]], peer, tag, call)?;
-        held = (lo, hi);
+        Ok(())
     }
-    Ok(())
-}
 
-/// Recursive-halving reduce-scatter with per-rank `displs`.
-fn recursive_halving<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    data: &[T],
-    displs: &[usize],
-    op: &O,
-) -> Result<Vec<T>> {
-    const CALL: &str = "reduce_scatter";
-    let (p, r) = (ch.size(), ch.rank());
-    let fold = Fold::new(p);
-    // Virtual rank v's elements: the blocks of the real ranks it stands for.
-    let vblock = |v: usize| {
-        if v < fold.rem {
-            displs[2 * v]..displs[2 * v + 2]
-        } else {
-            block(displs, v + fold.rem)
+    /// The binomial gather that mirrors [`halve`]: afterwards virtual rank `vroot` holds all
+    /// slots (the other ranks' buffers hold partial data).
+    pub(super) fn gather_to<C: Named, T: Datatype>(
+        &self,
+        ch: &C,
+        vroot: usize,
+        acc: &mut [T],
+        tag: i32,
+    ) -> Result<()> {
+        let Halved {
+            fold,
+            v,
+            offs,
+            call,
+            ..
+        } = *self;
+        let mut held = (0, fold.p2);
+        if let Some(&(lo, hi)) = self.history.last() {
+            let mid = (lo + hi) / 2;
+            held = if v & (fold.p2 >> 1) == 0 {
+                (lo, mid)
+            } else {
+                (mid, hi)
+            };
         }
-    };
-    // Slot s holds virtual block bit_reverse(s), so that the halving leaves v its own block.
-    let mut acc = Scratch::new(data, data.len());
-    let mut offs = Vec::with_capacity(fold.p2 + 1);
-    offs.push(0);
-    for s in 0..fold.p2 {
-        let from = vblock(bit_reverse(s, fold.bits()));
-        let at = offs[s];
-        acc[at..at + from.len()].copy_from_slice(&data[from.clone()]);
-        offs.push(at + from.len());
+        for (mask, (lo, hi)) in self.rounds_back() {
+            let peer = fold.real_of(v ^ mask);
+            if (v ^ vroot) & mask != 0 {
+                return ch.send(&acc[offs[held.0]..offs[held.1]], peer, tag);
+            }
+            let other = if held.0 == lo {
+                (held.1, hi)
+            } else {
+                (lo, held.0)
+            };
+            recv_exact(ch, &mut acc[offs[other.0]..offs[other.1]], peer, tag, call)?;
+            held = (lo, hi);
+        }
+        Ok(())
     }
-    let Some(v) = fold.fold_in(ch, &mut acc, op, TAG_FOLD, CALL)? else {
-        // An even rank that folded: its block comes from the rank above.
-        let mut mine = data[block(displs, r)].to_vec(); // replaced by the received block
-        recv_exact(ch, &mut mine, r + 1, TAG_UNFOLD, CALL)?;
-        return Ok(mine);
-    };
-    halve(ch, &fold, v, &mut acc, &offs, op, CALL)?;
-    let slot = bit_reverse(v, fold.bits());
-    let held = offs[slot]..offs[slot + 1];
-    let own = block(displs, r);
-    // Where this rank's block starts inside the slot (after the even rank's, when folded).
-    let start = held.start + (own.start - vblock(v).start);
-    if r < 2 * fold.rem {
-        let lower = block(displs, r - 1);
-        let lower_start = held.start + (lower.start - vblock(v).start);
-        ch.send(
-            &acc[lower_start..lower_start + lower.len()],
-            r - 1,
-            TAG_UNFOLD,
-        )?;
-    }
-    Ok(acc[start..start + own.len()].to_vec())
 }
 
-/// Pairwise-exchange reduce-scatter: returns this rank's block, in rank order for any operator.
-fn pairwise<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    data: &[T],
-    displs: &[usize],
-    op: &O,
-) -> Result<Vec<T>> {
-    const CALL: &str = "reduce_scatter";
-    let (p, r) = (ch.size(), ch.rank());
-    // `low` = x_s ∘ … ∘ x_r over the sources s <= r seen so far; `high` likewise above r.
-    let mut low = data[block(displs, r)].to_vec();
-    let mut high: Option<Scratch<T>> = None;
-    let mut tmp = Scratch::new(&low, low.len());
-    for k in 1..p {
-        let (dest, source) = ((r + k) % p, (r + p - k) % p);
-        sendrecv_exact(
-            ch,
-            &data[block(displs, dest)],
-            dest,
-            &mut tmp,
-            source,
-            TAG_PAIRWISE,
-            CALL,
-        )?;
-        // Sources come in the order r-1, …, 0, p-1, …, r+1: each is prepended.
-        if source < r {
+impl<C: Named, T: Datatype, O: ReduceOp<T>> Contribution<'_, C, T, O> {
+    /// Recursive-halving reduce-scatter with per-rank `displs`.
+    fn recursive_halving(self) -> Result<Vec<T>> {
+        let (ch, data, displs, op) = (self.ch, self.data, self.displs, self.op);
+        let (p, r) = (ch.size(), ch.rank());
+        let fold = Fold::new(p);
+        // Virtual rank v's elements: the blocks of the real ranks it stands for.
+        let vblock = |v: usize| {
+            if v < fold.rem {
+                displs[2 * v]..displs[2 * v + 2]
+            } else {
+                block(displs, v + fold.rem)
+            }
+        };
+        // Slot s holds virtual block bit_reverse(s), so that the halving leaves v its own block.
+        let mut acc = Scratch::new(data, data.len());
+        let mut offs = Vec::with_capacity(fold.p2 + 1);
+        offs.push(0);
+        for s in 0..fold.p2 {
+            let from = vblock(bit_reverse(s, fold.bits()));
+            let at = offs[s];
+            acc[at..at + from.len()].copy_from_slice(&data[from.clone()]);
+            offs.push(at + from.len());
+        }
+        let Some(v) = fold.fold_in(ch, &mut acc, op, tags::REDUCE_SCATTER_FOLD, CALL)? else {
+            // An even rank that folded: its block comes from the rank above.
+            let mut mine = data[block(displs, r)].to_vec(); // replaced by the received block
+            recv_exact(ch, &mut mine, r + 1, tags::REDUCE_SCATTER_UNFOLD, CALL)?;
+            return Ok(mine);
+        };
+        halve(ch, &fold, v, &mut acc, &offs, op, CALL)?;
+        let slot = bit_reverse(v, fold.bits());
+        let held = offs[slot]..offs[slot + 1];
+        let own = block(displs, r);
+        // Where this rank's block starts inside the slot (after the even rank's, when folded).
+        let start = held.start + (own.start - vblock(v).start);
+        if r < 2 * fold.rem {
+            let lower = block(displs, r - 1);
+            let lower_start = held.start + (lower.start - vblock(v).start);
+            ch.send(
+                &acc[lower_start..lower_start + lower.len()],
+                r - 1,
+                tags::REDUCE_SCATTER_UNFOLD,
+            )?;
+        }
+        Ok(acc[start..start + own.len()].to_vec())
+    }
+
+    /// Pairwise-exchange reduce-scatter: returns this rank's block, in rank order for any operator.
+    fn pairwise(self) -> Result<Vec<T>> {
+        let (ch, data, displs, op) = (self.ch, self.data, self.displs, self.op);
+        let (p, r) = (ch.size(), ch.rank());
+        // `low` = x_s ∘ … ∘ x_r over the sources s <= r seen so far; `high` likewise above r.
+        let mut low = data[block(displs, r)].to_vec();
+        let mut high: Option<Scratch<T>> = None;
+        let mut tmp = Scratch::new(&low, low.len());
+        for k in 1..p {
+            let (dest, source) = ((r + k) % p, (r + p - k) % p);
+            let tag = tags::REDUCE_SCATTER_PAIRWISE;
+            sendrecv_exact(
+                ch,
+                &data[block(displs, dest)],
+                dest,
+                &mut tmp,
+                source,
+                tag,
+                CALL,
+            )?;
+            // Sources come in the order r-1, …, 0, p-1, …, r+1: each is prepended.
+            if source < r {
+                ch.local_reduction(std::mem::size_of_val(&low[..]));
+                op.reduce_left(&tmp, &mut low);
+            } else if let Some(high) = high.as_mut() {
+                ch.local_reduction(std::mem::size_of_val(&high[..]));
+                op.reduce_left(&tmp, high);
+            } else {
+                let mut first = Scratch::new(&tmp, tmp.len());
+                first.copy_from_slice(&tmp);
+                high = Some(first);
+            }
+        }
+        if let Some(high) = high {
             ch.local_reduction(std::mem::size_of_val(&low[..]));
-            op.reduce_left(&tmp, &mut low);
-        } else if let Some(high) = high.as_mut() {
-            ch.local_reduction(std::mem::size_of_val(&high[..]));
-            op.reduce_left(&tmp, high);
-        } else {
-            let mut first = Scratch::new(&tmp, tmp.len());
-            first.copy_from_slice(&tmp);
-            high = Some(first);
+            op.reduce_right(&mut low, &high);
         }
+        Ok(low)
     }
-    if let Some(high) = high {
-        ch.local_reduction(std::mem::size_of_val(&low[..]));
-        op.reduce_right(&mut low, &high);
-    }
-    Ok(low)
 }
 
 /// Ring reduce-scatter, in place: afterwards `acc[block(displs, rank)]` is reduced over all
@@ -659,15 +623,8 @@ pub(super) fn ring<C: Named, T: Datatype, O: ReduceOp<T>>(
         let send = block(displs, (r + 2 * p - k - 1) % p);
         let recv = block(displs, (r + 2 * p - k - 2) % p);
         let into = &mut tmp[..recv.len()];
-        sendrecv_exact(
-            ch,
-            &acc[send],
-            right,
-            into,
-            left,
-            TAG_RING,
-            "reduce_scatter",
-        )?;
+        let tag = tags::REDUCE_SCATTER_RING;
+        sendrecv_exact(ch, &acc[send], right, into, left, tag, "reduce_scatter")?;
         ch.local_reduction(std::mem::size_of_val(into));
         op.reduce_left(into, &mut acc[recv]);
     }

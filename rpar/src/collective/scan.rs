@@ -13,15 +13,14 @@
 
 use super::layout::{recv_exact, sendrecv_exact, Named};
 use super::op::{check_blocks, ReduceOp};
+use super::reduce::Reduction;
 use super::scratch::Scratch;
 use super::select::dispatched;
+use super::tags;
 use crate::comm::Call;
-use crate::comm::{Buffer, BufferMut};
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
 
-const TAG_CHAIN: i32 = 120;
-const TAG_DOUBLING: i32 = 121;
 /// The call the algorithms' errors name (exscan runs the same code).
 const CALL: &str = "scan";
 
@@ -91,67 +90,11 @@ impl Scan {
 }
 
 impl Comm {
-    /// [`Comm::scan`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn scan_with<B, O>(&self, data: &B, op: O, algorithm: Scan) -> Result<B::Owned>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        let mut acc = data.as_elems().to_vec();
-        self.prefix_call(&mut acc, &op, algorithm, Prefix::Inclusive)?;
-        Ok(B::to_owned_shape(acc))
-    }
-
-    /// [`Comm::scan_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn scan_in_place_with<B, O>(&self, buf: &mut B, op: O, algorithm: Scan) -> Result<()>
-    where
-        B: BufferMut + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.prefix_call(buf.as_elems_mut(), &op, algorithm, Prefix::Inclusive)
-            .map(drop)
-    }
-
-    /// [`Comm::exscan`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn exscan_with<B, O>(
-        &self,
-        data: &B,
-        op: O,
-        algorithm: Scan,
-    ) -> Result<Option<B::Owned>>
-    where
-        B: Buffer + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        let mut acc = data.as_elems().to_vec();
-        let defined = self.prefix_call(&mut acc, &op, algorithm, Prefix::Exclusive)?;
-        Ok(defined.then(|| B::to_owned_shape(acc)))
-    }
-
-    /// [`Comm::exscan_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn exscan_in_place_with<B, O>(
-        &self,
-        buf: &mut B,
-        op: O,
-        algorithm: Scan,
-    ) -> Result<()>
-    where
-        B: BufferMut + ?Sized,
-        O: ReduceOp<B::Elem>,
-    {
-        self.prefix_call(buf.as_elems_mut(), &op, algorithm, Prefix::Exclusive)
-            .map(drop)
-    }
-}
-
-impl Comm {
-    /// One scan or exscan call on `acc`, as a collective call of its own (traced, checked
+    /// [`Comm::scan`] (`kind` inclusive) and [`Comm::exscan`] (exclusive) in every form, with
+    /// the algorithm given (what the forms run with the one chosen by [`Comm::using`]): one
+    /// scan or exscan call on `acc`, in place, as a collective call of its own (traced, checked
     /// against the other ranks'). Returns whether this rank's result is defined.
-    fn prefix_call<T: Datatype, O: ReduceOp<T>>(
+    pub(crate) fn scan_with<T: Datatype, O: ReduceOp<T>>(
         &self,
         acc: &mut [T],
         op: &O,
@@ -191,75 +134,71 @@ pub(crate) fn prefix<C: Named, T: Datatype, O: ReduceOp<T>>(
     kind: Prefix,
 ) -> Result<bool> {
     let bytes = std::mem::size_of_val(acc);
+    let run = Reduction { ch, acc, op };
     match dispatched(ch, algorithm, bytes, op.is_commutative()) {
-        Scan::Linear => chain(ch, acc, op, kind)?,
-        Scan::Auto | Scan::RecursiveDoubling => recursive_doubling(ch, acc, op, kind)?,
+        Scan::Linear => run.chain(kind)?,
+        Scan::Auto | Scan::RecursiveDoubling => run.doubling_prefix(kind)?,
     }
     Ok(kind == Prefix::Inclusive || ch.rank() > 0)
 }
 
-/// The linear chain: receive the prefix of ranks below, pass on the prefix including this rank.
-fn chain<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-    kind: Prefix,
-) -> Result<()> {
-    let (p, r) = (ch.size(), ch.rank());
-    if r == 0 {
-        if p > 1 {
-            ch.send(acc, 1, TAG_CHAIN)?;
-        }
-        return Ok(());
-    }
-    let mut below = Scratch::new(acc, acc.len());
-    recv_exact(ch, &mut below, r - 1, TAG_CHAIN, CALL)?;
-    ch.local_reduction(std::mem::size_of_val(&acc[..]));
-    op.reduce_left(&below, acc);
-    if r + 1 < p {
-        ch.send(acc, r + 1, TAG_CHAIN)?;
-    }
-    if kind == Prefix::Exclusive {
-        acc.copy_from_slice(&below);
-    }
-    Ok(())
-}
-
-/// Recursive doubling: `partial` is the reduction of this rank's aligned group of `2 mask`
-/// ranks, `acc` the prefix so far.
-fn recursive_doubling<C: Named, T: Datatype, O: ReduceOp<T>>(
-    ch: &C,
-    acc: &mut [T],
-    op: &O,
-    kind: Prefix,
-) -> Result<()> {
-    let (p, r) = (ch.size(), ch.rank());
-    let mut partial = Scratch::new(acc, acc.len());
-    partial.copy_from_slice(acc);
-    let mut tmp = Scratch::new(acc, acc.len());
-    // For an exclusive prefix, nothing has arrived from below yet.
-    let mut have_lower = kind == Prefix::Inclusive;
-    let mut mask = 1;
-    while mask < p {
-        let partner = r ^ mask;
-        if partner < p {
-            sendrecv_exact(ch, &partial, partner, &mut tmp, partner, TAG_DOUBLING, CALL)?;
-            if partner < r {
-                ch.local_reduction(std::mem::size_of_val(&partial[..]));
-                op.reduce_left(&tmp, &mut partial);
-                if have_lower {
-                    ch.local_reduction(std::mem::size_of_val(&acc[..]));
-                    op.reduce_left(&tmp, acc);
-                } else {
-                    acc.copy_from_slice(&tmp);
-                    have_lower = true;
-                }
-            } else {
-                ch.local_reduction(std::mem::size_of_val(&partial[..]));
-                op.reduce_right(&mut partial, &tmp);
+impl<C: Named, T: Datatype, O: ReduceOp<T>> Reduction<'_, C, T, O> {
+    /// The linear chain: receive the prefix of ranks below, pass on the prefix including this rank.
+    fn chain(self, kind: Prefix) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        let (p, r) = (ch.size(), ch.rank());
+        if r == 0 {
+            if p > 1 {
+                ch.send(acc, 1, tags::SCAN_CHAIN)?;
             }
+            return Ok(());
         }
-        mask <<= 1;
+        let mut below = Scratch::new(acc, acc.len());
+        recv_exact(ch, &mut below, r - 1, tags::SCAN_CHAIN, CALL)?;
+        ch.local_reduction(std::mem::size_of_val(&acc[..]));
+        op.reduce_left(&below, acc);
+        if r + 1 < p {
+            ch.send(acc, r + 1, tags::SCAN_CHAIN)?;
+        }
+        if kind == Prefix::Exclusive {
+            acc.copy_from_slice(&below);
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Recursive doubling: `partial` is the reduction of this rank's aligned group of `2 mask`
+    /// ranks, `acc` the prefix so far.
+    fn doubling_prefix(self, kind: Prefix) -> Result<()> {
+        let Reduction { ch, acc, op } = self;
+        let (p, r) = (ch.size(), ch.rank());
+        let mut partial = Scratch::new(acc, acc.len());
+        partial.copy_from_slice(acc);
+        let mut tmp = Scratch::new(acc, acc.len());
+        // For an exclusive prefix, nothing has arrived from below yet.
+        let mut have_lower = kind == Prefix::Inclusive;
+        let mut mask = 1;
+        while mask < p {
+            let partner = r ^ mask;
+            if partner < p {
+                let tag = tags::SCAN_DOUBLING;
+                sendrecv_exact(ch, &partial, partner, &mut tmp, partner, tag, CALL)?;
+                if partner < r {
+                    ch.local_reduction(std::mem::size_of_val(&partial[..]));
+                    op.reduce_left(&tmp, &mut partial);
+                    if have_lower {
+                        ch.local_reduction(std::mem::size_of_val(&acc[..]));
+                        op.reduce_left(&tmp, acc);
+                    } else {
+                        acc.copy_from_slice(&tmp);
+                        have_lower = true;
+                    }
+                } else {
+                    ch.local_reduction(std::mem::size_of_val(&partial[..]));
+                    op.reduce_right(&mut partial, &tmp);
+                }
+            }
+            mask <<= 1;
+        }
+        Ok(())
+    }
 }

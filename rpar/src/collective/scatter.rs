@@ -15,14 +15,11 @@ use super::layout::{
     lengths, offsets_of_counts, offsets_uniform, span, Lengths, View,
 };
 use super::select::dispatched;
+use super::tags;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
 use std::borrow::Cow;
-
-const TAG_LINEAR: i32 = 220;
-const TAG_BINOMIAL: i32 = 221;
-const TAG_COUNTS: i32 = 222;
 
 const CALL_V: &str = "scatterv";
 
@@ -146,15 +143,7 @@ impl Comm {
             if self.rank() != root {
                 return scatter_to_me(self, root, algorithm);
             }
-            let p = self.size();
-            let n = block_len(send.len(), p, "send", "scatter")?;
-            let off = offsets_uniform(n, p);
-            let source = Source {
-                send: &send,
-                counts: &vec![n; p],
-                displs: &off[..p],
-            };
-            scatter(self, Some(&source), Lengths::Agreed, root, algorithm)?;
+            let n = scatter_from_me(self, &send, root, algorithm)?;
             send.truncate((root + 1) * n);
             send.drain(..root * n);
             Ok(send)
@@ -203,15 +192,7 @@ impl Comm {
                 buf.copy_from_slice(&mine);
                 return Ok(());
             }
-            let p = self.size();
-            let n = block_len(buf.len(), p, "send", "scatter")?;
-            let off = offsets_uniform(n, p);
-            let source = Source {
-                send: buf,
-                counts: &vec![n; p],
-                displs: &off[..p],
-            };
-            scatter(self, Some(&source), Lengths::Agreed, root, algorithm).map(|_| ())
+            scatter_from_me(self, buf, root, algorithm).map(|_| ())
         })
     }
 
@@ -295,6 +276,18 @@ pub(crate) fn scatter_uniform<C: Named, T: Datatype>(
     if ch.rank() != root {
         return scatter_to_me(ch, root, algorithm);
     }
+    let n = scatter_from_me(ch, send, root, algorithm)?;
+    Ok(send[root * n..(root + 1) * n].to_vec())
+}
+
+/// The root's part of a uniform scatter of `send` (`p` equal blocks); returns the length of a
+/// block.
+fn scatter_from_me<C: Named, T: Datatype>(
+    ch: &C,
+    send: &[T],
+    root: usize,
+    algorithm: Scatter,
+) -> Result<usize> {
     let p = ch.size();
     let n = block_len(send.len(), p, "send", "scatter")?;
     let off = offsets_uniform(n, p);
@@ -304,7 +297,7 @@ pub(crate) fn scatter_uniform<C: Named, T: Datatype>(
         displs: &off[..p],
     };
     scatter(ch, Some(&source), Lengths::Agreed, root, algorithm)?;
-    Ok(source.block(root).to_vec())
+    Ok(n)
 }
 
 /// A non-root's part of a uniform scatter.
@@ -325,11 +318,11 @@ fn scatter<C: Named, T: Datatype>(
     match (dispatched(ch, algorithm, 0, true), source) {
         (Scatter::Linear, Some(src)) => {
             for i in (0..p).filter(|&i| i != root) {
-                ch.send(src.block(i), i, TAG_LINEAR)?;
+                ch.send(src.block(i), i, tags::SCATTER_LINEAR)?;
             }
             Ok(None)
         }
-        (Scatter::Linear, None) => ch.recv_vec(root, TAG_LINEAR).map(Some),
+        (Scatter::Linear, None) => ch.recv_vec(root, tags::SCATTER_LINEAR).map(Some),
         (_, source) => binomial_scatter(&View::rotated(ch, root), source, lengths, root),
     }
 }
@@ -350,22 +343,28 @@ fn binomial_scatter<C: Named, T: Datatype>(
             let members = (c..binomial::subtree_end(c, p)).map(|m| (m + root) % p);
             if sent {
                 let counts = members.clone().map(|i| src.counts[i]).collect();
-                lengths::send(ch, counts, c, TAG_COUNTS)?;
+                lengths::send(ch, counts, c, tags::SCATTER_COUNTS)?;
             }
             match src.blocks(members) {
-                Cow::Borrowed(data) => ch.send(data, c, TAG_BINOMIAL)?,
-                Cow::Owned(data) => ch.send_owned(data, c, TAG_BINOMIAL)?,
+                Cow::Borrowed(data) => ch.send(data, c, tags::SCATTER_BINOMIAL)?,
+                Cow::Owned(data) => ch.send_owned(data, c, tags::SCATTER_BINOMIAL)?,
             }
         }
         return Ok(None);
     }
     let parent = binomial::parent(r);
     let counts = if sent {
-        Some(lengths::recv(ch, end - r, parent, TAG_COUNTS, CALL_V)?)
+        Some(lengths::recv(
+            ch,
+            end - r,
+            parent,
+            tags::SCATTER_COUNTS,
+            CALL_V,
+        )?)
     } else {
         None
     };
-    let mut data: Vec<T> = ch.recv_vec(parent, TAG_BINOMIAL)?;
+    let mut data: Vec<T> = ch.recv_vec(parent, tags::SCATTER_BINOMIAL)?;
     let off = match counts {
         Some(counts) => offsets_of_counts(&counts, CALL_V)?,
         None => offsets_uniform(
@@ -377,9 +376,14 @@ fn binomial_scatter<C: Named, T: Datatype>(
     for c in binomial::children(r, p).rev() {
         let theirs = c - r..binomial::subtree_end(c, p) - r;
         if sent {
-            lengths::send(ch, lengths::of(&off, theirs.clone()), c, TAG_COUNTS)?;
+            lengths::send(
+                ch,
+                lengths::of(&off, theirs.clone()),
+                c,
+                tags::SCATTER_COUNTS,
+            )?;
         }
-        ch.send(&data[span(&off, theirs)], c, TAG_BINOMIAL)?;
+        ch.send(&data[span(&off, theirs)], c, tags::SCATTER_BINOMIAL)?;
     }
     data.truncate(off[1]);
     Ok(Some(data))

@@ -15,13 +15,11 @@
 
 use super::layout::require_pow2;
 use super::select::dispatched;
+use super::tags;
 use super::Channel;
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Result};
-
-const TAG_DIRECT: i32 = 250;
-const TAG_GRAY: i32 = 251;
 
 /// The circular-shift algorithm (for [`Comm::using`]).
 ///
@@ -109,8 +107,8 @@ pub(crate) fn shift<C: Channel, T: Datatype>(
 
 fn direct<C: Channel, T: Datatype>(ch: &C, data: Vec<T>, q: usize) -> Result<Vec<T>> {
     let (r, p) = (ch.rank(), ch.size());
-    ch.send_owned(data, (r + q) % p, TAG_DIRECT)?;
-    ch.recv_vec((r + p - q) % p, TAG_DIRECT)
+    ch.send_owned(data, (r + q) % p, tags::SHIFT_DIRECT)?;
+    ch.recv_vec((r + p - q) % p, tags::SHIFT_DIRECT)
 }
 
 /// The binary reflected Gray code of `i`: `i ^ (i >> 1)`, the hypercube node of ring position
@@ -189,8 +187,8 @@ fn gray_code_shift<C: Channel, T: Datatype>(ch: &C, mut data: Vec<T>, q: usize) 
             let (held, coming) = (at_hop(p, k, hop, me), at_hop(p, k, hop + 1, me));
             let dest = gray_code_inverse(node_of(p, k, held, hop + 1));
             let source = gray_code_inverse(node_of(p, k, coming, hop));
-            ch.send_owned(data, dest, TAG_GRAY)?;
-            data = ch.recv_vec(source, TAG_GRAY)?;
+            ch.send_owned(data, dest, tags::SHIFT_GRAY)?;
+            data = ch.recv_vec(source, tags::SHIFT_GRAY)?;
         }
     }
     Ok(data)

@@ -1,9 +1,10 @@
 //! Collectives on committed derived datatypes (MPI_Bcast, MPI_Gather, MPI_Scatter,
-//! MPI_Allgather and MPI_Alltoall with a datatype and a count): [`Comm::bcast_typed`],
-//! [`Comm::gather_typed`], [`Comm::scatter_typed`], [`Comm::allgather_typed`],
-//! [`Comm::alltoall_typed`] and their `_with` forms, so that non-contiguous data (a column of a
-//! row-major matrix, every other element, the fields of a struct) can be collected or spread
-//! without copying it out by hand first.
+//! MPI_Allgather and MPI_Alltoall with a datatype and a count): the forms of [`Comm::bcast`],
+//! [`Comm::gather`], [`Comm::scatter`], [`Comm::allgather`] and [`Comm::alltoall`] that take
+//! [`Typed`] buffers (the impls of their argument traits are here), so that non-contiguous data
+//! (a column of a row-major matrix, every other element, the fields of a struct) can be
+//! collected or spread without copying it out by hand first. Each starts with
+//! [`Comm::typed_call`].
 //!
 //! Each call runs in three steps:
 //!
@@ -30,7 +31,12 @@
 //! ([`Blocks::Varying`]): their counts join the allgather of step 2, and every pair of ranks
 //! is compared.
 
-use super::layout::{blocks_total, check_disjoint, check_per_rank, offsets_of_counts, zeroed_vec};
+use super::forms::{AllgatherArgs, AlltoallArgs, BcastBuf, GatherArgs, ScatterArgs, Typed};
+use super::layout::{
+    blocks_total, check_disjoint, check_per_rank, check_root, offsets_of_counts, zeroed_vec,
+};
+use super::select::Label;
+use super::using::CollectiveAlgorithm;
 use super::{Allgather, Alltoall, Bcast, Gather, Scatter};
 use crate::comm::Call;
 use crate::datatype::{Access, CommittedType, Datatype, PeriodDigest};
@@ -453,138 +459,146 @@ impl Comm {
     }
 }
 
+/// A typed collective call in progress at this rank: its name (for errors), the algorithm
+/// chosen for its family, and whether this rank is its root.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct TypedCall<A> {
+    pub(super) name: &'static str,
+    pub(super) algorithm: A,
+    pub(super) is_root: bool,
+}
+
+impl<A> TypedCall<A> {
+    /// `Some(n)` at the root, `None` elsewhere: the blocks of a side only the root reads.
+    pub(super) fn at_root(&self, n: usize) -> Option<usize> {
+        self.is_root.then_some(n)
+    }
+}
+
 impl Comm {
-    /// [`Comm::bcast_typed`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn bcast_typed_with<T: Datatype>(
+    /// Runs `body` as the typed collective call `name` (traced, checked against the other
+    /// ranks' calls) with the algorithm chosen for its family, rooted at `root` if the call
+    /// has one, which is checked first. Where every typed collective starts.
+    pub(super) fn typed_call<A: CollectiveAlgorithm + Label>(
         &self,
-        buf: &mut [T],
-        ty: &CommittedType,
-        count: usize,
-        root: usize,
-        algorithm: Bcast,
+        name: &'static str,
+        root: Option<usize>,
+        body: impl FnOnce(TypedCall<A>) -> Result<()>,
     ) -> Result<()> {
-        const CALL: &str = "bcast_typed";
-        self.collective(Call::new(CALL).root(root), &algorithm, || {
-            super::layout::check_root(self, root)?;
-            let is_root = self.rank() == root;
-            let (sends, receives) = if is_root {
-                (Some(1), None)
-            } else {
-                (None, Some(1))
-            };
-            let send = Side::new((&*buf, ty, count), sends);
-            let recv = Side::new((&*buf, ty, count), receives);
-            self.typed_prologue(CALL, &send, &recv, Flow::From(root))?;
-            if is_root {
-                let mut packed = ty.pack_to_vec(buf, count)?;
-                return self.bcast_with(&mut packed[..], root, algorithm);
+        let algorithm = self.chosen::<A>();
+        let traced = match root {
+            Some(root) => Call::new(name).root(root),
+            None => Call::new(name),
+        };
+        self.collective(traced, &algorithm, || {
+            if let Some(root) = root {
+                check_root(self, root)?;
             }
-            let mut packed = zeroed_vec::<u8>(ty.pack_size(count), CALL)?;
-            self.bcast_with(&mut packed[..], root, algorithm)?;
+            let is_root = root == Some(self.rank());
+            body(TypedCall {
+                name,
+                algorithm,
+                is_root,
+            })
+        })
+    }
+}
+
+impl<'t, T: Datatype> Typed<'t, &[T]> {
+    /// This buffer as a side of `blocks` blocks of its count (if read here).
+    pub(super) fn side(&self, blocks: Option<usize>) -> Side<'_, T> {
+        Side::new((self.buf, self.ty, self.count), blocks)
+    }
+}
+
+impl<'t, T: Datatype> Typed<'t, &mut [T]> {
+    /// This buffer as a side of `blocks` blocks of its count (if read here).
+    pub(super) fn side(&self, blocks: Option<usize>) -> Side<'_, T> {
+        Side::new((&*self.buf, self.ty, self.count), blocks)
+    }
+}
+
+impl<T: Datatype> BcastBuf for Typed<'_, &mut [T]> {
+    fn bcast(self, comm: &Comm, root: usize) -> Result<()> {
+        comm.typed_call("bcast_typed", Some(root), |call: TypedCall<Bcast>| {
+            let (send, recv) = (
+                self.side(call.at_root(1)),
+                self.side((!call.is_root).then_some(1)),
+            );
+            comm.typed_prologue(call.name, &send, &recv, Flow::From(root))?;
+            let (buf, ty, count) = (self.buf, self.ty, self.count);
+            if call.is_root {
+                let mut packed = ty.pack_to_vec(buf, count)?;
+                return comm.bcast_with(&mut packed[..], root, call.algorithm);
+            }
+            let mut packed = zeroed_vec::<u8>(ty.pack_size(count), call.name)?;
+            comm.bcast_with(&mut packed[..], root, call.algorithm)?;
             ty.unpack(&packed, &mut 0, buf, count)
         })
     }
+}
 
-    /// [`Comm::gather_typed`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn gather_typed_with<T: Datatype, U: Datatype>(
-        &self,
-        (send, send_ty, send_count): (&[T], &CommittedType, usize),
-        (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),
-        root: usize,
-        algorithm: Gather,
-    ) -> Result<()> {
-        const CALL: &str = "gather_typed";
-        self.collective(Call::new(CALL).root(root), &algorithm, || {
-            super::layout::check_root(self, root)?;
-            let is_root = self.rank() == root;
-            let sides = (
-                Side::new((send, send_ty, send_count), Some(1)),
-                Side::new(
-                    (&*recv, recv_ty, recv_count),
-                    is_root.then_some(self.size()),
-                ),
-            );
-            let (_, all) = self.typed_prologue(CALL, &sides.0, &sides.1, Flow::To(root))?;
-            let packed = send_ty.pack_to_vec(send, send_count)?;
-            if !is_root {
-                return self.gather_into_with(&packed[..], &mut [], root, algorithm);
+impl<T: Datatype, U: Datatype> GatherArgs for (Typed<'_, &[T]>, Typed<'_, &mut [U]>) {
+    type Output = ();
+    fn gather(self, comm: &Comm, root: usize) -> Result<()> {
+        let (send, recv) = self;
+        comm.typed_call("gather_typed", Some(root), |call: TypedCall<Gather>| {
+            let sides = (send.side(Some(1)), recv.side(call.at_root(comm.size())));
+            let (_, all) = comm.typed_prologue(call.name, &sides.0, &sides.1, Flow::To(root))?;
+            let packed = send.ty.pack_to_vec(send.buf, send.count)?;
+            if !call.is_root {
+                return comm.gather_into_with(&packed[..], &mut [], root, call.algorithm);
             }
-            let mut gathered = zeroed_vec::<u8>(recv_ty.pack_size(all), CALL)?;
-            self.gather_into_with(&packed[..], &mut gathered, root, algorithm)?;
-            recv_ty.unpack(&gathered, &mut 0, recv, all)
+            let mut gathered = zeroed_vec::<u8>(recv.ty.pack_size(all), call.name)?;
+            comm.gather_into_with(&packed[..], &mut gathered, root, call.algorithm)?;
+            recv.ty.unpack(&gathered, &mut 0, recv.buf, all)
         })
     }
+}
 
-    /// [`Comm::scatter_typed`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn scatter_typed_with<T: Datatype, U: Datatype>(
-        &self,
-        (send, send_ty, send_count): (&[T], &CommittedType, usize),
-        (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),
-        root: usize,
-        algorithm: Scatter,
-    ) -> Result<()> {
-        const CALL: &str = "scatter_typed";
-        self.collective(Call::new(CALL).root(root), &algorithm, || {
-            super::layout::check_root(self, root)?;
-            let is_root = self.rank() == root;
-            let sides = (
-                Side::new((send, send_ty, send_count), is_root.then_some(self.size())),
-                Side::new((&*recv, recv_ty, recv_count), Some(1)),
-            );
-            let (all, _) = self.typed_prologue(CALL, &sides.0, &sides.1, Flow::From(root))?;
-            let packed = if is_root {
-                send_ty.pack_to_vec(send, all)?
+impl<T: Datatype, U: Datatype> ScatterArgs for (Typed<'_, &[T]>, Typed<'_, &mut [U]>) {
+    type Output = ();
+    fn scatter(self, comm: &Comm, root: usize) -> Result<()> {
+        let (send, recv) = self;
+        comm.typed_call("scatter_typed", Some(root), |call: TypedCall<Scatter>| {
+            let sides = (send.side(call.at_root(comm.size())), recv.side(Some(1)));
+            let (all, _) = comm.typed_prologue(call.name, &sides.0, &sides.1, Flow::From(root))?;
+            let packed = if call.is_root {
+                send.ty.pack_to_vec(send.buf, all)?
             } else {
                 Vec::new()
             };
-            let mine = self.scatter_with(&packed, root, algorithm)?;
-            recv_ty.unpack(&mine, &mut 0, recv, recv_count)
+            let mine = comm.scatter_with(&packed, root, call.algorithm)?;
+            recv.ty.unpack(&mine, &mut 0, recv.buf, recv.count)
         })
     }
+}
 
-    /// [`Comm::allgather_typed`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn allgather_typed_with<T: Datatype, U: Datatype>(
-        &self,
-        (send, send_ty, send_count): (&[T], &CommittedType, usize),
-        (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),
-        algorithm: Allgather,
-    ) -> Result<()> {
-        const CALL: &str = "allgather_typed";
-        self.collective(Call::new(CALL), &algorithm, || {
-            let sides = (
-                Side::new((send, send_ty, send_count), Some(1)),
-                Side::new((&*recv, recv_ty, recv_count), Some(self.size())),
-            );
-            let (_, all) = self.typed_prologue(CALL, &sides.0, &sides.1, Flow::All)?;
-            let packed = send_ty.pack_to_vec(send, send_count)?;
-            let gathered = self.allgather_with(&packed[..], algorithm)?;
-            recv_ty.unpack(&gathered, &mut 0, recv, all)
+impl<T: Datatype, U: Datatype> AllgatherArgs for (Typed<'_, &[T]>, Typed<'_, &mut [U]>) {
+    type Output = ();
+    fn allgather(self, comm: &Comm) -> Result<()> {
+        let (send, recv) = self;
+        comm.typed_call("allgather_typed", None, |call: TypedCall<Allgather>| {
+            let sides = (send.side(Some(1)), recv.side(Some(comm.size())));
+            let (_, all) = comm.typed_prologue(call.name, &sides.0, &sides.1, Flow::All)?;
+            let packed = send.ty.pack_to_vec(send.buf, send.count)?;
+            let gathered = comm.allgather_with(&packed[..], call.algorithm)?;
+            recv.ty.unpack(&gathered, &mut 0, recv.buf, all)
         })
     }
+}
 
-    /// [`Comm::alltoall_typed`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn alltoall_typed_with<T: Datatype, U: Datatype>(
-        &self,
-        (send, send_ty, send_count): (&[T], &CommittedType, usize),
-        (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),
-        algorithm: Alltoall,
-    ) -> Result<()> {
-        const CALL: &str = "alltoall_typed";
-        self.collective(Call::new(CALL), &algorithm, || {
-            let p = Some(self.size());
-            let sides = (
-                Side::new((send, send_ty, send_count), p),
-                Side::new((&*recv, recv_ty, recv_count), p),
-            );
-            let (sent, all) = self.typed_prologue(CALL, &sides.0, &sides.1, Flow::All)?;
-            let packed = send_ty.pack_to_vec(send, sent)?;
-            let exchanged = self.alltoall_with(&packed[..], algorithm)?;
-            recv_ty.unpack(&exchanged, &mut 0, recv, all)
+impl<T: Datatype, U: Datatype> AlltoallArgs for (Typed<'_, &[T]>, Typed<'_, &mut [U]>) {
+    type Output = ();
+    fn alltoall(self, comm: &Comm) -> Result<()> {
+        let (send, recv) = self;
+        comm.typed_call("alltoall_typed", None, |call: TypedCall<Alltoall>| {
+            let p = Some(comm.size());
+            let (sent, all) =
+                comm.typed_prologue(call.name, &send.side(p), &recv.side(p), Flow::All)?;
+            let packed = send.ty.pack_to_vec(send.buf, sent)?;
+            let exchanged = comm.alltoall_with(&packed[..], call.algorithm)?;
+            recv.ty.unpack(&exchanged, &mut 0, recv.buf, all)
         })
     }
 }

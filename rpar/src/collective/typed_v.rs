@@ -1,10 +1,10 @@
 //! The v-collectives on committed derived datatypes (MPI_Gatherv, MPI_Scatterv, MPI_Allgatherv
-//! and MPI_Alltoallv with a send and a receive datatype): [`Comm::gatherv_typed`],
-//! [`Comm::scatterv_typed`], [`Comm::allgatherv_typed`], [`Comm::alltoallv_typed`] and their
-//! `_with` forms. Each rank's block has a count of its own, and a block's displacement counts
-//! in extents of the side's type, as in MPI: rank `i`'s block of a varying side is `counts[i]`
-//! elements whose displacement 0 is `displs[i] * extent(type)` bytes into the buffer (which must
-//! be in it). Displacements may come in any order and blocks may be empty; bytes outside the
+//! and MPI_Alltoallv with a send and a receive datatype): the forms of [`Comm::gather`],
+//! [`Comm::scatter`], [`Comm::allgather`] and [`Comm::alltoall`] that take a [`Typed`] buffer
+//! and a [`Varying`] one of [`Typed`] (the impls of their argument traits are here). Each
+//! rank's block has a count of its own, and a block's displacement counts in extents of the
+//! side's type, as in MPI: rank `i`'s block of a varying side is `counts[i]` elements whose
+//! displacement 0 is `displs[i] * extent(type)` bytes into the buffer (which must be in it). Displacements may come in any order and blocks may be empty; bytes outside the
 //! receive blocks are left as they were.
 //!
 //! The three steps of the typed collectives in `typed.rs`, whose pieces these reuse:
@@ -24,10 +24,10 @@
 //! So the cost is that of the byte v-collective, one pack and one unpack of each rank's blocks,
 //! and the signature check: an allgather of 72 bytes per rank plus `8 p` per varying side.
 
+use super::forms::{AllgatherArgs, AlltoallArgs, GatherArgs, ScatterArgs, Typed, Varying};
 use super::layout::{offsets_of_counts, zeroed_vec};
-use super::typed::{Blocks, Flow, Side};
+use super::typed::{Blocks, Flow, Side, TypedCall};
 use super::{Allgather, Alltoall, Gather, Scatter};
-use crate::comm::Call;
 use crate::datatype::{CommittedType, Datatype};
 use crate::{Comm, Result};
 
@@ -115,15 +115,6 @@ fn varying<'a, T>(
     }
 }
 
-/// A side of one block of `count` elements from the buffer's start, if read here.
-fn single<'a, T>((buf, ty, count): (&'a [T], &'a CommittedType, usize), read: bool) -> Side<'a, T> {
-    Side {
-        buf,
-        ty,
-        blocks: read.then_some(Blocks::Uniform { count, blocks: 1 }),
-    }
-}
-
 /// A side that is not read at this rank (MPI ignores it).
 fn unread<'a, T>(buf: &'a [T], ty: &'a CommittedType) -> Side<'a, T> {
     Side {
@@ -133,130 +124,131 @@ fn unread<'a, T>(buf: &'a [T], ty: &'a CommittedType) -> Side<'a, T> {
     }
 }
 
-impl Comm {
-    /// [`Comm::gatherv_typed`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn gatherv_typed_with<T: Datatype, U: Datatype>(
-        &self,
-        (send, send_ty, send_count): (&[T], &CommittedType, usize),
-        (recv, recv_ty, recv_counts, displs): (&mut [U], &CommittedType, &[usize], &[usize]),
-        root: usize,
-        algorithm: Gather,
-    ) -> Result<()> {
-        const CALL: &str = "gatherv_typed";
-        self.collective(Call::new(CALL).root(root), &algorithm, || {
-            super::layout::check_root(self, root)?;
-            let is_root = self.rank() == root;
+impl<'c, T: Datatype> Varying<'c, Typed<'_, &[T]>> {
+    /// This buffer as a varying side with displacements `displs` (its own, resolved), named
+    /// `what` in errors, if read here; else a side not read.
+    fn side<'a>(&'a self, displs: &'a [usize], what: &'static str, read: bool) -> Side<'a, T> {
+        let (buf, ty) = (self.buf.buf, self.buf.ty);
+        if read {
+            varying((buf, ty, self.counts, displs), what)
+        } else {
+            unread(buf, ty)
+        }
+    }
+}
+
+impl<'c, T: Datatype> Varying<'c, Typed<'_, &mut [T]>> {
+    /// This buffer as a varying side with displacements `displs` (its own, resolved), named
+    /// `what` in errors, if read here; else a side not read.
+    fn side<'a>(&'a self, displs: &'a [usize], what: &'static str, read: bool) -> Side<'a, T> {
+        let (buf, ty) = (&*self.buf.buf, self.buf.ty);
+        if read {
+            varying((buf, ty, self.counts, displs), what)
+        } else {
+            unread(buf, ty)
+        }
+    }
+}
+
+impl<T: Datatype, U: Datatype> GatherArgs for (Typed<'_, &[T]>, Varying<'_, Typed<'_, &mut [U]>>) {
+    type Output = ();
+    fn gather(self, comm: &Comm, root: usize) -> Result<()> {
+        let (send, recv) = self;
+        let displs = recv.displs()?;
+        comm.typed_call("gatherv_typed", Some(root), |call: TypedCall<Gather>| {
             let sides = (
-                single((send, send_ty, send_count), true),
-                if is_root {
-                    varying((&*recv, recv_ty, recv_counts, displs), "receive")
-                } else {
-                    unread(&*recv, recv_ty)
-                },
+                send.side(Some(1)),
+                recv.side(&displs, "receive", call.is_root),
             );
             let flow = Flow::To(root);
-            self.typed_prologue_v(CALL, &sides.0, &sides.1, flow, |i| [false, i == root])?;
-            let packed = send_ty.pack_to_vec(send, send_count)?;
-            if !is_root {
-                return self.gatherv_into_with(&packed[..], &mut [], &[], &[], root, algorithm);
+            comm.typed_prologue_v(call.name, &sides.0, &sides.1, flow, |i| [false, i == root])?;
+            let packed = send.ty.pack_to_vec(send.buf, send.count)?;
+            let algorithm = call.algorithm;
+            if !call.is_root {
+                return comm.gatherv_into_with(&packed[..], &mut [], (&[], &[]), root, algorithm);
             }
-            let layout = Packed::of(recv_ty, recv_counts, CALL)?;
-            let mut gathered = zeroed_vec::<u8>(layout.total(), CALL)?;
+            let (ty, counts) = (recv.buf.ty, recv.counts);
+            let layout = Packed::of(ty, counts, call.name)?;
+            let mut gathered = zeroed_vec::<u8>(layout.total(), call.name)?;
             let blocks = (&layout.counts[..], &layout.displs[..]);
-            self.gatherv_into_with(
-                &packed[..],
-                &mut gathered,
-                blocks.0,
-                blocks.1,
-                root,
-                algorithm,
-            )?;
-            unpack_blocks(&gathered, (recv, recv_ty, recv_counts, displs), CALL)
+            comm.gatherv_into_with(&packed[..], &mut gathered, blocks, root, algorithm)?;
+            unpack_blocks(&gathered, (recv.buf.buf, ty, counts, &displs), call.name)
         })
     }
+}
 
-    /// [`Comm::scatterv_typed`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn scatterv_typed_with<T: Datatype, U: Datatype>(
-        &self,
-        (send, send_ty, send_counts, displs): (&[T], &CommittedType, &[usize], &[usize]),
-        (recv, recv_ty, recv_count): (&mut [U], &CommittedType, usize),
-        root: usize,
-        algorithm: Scatter,
-    ) -> Result<()> {
-        const CALL: &str = "scatterv_typed";
-        self.collective(Call::new(CALL).root(root), &algorithm, || {
-            super::layout::check_root(self, root)?;
-            let is_root = self.rank() == root;
-            let sides = (
-                if is_root {
-                    varying((send, send_ty, send_counts, displs), "send")
-                } else {
-                    unread(send, send_ty)
-                },
-                single((&*recv, recv_ty, recv_count), true),
-            );
+impl<T: Datatype, U: Datatype> ScatterArgs for (Varying<'_, Typed<'_, &[T]>>, Typed<'_, &mut [U]>) {
+    type Output = ();
+    fn scatter(self, comm: &Comm, root: usize) -> Result<()> {
+        let (send, recv) = self;
+        let displs = send.displs()?;
+        comm.typed_call("scatterv_typed", Some(root), |call: TypedCall<Scatter>| {
+            let sides = (send.side(&displs, "send", call.is_root), recv.side(Some(1)));
             let flow = Flow::From(root);
-            self.typed_prologue_v(CALL, &sides.0, &sides.1, flow, |i| [i == root, false])?;
-            let mine = if is_root {
-                let (packed, layout) = sides.0.pack_blocks(CALL)?;
+            comm.typed_prologue_v(call.name, &sides.0, &sides.1, flow, |i| [i == root, false])?;
+            let algorithm = call.algorithm;
+            let mine = if call.is_root {
+                let (packed, layout) = sides.0.pack_blocks(call.name)?;
                 let blocks = (&layout.counts[..], &layout.displs[..]);
-                self.scatterv_with(&packed, blocks.0, blocks.1, root, algorithm)?
+                comm.scatterv_with(&packed, blocks.0, blocks.1, root, algorithm)?
             } else {
-                self.scatterv_with::<u8>(&[], &[], &[], root, algorithm)?
+                comm.scatterv_with::<u8>(&[], &[], &[], root, algorithm)?
             };
-            recv_ty.unpack(&mine, &mut 0, recv, recv_count)
+            recv.ty.unpack(&mine, &mut 0, recv.buf, recv.count)
         })
     }
+}
 
-    /// [`Comm::allgatherv_typed`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn allgatherv_typed_with<T: Datatype, U: Datatype>(
-        &self,
-        (send, send_ty, send_count): (&[T], &CommittedType, usize),
-        (recv, recv_ty, recv_counts, displs): (&mut [U], &CommittedType, &[usize], &[usize]),
-        algorithm: Allgather,
-    ) -> Result<()> {
-        const CALL: &str = "allgatherv_typed";
-        self.collective(Call::new(CALL), &algorithm, || {
-            let sides = (
-                single((send, send_ty, send_count), true),
-                varying((&*recv, recv_ty, recv_counts, displs), "receive"),
-            );
-            self.typed_prologue_v(CALL, &sides.0, &sides.1, Flow::All, |_| [false, true])?;
-            let packed = send_ty.pack_to_vec(send, send_count)?;
-            let layout = Packed::of(recv_ty, recv_counts, CALL)?;
-            let gathered = self.allgatherv_with(&packed[..], &layout.counts, algorithm)?;
-            unpack_blocks(&gathered, (recv, recv_ty, recv_counts, displs), CALL)
+impl<T: Datatype, U: Datatype> AllgatherArgs
+    for (Typed<'_, &[T]>, Varying<'_, Typed<'_, &mut [U]>>)
+{
+    type Output = ();
+    fn allgather(self, comm: &Comm) -> Result<()> {
+        let (send, recv) = self;
+        let displs = recv.displs()?;
+        comm.typed_call("allgatherv_typed", None, |call: TypedCall<Allgather>| {
+            let sides = (send.side(Some(1)), recv.side(&displs, "receive", true));
+            comm.typed_prologue_v(call.name, &sides.0, &sides.1, Flow::All, |_| [false, true])?;
+            let packed = send.ty.pack_to_vec(send.buf, send.count)?;
+            let (ty, counts) = (recv.buf.ty, recv.counts);
+            let layout = Packed::of(ty, counts, call.name)?;
+            let gathered = comm.allgatherv_with(&packed[..], &layout.counts, call.algorithm)?;
+            unpack_blocks(&gathered, (recv.buf.buf, ty, counts, &displs), call.name)
         })
     }
+}
 
-    /// [`Comm::alltoallv_typed`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn alltoallv_typed_with<T: Datatype, U: Datatype>(
-        &self,
-        (send, send_ty, send_counts, send_displs): (&[T], &CommittedType, &[usize], &[usize]),
-        (recv, recv_ty, recv_counts, recv_displs): (&mut [U], &CommittedType, &[usize], &[usize]),
-        algorithm: Alltoall,
-    ) -> Result<()> {
-        const CALL: &str = "alltoallv_typed";
-        self.collective(Call::new(CALL), &algorithm, || {
+impl<T: Datatype, U: Datatype> AlltoallArgs
+    for (
+        Varying<'_, Typed<'_, &[T]>>,
+        Varying<'_, Typed<'_, &mut [U]>>,
+    )
+{
+    type Output = ();
+    fn alltoall(self, comm: &Comm) -> Result<()> {
+        let (send, recv) = self;
+        let (send_displs, recv_displs) = (send.displs()?, recv.displs()?);
+        comm.typed_call("alltoallv_typed", None, |call: TypedCall<Alltoall>| {
             let sides = (
-                varying((send, send_ty, send_counts, send_displs), "send"),
-                varying((&*recv, recv_ty, recv_counts, recv_displs), "receive"),
+                send.side(&send_displs, "send", true),
+                recv.side(&recv_displs, "receive", true),
             );
-            self.typed_prologue_v(CALL, &sides.0, &sides.1, Flow::All, |_| [true, true])?;
-            let (packed, sent) = sides.0.pack_blocks(CALL)?;
-            let got = Packed::of(recv_ty, recv_counts, CALL)?;
-            let exchanged = self.alltoallv_with(
+            comm.typed_prologue_v(call.name, &sides.0, &sides.1, Flow::All, |_| [true, true])?;
+            let (packed, sent) = sides.0.pack_blocks(call.name)?;
+            let (ty, counts) = (recv.buf.ty, recv.counts);
+            let got = Packed::of(ty, counts, call.name)?;
+            let exchanged = comm.alltoallv_with(
                 &packed[..],
                 &sent.counts,
                 &sent.displs,
                 &got.counts,
-                algorithm,
+                call.algorithm,
             )?;
-            unpack_blocks(&exchanged, (recv, recv_ty, recv_counts, recv_displs), CALL)
+            unpack_blocks(
+                &exchanged,
+                (recv.buf.buf, ty, counts, &recv_displs),
+                call.name,
+            )
         })
     }
 }

@@ -50,14 +50,15 @@ pub enum Collective {
     Alltoall(Alltoall),
     /// `Comm::scan_with` (sum), the inclusive prefix.
     Scan(Scan),
-    /// `Comm::exscan_with` (sum), the exclusive prefix.
+    /// `Comm::scan_with` (sum), the exclusive prefix (exscan).
     Exscan(Scan),
     /// `Comm::gather_with` to rank 0.
     Gather(Gather),
     /// `Comm::scatter_with` from rank 0.
     Scatter(Scatter),
-    /// `Comm::reduce_scatter_block_with` (sum): each rank ends with one block of the
-    /// reduction. `Comm::reduce_scatter_with` runs the same code with other block sizes.
+    /// `Comm::reduce_scatter_with` (sum) without counts (reduce_scatter_block): each rank ends
+    /// with one block of the reduction. With counts it runs the same code with other block
+    /// sizes.
     ReduceScatter(ReduceScatter),
     /// `Comm::barrier_with` (the byte count is ignored).
     Barrier(Barrier),

@@ -19,7 +19,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 
 use super::schedule::{Op, Schedule};
-use crate::collective::{zeroed_vec, Channel};
+use crate::collective::{zeroed_vec, Channel, Partners};
 use crate::comm::TAG_UB;
 use crate::datatype::Datatype;
 use crate::{Error, Result};
@@ -286,17 +286,13 @@ impl Channel for Recorder {
         zeroed_vec(bytes as usize / elem, "recv")
     }
 
-    fn sendrecv<T: Datatype, U: Datatype>(
-        &self,
-        send: &[T],
-        dest: usize,
-        send_tag: i32,
-        recv: &mut [U],
-        source: usize,
-        recv_tag: i32,
-    ) -> Result<usize> {
-        Channel::send(self, send, dest, send_tag)?;
-        Channel::recv_into(self, recv, source, recv_tag)
+    fn sendrecv<T, U>(&self, send: &[T], recv: &mut [U], with: Partners) -> Result<usize>
+    where
+        T: Datatype,
+        U: Datatype,
+    {
+        Channel::send(self, send, with.dest, with.tag)?;
+        Channel::recv_into(self, recv, with.source, with.tag)
     }
 
     fn local_reduction(&self, bytes: usize) {
