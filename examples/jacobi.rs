@@ -525,14 +525,19 @@ fn predict(args: &Args, n: usize, tol: f64) -> Result<bool> {
     // the lecture's sweep on p ranks of a sqrt(p) x sqrt(p) grid: its share of the points,
     // four halo messages of n / sqrt(p) values, and a recursive-doubling allreduce of 8 bytes
     let point = one / (n * n) as f64;
-    let model = |p: f64| {
+    let communication = |p: f64| {
         let halo = params.t_n + params.t_c * 8.0 * n as f64 / p.sqrt();
         let allreduce = p.log2() * (params.t_n + params.t_c * 8.0);
-        point * (n * n) as f64 / p + if p > 1.0 { 4.0 * halo + allreduce } else { 0.0 }
+        if p > 1.0 {
+            4.0 * halo + allreduce
+        } else {
+            0.0
+        }
     };
+    let model = |p: f64| point * (n * n) as f64 / p + communication(p);
     println!();
     println!(
-        "{:>6} {:>7} {:>10} {:>10} {:>8} {:>5} {:>8} {:>11} {:>9}",
+        "{:>6} {:>7} {:>10} {:>10} {:>8} {:>5} {:>8} {:>11} {:>9} {:>9} {:>9}",
         "ranks",
         "grid",
         "sweep us",
@@ -541,7 +546,9 @@ fn predict(args: &Args, n: usize, tol: f64) -> Result<bool> {
         "eff",
         "compute",
         "measured us",
-        "pred/meas"
+        "pred/meas",
+        "core us",
+        "pred/core"
     );
     for &p in ps {
         let dims = grid_shape(p, n)?;
@@ -561,8 +568,9 @@ fn predict(args: &Args, n: usize, tol: f64) -> Result<bool> {
         let (meas, ratio) = measured.map_or(("-".into(), "-".into()), |t| {
             (format!("{:.2}", t * 1e6), format!("{:.2}", sweep / t))
         });
+        let core = one_core_sweep(n, dims) + communication(p as f64);
         println!(
-            "{:>6} {:>7} {:>10.2} {:>10.2} {:>8.2} {:>5.2} {:>7.0}% {:>11} {:>9}",
+            "{:>6} {:>7} {:>10.2} {:>10.2} {:>8.2} {:>5.2} {:>7.0}% {:>11} {:>9} {:>9.2} {:>9.2}",
             p,
             format!("{}x{}", dims[0], dims[1]),
             sweep * 1e6,
@@ -571,7 +579,9 @@ fn predict(args: &Args, n: usize, tol: f64) -> Result<bool> {
             one / (p as f64 * sweep),
             compute * 100.0,
             meas,
-            ratio
+            ratio,
+            core * 1e6,
+            sweep / core
         );
     }
     println!("sweep us: predicted time per sweep ({expected_sweeps} sweeps), slowest rank; speedup, eff: against");
@@ -591,8 +601,33 @@ fn predict(args: &Args, n: usize, tol: f64) -> Result<bool> {
     );
     println!("measured us: the same solve timed here, where this machine has a core per rank.");
     println!(
+        "core us: a sweep with a core per rank, measured another way: the largest block's sweep"
+    );
+    println!(
+        "  alone on this machine's core (wall time, median of 5 runs of 1000), plus the model's"
+    );
+    println!("  halo exchanges and allreduce.");
+    println!(
         "check: max |u - u_seq| = {worst:e} over the simulated runs, sweeps {expected_sweeps}: {}",
         if ok { "ok" } else { "WRONG" }
     );
     Ok(ok)
+}
+
+/// A sweep of the largest block of a `dims` grid of ranks over an `n` x `n` field, computed
+/// alone on this thread (which has a core to itself, as each rank would): seconds per sweep,
+/// median of 5 runs of 1000 sweeps. Measured by the wall clock, independently of what a
+/// simulation records.
+fn one_core_sweep(n: usize, dims: [usize; 2]) -> f64 {
+    let ((_, rows), (_, cols)) = (split(n, dims[0], 0), split(n, dims[1], 0));
+    let (mut old, mut new) = (Block::new(rows, cols, true), Block::new(rows, cols, true));
+    let runs = (0..5).map(|_| {
+        let t = Instant::now();
+        for _ in 0..1000 {
+            std::hint::black_box(sweep(&old, &mut new));
+            std::mem::swap(&mut old, &mut new);
+        }
+        t.elapsed().as_secs_f64() / 1000.0
+    });
+    common::median(runs.collect::<Vec<_>>())
 }
