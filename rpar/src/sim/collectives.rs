@@ -38,31 +38,31 @@ use crate::{
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Collective {
-    /// `Comm::bcast_with` from rank 0.
+    /// `comm.using(algorithm).bcast(…)` from rank 0.
     Bcast(Bcast),
-    /// `Comm::reduce_with` (sum) to rank 0.
+    /// `comm.using(algorithm).reduce(…, Sum, 0)`.
     Reduce(Reduce),
-    /// `Comm::allreduce_with` (sum).
+    /// `comm.using(algorithm).allreduce(…, Sum)`.
     Allreduce(Allreduce),
-    /// `Comm::allgather_with`.
+    /// `comm.using(algorithm).allgather(…)`.
     Allgather(Allgather),
-    /// `Comm::alltoall_with`.
+    /// `comm.using(algorithm).alltoall(…)`.
     Alltoall(Alltoall),
-    /// `Comm::scan_with` (sum), the inclusive prefix.
+    /// `comm.using(algorithm).scan(…, Sum)`, the inclusive prefix.
     Scan(Scan),
-    /// `Comm::scan_with` (sum), the exclusive prefix (exscan).
+    /// `comm.using(algorithm).exscan(…, Sum)`, the exclusive prefix.
     Exscan(Scan),
-    /// `Comm::gather_with` to rank 0.
+    /// `comm.using(algorithm).gather(…, 0)`.
     Gather(Gather),
-    /// `Comm::scatter_with` from rank 0.
+    /// `comm.using(algorithm).scatter(…, 0)`.
     Scatter(Scatter),
-    /// `Comm::reduce_scatter_with` (sum) without counts (reduce_scatter_block): each rank ends
+    /// `comm.using(algorithm).reduce_scatter(…, Sum)` with equal blocks (MPI_Reduce_scatter_block): each rank ends
     /// with one block of the reduction. With counts it runs the same code with other block
     /// sizes.
     ReduceScatter(ReduceScatter),
-    /// `Comm::barrier_with` (the byte count is ignored).
+    /// `comm.using(algorithm).barrier()` (the byte count is ignored).
     Barrier(Barrier),
-    /// `Comm::shift_circular_with` by `q` ranks.
+    /// `comm.using(algorithm).shift_circular(…, q)`.
     Shift(Shift, isize),
 }
 
