@@ -889,32 +889,7 @@ impl Comm {
     pub fn bcast<B: BcastBuf>(&self, buf: B, root: usize) -> Result<()> {
         buf.bcast(self, root)
     }
-}
 
-/// The reductions' methods, written once: each hands `args`, whose type is the form of the call,
-/// `op` and (for [`Comm::reduce`]) the root to the method of the same name of its argument trait
-/// ([`ReduceArgs`], [`ReduceScatterArgs`]). They differ only in that trait, the root and what they
-/// return.
-macro_rules! reductions {
-    ($(
-        $(#[$doc:meta])*
-        fn $name:ident<A: $Args:ident>(args, op $(, $root:ident)?) -> A::$Out:ident;
-    )*) => {
-        impl Comm {$(
-            $(#[$doc])*
-            pub fn $name<A: $Args, O: ReduceOp<A::Elem>>(
-                &self,
-                args: A,
-                op: O,
-                $($root: usize,)?
-            ) -> Result<A::$Out> {
-                args.$name(self, op $(, $root)?)
-            }
-        )*}
-    };
-}
-
-reductions! {
     /// Combines every rank's data elementwise with `op` at `root` (MPI_Reduce).
     ///
     /// `args`: `&x` (the root gets `Some` new result of `x`'s shape, the others `None`),
@@ -947,7 +922,14 @@ reductions! {
     /// assert_eq!((got[3].1, got[1].2), ([3], [6, 12]));
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    fn reduce<A: ReduceArgs>(args, op, root) -> A::Somewhere;
+    pub fn reduce<A: ReduceArgs, O: ReduceOp<A::Elem>>(
+        &self,
+        args: A,
+        op: O,
+        root: usize,
+    ) -> Result<A::Somewhere> {
+        args.reduce(self, op, root)
+    }
 
     /// Combines every rank's data elementwise with `op` and gives every rank the result
     /// (MPI_Allreduce).
@@ -980,7 +962,13 @@ reductions! {
     /// assert_eq!(got[1], (6, vec![6, 4], vec![6, 6], vec![4, 4, 4]));
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    fn allreduce<A: ReduceArgs>(args, op) -> A::Everywhere;
+    pub fn allreduce<A: ReduceArgs, O: ReduceOp<A::Elem>>(
+        &self,
+        args: A,
+        op: O,
+    ) -> Result<A::Everywhere> {
+        args.allreduce(self, op)
+    }
 
     /// Inclusive prefix reduction: rank `r` gets `x0 ∘ x1 ∘ … ∘ xr` (MPI_Scan).
     ///
@@ -1003,7 +991,13 @@ reductions! {
     /// assert_eq!(got, vec![(1, [1, 0]), (3, [2, 1]), (6, [3, 3]), (10, [4, 6])]);
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    fn scan<A: ReduceArgs>(args, op) -> A::Everywhere;
+    pub fn scan<A: ReduceArgs, O: ReduceOp<A::Elem>>(
+        &self,
+        args: A,
+        op: O,
+    ) -> Result<A::Everywhere> {
+        args.scan(self, op)
+    }
 
     /// Exclusive prefix reduction: rank `r > 0` gets `x0 ∘ … ∘ x(r-1)`; rank 0 gets nothing
     /// (MPI_Exscan, where rank 0's receive buffer is undefined: `None`, or left untouched).
@@ -1022,7 +1016,13 @@ reductions! {
     /// assert_eq!(got, vec![None, Some(1), Some(3), Some(6)]);
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    fn exscan<A: ReduceArgs>(args, op) -> A::Somewhere;
+    pub fn exscan<A: ReduceArgs, O: ReduceOp<A::Elem>>(
+        &self,
+        args: A,
+        op: O,
+    ) -> Result<A::Somewhere> {
+        args.exscan(self, op)
+    }
 
     /// Combines every rank's vector elementwise with `op` and scatters the result: rank `i`
     /// gets block `i` (MPI_Reduce_scatter_block, MPI_Reduce_scatter).
@@ -1052,10 +1052,14 @@ reductions! {
     /// assert_eq!(got[1], (vec![6, 9], vec![3, 6]));
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    fn reduce_scatter<A: ReduceScatterArgs>(args, op) -> A::Output;
-}
+    pub fn reduce_scatter<A: ReduceScatterArgs, O: ReduceOp<A::Elem>>(
+        &self,
+        args: A,
+        op: O,
+    ) -> Result<A::Output> {
+        args.reduce_scatter(self, op)
+    }
 
-impl Comm {
     /// Collects every rank's block at `root`, in rank order (MPI_Gather, MPI_Gatherv).
     ///
     /// `args`: `&x` (the root gets `Some` new `Vec` of all blocks, the others `None`; every rank
