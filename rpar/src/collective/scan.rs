@@ -89,6 +89,15 @@ impl Scan {
     }
 }
 
+/// Which prefix: including this rank's own contribution (scan) or not (exscan).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Prefix {
+    /// MPI_Scan: ranks `0..=i`.
+    Inclusive,
+    /// MPI_Exscan: ranks `0..i`.
+    Exclusive,
+}
+
 impl Comm {
     /// [`Comm::scan`] (`kind` inclusive) and [`Comm::exscan`] (exclusive) in every form, with
     /// the algorithm given (what the forms run with the one chosen by [`Comm::using`]): one
@@ -113,15 +122,6 @@ impl Comm {
             prefix(self, acc, op, algorithm, kind)
         })
     }
-}
-
-/// Which prefix: including this rank's own contribution (scan) or not (exscan).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Prefix {
-    /// MPI_Scan: ranks `0..=i`.
-    Inclusive,
-    /// MPI_Exscan: ranks `0..i`.
-    Exclusive,
 }
 
 /// Replaces `acc` by its prefix on any channel; returns whether it is defined (false only for
