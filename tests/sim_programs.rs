@@ -308,6 +308,23 @@ fn bad_machines_are_refused_with_what_was_expected() {
         })
         .unwrap_err();
     assert!(err.to_string().contains("rank 1 gives up"), "{err}");
+    // a rank that panics while it computes ends the run with its message, while the others
+    // wait for it in their barrier
+    let err = Universe::new(8)
+        .simulate(&machine(Network::ring(8), Switching::CutThrough))
+        .run(|world| {
+            work(1);
+            if world.rank() == 5 {
+                panic!("rank 5 panics mid-computation");
+            }
+            work(1);
+            world.barrier()
+        })
+        .unwrap_err();
+    assert!(
+        matches!(err, rpar::Error::RankPanicked { rank: 5, .. }),
+        "{err}"
+    );
 }
 
 #[test]

@@ -193,10 +193,11 @@ mod tests {
     #[test]
     fn computation_is_what_runs_outside_the_outermost_call() {
         let p = ProgramRecord::new(true);
+        // spins for `ms` of this thread's CPU time (wall time would count waits for a core)
         let spin = |ms: u64| {
-            let start = std::time::Instant::now();
+            let start = thread_cpu_ns();
             let mut x = 0u64;
-            while start.elapsed().as_millis() < u128::from(ms) {
+            while thread_cpu_ns() - start < ms * 1_000_000 {
                 x = std::hint::black_box(x.wrapping_add(1));
             }
         };
