@@ -506,15 +506,11 @@ fn predicted(
 /// beside it, and where this machine has a core per rank the time measured here. Every
 /// simulated run's field is checked against the sequential solver.
 fn predict(args: &Args, n: usize, tol: f64) -> Result<bool> {
-    let ps = &args.machine.simulate;
-    if ps.contains(&0) {
-        return Err(Error::user(
-            "--simulate needs rank counts of at least 1, got 0",
-        ));
-    }
+    let ps = args.machine.rank_counts()?;
     println!(
-        "Jacobi: {n} x {n} interior, tolerance {tol:e}, exchange {:?}, predicted on a simulated {:?} network ({:?}, per-hop {} us, cpu scale {})",
-        args.exchange, args.machine.network, args.machine.switching, args.machine.hop, args.machine.cpu_scale
+        "Jacobi: {n} x {n} interior, tolerance {tol:e}, exchange {:?}, predicted on {}",
+        args.exchange,
+        args.machine.describe()
     );
     let (params, line) = args.machine.params(args.quick)?;
     println!("{line}");

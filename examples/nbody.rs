@@ -269,14 +269,24 @@ impl rpar::RankResult for RankResult {
     }
 }
 
-/// The parallel simulation on this rank, the positions shared with `algorithm`.
-fn simulate(
-    world: &Comm,
+/// What a parallel run computes: `n` bodies for `steps` steps, the positions shared with
+/// `algorithm`, then that gather `reps` times alone.
+#[derive(Debug, Clone, Copy)]
+struct Work {
     n: usize,
     steps: usize,
     algorithm: Allgather,
     reps: usize,
-) -> Result<RankResult> {
+}
+
+/// The parallel simulation on this rank.
+fn simulate(world: &Comm, work: Work) -> Result<RankResult> {
+    let Work {
+        n,
+        steps,
+        algorithm,
+        reps,
+    } = work;
     let p = world.size();
     let chunk = n.div_ceil(p);
     let (first, count) = block(world.rank(), chunk, n);
@@ -368,18 +378,12 @@ struct Run {
     matrix: Option<CommMatrix>,
 }
 
-/// Runs the simulation on `p` ranks (and `reps` gathers alone after it) and summarizes it.
-fn run_parallel(
-    p: usize,
-    n: usize,
-    steps: usize,
-    algorithm: Allgather,
-    reps: usize,
-    matrix: bool,
-) -> Result<Run> {
+/// Runs the simulation on `p` ranks (and its gathers alone after it) and summarizes it.
+fn run_parallel(p: usize, work: Work, matrix: bool) -> Result<Run> {
+    let Work { steps, reps, .. } = work;
     let report = Universe::new(p)
         .record_matrix(matrix)
-        .run_report(|world| simulate(&world, n, steps, algorithm, reps))?;
+        .run_report(|world| simulate(&world, work))?;
     let ranks = report.results;
     let slowest = ranks.iter().map(|r| r.total).fold(0.0, f64::max);
     // Per sample i, the fastest or slowest rank's time times(r)[i].
@@ -495,7 +499,16 @@ fn report(args: &Args) -> Result<bool> {
     progress.step("the sequential run");
     let (reference, seq_time, seq_energy) = sequential(n, steps);
     progress.step("the one-rank run");
-    let one = run_parallel(1, n, steps, Allgather::Pairwise, reps, false)?;
+    let one = run_parallel(
+        1,
+        Work {
+            n,
+            steps,
+            algorithm: Allgather::Pairwise,
+            reps,
+        },
+        false,
+    )?;
     let mut worst = max_relative_error(&one.positions, &reference);
     let mut ok = one.positions.len() == n && worst <= TOLERANCE;
     say!();
@@ -531,7 +544,16 @@ fn report(args: &Args) -> Result<bool> {
     let mut matrices = Vec::new();
     for (name, algorithm) in args.scheme.runs() {
         progress.step(format!("{name} on {p} ranks"));
-        let mut run = run_parallel(p, n, steps, algorithm, reps, args.matrix)?;
+        let mut run = run_parallel(
+            p,
+            Work {
+                n,
+                steps,
+                algorithm,
+                reps,
+            },
+            args.matrix,
+        )?;
         let err = max_relative_error(&run.positions, &reference);
         ok &= run.positions.len() == n && err <= TOLERANCE;
         worst = worst.max(err);
@@ -612,17 +634,11 @@ struct Predicted {
 /// Simulates the run on `p` ranks of `machine` ([`Universe::simulate`]) and reads its step
 /// time off the ranks' calls on the virtual clock: from the end of the barrier before the steps
 /// to the start of the energy's allreduce after them.
-fn predicted(
-    machine: &rpar::sim::Simulator,
-    p: usize,
-    n: usize,
-    steps: usize,
-    algorithm: Allgather,
-    reps: usize,
-) -> Result<Predicted> {
+fn predicted(machine: &rpar::sim::Simulator, p: usize, work: Work) -> Result<Predicted> {
+    let Work { steps, reps, .. } = work;
     let run = Universe::new(p)
         .simulate(machine)
-        .run(|world| simulate(&world, n, steps, algorithm, reps))?;
+        .run(|world| simulate(&world, work))?;
     // each rank's calls: allreduce, barrier, `steps` allgathers, allreduce, then per
     // repetition a barrier and an allgather
     let (mut step, mut compute) = (0.0, 0.0);
@@ -668,15 +684,10 @@ fn predicted(
 /// beside the simulated gather; where this machine has a core per rank, the step time measured
 /// here too. Every simulated run's positions are checked against the sequential run.
 fn predict(args: &Args, n: usize, steps: usize) -> Result<bool> {
-    let ps = &args.machine.simulate;
-    if ps.contains(&0) {
-        return Err(Error::user(
-            "--simulate needs rank counts of at least 1, got 0",
-        ));
-    }
+    let ps = args.machine.rank_counts()?;
     say!(
-        "N-body: {n} bodies, {steps} steps of dt = {DT}, predicted on a simulated {:?} network ({:?}, per-hop {} us, cpu scale {})",
-        args.machine.network, args.machine.switching, args.machine.hop, args.machine.cpu_scale
+        "N-body: {n} bodies, {steps} steps of dt = {DT}, predicted on {}",
+        args.machine.describe()
     );
     let calibrating = u64::from(args.machine.alpha.is_none());
     let runs = 2 + ps.len() as u64 * args.scheme.runs().len() as u64;
@@ -686,13 +697,16 @@ fn predict(args: &Args, n: usize, steps: usize) -> Result<bool> {
     progress.step("the sequential run");
     let (reference, _, _) = sequential(n, steps);
     progress.step("the simulated one-rank run");
+    let work = |algorithm| Work {
+        n,
+        steps,
+        algorithm,
+        reps,
+    };
     let one = predicted(
         &args.machine.machine(1, params)?,
         1,
-        n,
-        steps,
-        Allgather::Pairwise,
-        reps,
+        work(Allgather::Pairwise),
     )?;
     let mut worst = max_relative_error(&one.positions, &reference);
     let mut rows = Vec::new();
@@ -700,10 +714,11 @@ fn predict(args: &Args, n: usize, steps: usize) -> Result<bool> {
         for &p in ps {
             progress.step(format!("{name} on {p} simulated ranks"));
             let machine = args.machine.machine(p, params)?;
-            let run = predicted(&machine, p, n, steps, algorithm, reps)?;
+            let work = work(algorithm);
+            let run = predicted(&machine, p, work)?;
             worst = worst.max(max_relative_error(&run.positions, &reference));
             let measured = if p <= common::cores() {
-                Some(run_parallel(p, n, steps, algorithm, reps, false)?.step)
+                Some(run_parallel(p, work, false)?.step)
             } else {
                 None
             };

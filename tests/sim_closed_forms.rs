@@ -3,17 +3,12 @@
 //! `==`. Also: where the simulator and the lecture disagree (store-and-forward broadcast on a
 //! ring), and that an all-to-all on a ring shows contention the fully connected network does not.
 
-use rpar::cost::{lecture, Algorithm, Network, Params, Switching};
+use rpar::cost::{lecture, Algorithm, Network, Switching};
 use rpar::sim::{record, Reference, Report, Schedule, Simulator};
 
-const PARAMS: Params = Params {
-    t_n: 8.0,
-    t_s: 2.0,
-    t_c: 0.25,
-    gamma: 0.125,
-};
-const M: usize = 64;
-const SWITCHINGS: [Switching; 2] = [Switching::StoreAndForward, Switching::CutThrough];
+mod common;
+
+use common::closed_forms::{M, PARAMS, SWITCHINGS};
 
 fn simulate(net: Network, sw: Switching, schedule: &Schedule) -> Report {
     Simulator::new(net, sw, PARAMS).run(schedule).unwrap()

@@ -14,14 +14,14 @@ use rpar::{
     Allgather, Allreduce, Alltoall, Barrier, Bcast, Comm, Reduce, Result, Scan, Sum, Universe,
 };
 
-const PARAMS: Params = Params {
-    t_n: 8.0,
-    t_s: 2.0,
-    t_c: 0.25,
-    gamma: 0.125,
-};
-const M: usize = 64;
-const SWITCHINGS: [Switching; 2] = [Switching::StoreAndForward, Switching::CutThrough];
+mod common;
+
+use common::closed_forms::{M, PARAMS, SWITCHINGS};
+
+/// A machine of 1 us per message and 1 ns per byte, cut-through; computation counts.
+fn microsecond_machine(net: Network) -> Simulator {
+    Simulator::new(net, Switching::CutThrough, Params::hockney(1e-6, 1e-9))
+}
 
 /// A machine on which computation costs nothing: communication only.
 fn machine(net: Network, sw: Switching) -> Simulator {
@@ -178,11 +178,7 @@ fn work(units: u64) -> u64 {
 
 #[test]
 fn computation_counts_cpu_time_which_sharing_the_cores_does_not_inflate() {
-    let sim = Simulator::new(
-        Network::fully_connected(16),
-        Switching::CutThrough,
-        Params::hockney(1e-6, 1e-9),
-    );
+    let sim = microsecond_machine(Network::fully_connected(16));
     let program = |world: Comm| {
         let x = work(20);
         world.barrier()?;
@@ -329,11 +325,7 @@ fn bad_machines_are_refused_with_what_was_expected() {
 
 #[test]
 fn scaling_tabulates_speedup_against_the_one_rank_run() {
-    let sim = Simulator::new(
-        Network::hypercube(3),
-        Switching::CutThrough,
-        Params::hockney(1e-6, 1e-9),
-    );
+    let sim = microsecond_machine(Network::hypercube(3));
     let table = scaling(&sim, &[2, 4, 8], |world| {
         let x = work(64 / world.size() as u64);
         world.allreduce(&x, Sum)

@@ -80,6 +80,24 @@ impl Topology {
 }
 
 impl MachineArgs {
+    /// The rank counts of `--simulate`, each at least 1.
+    pub(crate) fn rank_counts(&self) -> Result<&[usize]> {
+        if self.simulate.contains(&0) {
+            return Err(Error::user(
+                "--simulate needs rank counts of at least 1, got 0",
+            ));
+        }
+        Ok(&self.simulate)
+    }
+
+    /// The simulated machine in words, for a report's heading.
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "a simulated {:?} network ({:?}, per-hop {} us, cpu scale {})",
+            self.network, self.switching, self.hop, self.cpu_scale
+        )
+    }
+
     /// The constants (t_n, t_s, t_c; gamma 0): alpha and beta as given, else calibrated here by
     /// ping-pong (`quick`: fewer sizes), with a line saying which.
     pub(crate) fn params(&self, quick: bool) -> Result<(Params, String)> {

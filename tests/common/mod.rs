@@ -8,6 +8,7 @@
 
 #![allow(dead_code)] // each test file uses the part it needs
 
+pub(crate) mod closed_forms;
 pub(crate) mod reduction;
 
 use rpar::{Allgather, Alltoall, Bcast, Comm, Error, Gather, Scatter};
