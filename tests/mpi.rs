@@ -384,6 +384,7 @@ fn every_check() {
             };
             stage("point-to-point", point_to_point(&world))?;
             stage("progress", progress(&world))?;
+            stage("large messages between buffers", straight(&world))?;
             stage("PROC_NULL", p2p_more::proc_null(&world))?;
             stage("send modes", p2p_more::send_modes(&world))?;
             stage("persistent requests", p2p_more::persistent(&world))?;
@@ -411,6 +412,29 @@ fn every_check() {
         "every rank's result, in rank order",
         results,
         (0..p as u64).map(|r| r * 10).collect(),
+    );
+    // a large message nobody receives: the run ends all the same (its bytes, still in MPI,
+    // are taken and dropped) and reports it
+    let report = rpar::Universe::mpi()
+        .run_report(|world| {
+            if world.rank() == 0 && world.size() > 1 {
+                world.send(&vec![7u64; 50_000][..], 1, 77)?;
+            }
+            Ok(())
+        })
+        .expect("a run that leaves a large message unreceived");
+    let mut me = 0;
+    // SAFETY: MPI is initialised (the runs above); MPI_Comm_rank writes this process's rank.
+    unsafe { ffi::MPI_Comm_rank(ffi::RSMPI_COMM_WORLD, &mut me) };
+    let unreceived = report
+        .warnings
+        .iter()
+        .filter(|w| w.to_string().contains("never received"))
+        .count();
+    check(
+        "the unreceived large message, reported where it arrived",
+        unreceived,
+        usize::from(p > 1 && me == 1),
     );
     let names = rpar::Universe::mpi()
         .run(|world| Ok(format!("rank {} of {}", world.rank(), world.size())))
@@ -469,6 +493,81 @@ fn progress(world: &Comm) -> rpar::Result<()> {
         world.barrier()?;
     }
     Ok(())
+}
+
+/// Large messages go straight from the sender's buffer to the receiver's (a header, then the
+/// bytes as an MPI message of their own): every receive path takes them whole, in any order,
+/// and the checks still hold — a type mismatch or a truncation refuses the message, which stays
+/// queued (ranks 0 and 1; the others wait).
+fn straight(world: &Comm) -> rpar::Result<()> {
+    if world.size() < 2 {
+        return Ok(());
+    }
+    const N: usize = 50_000; // 400 KB of u64
+    let data = |seed: u64| (0..N as u64).map(|i| i * 3 + seed).collect::<Vec<u64>>();
+    match world.rank() {
+        0 => {
+            // received in the other order: each payload has a tag of its own
+            world.send(&data(1)[..], 1, 30)?;
+            world.send(&data(2)[..], 1, 31)?;
+            // refused twice, then received
+            world.send(&data(3)[..], 1, 32)?;
+            // validated on arrival
+            world.send(&vec![true; N][..], 1, 33)?;
+            // into a typed receive: every other element of the receive buffer
+            world.send(&data(4)[..], 1, 34)?;
+            // both ways at once, each rank in its own large send first
+            world.send(&data(5)[..], 1, 35)?;
+            check("head to head", world.recv::<u64>(1, 36)?.0, data(6));
+            // a scope's sends: several in flight, received after the scope's own receive
+            let (a, b) = (data(7), data(8));
+            world.scope(|s| {
+                s.isend(&a[..], 1, 37)?;
+                s.isend(&b[..], 1, 38)?;
+                world.recv::<u8>(1, 39).map(drop)
+            })?;
+        }
+        1 => {
+            check("the later tag first", world.recv::<u64>(0, 31)?.0, data(2));
+            check("then the earlier", world.recv::<u64>(0, 30)?.0, data(1));
+            let err = world.recv::<f32>(0, 32).unwrap_err();
+            assert!(matches!(err, rpar::Error::TypeMismatch { .. }), "{err}");
+            let mut small = [0u64; 10];
+            let err = world.recv_into(&mut small[..], 0, 32).unwrap_err();
+            assert!(matches!(err, rpar::Error::Truncated { .. }), "{err}");
+            check(
+                "the refused message stays",
+                world.recv::<u64>(0, 32)?.0,
+                data(3),
+            );
+            check("bools", world.recv::<bool>(0, 33)?.0, vec![true; N]);
+            let every_other = TypeMap::vector(N, 1, 2, &u64::type_map())?.commit();
+            let mut spread = vec![0u64; 2 * N];
+            world.recv_into(rpar::Typed::new(&mut spread, &every_other, 1), 0, 34)?;
+            let evens: Vec<u64> = spread.iter().step_by(2).copied().collect();
+            check("into a typed receive", evens, data(4));
+            check(
+                "gaps untouched",
+                spread.iter().skip(1).step_by(2).all(|&v| v == 0),
+                true,
+            );
+            world.send(&data(6)[..], 0, 36)?;
+            check("head to head", world.recv::<u64>(0, 35)?.0, data(5));
+            world.send(&1u8, 0, 39)?;
+            check(
+                "the scope's second send",
+                world.recv::<u64>(0, 38)?.0,
+                data(8),
+            );
+            check(
+                "the scope's first send",
+                world.recv::<u64>(0, 37)?.0,
+                data(7),
+            );
+        }
+        _ => {}
+    }
+    world.barrier()
 }
 
 /// Non-blocking collectives across processes: results as the blocking twins', several in flight,

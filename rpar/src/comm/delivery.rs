@@ -189,8 +189,8 @@ pub(crate) fn deliver_vec<T: Datatype>(
 /// ([`Error::InvalidValue`]; the message stays queued, like a type mismatch). Bytes a local
 /// sender's own values gave are valid anyway; those that came over the MPI transport, from
 /// another process, are checked here before anything is written, as `unpack` checks its input.
-pub(crate) fn valid_values(m: &Matched) -> std::result::Result<(), Undelivered> {
-    match &m.message.data {
+pub(crate) fn valid_values(m: &mut Matched) -> std::result::Result<(), Undelivered> {
+    match &mut m.message.data {
         Data::Typed(t) => t
             .check_values("recv")
             .map_err(|e| Undelivered::Refused(Box::new(e))),

@@ -451,25 +451,35 @@ impl Comm {
         Ok(())
     }
 
-    /// Sends `elems` to `dest`'s process on the MPI transport, if `dest` is another process
-    /// (packed straight from `elems`: one copy). `None` if `dest` is in this process.
-    fn send_remote<T: Datatype>(
+    /// Sends `elems` to `dest`'s process on the MPI transport, if `dest` is another process:
+    /// packed (one copy), or if large straight from `elems`, with an offer that must be
+    /// finished before they are released (see `Wire::send_borrowed`). `None` if `dest` is in
+    /// this process.
+    ///
+    /// # Safety
+    ///
+    /// As [`Comm::post_send`], for the offer this returns.
+    unsafe fn send_remote<T: Datatype>(
         &self,
         context: u32,
         elems: &[T],
         (dest, tag): (usize, i32),
         (ready, sync): (bool, u32),
-    ) -> Option<Result<()>> {
+    ) -> Option<Result<Option<Offer<'_>>>> {
+        let ep = self.endpoint();
         let to = self.group[dest];
-        let wire = self.endpoint().wire_to(to)?;
-        if let Some(row) = self.endpoint().matrix() {
+        let wire = ep.wire_to(to)?;
+        if let Some(row) = ep.matrix() {
             row.count(to, std::mem::size_of_val(elems));
         }
         let mut header = self.header(context, tag);
         header.set_ready(ready);
-        let (elem, count) = (ElemType::of::<T>(), elems.len());
-        // SAFETY: `elems` is `count` readable elements of `T`.
-        Some(unsafe { wire.send_plain(to, &header, elem, count, elems.as_ptr().cast(), sync) })
+        let elem = (ElemType::of::<T>(), elems.len());
+        // SAFETY: `elems` is `elems.len()` readable elements of `T`; a pending send returned
+        // becomes the offer, which our caller keeps them for.
+        let sent = unsafe { wire.send_borrowed(to, &header, elem, elems.as_ptr().cast(), sync) };
+        let to = (context, dest, tag);
+        Some(sent.map(|sent| sent.map(|pending| Offer { pending, ep, to })))
     }
 
     /// A synchronous send of `elems` to `dest` in another process (MPI transport), numbered
@@ -489,8 +499,14 @@ impl Comm {
             return Ok(None);
         };
         let sync = wire.sync_number();
-        let sent = self.send_remote(self.p2p_context(), elems, (dest, tag), (false, sync));
-        sent.expect("dest is in another process")?;
+        // SAFETY: a synchronous send is always packed: no offer comes back to keep `elems` for.
+        let sent =
+            unsafe { self.send_remote(self.p2p_context(), elems, (dest, tag), (false, sync)) };
+        let offer = sent.expect("dest is in another process")?;
+        debug_assert!(
+            offer.is_none(),
+            "a synchronous send to another process is packed"
+        );
         Ok(Some(sync))
     }
 
@@ -532,8 +548,9 @@ impl Comm {
         self.endpoint().check_live()?;
         self.check_rank(dest)?;
         let ready = mode == Mode::Ready;
-        if let Some(sent) = self.send_remote(context, elems, (dest, tag), (ready, 0)) {
-            return sent.map(|()| None);
+        // SAFETY: passed on to our caller (the offer's contract).
+        if let Some(sent) = unsafe { self.send_remote(context, elems, (dest, tag), (ready, 0)) } {
+            return sent;
         }
         let bytes = std::mem::size_of_val(elems);
         let elem = ElemType::of::<T>();
@@ -751,6 +768,12 @@ impl Offer<'_> {
     fn withdraw(&self, panicking: bool) {
         if self.pending.outcome() != SendOutcome::Pending {
             return; // delivered, dropped or withdrawn already
+        }
+        if let Some(wire) = self.ep.wire().filter(|_| self.pending.is_remote()) {
+            // MPI reads the buffer until its request completes and cannot give a started send
+            // back: wait for it (the receiving process takes the bytes at its next call)
+            wire.wait_sent(&self.pending);
+            return;
         }
         if panicking {
             self.ep.fabric().abort_unwinding(self.ep.world_rank());

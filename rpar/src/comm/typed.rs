@@ -216,6 +216,11 @@ unsafe fn deliver_typed(
                     ticket.read_with(|p| engine::transfer((&sent, sent_count, p), to, bytes))
                 }
                 TypedSource::Withdrawn => false,
+                // a payload still in MPI (another process's): its packed bytes, scattered
+                TypedSource::Remote(payload) => {
+                    engine::scatter_bytes(payload.receive().as_ptr(), bytes, to);
+                    true
+                }
             },
         }
     };

@@ -509,9 +509,36 @@ impl Compiled {
     pub(crate) fn of_type<T: Datatype>() -> Arc<Compiled> {
         static COMPILED: LazyLock<RwLock<HashMap<TypeId, Arc<Compiled>>>> =
             LazyLock::new(RwLock::default);
+        // the type this thread asked for last: a send or receive asks again and again for the
+        // same one (twice per message between processes), and the shared map costs a lock, a
+        // hash and two atomic counts each time
+        thread_local! {
+            static LAST: std::cell::RefCell<Option<(TypeId, Arc<Compiled>)>> =
+                const { std::cell::RefCell::new(None) };
+        }
         let id = TypeId::of::<T>();
+        let last = LAST.try_with(|last| {
+            let last = last.borrow();
+            last.as_ref()
+                .filter(|(t, _)| *t == id)
+                .map(|(_, c)| c.clone())
+        });
+        if let Ok(Some(c)) = last {
+            return c;
+        }
+        let c = Self::of_type_shared::<T>(&COMPILED, id);
+        // (a thread's storage is gone only while the thread ends: then the map answers)
+        let _ = LAST.try_with(|last| *last.borrow_mut() = Some((id, c.clone())));
+        c
+    }
+
+    /// [`Compiled::of_type`] from the map every thread shares, compiled on first use.
+    fn of_type_shared<T: Datatype>(
+        compiled: &RwLock<HashMap<TypeId, Arc<Compiled>>>,
+        id: TypeId,
+    ) -> Arc<Compiled> {
         // nothing panics while a lock is held, so a poisoned map is still whole
-        let known = COMPILED
+        let known = compiled
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&id)
@@ -519,12 +546,12 @@ impl Compiled {
         if let Some(c) = known {
             return c;
         }
-        let compiled = Arc::new(Compiled::new(T::type_map()));
-        COMPILED
+        let new = Arc::new(Compiled::new(T::type_map()));
+        compiled
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .entry(id)
-            .or_insert(compiled)
+            .or_insert(new)
             .clone()
     }
 

@@ -933,8 +933,8 @@ impl Endpoint {
             if let Some((header, message)) = wire.poll()? {
                 return Ok(Envelope::Msg(header, message));
             }
-            if wire.acknowledged_since() {
-                return Ok(Envelope::Wake); // a synchronous send may be waiting for it
+            if wire.progressed_since() {
+                return Ok(Envelope::Wake); // a send may be waiting for it
             }
             if round < self.fabric.spin_rounds() {
                 std::hint::spin_loop();
@@ -1123,7 +1123,13 @@ impl Endpoint {
                 }
                 slot.matched = Some(m);
             }
-            None => q.unexpected.push_back(m),
+            None => {
+                // a payload still in MPI holds its sender until received: taken out now
+                if m.message.data.is_remote() {
+                    release(&mut m);
+                }
+                q.unexpected.push_back(m)
+            }
         }
     }
 
@@ -1341,7 +1347,10 @@ impl Endpoint {
 
     /// Puts a matched message back where it was in arrival order (after a truncation error or a
     /// cancelled receive), so that it is not lost and order is kept.
-    pub(crate) fn put_back(&self, m: Matched) {
+    pub(crate) fn put_back(&self, mut m: Matched) {
+        if m.message.data.is_remote() {
+            release(&mut m); // unexpected again: see `Endpoint::queue`
+        }
         let mut q = self.queues.borrow_mut();
         let i = q.unexpected.partition_point(|x| x.seq < m.seq);
         q.unexpected.insert(i, m);

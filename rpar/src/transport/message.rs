@@ -5,6 +5,7 @@
 
 use super::endpoint::Header;
 use super::rendezvous::{PendingSend, Ticket};
+use super::RemotePayload;
 use crate::datatype::{engine, CommittedType, Compiled, Datatype};
 use std::any::TypeId;
 use std::mem::{ManuallyDrop, MaybeUninit};
@@ -153,19 +154,31 @@ pub(crate) enum TypedSource {
     Borrowed(Ticket),
     /// A rendezvous whose sender withdrew because the run is aborting: no bytes.
     Withdrawn,
+    /// Large messages from another process (MPI transport): the bytes are still in MPI, to be
+    /// received straight into the receive buffer.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))] // no MPI link, no remote payload
+    Remote(RemotePayload),
 }
 
 impl TypedData {
     /// Packs a rendezvous payload into an owned buffer, releasing its sender; if the sender
     /// withdrew it (the run is aborting), it becomes [`TypedSource::Withdrawn`].
+    ///
+    /// A payload from another process still in MPI is received into an owned buffer.
     pub(crate) fn release(&mut self) {
-        if !matches!(self.source, TypedSource::Borrowed(_)) {
+        if !matches!(
+            self.source,
+            TypedSource::Borrowed(_) | TypedSource::Remote(_)
+        ) {
             return; // already packed or withdrawn: nothing to do (and nothing to lose)
         }
-        let TypedSource::Borrowed(ticket) =
-            std::mem::replace(&mut self.source, TypedSource::Withdrawn)
-        else {
-            unreachable!("checked just above")
+        let ticket = match std::mem::replace(&mut self.source, TypedSource::Withdrawn) {
+            TypedSource::Borrowed(ticket) => ticket,
+            TypedSource::Remote(payload) => {
+                self.source = TypedSource::Packed(payload.receive());
+                return;
+            }
+            _ => unreachable!("checked just above"),
         };
         let mut out = vec![0u8; self.ty.pack_size(self.count)];
         let (ty, count, dst) = (&*self.ty.inner, self.count, out.as_mut_ptr());
@@ -179,9 +192,13 @@ impl TypedData {
     }
 
     /// Checks that the packed bytes bound for a `bool` or `char` are valid values of it
-    /// ([`Error::InvalidValue`](crate::Error::InvalidValue) otherwise). Only a packed payload
-    /// is checked: a rendezvous reads the sender's own values, which are valid.
-    pub(crate) fn check_values(&self, call: &'static str) -> crate::Result<()> {
+    /// ([`Error::InvalidValue`](crate::Error::InvalidValue) otherwise). Only bytes from another
+    /// process are checked (a payload still in MPI is received first, if its type has such
+    /// values): a rendezvous reads the sender's own values, which are valid.
+    pub(crate) fn check_values(&mut self, call: &'static str) -> crate::Result<()> {
+        if matches!(self.source, TypedSource::Remote(_)) && !self.ty.inner.validated.is_empty() {
+            self.release();
+        }
         match &self.source {
             TypedSource::Packed(v) => self.ty.inner.validate(call, v, self.count),
             _ => Ok(()),
@@ -206,6 +223,11 @@ impl TypedData {
                 ticket.read_with(|src| engine::gather(ty, count, src, dst))
             },
             TypedSource::Withdrawn => false,
+            // SAFETY: the payload is the message's packed bytes; dst is valid for them.
+            TypedSource::Remote(payload) => unsafe {
+                payload.receive_into(dst);
+                true
+            },
         }
     }
 }
@@ -239,6 +261,11 @@ impl TypedData {
                 })
             },
             TypedSource::Withdrawn => false,
+            // SAFETY: the payload is the message's `bytes` packed bytes; as for a packed buffer.
+            TypedSource::Remote(payload) => unsafe {
+                engine::scatter(recv, count, payload.receive().as_ptr(), dst);
+                true
+            },
         }
     }
 }
@@ -257,15 +284,21 @@ impl InlineBytes {
 }
 
 impl Data {
-    /// Whether the payload is still in the sender's buffer (a plain or typed rendezvous): its
-    /// sender waits until it is copied.
+    /// Whether the payload is still in the sender's buffer (a plain or typed rendezvous, or a
+    /// large message from another process still in MPI): its sender waits until it is copied.
     #[inline]
     pub(crate) fn is_borrowed(&self) -> bool {
         match self {
             Data::Borrowed(_) => true,
-            Data::Typed(t) => matches!(t.source, TypedSource::Borrowed(_)),
+            Data::Typed(t) => matches!(t.source, TypedSource::Borrowed(_) | TypedSource::Remote(_)),
             _ => false,
         }
+    }
+
+    /// Whether the payload is a large message from another process still in MPI.
+    #[inline]
+    pub(crate) fn is_remote(&self) -> bool {
+        matches!(self, Data::Typed(t) if matches!(t.source, TypedSource::Remote(_)))
     }
 
     /// Whether the payload was a rendezvous its sender withdrew (a cancelled send): no receive

@@ -19,9 +19,9 @@ mod shared;
 mod watch;
 
 #[cfg(feature = "mpi")]
-pub(crate) use self::mpi::{native::NativeComm, Wire};
+pub(crate) use self::mpi::{native::NativeComm, RemotePayload, Wire};
 #[cfg(not(feature = "mpi"))]
-pub(crate) use no_mpi::{NativeComm, Wire};
+pub(crate) use no_mpi::{NativeComm, RemotePayload, Wire};
 
 pub use endpoint::CollectiveCall;
 pub(crate) use endpoint::{

@@ -1,7 +1,7 @@
 //! Without the `mpi` cargo feature there is no MPI link: [`Wire`] has no values, so an
 //! endpoint's `Option<Wire>` is always `None` and every MPI branch compiles away.
 
-use super::{ElemType, Header, Message};
+use super::{ElemType, Header, Message, PendingSend};
 use crate::collective::Predefined;
 use crate::datatype::CommittedType;
 use crate::Result;
@@ -11,20 +11,24 @@ use crate::Result;
 pub(crate) enum Wire {}
 
 impl Wire {
-    /// See the MPI transport's `Wire::send_plain`.
+    /// See the MPI transport's `Wire::send_borrowed`.
     ///
     /// # Safety
     ///
     /// Never callable: there is no `Wire`.
-    pub(crate) unsafe fn send_plain(
+    pub(crate) unsafe fn send_borrowed(
         &self,
         _to: usize,
         _header: &Header,
-        _elem: ElemType,
-        _count: usize,
+        (_elem, _count): (ElemType, usize),
         _src: *const u8,
         _sync: u32,
-    ) -> Result<()> {
+    ) -> Result<Option<PendingSend>> {
+        match *self {}
+    }
+
+    /// See the MPI transport's `Wire::wait_sent`.
+    pub(crate) fn wait_sent(&self, _sent: &PendingSend) {
         match *self {}
     }
 
@@ -74,9 +78,29 @@ impl Wire {
         match *self {}
     }
 
-    /// See the MPI transport's `Wire::acknowledged_since`.
-    pub(crate) fn acknowledged_since(&self) -> bool {
+    /// See the MPI transport's `Wire::progressed_since`.
+    pub(crate) fn progressed_since(&self) -> bool {
         match *self {}
+    }
+}
+
+/// A large payload still in MPI; uninhabited without the `mpi` feature.
+#[derive(Debug)]
+pub(crate) enum RemotePayload {}
+
+impl RemotePayload {
+    /// See the MPI transport's `RemotePayload::receive_into`.
+    ///
+    /// # Safety
+    ///
+    /// Never callable: there is no `RemotePayload`.
+    pub(crate) unsafe fn receive_into(self, _dst: *mut u8) {
+        match self {}
+    }
+
+    /// See the MPI transport's `RemotePayload::receive`.
+    pub(crate) fn receive(self) -> Vec<u8> {
+        match self {}
     }
 }
 

@@ -46,6 +46,9 @@ struct Shared {
     /// A synchronous send's (MPI_Ssend): the receiver copies it only once a receive matches
     /// it, never earlier to release the sender (see `Endpoint::queue`).
     synchronous: bool,
+    /// A send to another process that MPI reads straight from the sender's buffer (see
+    /// [`PendingSend::remote`]): no ticket, and it cannot be withdrawn.
+    remote: bool,
 }
 
 // SAFETY: `ptr` is only dereferenced while the state is COPYING, during which the sender keeps
@@ -94,6 +97,7 @@ pub(crate) unsafe fn publish(
         chunks: Chunks::new(pieces),
         dst: AtomicPtr::new(std::ptr::null_mut()),
         synchronous,
+        remote: false,
     });
     (
         PendingSend {
@@ -104,6 +108,40 @@ pub(crate) unsafe fn publish(
 }
 
 impl PendingSend {
+    /// The sender's side of a send that MPI reads straight from the sender's buffer (the MPI
+    /// transport's direct path, `Wire::send_direct`): in the reading state from the start, as
+    /// if a receiver had claimed it, until the link sees MPI complete the request
+    /// ([`PendingSend::complete_remote`]). MPI cannot take back a send it has started, so
+    /// [`PendingSend::cancel`] does not withdraw it: whoever drops it unfinished waits for MPI.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))] // made by the MPI link alone
+    pub(crate) fn remote() -> PendingSend {
+        let shared = Arc::new(Shared {
+            handoff: Handoff::new(),
+            ptr: std::ptr::null(),
+            bytes: 0,
+            chunks: Chunks::new(0),
+            dst: AtomicPtr::new(std::ptr::null_mut()),
+            synchronous: false,
+            remote: true,
+        });
+        let claimed = shared.handoff.claim();
+        debug_assert!(claimed, "a new hand-over is pending");
+        PendingSend { shared }
+    }
+
+    /// Whether this is a send MPI reads from the sender's buffer (see [`PendingSend::remote`]).
+    pub(crate) fn is_remote(&self) -> bool {
+        self.shared.remote
+    }
+
+    /// Marks a remote send delivered: MPI completed its request, so the buffer is the
+    /// sender's again.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))] // called by the MPI link alone
+    pub(crate) fn complete_remote(&self) {
+        debug_assert!(self.shared.remote);
+        self.shared.handoff.complete();
+    }
+
     pub(crate) fn outcome(&self) -> SendOutcome {
         self.shared.handoff.outcome()
     }
@@ -131,7 +169,11 @@ impl PendingSend {
 
     /// Withdraws the offer. Afterwards the receiver no longer reads the buffer: if it was in the
     /// middle of copying, this waits (briefly) until it is done. Returns the final outcome.
+    /// A remote send is never withdrawn (MPI has it): its outcome so far, without waiting.
     pub(crate) fn cancel(&self) -> SendOutcome {
+        if self.shared.remote {
+            return self.outcome();
+        }
         self.shared.handoff.cancel()
     }
 }

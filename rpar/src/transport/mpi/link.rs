@@ -7,10 +7,19 @@
 //! Sends are non-blocking (`MPI_Isend` of a buffer the link owns until MPI is done with it), and
 //! every wait of the process receives whatever has arrived (`MPI_Improbe` + `MPI_Mrecv`), so
 //! two processes sending large messages to each other never wait on each other — as in-process.
+//!
+//! A large borrowed send of a type gap-free in memory ([`DIRECT_BYTES`] and more) goes straight
+//! from the sender's buffer: its header travels alone, its bytes as a second MPI message on a
+//! tag of their own, which the receiver takes straight into the receive buffer once a receive
+//! matches the header ([`RemotePayload`]). The send completes, like a rendezvous, when MPI is
+//! done with the buffer; the receiving process never holds the bytes back (see the payload's
+//! module).
 
-use super::wire::{append_header, decode, dense_map, Signature};
+use super::sends::Sends;
+use super::wire::{append_header, decode, dense_map, Contents, Signature};
+use super::RemotePayload;
 use crate::datatype::{engine, CommittedType};
-use crate::transport::{Data, ElemType, Header, Message, TypedData, TypedSource};
+use crate::transport::{Data, ElemType, Header, Message, PendingSend, TypedData, TypedSource};
 use crate::{Error, Result};
 use ::mpi::datatype::Equivalence;
 use ::mpi::ffi;
@@ -29,16 +38,19 @@ const TAG: i32 = 7;
 /// before rpar's own matching has found a receive for it.
 const ACK_TAG: i32 = 8;
 
-/// A send MPI has not finished with: its request and the buffer it reads.
-struct Outgoing {
-    request: ffi::MPI_Request,
-    _buffer: Vec<u8>,
-}
+/// The first tag of the payloads that travel apart from their headers (see [`Wire::send_borrowed`]):
+/// each takes the next tag from here up to `MPI_TAG_UB`, per destination, then the count wraps.
+const FIRST_PAYLOAD_TAG: i32 = 16;
+
+/// Borrowed sends of at least this many bytes, of a type gap-free in memory, go straight from
+/// the sender's buffer (a header, then the bytes as an MPI message of their own): below it, a
+/// copy into the one message costs less than the second message.
+pub(crate) const DIRECT_BYTES: usize = 8 << 10;
 
 /// One process's link to the other processes of a run.
 pub(crate) struct Wire {
     comm: SimpleCommunicator,
-    outgoing: RefCell<Vec<Outgoing>>,
+    outgoing: RefCell<Sends>,
     /// Committed stand-ins for the senders' types, by signature.
     arrived: RefCell<HashMap<Signature, CommittedType>>,
     /// The last number given to a synchronous send of this process.
@@ -48,8 +60,13 @@ pub(crate) struct Wire {
     awaited: std::cell::Cell<usize>,
     /// Acknowledgements that arrived and were not yet taken, by the send's number.
     acked: RefCell<std::collections::HashSet<u32>>,
-    /// Whether an acknowledgement arrived since [`Wire::acknowledged_since`] last looked.
-    new_ack: std::cell::Cell<bool>,
+    /// Whether an acknowledgement arrived or a send straight from a sender's buffer completed
+    /// since [`Wire::progressed_since`] last looked.
+    progressed: std::cell::Cell<bool>,
+    /// The last payload tag given, by destination process (see [`FIRST_PAYLOAD_TAG`]).
+    payload_tags: RefCell<Vec<i32>>,
+    /// The largest tag MPI allows (`MPI_TAG_UB`).
+    tag_ub: i32,
 }
 
 impl std::fmt::Debug for Wire {
@@ -65,14 +82,18 @@ impl Wire {
     /// The link for a new run: duplicates `MPI_COMM_WORLD` (collective over all processes), so
     /// that no message of an earlier run can match this one's.
     pub(crate) fn new() -> Wire {
+        let comm = super::setup::world().duplicate();
+        let tag_ub = tag_ub(&comm);
         Wire {
-            comm: super::setup::world().duplicate(),
             outgoing: RefCell::default(),
             arrived: RefCell::default(),
             last_sync: std::cell::Cell::new(0),
             awaited: std::cell::Cell::new(0),
             acked: RefCell::default(),
-            new_ack: std::cell::Cell::new(false),
+            progressed: std::cell::Cell::new(false),
+            payload_tags: RefCell::new(vec![FIRST_PAYLOAD_TAG - 1; comm.size() as usize]),
+            tag_ub,
+            comm,
         }
     }
 
@@ -81,13 +102,78 @@ impl Wire {
         &self.comm
     }
 
+    /// Sends `count` elements of `elem` at `src` to world rank `to`, from a buffer the caller
+    /// lends: straight from it if large and gap-free in memory, returning the sender's side of
+    /// the send (it completes when MPI is done with the buffer), else packed into a buffer of
+    /// the link's (`None`: complete now). A synchronous send (`sync` not 0) is always packed: its
+    /// acknowledgement says when a receive matched it.
+    ///
+    /// # Safety
+    ///
+    /// `src` must be valid for reads of `count` elements of `elem`; if this returns a pending
+    /// send, they must stay alive and unmodified until its outcome is no longer pending (the
+    /// link completes it; [`Wire::wait_sent`] waits for it).
+    pub(crate) unsafe fn send_borrowed(
+        &self,
+        to: usize,
+        header: &Header,
+        (elem, count): (ElemType, usize),
+        src: *const u8,
+        sync: u32,
+    ) -> Result<Option<PendingSend>> {
+        let bytes = elem.size * count;
+        if sync != 0 || !elem.dense || bytes < DIRECT_BYTES || bytes > i32::MAX as usize {
+            // SAFETY: the caller's guarantee on `src`.
+            return unsafe { self.send_plain(to, header, elem, count, src, sync) }.map(|()| None);
+        }
+        let tag = self.payload_tag(to);
+        let mut buf = Vec::with_capacity(64);
+        let compiled = (elem.compiled)();
+        let contents = Contents {
+            payload_tag: tag as u32,
+            ..Contents::of(count, &compiled.signature)
+        };
+        append_header(&mut buf, header, contents);
+        self.isend(to, buf, TAG)?;
+        let sent = PendingSend::remote();
+        // SAFETY: `src` holds `bytes` readable bytes (a gap-free type: its elements are their
+        // packed bytes), which the caller keeps until the pending send is complete: it is
+        // completed only once MPI completes this request (`progress_sends`).
+        let request = unsafe { self.isend_raw(to, src, bytes as i32, tag) };
+        self.outgoing
+            .borrow_mut()
+            .push(request, Vec::new(), Some(sent.clone()));
+        Ok(Some(sent))
+    }
+
+    /// The tag of the next payload to `to` that travels apart from its header.
+    fn payload_tag(&self, to: usize) -> i32 {
+        let mut tags = self.payload_tags.borrow_mut();
+        let next = match tags[to] {
+            last if last >= self.tag_ub => FIRST_PAYLOAD_TAG,
+            last => last + 1,
+        };
+        tags[to] = next;
+        next
+    }
+
+    /// Waits until MPI is done with a send straight from the sender's buffer (for a send
+    /// dropped unfinished: MPI cannot take a started send back). Only MPI is driven: the
+    /// receiving process takes the bytes at its next call, whatever it waits for.
+    pub(crate) fn wait_sent(&self, sent: &PendingSend) {
+        while sent.outcome() == crate::transport::SendOutcome::Pending {
+            self.progress_sends();
+            std::thread::yield_now();
+        }
+    }
+
     /// Sends `count` elements of `elem` at `src` to world rank `to`: packed by the element's
     /// type map (one copy; padding is not read).
     ///
     /// # Safety
     ///
     /// `src` must be valid for reads of `count` elements of `elem`.
-    pub(crate) unsafe fn send_plain(
+    unsafe fn send_plain(
         &self,
         to: usize,
         header: &Header,
@@ -110,7 +196,11 @@ impl Wire {
             }
             buf.set_len(bytes);
         }
-        append_header(&mut buf, header, count, &compiled.signature, sync);
+        let contents = Contents {
+            sync,
+            ..Contents::of(count, &compiled.signature)
+        };
+        append_header(&mut buf, header, contents);
         self.isend(to, buf, TAG)
     }
 
@@ -135,7 +225,7 @@ impl Wire {
             engine::gather(&ty.inner, count, start, buf.as_mut_ptr());
             buf.set_len(bytes);
         }
-        append_header(&mut buf, header, count, &ty.inner.signature, 0);
+        append_header(&mut buf, header, Contents::of(count, &ty.inner.signature));
         self.isend(to, buf, TAG)
     }
 
@@ -160,7 +250,11 @@ impl Wire {
                 let TypedSource::Packed(mut buf) = t.source else {
                     return Err(Error::invalid("send", "the run is aborting"));
                 };
-                append_header(&mut buf, header, t.count, &t.ty.inner.signature, 0);
+                append_header(
+                    &mut buf,
+                    header,
+                    Contents::of(t.count, &t.ty.inner.signature),
+                );
                 self.isend(to, buf, TAG)
             }
         }
@@ -190,10 +284,10 @@ impl Wire {
         self.acked.borrow_mut().remove(&sync);
     }
 
-    /// Whether an acknowledgement arrived since the last call (so that a wait re-checks what it
-    /// waits for).
-    pub(crate) fn acknowledged_since(&self) -> bool {
-        self.new_ack.replace(false)
+    /// Whether an acknowledgement arrived or a send straight from a sender's buffer completed
+    /// since the last call (so that a wait re-checks what it waits for).
+    pub(crate) fn progressed_since(&self) -> bool {
+        self.progressed.replace(false)
     }
 
     /// Receives the acknowledgements that have arrived (see [`ACK_TAG`]); no MPI call while
@@ -222,7 +316,7 @@ impl Wire {
             }
             self.acked.borrow_mut().insert(u32::from_le_bytes(bytes));
             self.awaited.set(self.awaited.get() - 1);
-            self.new_ack.set(true);
+            self.progressed.set(true);
         }
     }
 
@@ -237,13 +331,32 @@ impl Wire {
                 ),
             )
         })?;
-        let mut request = std::mem::MaybeUninit::<ffi::MPI_Request>::uninit();
         // SAFETY: `buffer` holds `len` bytes and moves into `outgoing` below, which keeps it
-        // alive and unmoved (a Vec's heap block does not move) until MPI completes the request;
-        // the communicator is this run's, valid until the link is dropped after `finish`.
-        let request = unsafe {
+        // alive and unmoved (a Vec's heap block does not move) until MPI completes the request.
+        let request = unsafe { self.isend_raw(to, buffer.as_ptr(), len, tag) };
+        let mut out = self.outgoing.borrow_mut();
+        out.push(request, buffer, None);
+        if out.len() > 64 {
+            drop(out);
+            self.progress_sends();
+        }
+        Ok(())
+    }
+
+    /// `MPI_Isend` of `len` bytes at `buf` to world rank `to` on `tag` of the run's
+    /// communicator: the request.
+    ///
+    /// # Safety
+    ///
+    /// `buf` must hold `len` readable bytes that stay alive and unmodified until MPI completes
+    /// the request (the caller files it in `outgoing`).
+    unsafe fn isend_raw(&self, to: usize, buf: *const u8, len: i32, tag: i32) -> ffi::MPI_Request {
+        let mut request = std::mem::MaybeUninit::<ffi::MPI_Request>::uninit();
+        // SAFETY: the caller's guarantee on `buf`; the communicator is this run's, valid until
+        // the link is dropped after `finish`, which waits for every request.
+        unsafe {
             ffi::MPI_Isend(
-                buffer.as_ptr().cast(),
+                buf.cast(),
                 len,
                 ffi::RSMPI_UINT8_T,
                 to as i32,
@@ -252,34 +365,23 @@ impl Wire {
                 request.as_mut_ptr(),
             );
             request.assume_init()
-        };
-        let mut out = self.outgoing.borrow_mut();
-        out.push(Outgoing {
-            request,
-            _buffer: buffer,
-        });
-        if out.len() > 64 {
-            drop(out);
-            self.progress_sends();
         }
-        Ok(())
     }
 
-    /// Forgets the sends MPI has finished.
+    /// Forgets the sends MPI has finished; the senders of those straight from their buffers
+    /// learn it (and a wait looks again).
     fn progress_sends(&self) {
-        self.outgoing.borrow_mut().retain_mut(|o| {
-            let mut done = 0;
-            // SAFETY: `o.request` is a live request of this link; MPI_Test sets `done` and, when
-            // the request is complete, frees it.
-            unsafe { ffi::MPI_Test(&mut o.request, &mut done, ffi::RSMPI_STATUS_IGNORE) };
-            done == 0
-        });
+        if self.outgoing.borrow_mut().progress() {
+            self.progressed.set(true);
+        }
     }
 
     /// The next message that has arrived from another process, if any, as a message of a
     /// committed type with the sender's signature.
     pub(crate) fn poll(&self) -> Result<Option<(Header, Message)>> {
-        if !self.outgoing.borrow().is_empty() {
+        // the sends of buffers the link owns are tested only when many are in flight (see
+        // `isend`) and at the end: a test is a pass of MPI's progress engine
+        if self.outgoing.borrow().awaited() {
             self.progress_sends();
         }
         self.take_acks();
@@ -308,6 +410,7 @@ impl Wire {
             buffer.set_len(len);
         }
         let d = decode(buffer)?;
+        let payload_len = d.payload.len();
         let known = self.arrived.borrow().get(&d.signature).cloned();
         let ty = match known {
             Some(ty) => ty,
@@ -319,12 +422,21 @@ impl Wire {
                 ty
             }
         };
-        if ty.pack_size(d.count) != d.payload.len() {
+        let from = status.source_rank();
+        let bytes = ty.pack_size(d.count);
+        let source = if d.payload_tag != 0 {
+            let tag = i32::try_from(d.payload_tag).map_err(|_| {
+                Error::invalid("the MPI transport", "a malformed rpar message arrived")
+            })?;
+            TypedSource::Remote(RemotePayload::new(self.comm.as_raw(), from, tag, bytes))
+        } else {
+            TypedSource::Packed(d.payload)
+        };
+        if d.payload_tag == 0 && bytes != payload_len {
             return Err(Error::invalid(
                 "the MPI transport",
                 format!(
-                    "a message of {} bytes for {} elements of {} bytes",
-                    d.payload.len(),
+                    "a message of {payload_len} bytes for {} elements of {} bytes",
                     d.count,
                     ty.size()
                 ),
@@ -336,10 +448,8 @@ impl Wire {
             data: Data::Typed(Box::new(TypedData {
                 ty,
                 count: d.count,
-                source: TypedSource::Packed(d.payload),
-                ack: std::cell::Cell::new(
-                    (d.sync != 0).then(|| (status.source_rank() as usize, d.sync)),
-                ),
+                source,
+                ack: std::cell::Cell::new((d.sync != 0).then_some((from as usize, d.sync))),
             })),
         };
         Ok(Some((d.header, message)))
@@ -351,12 +461,16 @@ impl Wire {
     /// received, for the leak report.
     pub(crate) fn finish(&self) -> Vec<(Header, Message)> {
         let mut left = Vec::new();
-        let take = |left: &mut Vec<_>| {
-            while let Ok(Some(m)) = self.poll() {
-                left.push(m);
+        let take = |left: &mut Vec<(Header, Message)>| {
+            while let Ok(Some((h, mut m))) = self.poll() {
+                if let Data::Typed(t) = &mut m.data {
+                    t.release(); // a payload apart: received now, while the link lives
+                }
+                left.push((h, m));
             }
         };
         while !self.outgoing.borrow().is_empty() {
+            self.progress_sends();
             take(&mut left);
             std::thread::yield_now();
         }
@@ -379,4 +493,25 @@ impl Wire {
         }
         left
     }
+}
+
+/// `MPI_TAG_UB` of `comm`: the largest tag it allows (at least 32767, MPI says).
+fn tag_ub(comm: &SimpleCommunicator) -> i32 {
+    let mut value: *mut i32 = std::ptr::null_mut();
+    let mut flag = 0;
+    // SAFETY: MPI_TAG_UB is a predefined attribute of every communicator; MPI_Comm_get_attr
+    // stores a pointer to its value (an int MPI keeps) in `value` and sets `flag`.
+    unsafe {
+        ffi::MPI_Comm_get_attr(
+            comm.as_raw(),
+            ffi::MPI_TAG_UB as i32,
+            (&mut value as *mut *mut i32).cast(),
+            &mut flag,
+        );
+    }
+    if flag == 0 || value.is_null() {
+        return 32767;
+    }
+    // SAFETY: MPI gave a pointer to the attribute's int, valid while MPI is initialised.
+    unsafe { *value }.max(FIRST_PAYLOAD_TAG)
 }

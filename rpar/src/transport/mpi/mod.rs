@@ -9,7 +9,10 @@ pub(crate) mod clock;
 pub(crate) mod datatype;
 mod link;
 pub(crate) mod native;
+mod payload;
+mod sends;
 pub(crate) mod setup;
 mod wire;
 
 pub(crate) use link::Wire;
+pub(crate) use payload::RemotePayload;

@@ -1,8 +1,10 @@
 //! The bytes of one rpar message on MPI: its payload in MPI's packed format, then its matching
 //! header (communicator context, source, tag, trace flow id, the collective call it belongs
-//! to), the type signature of one sent element (run-length coded), the sent count, the number
-//! of a synchronous send to acknowledge (0: none), and last the header's length. The header goes last so that the receiver can cut it off and keep the
-//! payload in the buffer MPI received it into: no copy beyond MPI's own.
+//! to), the type signature of one sent element (run-length coded), the sent count, the tag of
+//! the MPI message that carries the payload if it is not this one (0: it is), the number of a
+//! synchronous send to acknowledge (0: none), and last the header's length. The header goes
+//! last so that the receiver can cut it off and keep the payload in the buffer MPI received it
+//! into: no copy beyond MPI's own.
 //!
 //! The payload is packed by the sender's type map (padding is never read) and arrives as a
 //! message of a committed type with the sender's signature, so the receiver checks and unpacks
@@ -45,20 +47,46 @@ pub(crate) struct Decoded {
     /// Elements sent, of the sender's type.
     pub(crate) count: usize,
     pub(crate) signature: Signature,
-    /// The packed payload (the received buffer, header cut off).
+    /// The packed payload (the received buffer, header cut off); empty if it travels apart.
     pub(crate) payload: Vec<u8>,
+    /// The tag of the MPI message that carries the payload, if not this one (0).
+    pub(crate) payload_tag: u32,
     /// A synchronous send's number, to acknowledge when a receive matches it; 0 for others.
     pub(crate) sync: u32,
 }
 
+/// What a header says of its message beside the matching header: the count of elements sent,
+/// their type signature, the tag its payload travels on if apart (0: in this message), and
+/// the number of a synchronous send (0: none).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Contents<'a> {
+    pub(crate) count: usize,
+    pub(crate) signature: &'a [(BasicType, usize)],
+    pub(crate) payload_tag: u32,
+    pub(crate) sync: u32,
+}
+
+impl<'a> Contents<'a> {
+    /// A message of `count` elements of `signature` that carries its payload, not from a
+    /// synchronous send.
+    pub(crate) fn of(count: usize, signature: &'a [(BasicType, usize)]) -> Self {
+        Contents {
+            count,
+            signature,
+            payload_tag: 0,
+            sync: 0,
+        }
+    }
+}
+
 /// Appends the header of a message (after its payload, already in `out`).
-pub(crate) fn append_header(
-    out: &mut Vec<u8>,
-    header: &Header,
-    count: usize,
-    sig: &[(BasicType, usize)],
-    sync: u32,
-) {
+pub(crate) fn append_header(out: &mut Vec<u8>, header: &Header, contents: Contents<'_>) {
+    let Contents {
+        count,
+        signature: sig,
+        payload_tag,
+        sync,
+    } = contents;
     let start = out.len();
     put_u32(out, header.context);
     put_u32(out, header.source);
@@ -87,6 +115,7 @@ pub(crate) fn append_header(
         out.push(b.code());
         put_u64(out, n as u64);
     }
+    put_u32(out, payload_tag);
     put_u32(out, sync);
     let len = (out.len() - start) as u32;
     put_u32(out, len);
@@ -134,6 +163,7 @@ pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
         let b = BasicType::from_code(r.u8()?).ok_or_else(bad)?;
         signature.push((b, r.u64()? as usize));
     }
+    let payload_tag = r.u32()?;
     let sync = r.u32()?;
     buf.truncate(start);
     Ok(Decoded {
@@ -147,6 +177,7 @@ pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
         count,
         signature,
         payload: buf,
+        payload_tag,
         sync,
     })
 }
@@ -254,12 +285,18 @@ mod tests {
         };
         let sig = vec![(BasicType::F64, 3), (BasicType::I32, 1)];
         let mut buf = vec![1u8, 2, 3];
-        append_header(&mut buf, &header, 9, &sig, 41);
+        let contents = Contents {
+            count: 9,
+            signature: &sig,
+            payload_tag: 1234,
+            sync: 41,
+        };
+        append_header(&mut buf, &header, contents);
         let d = decode(buf).unwrap();
         assert_eq!(d.header, header);
         assert_eq!(
-            (d.count, d.signature, d.payload, d.sync),
-            (9, sig, vec![1, 2, 3], 41)
+            (d.count, d.signature, d.payload, d.payload_tag, d.sync),
+            (9, sig, vec![1, 2, 3], 1234, 41)
         );
         assert!(decode(vec![0, 0, 0, 9]).is_err());
     }

@@ -1,0 +1,114 @@
+//! [`RemotePayload`]: the bytes of a large message from another process that are still in MPI.
+//! Its header has arrived (and is matched by rpar like any message); the bytes follow as an MPI
+//! message of their own on a tag of their own, sent straight from the sender's buffer, and the
+//! receiver takes them straight into the receive buffer once a receive matches the header: one
+//! copy in all, MPI's own (`Wire::send_borrowed` is the sender's side).
+//!
+//! The sender's send completes only when these bytes are received, so the receiving endpoint
+//! never leaves a payload waiting for a receive that this rank is not completing now: one that
+//! is filed as unexpected, or matched to a posted receive nobody is waiting on, is received into
+//! a buffer of its own at once (`TypedData::release`), as an in-process rendezvous is copied
+//! out; and one dropped unreceived (the run ends) is received and discarded.
+
+use ::mpi::ffi;
+
+/// A large payload from another process, not yet received from MPI.
+pub(crate) struct RemotePayload {
+    /// The run's communicator (the link's), alive as long as the link, which receives every
+    /// payload it announced before it ends (`Wire::finish`).
+    comm: ffi::MPI_Comm,
+    /// The sender's rank in it.
+    from: i32,
+    /// The tag the bytes travel on (the sender chose it for this message alone).
+    tag: i32,
+    bytes: usize,
+    /// Whether the bytes were received (else dropping receives and discards them).
+    taken: bool,
+}
+
+// SAFETY: a payload belongs to the endpoint of the one rank of its process on the MPI transport
+// and is received only by that rank's thread, the one that uses the link (whose `RefCell`s
+// keep it to one thread); the communicator handle itself is plain data.
+unsafe impl Send for RemotePayload {}
+
+impl std::fmt::Debug for RemotePayload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemotePayload")
+            .field("from", &self.from)
+            .field("tag", &self.tag)
+            .field("bytes", &self.bytes)
+            .finish()
+    }
+}
+
+impl RemotePayload {
+    /// The payload of `bytes` bytes that process `from` sends on `tag` of `comm`.
+    pub(crate) fn new(comm: ffi::MPI_Comm, from: i32, tag: i32, bytes: usize) -> Self {
+        RemotePayload {
+            comm,
+            from,
+            tag,
+            bytes,
+            taken: false,
+        }
+    }
+
+    /// Receives the bytes into `dst`.
+    ///
+    /// # Safety
+    ///
+    /// `dst` must be valid for writes of the payload's bytes (the packed size its header
+    /// gave, which the sender's send has: the sender never sends more than `i32::MAX` bytes
+    /// this way, and MPI refuses a longer message than the count given rather than write it).
+    pub(crate) unsafe fn receive_into(mut self, dst: *mut u8) {
+        self.taken = true;
+        // SAFETY: the caller gives `dst` for `bytes` bytes; the sender's `MPI_Isend` of exactly
+        // these bytes on this tag is posted (with the header) and completes only through this
+        // receive; the communicator outlives every payload (see `comm`).
+        unsafe { self.recv(dst) };
+    }
+
+    /// Receives the bytes into a buffer of their own.
+    pub(crate) fn receive(self) -> Vec<u8> {
+        let bytes = self.bytes;
+        let mut v = Vec::with_capacity(bytes);
+        // SAFETY: `v` has room for the payload's bytes, all of which MPI writes; after it
+        // they are initialised.
+        unsafe {
+            self.receive_into(v.as_mut_ptr());
+            v.set_len(bytes);
+        }
+        v
+    }
+
+    /// # Safety
+    ///
+    /// As [`RemotePayload::receive_into`].
+    unsafe fn recv(&self, dst: *mut u8) {
+        // SAFETY: as the caller's; the count fits an i32 (the sender's own check).
+        unsafe {
+            ffi::MPI_Recv(
+                dst.cast(),
+                self.bytes as i32,
+                ffi::RSMPI_UINT8_T,
+                self.from,
+                self.tag,
+                self.comm,
+                ffi::RSMPI_STATUS_IGNORE,
+            );
+        }
+    }
+}
+
+impl Drop for RemotePayload {
+    /// A payload nobody received: received and discarded, so that its sender's send completes.
+    fn drop(&mut self) {
+        if self.taken {
+            return;
+        }
+        self.taken = true;
+        let mut scratch = Vec::<u8>::with_capacity(self.bytes);
+        // SAFETY: `scratch` has room for the payload's bytes.
+        unsafe { self.recv(scratch.as_mut_ptr()) };
+    }
+}

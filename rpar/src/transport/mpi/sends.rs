@@ -1,0 +1,108 @@
+//! [`Sends`]: the sends of one process that MPI has not finished with — their requests, the
+//! buffers they read when the link owns them, and for a send straight from a sender's buffer
+//! the sender's side, completed when MPI is done. All are tested at once with one
+//! `MPI_Testsome`: each MPI call runs MPI's progress engine, so testing them one by one cost a
+//! pass of it per send (a window of 64 large sends tested 128 requests at each of its sends).
+
+use crate::transport::PendingSend;
+use ::mpi::ffi;
+
+/// What a send in flight keeps alive until MPI is done with it.
+struct Held {
+    /// The bytes MPI reads, when the link owns them (empty for a send straight from a
+    /// sender's buffer).
+    _buffer: Vec<u8>,
+    /// The sender's side of a send straight from its buffer.
+    sent: Option<PendingSend>,
+}
+
+/// The sends of a process in flight.
+#[derive(Default)]
+pub(super) struct Sends {
+    /// Their requests, for `MPI_Testsome` (completed ones become `MPI_REQUEST_NULL`).
+    requests: Vec<ffi::MPI_Request>,
+    /// What each keeps alive, in the same order.
+    held: Vec<Held>,
+    /// `MPI_Testsome`'s answer: which requests completed.
+    indices: Vec<i32>,
+    /// How many are sends straight from a sender's buffer (someone may be waiting for them).
+    direct: usize,
+}
+
+impl Sends {
+    /// Files a send MPI has started: its request, the buffer it reads if the link owns it, and
+    /// the sender's side of a send straight from the sender's buffer.
+    pub(super) fn push(
+        &mut self,
+        request: ffi::MPI_Request,
+        buffer: Vec<u8>,
+        sent: Option<PendingSend>,
+    ) {
+        self.direct += usize::from(sent.is_some());
+        self.requests.push(request);
+        self.held.push(Held {
+            _buffer: buffer,
+            sent,
+        });
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.requests.len()
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.requests.is_empty()
+    }
+
+    /// Whether a send straight from a sender's buffer is in flight: its sender may be waiting
+    /// for it, so every poll of the link tests the sends.
+    pub(super) fn awaited(&self) -> bool {
+        self.direct > 0
+    }
+
+    /// Tests every send at once and forgets those MPI has finished, completing the senders of
+    /// those straight from their buffers. Whether one of those completed.
+    pub(super) fn progress(&mut self) -> bool {
+        let n = self.requests.len();
+        if n == 0 {
+            return false;
+        }
+        self.indices.resize(n, 0);
+        let mut completed = 0;
+        // SAFETY: `requests` holds `n` live requests of this link (or MPI_REQUEST_NULL) and
+        // `indices` room for `n` answers; MPI_Testsome frees the completed requests, setting
+        // them to MPI_REQUEST_NULL, and writes `completed` indices.
+        unsafe {
+            ffi::MPI_Testsome(
+                n as i32,
+                self.requests.as_mut_ptr(),
+                &mut completed,
+                self.indices.as_mut_ptr(),
+                ffi::RSMPI_STATUSES_IGNORE,
+            );
+        }
+        if completed <= 0 {
+            return false; // none, or MPI_UNDEFINED: no active request
+        }
+        let mut direct_done = false;
+        let mut finished = vec![false; n];
+        for &i in &self.indices[..completed as usize] {
+            let i = i as usize;
+            finished[i] = true;
+            if let Some(sent) = self.held[i].sent.take() {
+                sent.complete_remote();
+                self.direct -= 1;
+                direct_done = true;
+            }
+        }
+        keep_unfinished(&mut self.requests, &finished);
+        keep_unfinished(&mut self.held, &finished);
+        direct_done
+    }
+}
+
+/// Keeps the items of `v` whose `finished` entry is false, in order.
+fn keep_unfinished<T>(v: &mut Vec<T>, finished: &[bool]) {
+    let mut at = finished.iter();
+    v.retain(|_| !at.next().copied().unwrap_or(false));
+}
