@@ -514,8 +514,10 @@ fn straight(world: &Comm) -> rpar::Result<()> {
             world.send(&data(3)[..], 1, 32)?;
             // validated on arrival
             world.send(&vec![true; N][..], 1, 33)?;
-            // into a typed receive: every other element of the receive buffer
+            // into a typed receive: every other element of the receive buffer, then one
+            // gap-free in memory
             world.send(&data(4)[..], 1, 34)?;
+            world.send(&data(9)[..], 1, 40)?;
             // both ways at once, each rank in its own large send first
             world.send(&data(5)[..], 1, 35)?;
             check("head to head", world.recv::<u64>(1, 36)?.0, data(6));
@@ -551,6 +553,10 @@ fn straight(world: &Comm) -> rpar::Result<()> {
                 spread.iter().skip(1).step_by(2).all(|&v| v == 0),
                 true,
             );
+            let whole = TypeMap::contiguous(N, &u64::type_map())?.commit();
+            let mut into = vec![0u64; N];
+            world.recv_into(rpar::Typed::new(&mut into, &whole, 1), 0, 40)?;
+            check("into a gap-free typed receive", into, data(9));
             world.send(&data(6)[..], 0, 36)?;
             check("head to head", world.recv::<u64>(0, 35)?.0, data(5));
             world.send(&1u8, 0, 39)?;

@@ -216,7 +216,12 @@ unsafe fn deliver_typed(
                     ticket.read_with(|p| engine::transfer((&sent, sent_count, p), to, bytes))
                 }
                 TypedSource::Withdrawn => false,
-                // a payload still in MPI (another process's): its packed bytes, scattered
+                // a payload still in MPI (another process's): into a receive gap-free in
+                // memory order straight, else its packed bytes scattered
+                TypedSource::Remote(payload) if ty.dense => {
+                    payload.receive_into(dst);
+                    true
+                }
                 TypedSource::Remote(payload) => {
                     engine::scatter_bytes(payload.receive().as_ptr(), bytes, to);
                     true

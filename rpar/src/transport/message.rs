@@ -166,19 +166,17 @@ impl TypedData {
     ///
     /// A payload from another process still in MPI is received into an owned buffer.
     pub(crate) fn release(&mut self) {
-        if !matches!(
-            self.source,
-            TypedSource::Borrowed(_) | TypedSource::Remote(_)
-        ) {
-            return; // already packed or withdrawn: nothing to do (and nothing to lose)
-        }
         let ticket = match std::mem::replace(&mut self.source, TypedSource::Withdrawn) {
             TypedSource::Borrowed(ticket) => ticket,
             TypedSource::Remote(payload) => {
                 self.source = TypedSource::Packed(payload.receive());
                 return;
             }
-            _ => unreachable!("checked just above"),
+            // already packed or withdrawn: nothing to do (and nothing to lose)
+            source => {
+                self.source = source;
+                return;
+            }
         };
         let mut out = vec![0u8; self.ty.pack_size(self.count)];
         let (ty, count, dst) = (&*self.ty.inner, self.count, out.as_mut_ptr());
