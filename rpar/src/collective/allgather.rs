@@ -142,67 +142,55 @@ impl Comm {
             || {
                 let send = send.as_elems();
                 let mut recv = zeroed_vec(blocks_total(send.len(), self.size(), CALL)?, CALL)?;
-                self.allgather_into_with(send, &mut recv, algorithm)?;
+                self.allgather_into_with(Some(send), &mut recv, algorithm)?;
                 Ok(recv)
             },
         )
     }
 
-    /// [`Comm::allgather_into`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn allgather_into_with<B: Buffer + ?Sized>(
+    /// The allgather into the caller's buffer with the algorithm given (what the forms run with
+    /// the one chosen by [`Comm::using`]): of `send` into `recv`, or with `send` `None` in
+    /// place, this rank's block already at its place in `recv`.
+    pub(crate) fn allgather_into_with<T: Datatype>(
         &self,
-        send: &B,
-        recv: &mut [B::Elem],
+        send: Option<&[T]>,
+        recv: &mut [T],
         algorithm: Allgather,
     ) -> Result<()> {
-        self.collective(
-            Call::new("allgather").bytes(std::mem::size_of_val(send.as_elems())),
-            &algorithm,
-            || {
-                let send = send.as_elems();
-                let (p, r, n) = (self.size(), self.rank(), send.len());
-                super::layout::check_len(recv.len(), n * p, "receive buffer", CALL)?;
-                if let (Allgather::Auto, Some(native)) = (algorithm, self.native()) {
-                    if native.allgather(send, recv)? {
-                        self.runs(Native::<Allgather>::of());
-                        return Ok(());
+        let bytes = std::mem::size_of_val(send.unwrap_or(recv));
+        self.collective(Call::new("allgather").bytes(bytes), &algorithm, || {
+            let (p, r) = (self.size(), self.rank());
+            let n = match send {
+                Some(send) => {
+                    super::layout::check_len(recv.len(), send.len() * p, "receive buffer", CALL)?;
+                    send.len()
+                }
+                None => super::layout::block_len(recv.len(), p, "allgather", CALL)?,
+            };
+            if let (Allgather::Auto, Some(native), Some(send)) = (algorithm, self.native(), send) {
+                if native.allgather(send, recv)? {
+                    self.runs(Native::<Allgather>::of());
+                    return Ok(());
+                }
+            }
+            let off = offsets_uniform(n, p);
+            let own = span(&off, r..r + 1);
+            let block = std::mem::size_of_val(&recv[own.clone()]);
+            let chosen = resolve(algorithm, shared::available::<T>(self), p, block, true);
+            if chosen == Allgather::SharedMemory {
+                return match send {
+                    Some(send) => shared::allgather(self, send, recv),
+                    None => {
+                        let own = recv[own].to_vec();
+                        shared::allgather(self, &own, recv)
                     }
-                }
-                let shm = shared::available::<B::Elem>(self);
-                let chosen = resolve(algorithm, shm, p, std::mem::size_of_val(send), true);
-                if chosen == Allgather::SharedMemory {
-                    return shared::allgather(self, send, recv);
-                }
-                let off = offsets_uniform(n, p);
-                recv[span(&off, r..r + 1)].copy_from_slice(send);
-                allgather(self, recv, &off, chosen)
-            },
-        )
-    }
-
-    /// [`Comm::allgather_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn allgather_in_place_with<T: Datatype>(
-        &self,
-        buf: &mut [T],
-        algorithm: Allgather,
-    ) -> Result<()> {
-        self.collective(
-            Call::new("allgather").bytes(std::mem::size_of_val(buf)),
-            &algorithm,
-            || {
-                let (p, r) = (self.size(), self.rank());
-                let n = super::layout::block_len(buf.len(), p, "allgather", CALL)?;
-                let block = std::mem::size_of_val(&buf[..n]);
-                let chosen = resolve(algorithm, shared::available::<T>(self), p, block, true);
-                if chosen == Allgather::SharedMemory {
-                    let own = buf[r * n..(r + 1) * n].to_vec();
-                    return shared::allgather(self, &own, buf);
-                }
-                allgather(self, buf, &offsets_uniform(n, p), chosen)
-            },
-        )
+                };
+            }
+            if let Some(send) = send {
+                recv[own].copy_from_slice(send);
+            }
+            allgather(self, recv, &off, chosen)
+        })
     }
 
     /// [`Comm::allgatherv`] with the algorithm given (what it runs with the one chosen by
@@ -223,32 +211,19 @@ impl Comm {
         })
     }
 
-    /// [`Comm::allgatherv_into`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn allgatherv_into_with<B: Buffer + ?Sized>(
+    /// The allgatherv into the caller's buffer with the algorithm given (what the forms run
+    /// with the one chosen by [`Comm::using`]): `send` and `recv` as for
+    /// [`allgather_into_with`](Comm::allgather_into_with), `blocks` the counts and
+    /// displacements.
+    pub(crate) fn allgatherv_into_with<T: Datatype>(
         &self,
-        send: &B,
-        recv: &mut [B::Elem],
-        counts: &[usize],
-        displs: &[usize],
+        send: Option<&[T]>,
+        recv: &mut [T],
+        blocks: (&[usize], &[usize]),
         algorithm: Allgather,
     ) -> Result<()> {
         self.collective(Call::new(CALL_V), &algorithm, || {
-            self.allgatherv_blocks(Some(send.as_elems()), recv, (counts, displs), algorithm)
-        })
-    }
-
-    /// [`Comm::allgatherv_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn allgatherv_in_place_with<T: Datatype>(
-        &self,
-        buf: &mut [T],
-        counts: &[usize],
-        displs: &[usize],
-        algorithm: Allgather,
-    ) -> Result<()> {
-        self.collective(Call::new(CALL_V), &algorithm, || {
-            self.allgatherv_blocks(None, buf, (counts, displs), algorithm)
+            self.allgatherv_blocks(send, recv, blocks, algorithm)
         })
     }
 

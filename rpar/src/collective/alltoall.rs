@@ -120,6 +120,9 @@ impl Alltoall {
     }
 }
 
+/// A v-operation's blocks as its arguments give them: counts, then displacements.
+type CountsDispls<'a> = (&'a [usize], &'a [usize]);
+
 /// Where the blocks lie: block `i` is `displs[i]..displs[i] + counts[i]`.
 #[derive(Clone, Copy)]
 struct Blocks<'a> {
@@ -147,63 +150,51 @@ impl Comm {
             || {
                 let send = send.as_elems();
                 let mut recv = zeroed_vec(send.len(), CALL)?;
-                self.alltoall_into_with(send, &mut recv, algorithm)?;
+                self.alltoall_into_with(Some(send), &mut recv, algorithm)?;
                 Ok(recv)
             },
         )
     }
 
-    /// [`Comm::alltoall_into`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn alltoall_into_with<B: Buffer + ?Sized>(
+    /// The alltoall into the caller's buffer with the algorithm given (what the forms run with
+    /// the one chosen by [`Comm::using`]): of `send` into `recv`, or with `send` `None` in
+    /// place (`recv` sent, then overwritten).
+    pub(crate) fn alltoall_into_with<T: Datatype>(
         &self,
-        send: &B,
-        recv: &mut [B::Elem],
+        send: Option<&[T]>,
+        recv: &mut [T],
         algorithm: Alltoall,
     ) -> Result<()> {
-        self.collective(
-            Call::new("alltoall").bytes(std::mem::size_of_val(send.as_elems())),
-            &algorithm,
-            || {
-                let send = send.as_elems();
-                let p = self.size();
-                if let (Alltoall::Auto, Some(native)) = (algorithm, self.native()) {
-                    // MPI's own for well-formed buffers; rpar's checks report the others
-                    if send.len() == recv.len()
-                        && send.len().is_multiple_of(p)
-                        && native.alltoall(send, recv)?
-                    {
-                        self.runs(Native::<Alltoall>::of());
-                        return Ok(());
-                    }
+        let bytes = std::mem::size_of_val(send.unwrap_or(recv));
+        self.collective(Call::new("alltoall").bytes(bytes), &algorithm, || {
+            let copied;
+            let send = match send {
+                Some(send) => send,
+                None => {
+                    copied = recv.to_vec();
+                    &copied[..]
                 }
-                let n = block_len(send.len(), p, "send", CALL)?;
-                check_len(recv.len(), send.len(), "receive buffer", CALL)?;
-                let (shm, block) = (shared::available::<B::Elem>(self), size_of_val(&send[..n]));
-                let chosen = resolve(algorithm, shm, p, block, true);
-                if chosen == Alltoall::SharedMemory {
-                    return shared::alltoall(self, send, recv);
+            };
+            let p = self.size();
+            if let (Alltoall::Auto, Some(native)) = (algorithm, self.native()) {
+                // MPI's own for well-formed buffers; rpar's checks report the others
+                if send.len() == recv.len()
+                    && send.len().is_multiple_of(p)
+                    && native.alltoall(send, recv)?
+                {
+                    self.runs(Native::<Alltoall>::of());
+                    return Ok(());
                 }
-                alltoall_uniform(self, send, recv, chosen)
-            },
-        )
-    }
-
-    /// [`Comm::alltoall_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn alltoall_in_place_with<T: Datatype>(
-        &self,
-        buf: &mut [T],
-        algorithm: Alltoall,
-    ) -> Result<()> {
-        self.collective(
-            Call::new("alltoall").bytes(std::mem::size_of_val(buf)),
-            &algorithm,
-            || {
-                let send = buf.to_vec();
-                self.alltoall_into_with(&send[..], buf, algorithm)
-            },
-        )
+            }
+            let n = block_len(send.len(), p, "send", CALL)?;
+            check_len(recv.len(), send.len(), "receive buffer", CALL)?;
+            let (shm, block) = (shared::available::<T>(self), size_of_val(&send[..n]));
+            let chosen = resolve(algorithm, shm, p, block, true);
+            if chosen == Alltoall::SharedMemory {
+                return shared::alltoall(self, send, recv);
+            }
+            alltoall_uniform(self, send, recv, chosen)
+        })
     }
 
     /// [`Comm::alltoallv`] with the algorithm given (what it runs with the one chosen by
@@ -227,33 +218,27 @@ impl Comm {
         })
     }
 
-    /// [`Comm::alltoallv_into`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn alltoallv_into_with<B: Buffer + ?Sized>(
+    /// The alltoallv into the caller's buffer with the algorithm given (what the forms run
+    /// with the one chosen by [`Comm::using`]): of `send` and its blocks into `recv` at
+    /// `recv_blocks`, or with `send` `None` in place (`recv` sent from `recv_blocks`, then
+    /// overwritten).
+    pub(crate) fn alltoallv_into_with<T: Datatype>(
         &self,
-        send: &B,
-        send_blocks: (&[usize], &[usize]),
-        recv: &mut [B::Elem],
-        recv_blocks: (&[usize], &[usize]),
+        send: Option<(&[T], CountsDispls<'_>)>,
+        recv: &mut [T],
+        recv_blocks: CountsDispls<'_>,
         algorithm: Alltoall,
     ) -> Result<()> {
         self.collective(Call::new(CALL_V), &algorithm, || {
-            self.alltoallv_blocks(send.as_elems(), send_blocks, recv, recv_blocks, algorithm)
-        })
-    }
-
-    /// [`Comm::alltoallv_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn alltoallv_in_place_with<T: Datatype>(
-        &self,
-        buf: &mut [T],
-        counts: &[usize],
-        displs: &[usize],
-        algorithm: Alltoall,
-    ) -> Result<()> {
-        self.collective(Call::new(CALL_V), &algorithm, || {
-            let send = buf.to_vec();
-            self.alltoallv_blocks(&send, (counts, displs), buf, (counts, displs), algorithm)
+            let copied;
+            let (send, send_blocks) = match send {
+                Some(send) => send,
+                None => {
+                    copied = recv.to_vec();
+                    (&copied[..], recv_blocks)
+                }
+            };
+            self.alltoallv_blocks(send, send_blocks, recv, recv_blocks, algorithm)
         })
     }
 

@@ -100,8 +100,7 @@ impl Comm {
             let mut inbox = vec![0u8; recv_bytes.iter().sum()];
             let (sd, rd) = (running_sums(&send_bytes), running_sums(&recv_bytes));
             self.alltoallv_into_with(
-                &packed[..],
-                (&send_bytes, &sd),
+                Some((&packed[..], (&send_bytes, &sd))),
                 &mut inbox[..],
                 (&recv_bytes, &rd),
                 algorithm,

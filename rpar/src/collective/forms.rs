@@ -613,7 +613,7 @@ impl<T: Datatype> ReduceScatterArgs for InPlace<Varying<'_, &mut [T]>> {
 /// form.
 macro_rules! block_forms {
     ($Args:ident :: $method:ident ($($root:ident)?) as $Family:ident:
-        $into:ident, $in_place:ident, $v_in_place:ident $(; new: $new:ident)?) => {
+        $into:ident, $v_into:ident $(; new: $new:ident)?) => {
         $(
             impl<B: Buffer + ?Sized> $Args for &B {
                 type Output = Vec<B::Elem>;
@@ -627,14 +627,14 @@ macro_rules! block_forms {
             type Output = ();
             fn $method(self, comm: &Comm $(, $root: usize)?) -> Result<()> {
                 let (send, recv) = (self.0.as_elems(), self.1.elems_mut());
-                comm.$into(send, recv, $($root,)? comm.chosen::<$Family>())
+                comm.$into(Some(send), recv, $($root,)? comm.chosen::<$Family>())
             }
         }
 
         impl<R: Blocks + ?Sized> $Args for InPlace<&mut R> {
             type Output = ();
             fn $method(self, comm: &Comm $(, $root: usize)?) -> Result<()> {
-                comm.$in_place(self.0.elems_mut(), $($root,)? comm.chosen::<$Family>())
+                comm.$into(None, self.0.elems_mut(), $($root,)? comm.chosen::<$Family>())
             }
         }
 
@@ -642,8 +642,8 @@ macro_rules! block_forms {
             type Output = ();
             fn $method(self, comm: &Comm $(, $root: usize)?) -> Result<()> {
                 let v = self.0;
-                let displs = v.displs()?;
-                comm.$v_in_place(v.buf, v.counts, &displs, $($root,)? comm.chosen::<$Family>())
+                let blocks = (v.counts, &v.displs()?[..]);
+                comm.$v_into(None, v.buf, blocks, $($root,)? comm.chosen::<$Family>())
             }
         }
     };
@@ -653,7 +653,7 @@ macro_rules! block_forms {
 
 block_forms!(
     GatherArgs::gather(root) as Gather:
-    gather_into_with, gather_in_place_with, gatherv_in_place_with
+    gather_into_with, gatherv_into_with
 );
 
 impl<B: Buffer + ?Sized> GatherArgs for &B {
@@ -676,7 +676,13 @@ impl<B: Buffer + ?Sized> GatherArgs for (&B, Varying<'_, &mut [B::Elem]>) {
         let v = self.1;
         let displs = v.displs()?;
         let blocks = (v.counts, &displs[..]);
-        comm.gatherv_into_with(self.0, v.buf, blocks, root, comm.chosen::<Gather>())
+        comm.gatherv_into_with(
+            Some(self.0.as_elems()),
+            v.buf,
+            blocks,
+            root,
+            comm.chosen::<Gather>(),
+        )
     }
 }
 
@@ -691,7 +697,7 @@ impl<T: Datatype> GatherArgs for Vec<T> {
 
 block_forms!(
     ScatterArgs::scatter(root) as Scatter:
-    scatter_into_with, scatter_in_place_with, scatterv_in_place_with
+    scatter_into_with, scatterv_into_with
 );
 
 impl<T: Datatype> ScatterArgs for &[T] {
@@ -733,11 +739,8 @@ impl<T: Datatype, R: Blocks<Elem = T> + ?Sized> ScatterArgs for (Varying<'_, &[T
     type Output = ();
     fn scatter(self, comm: &Comm, root: usize) -> Result<()> {
         let (v, recv) = (self.0, self.1.elems_mut());
-        let displs = v.displs()?;
-        let got = comm.scatterv_with(v.buf, v.counts, &displs, root, comm.chosen::<Scatter>())?;
-        into_same_length("scatter", got.len(), recv.len())?;
-        recv.copy_from_slice(&got);
-        Ok(())
+        let blocks = (v.counts, &v.displs()?[..]);
+        comm.scatterv_into_with(Some(v.buf), recv, blocks, root, comm.chosen::<Scatter>())
     }
 }
 
@@ -745,7 +748,7 @@ impl<T: Datatype, R: Blocks<Elem = T> + ?Sized> ScatterArgs for (Varying<'_, &[T
 
 block_forms!(
     AllgatherArgs::allgather() as Allgather:
-    allgather_into_with, allgather_in_place_with, allgatherv_in_place_with; new: allgather_with
+    allgather_into_with, allgatherv_into_with; new: allgather_with
 );
 
 impl<T: Datatype> AllgatherArgs for Vec<T> {
@@ -767,7 +770,13 @@ impl<B: Buffer + ?Sized> AllgatherArgs for (&B, Varying<'_, &mut [B::Elem]>) {
     fn allgather(self, comm: &Comm) -> Result<()> {
         let v = self.1;
         let displs = v.displs()?;
-        comm.allgatherv_into_with(self.0, v.buf, v.counts, &displs, comm.chosen::<Allgather>())
+        let blocks = (v.counts, &displs[..]);
+        comm.allgatherv_into_with(
+            Some(self.0.as_elems()),
+            v.buf,
+            blocks,
+            comm.chosen::<Allgather>(),
+        )
     }
 }
 
@@ -775,7 +784,7 @@ impl<B: Buffer + ?Sized> AllgatherArgs for (&B, Varying<'_, &mut [B::Elem]>) {
 
 block_forms!(
     AlltoallArgs::alltoall() as Alltoall:
-    alltoall_into_with, alltoall_in_place_with, alltoallv_in_place_with; new: alltoall_with
+    alltoall_into_with, alltoallv_into_with; new: alltoall_with
 );
 
 impl<T: Datatype> AlltoallArgs for Vec<Vec<T>> {
@@ -806,7 +815,12 @@ impl<T: Datatype> AlltoallArgs for (Varying<'_, &[T]>, Varying<'_, &mut [T]>) {
         let (s, r) = self;
         let (sd, rd) = (s.displs()?, r.displs()?);
         let algorithm = comm.chosen::<Alltoall>();
-        comm.alltoallv_into_with(s.buf, (s.counts, &sd), r.buf, (r.counts, &rd), algorithm)
+        comm.alltoallv_into_with(
+            Some((s.buf, (s.counts, &sd))),
+            r.buf,
+            (r.counts, &rd),
+            algorithm,
+        )
     }
 }
 

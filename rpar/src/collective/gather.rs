@@ -125,51 +125,33 @@ impl Comm {
                 }
                 let len = blocks_total(send.len(), self.size(), "gather")?;
                 let mut recv = zeroed_vec(len, "gather")?;
-                self.gather_into_with(send, &mut recv, root, algorithm)?;
+                self.gather_into_with(Some(send), &mut recv, root, algorithm)?;
                 Ok(Some(recv))
             },
         )
     }
 
-    /// [`Comm::gather_into`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn gather_into_with<B: Buffer + ?Sized>(
+    /// The gather into the caller's buffer with the algorithm given (what the forms run with the
+    /// one chosen by [`Comm::using`]): of `send` into the root's `recv` (`recv` ignored
+    /// elsewhere), or with `send` `None` in place: the root's own block already in `recv`, every
+    /// other rank's `recv` its block.
+    pub(crate) fn gather_into_with<T: Datatype>(
         &self,
-        send: &B,
-        recv: &mut [B::Elem],
+        send: Option<&[T]>,
+        recv: &mut [T],
         root: usize,
         algorithm: Gather,
     ) -> Result<()> {
-        self.collective(
-            Call::new("gather")
-                .root(root)
-                .bytes(std::mem::size_of_val(send.as_elems())),
-            &algorithm,
-            || gather_uniform(self, send.as_elems(), recv, true, root, algorithm),
-        )
-    }
-
-    /// [`Comm::gather_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn gather_in_place_with<T: Datatype>(
-        &self,
-        buf: &mut [T],
-        root: usize,
-        algorithm: Gather,
-    ) -> Result<()> {
-        // the root's block is a p-th of its buffer (if it is not, the root says so)
-        let block = if self.rank() == root {
-            std::mem::size_of_val(buf) / self.size()
-        } else {
-            std::mem::size_of_val(buf)
+        // in place, the root's block is a p-th of its buffer (if it is not, the root says so)
+        let block = match send {
+            Some(send) => std::mem::size_of_val(send),
+            None if self.rank() == root => std::mem::size_of_val(recv) / self.size(),
+            None => std::mem::size_of_val(recv),
         };
         let call = Call::new("gather").root(root).bytes(block);
         self.collective(call, &algorithm, || {
-            if self.rank() == root {
-                gather_uniform(self, &[], buf, false, root, algorithm)
-            } else {
-                gather_uniform(self, buf, &mut [], false, root, algorithm)
-            }
+            let (send, recv, with_own) = rooted_in_place(self.rank() == root, send, recv);
+            gather_uniform(self, send, recv, with_own, root, algorithm)
         })
     }
 
@@ -198,38 +180,21 @@ impl Comm {
         })
     }
 
-    /// [`Comm::gatherv_into`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn gatherv_into_with<B: Buffer + ?Sized>(
+    /// The gatherv into the caller's buffer with the algorithm given (what the forms run with
+    /// the one chosen by [`Comm::using`]): `send` and `recv` as for
+    /// [`gather_into_with`](Comm::gather_into_with), `blocks` the root's counts and
+    /// displacements.
+    pub(crate) fn gatherv_into_with<T: Datatype>(
         &self,
-        send: &B,
-        recv: &mut [B::Elem],
+        send: Option<&[T]>,
+        recv: &mut [T],
         blocks: (&[usize], &[usize]),
         root: usize,
         algorithm: Gather,
     ) -> Result<()> {
         self.collective(Call::new(CALL_V).root(root), &algorithm, || {
-            self.gatherv_blocks(send.as_elems(), recv, blocks, true, root, algorithm)
-        })
-    }
-
-    /// [`Comm::gatherv_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn gatherv_in_place_with<T: Datatype>(
-        &self,
-        buf: &mut [T],
-        counts: &[usize],
-        displs: &[usize],
-        root: usize,
-        algorithm: Gather,
-    ) -> Result<()> {
-        self.collective(Call::new(CALL_V).root(root), &algorithm, || {
-            let blocks = (counts, displs);
-            if self.rank() == root {
-                self.gatherv_blocks(&[], buf, blocks, false, root, algorithm)
-            } else {
-                self.gatherv_blocks(buf, &mut [], blocks, true, root, algorithm)
-            }
+            let (send, recv, with_own) = rooted_in_place(self.rank() == root, send, recv);
+            self.gatherv_blocks(send, recv, blocks, with_own, root, algorithm)
         })
     }
 
@@ -286,6 +251,21 @@ impl Comm {
             own: own.then_some(send),
         };
         gather(self, send, Some(target), root, algorithm)
+    }
+}
+
+/// What a rank of a gather into the caller's buffer sends and receives into, and whether the
+/// root's `send` holds its own block: with `send` given, `send` and `recv`; in place (`None`),
+/// the root receives into `recv`, its own block already there, and another rank sends `recv`.
+fn rooted_in_place<'a, T>(
+    is_root: bool,
+    send: Option<&'a [T]>,
+    recv: &'a mut [T],
+) -> (&'a [T], &'a mut [T], bool) {
+    match send {
+        Some(send) => (send, recv, true),
+        None if is_root => (&[], recv, false),
+        None => (recv, &mut [], false),
     }
 }
 

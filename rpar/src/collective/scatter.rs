@@ -150,37 +150,13 @@ impl Comm {
         })
     }
 
-    /// [`Comm::scatter_into`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
+    /// The scatter into the caller's buffer with the algorithm given (what the forms run with
+    /// the one chosen by [`Comm::using`]): of the root's `send` (ignored elsewhere) into `recv`,
+    /// or with `send` `None` in place: the root's `recv` holds every block and keeps its own.
     pub(crate) fn scatter_into_with<T: Datatype>(
         &self,
-        send: &[T],
+        send: Option<&[T]>,
         recv: &mut [T],
-        root: usize,
-        algorithm: Scatter,
-    ) -> Result<()> {
-        self.collective(Call::new("scatter").root(root), &algorithm, || {
-            check_root(self, root)?;
-            if self.rank() == root {
-                check_len(
-                    send.len(),
-                    recv.len() * self.size(),
-                    "send buffer",
-                    "scatter",
-                )?;
-            }
-            let mine = self.scatter_with(send, root, algorithm)?;
-            check_count(mine.len(), recv.len(), root, "scatter")?;
-            recv.copy_from_slice(&mine);
-            Ok(())
-        })
-    }
-
-    /// [`Comm::scatter_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn scatter_in_place_with<T: Datatype>(
-        &self,
-        buf: &mut [T],
         root: usize,
         algorithm: Scatter,
     ) -> Result<()> {
@@ -188,11 +164,22 @@ impl Comm {
             check_root(self, root)?;
             if self.rank() != root {
                 let mine = scatter_to_me(self, root, algorithm)?;
-                check_count(mine.len(), buf.len(), root, "scatter")?;
-                buf.copy_from_slice(&mine);
+                check_count(mine.len(), recv.len(), root, "scatter")?;
+                recv.copy_from_slice(&mine);
                 return Ok(());
             }
-            scatter_from_me(self, buf, root, algorithm).map(|_| ())
+            let Some(send) = send else {
+                return scatter_from_me(self, recv, root, algorithm).map(|_| ());
+            };
+            check_len(
+                send.len(),
+                recv.len() * self.size(),
+                "send buffer",
+                "scatter",
+            )?;
+            let n = scatter_from_me(self, send, root, algorithm)?;
+            recv.copy_from_slice(&send[root * n..(root + 1) * n]);
+            Ok(())
         })
     }
 
@@ -215,21 +202,38 @@ impl Comm {
         })
     }
 
-    /// [`Comm::scatterv_in_place`] with the algorithm given (what it runs with the one chosen by
-    /// [`Comm::using`], and what other forms run inside).
-    pub(crate) fn scatterv_in_place_with<T: Datatype>(
+    /// The scatterv into the caller's buffer with the algorithm given (what the forms run with
+    /// the one chosen by [`Comm::using`]): `send` and `recv` as for
+    /// [`scatter_into_with`](Comm::scatter_into_with), `blocks` the root's counts and
+    /// displacements.
+    pub(crate) fn scatterv_into_with<T: Datatype>(
         &self,
-        buf: &mut [T],
-        counts: &[usize],
-        displs: &[usize],
+        send: Option<&[T]>,
+        recv: &mut [T],
+        (counts, displs): (&[usize], &[usize]),
         root: usize,
         algorithm: Scatter,
     ) -> Result<()> {
         self.collective(Call::new(CALL_V).root(root), &algorithm, || {
-            let send: &[T] = if self.rank() == root { buf } else { &[] };
-            if let Some(mine) = self.scatterv_blocks(send, (counts, displs), root, algorithm)? {
-                check_count(mine.len(), buf.len(), root, CALL_V)?;
-                buf.copy_from_slice(&mine);
+            let is_root = self.rank() == root;
+            let from: &[T] = match send {
+                Some(send) => send,
+                None if is_root => recv,
+                None => &[],
+            };
+            match self.scatterv_blocks(from, (counts, displs), root, algorithm)? {
+                Some(mine) => {
+                    check_count(mine.len(), recv.len(), root, CALL_V)?;
+                    recv.copy_from_slice(&mine);
+                }
+                // the root's own block: `scatterv_blocks` checked that it lies in `send`
+                None => {
+                    if let Some(send) = send {
+                        let own = &send[displs[root]..displs[root] + counts[root]];
+                        check_len(recv.len(), own.len(), "receive buffer", CALL_V)?;
+                        recv.copy_from_slice(own);
+                    }
+                }
             }
             Ok(())
         })

@@ -547,10 +547,10 @@ impl<T: Datatype, U: Datatype> GatherArgs for (Typed<'_, &[T]>, Typed<'_, &mut [
             let (_, all) = comm.typed_prologue(call.name, &sides.0, &sides.1, Flow::To(root))?;
             let packed = send.ty.pack_to_vec(send.buf, send.count)?;
             if !call.is_root {
-                return comm.gather_into_with(&packed[..], &mut [], root, call.algorithm);
+                return comm.gather_into_with(Some(&packed[..]), &mut [], root, call.algorithm);
             }
             let mut gathered = zeroed_vec::<u8>(recv.ty.pack_size(all), call.name)?;
-            comm.gather_into_with(&packed[..], &mut gathered, root, call.algorithm)?;
+            comm.gather_into_with(Some(&packed[..]), &mut gathered, root, call.algorithm)?;
             recv.ty.unpack(&gathered, &mut 0, recv.buf, all)
         })
     }

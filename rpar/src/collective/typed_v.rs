@@ -165,13 +165,19 @@ impl<T: Datatype, U: Datatype> GatherArgs for (Typed<'_, &[T]>, Varying<'_, Type
             let packed = send.ty.pack_to_vec(send.buf, send.count)?;
             let algorithm = call.algorithm;
             if !call.is_root {
-                return comm.gatherv_into_with(&packed[..], &mut [], (&[], &[]), root, algorithm);
+                return comm.gatherv_into_with(
+                    Some(&packed[..]),
+                    &mut [],
+                    (&[], &[]),
+                    root,
+                    algorithm,
+                );
             }
             let (ty, counts) = (recv.buf.ty, recv.counts);
             let layout = Packed::of(ty, counts, call.name)?;
             let mut gathered = zeroed_vec::<u8>(layout.total(), call.name)?;
             let blocks = (&layout.counts[..], &layout.displs[..]);
-            comm.gatherv_into_with(&packed[..], &mut gathered, blocks, root, algorithm)?;
+            comm.gatherv_into_with(Some(&packed[..]), &mut gathered, blocks, root, algorithm)?;
             unpack_blocks(&gathered, (recv.buf.buf, ty, counts, &displs), call.name)
         })
     }
