@@ -210,9 +210,19 @@ pub(crate) fn send_modes(world: &Comm) -> Result<()> {
             assert_eq!(sent.test()?, None, "issend complete before rank 1 received");
             world.send(&0u8, 1, 9)?; // now rank 1 receives
             assert_eq!(sent.wait()?.count, 3);
+            world.scope(|s| {
+                let mut sent = s.issend(&[4u8, 5][..], 1, 10)?;
+                let early = sent.test()?;
+                assert_eq!(early, None, "scoped issend complete before rank 1 received");
+                world.send(&0u8, 1, 11)?; // now rank 1 receives
+                assert_eq!(sent.wait()?.count, 2);
+                Ok(())
+            })?;
         } else if r == 1 {
             world.recv_into(&mut 0u8, 0, 9)?;
             assert_eq!(world.recv::<u8>(0, 8)?.0, [1, 2, 3]);
+            world.recv_into(&mut 0u8, 0, 11)?;
+            assert_eq!(world.recv::<u8>(0, 10)?.0, [4, 5]);
         }
     }
     // the buffered mode's errors (MPI_ERR_BUFFER), attach and detach

@@ -182,6 +182,19 @@ impl<'scope> Scope<'scope, '_> {
         check_send_tag(tag)?;
         let status = Status::of_send(comm.rank(), dest, tag, elems.len());
         let about = About::of(comm, dest, tag, Some(bytes));
+        if mode == Mode::Synchronous {
+            // to another process: packed at once, complete when the receiver's acknowledgement
+            // comes back (as `Comm::issend`'s), so the scope keeps nothing for it
+            if let Some(sync) = comm.send_remote_synchronous(elems, dest, tag)? {
+                let to = (comm.p2p_context(), dest, tag);
+                return Ok(Request::acknowledged(
+                    comm.endpoint().clone(),
+                    sync,
+                    to,
+                    status,
+                ));
+            }
+        }
         // SAFETY: `buf` is borrowed for 'scope, and the scope finishes (or withdraws) every
         // pending rendezvous before it returns, on every path including a panic.
         let offer =
