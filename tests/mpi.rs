@@ -457,8 +457,21 @@ fn every_check() {
 }
 
 /// MPI's progress rule across processes: a large send to a posted receive completes while the
-/// receiver blocks in another receive, or polls another request (ranks 0-2; the others wait).
+/// receiver blocks in another receive, or polls another request (ranks 0-2; the others wait);
+/// and two processes that send each other thousands of small messages before receiving any
+/// (sent with a blocking `MPI_Send` by the link) do not block each other.
 fn progress(world: &Comm) -> rpar::Result<()> {
+    if world.size() >= 2 && world.rank() < 2 {
+        const SMALL: usize = 20_000;
+        let other = 1 - world.rank();
+        for i in 0..SMALL {
+            world.send(&[i as u64; 100][..], other, 60)?; // 800 bytes each, 16 MB in all
+        }
+        let mut got = [0u64; 100];
+        let all = (0..SMALL)
+            .all(|i| world.recv_into(&mut got[..], other, 60).is_ok() && got == [i as u64; 100]);
+        check("a flood of small messages both ways, in order", all, true);
+    }
     if world.size() < 3 {
         return Ok(());
     }

@@ -4,9 +4,11 @@
 //! posted and unexpected queues) runs on top, so MPI's ordering between each pair of processes
 //! gives rpar's.
 //!
-//! Sends are non-blocking (`MPI_Isend` of a buffer the link owns until MPI is done with it), and
-//! every wait of the process receives whatever has arrived (`MPI_Improbe` + `MPI_Mrecv`), so
-//! two processes sending large messages to each other never wait on each other — as in-process.
+//! Sends never wait for a receive: a small message goes eagerly with `MPI_Send` from a buffer
+//! the link reuses (see [`SMALL_BYTES`]), a larger one with `MPI_Isend` of a buffer the link owns
+//! until MPI is done with it; and every wait of the process receives whatever has arrived
+//! (`MPI_Improbe` + `MPI_Mrecv`), so two processes sending to each other never wait on each
+//! other — as in-process.
 //!
 //! A large borrowed send of a type gap-free in memory ([`DIRECT_BYTES`] and more) goes straight
 //! from the sender's buffer: its header travels alone, its bytes as a second MPI message on a
@@ -15,8 +17,9 @@
 //! done with the buffer; the receiving process never holds the bytes back (see the payload's
 //! module).
 
-use super::sends::Sends;
-use super::wire::{append_header, decode, dense_map, Contents, Signature};
+use super::sends::{Sends, SMALL_BYTES};
+use super::stand_ins::StandIns;
+use super::wire::{append_header, decode, Contents};
 use super::RemotePayload;
 use crate::datatype::{engine, CommittedType};
 use crate::transport::{
@@ -30,7 +33,6 @@ use ::mpi::raw::AsRawMut;
 use ::mpi::topology::{Communicator, SimpleCommunicator};
 use ::mpi::traits::AsRaw;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 /// The tag of every rpar message on the run's communicator.
 const TAG: i32 = 7;
@@ -54,8 +56,8 @@ const DIRECT_BYTES: usize = 8 << 10;
 pub(crate) struct Wire {
     comm: SimpleCommunicator,
     outgoing: RefCell<Sends>,
-    /// Committed stand-ins for the senders' types, by signature.
-    arrived: RefCell<HashMap<Signature, CommittedType>>,
+    /// Committed stand-ins for the senders' types.
+    stand_ins: RefCell<StandIns>,
     /// The last number given to a synchronous send of this process.
     last_sync: std::cell::Cell<u32>,
     /// Synchronous sends of this process whose acknowledgement has not arrived: while there
@@ -89,7 +91,7 @@ impl Wire {
         let tag_ub = tag_ub(&comm);
         Wire {
             outgoing: RefCell::default(),
-            arrived: RefCell::default(),
+            stand_ins: RefCell::default(),
             last_sync: std::cell::Cell::new(0),
             awaited: std::cell::Cell::new(0),
             acked: RefCell::default(),
@@ -130,7 +132,7 @@ impl Wire {
             return unsafe { self.send_plain(to, header, elem, count, src, sync) }.map(|()| None);
         }
         let tag = self.payload_tag(to);
-        let mut buf = Vec::with_capacity(64);
+        let mut buf = self.outgoing.borrow_mut().buffer(64);
         let compiled = (elem.compiled)();
         let contents = Contents {
             payload_tag: tag as u32,
@@ -187,7 +189,7 @@ impl Wire {
     ) -> Result<()> {
         let compiled = (elem.compiled)();
         let bytes = compiled.size * count;
-        let mut buf = Vec::with_capacity(bytes + 64);
+        let mut buf = self.outgoing.borrow_mut().buffer(bytes + 64);
         // SAFETY: `buf` has room for `bytes` bytes; `src` holds `count` elements (caller), whose
         // data bytes are exactly what the compiled map names; the elements of a type gap-free
         // in memory order are their packed bytes.
@@ -222,7 +224,7 @@ impl Wire {
         start: *const u8,
     ) -> Result<()> {
         let bytes = ty.pack_size(count);
-        let mut buf = Vec::with_capacity(bytes + 64);
+        let mut buf = self.outgoing.borrow_mut().buffer(bytes + 64);
         // SAFETY: the caller guarantees the source bytes; `buf` has room for the packed bytes.
         unsafe {
             engine::gather(&ty.inner, count, start, buf.as_mut_ptr());
@@ -323,6 +325,8 @@ impl Wire {
         }
     }
 
+    /// Sends a message whose buffer the link owns: a small one at once (see [`SMALL_BYTES`]),
+    /// keeping the buffer for the next, a larger one started and filed until MPI is done.
     fn isend(&self, to: usize, buffer: Vec<u8>, tag: i32) -> Result<()> {
         let len = i32::try_from(buffer.len()).map_err(|_| {
             Error::invalid(
@@ -334,6 +338,21 @@ impl Wire {
                 ),
             )
         })?;
+        if buffer.len() <= SMALL_BYTES {
+            // SAFETY: `buffer` holds `len` bytes; MPI_Send is done with them when it returns.
+            unsafe {
+                ffi::MPI_Send(
+                    buffer.as_ptr().cast(),
+                    len,
+                    ffi::RSMPI_UINT8_T,
+                    to as i32,
+                    tag,
+                    self.comm.as_raw(),
+                )
+            };
+            self.outgoing.borrow_mut().recycle(buffer);
+            return Ok(());
+        }
         // SAFETY: `buffer` holds `len` bytes and moves into `outgoing` below, which keeps it
         // alive and unmoved (a Vec's heap block does not move) until MPI completes the request.
         let request = unsafe { self.isend_raw(to, buffer.as_ptr(), len, tag) };
@@ -412,19 +431,9 @@ impl Wire {
             );
             buffer.set_len(len);
         }
-        let d = decode(buffer)?;
+        let d = decode(buffer, &mut self.stand_ins.borrow_mut())?;
         let payload_len = d.payload.len();
-        let known = self.arrived.borrow().get(&d.signature).cloned();
-        let ty = match known {
-            Some(ty) => ty,
-            None => {
-                let ty = dense_map(&d.signature)?.commit();
-                self.arrived
-                    .borrow_mut()
-                    .insert(d.signature.clone(), ty.clone());
-                ty
-            }
-        };
+        let ty = d.ty;
         let from = status.source_rank();
         let bytes = ty.pack_size(d.count);
         let source = if d.payload_tag != 0 {

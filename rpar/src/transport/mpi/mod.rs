@@ -12,6 +12,7 @@ pub(crate) mod native;
 mod payload;
 mod sends;
 pub(crate) mod setup;
+mod stand_ins;
 mod wire;
 
 pub(crate) use link::Wire;

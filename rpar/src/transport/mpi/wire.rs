@@ -10,7 +10,8 @@
 //! message of a committed type with the sender's signature, so the receiver checks and unpacks
 //! it by MPI's type-signature rules whatever its own layout — as MPI does between machines.
 
-use crate::datatype::{BasicType, TypeMap};
+use super::stand_ins::StandIns;
+use crate::datatype::{BasicType, CommittedType};
 use crate::transport::{CallKey, CollectiveCall, Header};
 use crate::{Error, Result};
 use std::collections::HashSet;
@@ -19,34 +20,14 @@ use std::sync::Mutex;
 /// The run-length coded type signature of one element: `(basic type, repeats)` pairs.
 pub(crate) type Signature = Vec<(BasicType, usize)>;
 
-/// A dense type map with signature `sig` (the receiver's stand-in for the sender's type).
-///
-/// The signature comes from another process: a size past `isize` or a map of too many entries
-/// is an error (the constructors' checks), never an overflow or an abort.
-pub(crate) fn dense_map(sig: &[(BasicType, usize)]) -> Result<TypeMap> {
-    let bad = || Error::invalid("the MPI transport", "a message of too large a type arrived");
-    let basics: Vec<TypeMap> = sig.iter().map(|&(b, _)| TypeMap::basic(b)).collect();
-    let mut fields = Vec::with_capacity(sig.len());
-    let mut at = 0isize;
-    for (&(b, n), basic) in sig.iter().zip(&basics) {
-        fields.push((n, at, basic));
-        at = n
-            .checked_mul(b.size())
-            .and_then(|bytes| isize::try_from(bytes).ok())
-            .and_then(|bytes| at.checked_add(bytes))
-            .ok_or_else(bad)?;
-    }
-    // a struct of runs one after the other, resized to exactly its data: no padding
-    TypeMap::structure(&fields)?.resized(0, at)
-}
-
 /// What a message's header says, decoded.
 #[derive(Debug)]
 pub(crate) struct Decoded {
     pub(crate) header: Header,
     /// Elements sent, of the sender's type.
     pub(crate) count: usize,
-    pub(crate) signature: Signature,
+    /// The stand-in for the sender's type: a dense map with its signature.
+    pub(crate) ty: CommittedType,
     /// The packed payload (the received buffer, header cut off); empty if it travels apart.
     pub(crate) payload: Vec<u8>,
     /// The tag of the MPI message that carries the payload, if not this one (0).
@@ -112,6 +93,7 @@ pub(crate) fn append_header(out: &mut Vec<u8>, header: &Header, contents: Conten
     }
     put_u32(out, sig.len() as u32);
     for &(b, n) in sig {
+        // RUN_BYTES bytes a run: the code, then the repeats
         out.push(b.code());
         put_u64(out, n as u64);
     }
@@ -121,8 +103,12 @@ pub(crate) fn append_header(out: &mut Vec<u8>, header: &Header, contents: Conten
     put_u32(out, len);
 }
 
-/// Splits a received buffer into its header and payload.
-pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
+/// The size of one run of an encoded signature: the basic type's code and its repeats.
+const RUN_BYTES: usize = 9;
+
+/// Splits a received buffer into its header and payload, with the stand-in for the sender's
+/// type from `types`.
+pub(crate) fn decode(mut buf: Vec<u8>, types: &mut StandIns) -> Result<Decoded> {
     let bad = || Error::invalid("the MPI transport", "a malformed rpar message arrived");
     if buf.len() < 4 {
         return Err(bad());
@@ -158,11 +144,7 @@ pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
         }
     };
     let runs = r.u32()? as usize;
-    let mut signature = Vec::with_capacity(runs.min(1 << 16));
-    for _ in 0..runs {
-        let b = BasicType::from_code(r.u8()?).ok_or_else(bad)?;
-        signature.push((b, r.u64()? as usize));
-    }
+    let ty = types.of(r.take(runs.checked_mul(RUN_BYTES).ok_or_else(bad)?)?)?;
     let payload_tag = r.u32()?;
     let sync = r.u32()?;
     buf.truncate(start);
@@ -175,11 +157,25 @@ pub(crate) fn decode(mut buf: Vec<u8>) -> Result<Decoded> {
             call,
         },
         count,
-        signature,
+        ty,
         payload: buf,
         payload_tag,
         sync,
     })
+}
+
+/// The signature a header's runs encode (`RUN_BYTES` bytes each, as [`append_header`] writes
+/// them).
+pub(crate) fn parse_signature(encoded: &[u8]) -> Result<Signature> {
+    let mut r = Reader(encoded);
+    let mut signature = Vec::with_capacity(encoded.len() / RUN_BYTES);
+    while !r.0.is_empty() {
+        let b = BasicType::from_code(r.u8()?).ok_or_else(|| {
+            Error::invalid("the MPI transport", "a malformed rpar message arrived")
+        })?;
+        signature.push((b, r.u64()? as usize));
+    }
+    Ok(signature)
 }
 
 /// Names of collective operations and operators that arrived from other processes, kept for
@@ -292,23 +288,19 @@ mod tests {
             sync: 41,
         };
         append_header(&mut buf, &header, contents);
-        let d = decode(buf).unwrap();
+        let mut types = StandIns::default();
+        let d = decode(buf, &mut types).unwrap();
         assert_eq!(d.header, header);
         assert_eq!(
-            (d.count, d.signature, d.payload, d.payload_tag, d.sync),
-            (9, sig, vec![1, 2, 3], 1234, 41)
+            (
+                d.count,
+                &d.ty.inner.signature,
+                d.payload,
+                d.payload_tag,
+                d.sync
+            ),
+            (9, &sig, vec![1, 2, 3], 1234, 41)
         );
-        assert!(decode(vec![0, 0, 0, 9]).is_err());
-    }
-
-    #[test]
-    fn a_dense_stand_in_has_the_senders_signature() {
-        let f = TypeMap::basic(BasicType::F64);
-        let sent = TypeMap::vector(3, 1, -2, &f).unwrap();
-        let sig = sent.commit().inner.signature.clone();
-        assert_eq!(sig, vec![(BasicType::F64, 3)]);
-        let stand_in = dense_map(&sig).unwrap();
-        assert!(stand_in.is_dense());
-        assert_eq!(stand_in.size(), sent.size());
+        assert!(decode(vec![0, 0, 0, 9], &mut types).is_err());
     }
 }
