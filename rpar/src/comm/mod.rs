@@ -439,10 +439,11 @@ impl Call {
         }
     }
 
-    /// With a reduction operator (named by its type).
+    /// With a reduction operator (named by its type; shortened only where it is shown, since
+    /// this runs on every reduction call).
     pub(crate) fn reduction<O>(self) -> Self {
         Call {
-            reduction: Some(short_type_name(std::any::type_name::<O>())),
+            reduction: Some(std::any::type_name::<O>()),
             ..self
         }
     }
@@ -558,16 +559,6 @@ pub(crate) fn known(source: usize, tag: i32) -> (Option<usize>, Option<i32>) {
         (source != ANY_SOURCE).then_some(source),
         (tag != ANY_TAG).then_some(tag),
     )
-}
-
-/// `rpar::collective::op::Sum` → `Sum`; generic names are kept whole. (Byte searches, not a
-/// substring search: this runs on every reduction call.)
-fn short_type_name(name: &'static str) -> &'static str {
-    if name.contains('<') {
-        name
-    } else {
-        name.rfind(':').map_or(name, |i| &name[i + 1..])
-    }
 }
 
 impl Comm {

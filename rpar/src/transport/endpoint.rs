@@ -208,7 +208,8 @@ pub struct CollectiveCall {
     pub operation: &'static str,
     /// The root, for rooted operations.
     pub root: Option<usize>,
-    /// The reduction operator's name, for reductions.
+    /// The reduction operator's type name (as `std::any::type_name` gives it), for
+    /// reductions; displayed without its path.
     pub reduction: Option<&'static str>,
     /// Bytes this rank contributes, where every rank must contribute the same (else `None`).
     pub bytes: Option<usize>,
@@ -237,12 +238,21 @@ impl std::fmt::Display for CollectiveCall {
             parts.push(format!("root {r}"));
         }
         if let Some(op) = self.reduction {
-            parts.push(format!("op {op}"));
+            parts.push(format!("op {}", short_type_name(op)));
         }
         if let Some(b) = self.bytes {
             parts.push(format!("{b} bytes"));
         }
         write!(f, "({}) as collective call #{}", parts.join(", "), self.seq)
+    }
+}
+
+/// `rpar::collective::op::Sum` → `Sum`; generic names are kept whole.
+fn short_type_name(name: &str) -> &str {
+    if name.contains('<') {
+        name
+    } else {
+        name.rfind(':').map_or(name, |i| &name[i + 1..])
     }
 }
 

@@ -26,6 +26,10 @@ pub(crate) struct NativeComm {
     comm: SimpleCommunicator,
     /// The MPI datatypes of the element types used so far (freed with the communicator).
     types: RefCell<HashMap<TypeId, Rc<MpiDatatype>>>,
+    /// The last one asked for, looked at first: a program mostly repeats its calls on one type,
+    /// and the map's SipHash of a `TypeId` cost ~140 instructions of an 8-byte MPI_Bcast's ~300
+    /// on rpar's side.
+    last_type: RefCell<Option<(TypeId, Rc<MpiDatatype>)>>,
 }
 
 impl std::fmt::Debug for NativeComm {
@@ -98,6 +102,7 @@ impl NativeComm {
         NativeComm {
             comm,
             types: RefCell::default(),
+            last_type: RefCell::default(),
         }
     }
 
@@ -170,11 +175,21 @@ impl NativeComm {
     /// The MPI datatype of `T`, made on first use.
     fn datatype<T: Datatype>(&self) -> Result<Rc<MpiDatatype>> {
         let id = TypeId::of::<T>();
-        if let Some(t) = self.types.borrow().get(&id) {
-            return Ok(t.clone());
+        if let Some((last, t)) = &*self.last_type.borrow() {
+            if *last == id {
+                return Ok(t.clone());
+            }
         }
-        let t = Rc::new(MpiDatatype::of::<T>()?);
-        self.types.borrow_mut().insert(id, t.clone());
+        let known = self.types.borrow().get(&id).cloned();
+        let t = match known {
+            Some(t) => t,
+            None => {
+                let t = Rc::new(MpiDatatype::of::<T>()?);
+                self.types.borrow_mut().insert(id, t.clone());
+                t
+            }
+        };
+        *self.last_type.borrow_mut() = Some((id, t.clone()));
         Ok(t)
     }
 
