@@ -19,10 +19,14 @@
 //! 1 MiB per rank on 2, 4 and 8 ranks, and (rpar only) at 8 B and 64 KiB on 64 ranks and at
 //! 8 B on 256 ranks; each the median of 7 repetitions, like the peers' program. Pack throughput
 //! is `examples/pack_bench.rs`.
+//!
+//! `--allreduce`, `--bcast`, `--allgather`, `--alltoall` time one of rpar's own algorithms
+//! instead of the default choice (on MPI, MPI's own collective): beside MPICH run with
+//! `MPIR_CVAR_<OP>_INTRA_ALGORITHM` set to the same algorithm, as `bench/algorithms.sh` does.
 
 use clap::Parser;
 use common::{median, Progress};
-use rpar::{Comm, Max, Result, Sum};
+use rpar::{Allgather, Allreduce, Alltoall, Bcast, Comm, Max, Result, Sum};
 use std::time::Instant;
 
 mod common;
@@ -40,12 +44,96 @@ struct Args {
     /// Fewer iterations (1/20 of each count): a quick check, not a measurement.
     #[arg(long)]
     quick: bool,
+    /// The allreduce algorithm: auto, recursive-doubling, ring, rabenseifner, reduce-bcast,
+    /// shared-memory.
+    #[arg(long, default_value = "auto", value_parser = allreduce_named)]
+    allreduce: Allreduce,
+    /// The bcast algorithm: auto, linear, binomial, pipeline, scatter-allgather, shared-memory.
+    #[arg(long, default_value = "auto", value_parser = bcast_named)]
+    bcast: Bcast,
+    /// The allgather algorithm: auto, ring, recursive-doubling, pairwise, bruck, shared-memory.
+    #[arg(long, default_value = "auto", value_parser = allgather_named)]
+    allgather: Allgather,
+    /// The alltoall algorithm: auto, linear, pairwise, bruck, hypercube, shared-memory.
+    #[arg(long, default_value = "auto", value_parser = alltoall_named)]
+    alltoall: Alltoall,
+}
+
+/// The algorithm named `name` among `choices`, or what the names are.
+fn named<A: Copy>(name: &str, choices: &[(&str, A)]) -> std::result::Result<A, String> {
+    let found = choices.iter().find(|(n, _)| *n == name);
+    found.map(|&(_, a)| a).ok_or_else(|| {
+        let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+        format!("expected one of {}", names.join(", "))
+    })
+}
+
+fn allreduce_named(name: &str) -> std::result::Result<Allreduce, String> {
+    use Allreduce::*;
+    let choices = [
+        ("auto", Auto),
+        ("recursive-doubling", RecursiveDoubling),
+        ("ring", Ring),
+        ("rabenseifner", Rabenseifner),
+        ("reduce-bcast", ReduceBcast),
+        ("shared-memory", SharedMemory),
+    ];
+    named(name, &choices)
+}
+
+fn bcast_named(name: &str) -> std::result::Result<Bcast, String> {
+    use Bcast::*;
+    let choices = [
+        ("auto", Auto),
+        ("linear", Linear),
+        ("binomial", Binomial),
+        ("pipeline", Pipeline),
+        ("scatter-allgather", ScatterAllgather),
+        ("shared-memory", SharedMemory),
+    ];
+    named(name, &choices)
+}
+
+fn allgather_named(name: &str) -> std::result::Result<Allgather, String> {
+    use Allgather::*;
+    let choices = [
+        ("auto", Auto),
+        ("ring", Ring),
+        ("recursive-doubling", RecursiveDoubling),
+        ("pairwise", Pairwise),
+        ("bruck", Bruck),
+        ("shared-memory", SharedMemory),
+    ];
+    named(name, &choices)
+}
+
+fn alltoall_named(name: &str) -> std::result::Result<Alltoall, String> {
+    use Alltoall::*;
+    let choices = [
+        ("auto", Auto),
+        ("linear", Linear),
+        ("pairwise", Pairwise),
+        ("bruck", Bruck),
+        ("hypercube", Hypercube),
+        ("shared-memory", SharedMemory),
+    ];
+    named(name, &choices)
+}
+
+/// The algorithm of each timed collective family.
+#[derive(Debug, Clone, Copy)]
+struct Algorithms {
+    allreduce: Allreduce,
+    bcast: Bcast,
+    allgather: Allgather,
+    alltoall: Alltoall,
 }
 
 struct Opts {
     scale: f64,
     json: bool,
     progress: Progress,
+    algorithms: Algorithms,
 }
 
 impl Opts {
@@ -258,7 +346,12 @@ struct Bufs {
 }
 
 /// Mean time of one call in microseconds, the slowest rank's, median of 7 (as the peers).
-fn time_collective(w: &Comm, op: &str, m: usize, iters: usize) -> Result<f64> {
+fn time_collective(w: &Comm, op: &str, m: usize, iters: usize, a: Algorithms) -> Result<f64> {
+    // the algorithms chosen once, outside the timed loops
+    let allreduce = w.using(a.allreduce);
+    let bcast = allreduce.using(a.bcast);
+    let allgather = bcast.using(a.allgather);
+    let w = allgather.using(a.alltoall);
     let p = w.size();
     let mut bufs = Bufs {
         doubles: vec![1.0; (m / 8).max(1)],
@@ -271,7 +364,7 @@ fn time_collective(w: &Comm, op: &str, m: usize, iters: usize) -> Result<f64> {
         w.barrier()?;
         let t0 = Instant::now();
         for _ in 0..iters {
-            collective(w, op, m, &mut bufs)?;
+            collective(&w, op, m, &mut bufs)?;
         }
         let local = t0.elapsed().as_secs_f64() / iters as f64 * 1e6;
         t.push(w.allreduce(&local, Max)?);
@@ -302,7 +395,11 @@ fn collectives(o: &Opts, ranks: &[usize], sizes: &[usize], scale: f64) -> Result
                         _ => 20.0,
                     };
                     let iters = ((base * scale * o.scale) as usize).max(1);
-                    out.push((op.to_string(), m, time_collective(&w, op, m, iters)?));
+                    out.push((
+                        op.to_string(),
+                        m,
+                        time_collective(&w, op, m, iters, o.algorithms)?,
+                    ));
                 }
             }
             Ok(out)
@@ -332,6 +429,12 @@ fn main() -> std::process::ExitCode {
         scale: if args.quick { 0.05 } else { 1.0 },
         json: args.json,
         progress: Progress::new("osu", steps as u64, args.json),
+        algorithms: Algorithms {
+            allreduce: args.allreduce,
+            bcast: args.bcast,
+            allgather: args.allgather,
+            alltoall: args.alltoall,
+        },
     };
     if !o.json && rpar::is_main_process() {
         println!(

@@ -483,8 +483,13 @@ fn pairwise<C: Named, T: Datatype>(ch: &C, buf: &mut [T], blocks: Blocks<'_>) ->
 fn bruck<C: Named, T: Datatype>(ch: &C, buf: &mut [T], blocks: Blocks<'_>) -> Result<()> {
     let (r, p) = (ch.rank(), ch.size());
     let off = blocks.off;
-    // rotate so that block j is rank r + j's: own block first
-    buf.rotate_left(off[r]);
+    // block j of the rotated order is rank r + j's: own block first. Only the own block holds
+    // anything yet (every other position is received below), so it is moved alone: rotating
+    // the whole buffer cost rank r > 0 a pass over all of it (at 1 MiB a rank on 2 processes,
+    // twice the time of MPICH's Bruck)
+    if off[r] > 0 {
+        buf.copy_within(off[r]..off[r + 1], 0);
+    }
     let lens: Vec<usize> = (0..p)
         .map(|j| off[(r + j) % p + 1] - off[(r + j) % p])
         .collect();
