@@ -23,7 +23,8 @@ use super::wire::{append_header, decode, Contents};
 use super::RemotePayload;
 use crate::datatype::{engine, CommittedType};
 use crate::transport::{
-    Data, ElemType, Header, Message, PendingSend, SendOutcome, TypedData, TypedSource,
+    Data, ElemType, ErasedVec, Header, Message, PendingSend, SendOutcome, TypedData, TypedSource,
+    INLINE_BYTES,
 };
 use crate::{Error, Result};
 use ::mpi::datatype::Equivalence;
@@ -52,12 +53,20 @@ const FIRST_PAYLOAD_TAG: i32 = 16;
 /// direct path) and 64 KiB (direct, 0.34x -> 0.74x of MPICH's latency), nothing between.
 const DIRECT_BYTES: usize = 8 << 10;
 
+/// Messages of at most this many bytes (header included) arrive in a buffer the link reuses,
+/// and their payload is copied out of it: every message sent with `MPI_Send` (at most
+/// [`SMALL_BYTES`]) and the packed ones up to twice that; a larger one arrives in a buffer of its
+/// own, which its payload keeps.
+const REUSED_BYTES: usize = 2 * SMALL_BYTES;
+
 /// One process's link to the other processes of a run.
 pub(crate) struct Wire {
     comm: SimpleCommunicator,
     outgoing: RefCell<Sends>,
     /// Committed stand-ins for the senders' types.
     stand_ins: RefCell<StandIns>,
+    /// The buffer that messages of at most [`REUSED_BYTES`] arrive in.
+    received: RefCell<Vec<u8>>,
     /// The last number given to a synchronous send of this process.
     last_sync: std::cell::Cell<u32>,
     /// Synchronous sends of this process whose acknowledgement has not arrived: while there
@@ -92,6 +101,7 @@ impl Wire {
         Wire {
             outgoing: RefCell::default(),
             stand_ins: RefCell::default(),
+            received: RefCell::default(),
             last_sync: std::cell::Cell::new(0),
             awaited: std::cell::Cell::new(0),
             acked: RefCell::default(),
@@ -416,7 +426,17 @@ impl Wire {
         };
         let count = status.count(u8::equivalent_datatype()).max(0);
         let len = count as usize;
-        let mut buffer: Vec<u8> = Vec::with_capacity(len);
+        // a small message into the link's own buffer (no allocation), a larger one into a
+        // buffer of its own, which its payload keeps
+        let mut reused = self.received.borrow_mut();
+        let mut own = Vec::new();
+        let buffer: &mut Vec<u8> = if len <= REUSED_BYTES {
+            &mut reused
+        } else {
+            &mut own
+        };
+        buffer.clear();
+        buffer.reserve(len);
         let mut msg = msg;
         // SAFETY: `buffer` has room for the `len` bytes the probe reported and MPI_Mrecv writes
         // exactly them (the message was matched by this probe, so no other receive takes it);
@@ -432,39 +452,61 @@ impl Wire {
             buffer.set_len(len);
         }
         let d = decode(buffer, &mut self.stand_ins.borrow_mut())?;
-        let payload_len = d.payload.len();
-        let ty = d.ty;
         let from = status.source_rank();
-        let bytes = ty.pack_size(d.count);
-        let source = if d.payload_tag != 0 {
-            let tag = i32::try_from(d.payload_tag).map_err(|_| {
-                Error::invalid("the MPI transport", "a malformed rpar message arrived")
-            })?;
-            TypedSource::Remote(RemotePayload::new(self.comm.as_raw(), from, tag, bytes))
-        } else {
-            TypedSource::Packed(d.payload)
-        };
+        let bytes = d.stand_in.ty.pack_size(d.count);
         // the payload's bytes are here, or (travelling apart) none are
         let here = if d.payload_tag == 0 { bytes } else { 0 };
-        if payload_len != here {
+        if d.payload_len != here {
             return Err(Error::invalid(
                 "the MPI transport",
                 format!(
-                    "a message of {payload_len} bytes for {} elements of {} bytes",
+                    "a message of {} bytes for {} elements of {} bytes",
+                    d.payload_len,
                     d.count,
-                    ty.size()
+                    d.stand_in.ty.size()
                 ),
             ));
         }
-        let message = Message {
-            elem: ElemType::typed(),
-            count: d.count,
-            data: Data::Typed(Box::new(TypedData {
-                ty,
-                count: d.count,
-                source,
-                ack: std::cell::Cell::new((d.sync != 0).then_some((from as usize, d.sync))),
-            })),
+        let payload = &buffer[..d.payload_len];
+        let message = match d.stand_in.plain {
+            // values of one basic type, here and no acknowledgement owed: a plain message, as
+            // in-process (its receive checks and copies it as any plain message)
+            Some((elem, per_element)) if d.payload_tag == 0 && d.sync == 0 => {
+                let count = d.count * per_element; // no overflow: `bytes` is this many values
+                let data = if payload.len() <= INLINE_BYTES {
+                    Data::inline(payload)
+                } else {
+                    // SAFETY: `fill` gets room for `count` values, `payload.len()` bytes, the
+                    // payload's length.
+                    Data::Owned(ErasedVec::filled_with(elem, count, |dst| unsafe {
+                        std::ptr::copy_nonoverlapping(payload.as_ptr(), dst, payload.len())
+                    }))
+                };
+                Message { elem, count, data }
+            }
+            _ => {
+                let source = if d.payload_tag != 0 {
+                    let tag = i32::try_from(d.payload_tag).map_err(|_| {
+                        Error::invalid("the MPI transport", "a malformed rpar message arrived")
+                    })?;
+                    TypedSource::Remote(RemotePayload::new(self.comm.as_raw(), from, tag, bytes))
+                } else if len <= REUSED_BYTES {
+                    TypedSource::Packed(payload.to_vec())
+                } else {
+                    own.truncate(d.payload_len);
+                    TypedSource::Packed(own)
+                };
+                Message {
+                    elem: ElemType::typed(),
+                    count: d.count,
+                    data: Data::Typed(Box::new(TypedData {
+                        ty: d.stand_in.ty,
+                        count: d.count,
+                        source,
+                        ack: std::cell::Cell::new((d.sync != 0).then_some((from as usize, d.sync))),
+                    })),
+                }
+            }
         };
         Ok(Some((d.header, message)))
     }

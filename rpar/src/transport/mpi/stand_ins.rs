@@ -1,6 +1,8 @@
-//! [`StandIns`]: the committed types that stand in, on the receiving process, for the types of
-//! the messages that arrive ([`dense_map`]: a dense map with the sender's signature), made once
-//! per signature.
+//! [`StandIns`]: what stands in, on the receiving process, for the types of the messages that
+//! arrive, made once per signature: a committed type ([`dense_map`]: a dense map with the
+//! sender's signature), and where the signature is a run of one basic type of which every bit
+//! pattern is a value, the element type of the Rust type that is that basic type (the message
+//! then travels on as a plain one, as it would in-process: [`StandIn::plain`]).
 //!
 //! They are found by the signature as a header encodes it, so a header is never decoded into a
 //! signature of its own; and messages mostly arrive with the signature of the one before (a
@@ -9,14 +11,38 @@
 
 use super::wire::parse_signature;
 use crate::datatype::{BasicType, CommittedType, TypeMap};
+use crate::transport::ElemType;
 use crate::{Error, Result};
 use std::collections::HashMap;
 
-/// Stand-in types by encoded signature, the last one used first.
+/// What stands in for a sender's type on the receiving process.
+#[derive(Clone, Debug)]
+pub(crate) struct StandIn {
+    /// A dense committed type with the sender's signature.
+    pub(crate) ty: CommittedType,
+    /// If the signature is `n` values of one basic type of which every bit pattern is a value:
+    /// the Rust type that is one such value, and `n` (an element sent is `n` of them).
+    pub(crate) plain: Option<(ElemType, usize)>,
+}
+
+impl StandIn {
+    fn of_signature(sig: &[(BasicType, usize)]) -> Result<StandIn> {
+        let plain = match sig {
+            &[(b, n)] => plain_elem(b).map(|elem| (elem, n)),
+            _ => None,
+        };
+        Ok(StandIn {
+            ty: dense_map(sig)?.commit(),
+            plain,
+        })
+    }
+}
+
+/// Stand-ins by encoded signature, the last one used first.
 #[derive(Default)]
 pub(crate) struct StandIns {
-    last: Option<(Vec<u8>, CommittedType)>,
-    by_signature: HashMap<Vec<u8>, CommittedType>,
+    last: Option<(Vec<u8>, StandIn)>,
+    by_signature: HashMap<Vec<u8>, StandIn>,
 }
 
 impl StandIns {
@@ -25,23 +51,50 @@ impl StandIns {
     ///
     /// A signature from another process may be malformed or describe too large a type: that
     /// is an error.
-    pub(crate) fn of(&mut self, encoded: &[u8]) -> Result<CommittedType> {
-        if let Some((last, ty)) = &self.last {
+    pub(crate) fn of(&mut self, encoded: &[u8]) -> Result<StandIn> {
+        if let Some((last, stand_in)) = &self.last {
             if last.as_slice() == encoded {
-                return Ok(ty.clone());
+                return Ok(stand_in.clone());
             }
         }
-        let ty = match self.by_signature.get(encoded) {
-            Some(ty) => ty.clone(),
+        let stand_in = match self.by_signature.get(encoded) {
+            Some(stand_in) => stand_in.clone(),
             None => {
-                let ty = dense_map(&parse_signature(encoded)?)?.commit();
-                self.by_signature.insert(encoded.to_vec(), ty.clone());
-                ty
+                let stand_in = StandIn::of_signature(&parse_signature(encoded)?)?;
+                self.by_signature.insert(encoded.to_vec(), stand_in.clone());
+                stand_in
             }
         };
-        self.last = Some((encoded.to_vec(), ty.clone()));
-        Ok(ty)
+        self.last = Some((encoded.to_vec(), stand_in.clone()));
+        Ok(stand_in)
     }
+}
+
+/// The element type of the Rust type that is one value of `b`, if every bit pattern is such a
+/// value (`bool`, `char` and `MPI_BYTE` have no such type: values from another process are
+/// checked, bytes match only bytes).
+fn plain_elem(b: BasicType) -> Option<ElemType> {
+    use num_complex::Complex;
+    use BasicType::*;
+    Some(match b {
+        I8 => ElemType::of::<i8>(),
+        I16 => ElemType::of::<i16>(),
+        I32 => ElemType::of::<i32>(),
+        I64 => ElemType::of::<i64>(),
+        I128 => ElemType::of::<i128>(),
+        Isize => ElemType::of::<isize>(),
+        U8 => ElemType::of::<u8>(),
+        U16 => ElemType::of::<u16>(),
+        U32 => ElemType::of::<u32>(),
+        U64 => ElemType::of::<u64>(),
+        U128 => ElemType::of::<u128>(),
+        Usize => ElemType::of::<usize>(),
+        F32 => ElemType::of::<f32>(),
+        F64 => ElemType::of::<f64>(),
+        C32 => ElemType::of::<Complex<f32>>(),
+        C64 => ElemType::of::<Complex<f64>>(),
+        Bool | Char | Byte => return None,
+    })
 }
 
 /// A dense type map with signature `sig` (the receiver's stand-in for the sender's type).
@@ -92,20 +145,46 @@ mod tests {
         let mut s = StandIns::default();
         let a = encoded(&[(BasicType::F64, 2)]);
         let b = encoded(&[(BasicType::I32, 1), (BasicType::U8, 3)]);
-        let first = s.of(&a).unwrap();
-        let other = s.of(&b).unwrap();
+        let first = s.of(&a).unwrap().ty;
+        let other = s.of(&b).unwrap().ty;
         assert_eq!((first.size(), other.size()), (16, 7));
         assert!(std::sync::Arc::ptr_eq(
-            &s.of(&a).unwrap().inner,
+            &s.of(&a).unwrap().ty.inner,
             &first.inner
         ));
         assert!(std::sync::Arc::ptr_eq(
-            &s.of(&b).unwrap().inner,
+            &s.of(&b).unwrap().ty.inner,
             &other.inner
         ));
         assert_eq!(s.by_signature.len(), 2);
         assert!(s.of(&[200, 0, 0, 0, 0, 0, 0, 0, 1]).is_err()); // no such basic type
         assert!(s.of(&[1, 2]).is_err()); // a run cut short
+    }
+
+    #[test]
+    fn a_run_of_one_basic_type_stands_in_as_its_rust_type() {
+        let mut s = StandIns::default();
+        let plain = |s: &mut StandIns, sig: &[(BasicType, usize)]| {
+            s.of(&encoded(sig))
+                .unwrap()
+                .plain
+                .map(|(elem, n)| ((elem.name)(), n))
+        };
+        assert_eq!(plain(&mut s, &[(BasicType::F64, 2)]), Some(("f64", 2)));
+        assert_eq!(plain(&mut s, &[(BasicType::U8, 1)]), Some(("u8", 1)));
+        assert_eq!(
+            plain(&mut s, &[(BasicType::C32, 3)]),
+            Some(("num_complex::Complex<f32>", 3))
+        );
+        // values to check, bytes that match only bytes, two basic types: typed
+        for sig in [
+            &[(BasicType::Bool, 1)][..],
+            &[(BasicType::Char, 4)],
+            &[(BasicType::Byte, 8)],
+            &[(BasicType::I32, 1), (BasicType::F32, 1)],
+        ] {
+            assert_eq!(plain(&mut s, sig), None, "{sig:?}");
+        }
     }
 
     #[test]

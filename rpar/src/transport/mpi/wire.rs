@@ -10,8 +10,8 @@
 //! message of a committed type with the sender's signature, so the receiver checks and unpacks
 //! it by MPI's type-signature rules whatever its own layout — as MPI does between machines.
 
-use super::stand_ins::StandIns;
-use crate::datatype::{BasicType, CommittedType};
+use super::stand_ins::{StandIn, StandIns};
+use crate::datatype::BasicType;
 use crate::transport::{CallKey, CollectiveCall, Header};
 use crate::{Error, Result};
 use std::collections::HashSet;
@@ -26,10 +26,11 @@ pub(crate) struct Decoded {
     pub(crate) header: Header,
     /// Elements sent, of the sender's type.
     pub(crate) count: usize,
-    /// The stand-in for the sender's type: a dense map with its signature.
-    pub(crate) ty: CommittedType,
-    /// The packed payload (the received buffer, header cut off); empty if it travels apart.
-    pub(crate) payload: Vec<u8>,
+    /// What stands in for the sender's type.
+    pub(crate) stand_in: StandIn,
+    /// The packed payload's length: it is the received buffer's start, before the header
+    /// (none if it travels apart).
+    pub(crate) payload_len: usize,
     /// The tag of the MPI message that carries the payload, if not this one (0).
     pub(crate) payload_tag: u32,
     /// A synchronous send's number, to acknowledge when a receive matches it; 0 for others.
@@ -106,9 +107,9 @@ pub(crate) fn append_header(out: &mut Vec<u8>, header: &Header, contents: Conten
 /// The size of one run of an encoded signature: the basic type's code and its repeats.
 const RUN_BYTES: usize = 9;
 
-/// Splits a received buffer into its header and payload, with the stand-in for the sender's
-/// type from `types`.
-pub(crate) fn decode(mut buf: Vec<u8>, types: &mut StandIns) -> Result<Decoded> {
+/// Decodes the header of a received buffer, with the stand-in for the sender's type from
+/// `types`; the payload is the buffer's start.
+pub(crate) fn decode(buf: &[u8], types: &mut StandIns) -> Result<Decoded> {
     let bad = || Error::invalid("the MPI transport", "a malformed rpar message arrived");
     if buf.len() < 4 {
         return Err(bad());
@@ -144,10 +145,9 @@ pub(crate) fn decode(mut buf: Vec<u8>, types: &mut StandIns) -> Result<Decoded> 
         }
     };
     let runs = r.u32()? as usize;
-    let ty = types.of(r.take(runs.checked_mul(RUN_BYTES).ok_or_else(bad)?)?)?;
+    let stand_in = types.of(r.take(runs.checked_mul(RUN_BYTES).ok_or_else(bad)?)?)?;
     let payload_tag = r.u32()?;
     let sync = r.u32()?;
-    buf.truncate(start);
     Ok(Decoded {
         header: Header {
             context,
@@ -157,8 +157,8 @@ pub(crate) fn decode(mut buf: Vec<u8>, types: &mut StandIns) -> Result<Decoded> 
             call,
         },
         count,
-        ty,
-        payload: buf,
+        stand_in,
+        payload_len: start,
         payload_tag,
         sync,
     })
@@ -289,18 +289,18 @@ mod tests {
         };
         append_header(&mut buf, &header, contents);
         let mut types = StandIns::default();
-        let d = decode(buf, &mut types).unwrap();
+        let d = decode(&buf, &mut types).unwrap();
         assert_eq!(d.header, header);
         assert_eq!(
             (
                 d.count,
-                &d.ty.inner.signature,
-                d.payload,
+                &d.stand_in.ty.inner.signature,
+                &buf[..d.payload_len],
                 d.payload_tag,
                 d.sync
             ),
-            (9, &sig, vec![1, 2, 3], 1234, 41)
+            (9, &sig, &[1u8, 2, 3][..], 1234, 41)
         );
-        assert!(decode(vec![0, 0, 0, 9], &mut types).is_err());
+        assert!(decode(&[0, 0, 0, 9], &mut types).is_err());
     }
 }
