@@ -385,6 +385,7 @@ fn every_check() {
             stage("point-to-point", point_to_point(&world))?;
             stage("progress", progress(&world))?;
             stage("large messages between buffers", straight(&world))?;
+            stage("small messages of one basic type", small_plain(&world))?;
             stage("PROC_NULL", p2p_more::proc_null(&world))?;
             stage("send modes", p2p_more::send_modes(&world))?;
             stage("persistent requests", p2p_more::persistent(&world))?;
@@ -583,6 +584,74 @@ fn straight(world: &Comm) -> rpar::Result<()> {
                 world.recv::<u64>(0, 37)?.0,
                 data(7),
             );
+        }
+        _ => {}
+    }
+    world.barrier()
+}
+
+/// Small messages of one basic type arrive as plain messages (inline up to 32 bytes, an owned
+/// buffer above): MPI's signature rule across Rust types, a `Vec` handed over whole, and the
+/// refusals — another type of the same size, truncation, invalid `bool`s — leave the message
+/// queued (ranks 0 and 1; the others wait).
+fn small_plain(world: &Comm) -> rpar::Result<()> {
+    use rpar::Complex;
+    if world.size() < 2 {
+        return Ok(());
+    }
+    let words: Vec<u32> = (0..40).map(|i| i * 7 + 1).collect(); // 160 bytes: not inline
+    match world.rank() {
+        0 => {
+            world.send(&[[1.0f64, 2.0], [3.0, 4.0], [5.0, 6.0]][..], 1, 50)?;
+            world.send(
+                &[Complex::new(1.5f64, -2.0), Complex::new(0.0, 1.0)][..],
+                1,
+                51,
+            )?;
+            world.send(&words[..], 1, 52)?;
+            world.send(&words[..], 1, 53)?;
+            world.send(&[7u32, 8][..], 1, 54)?;
+            world.send(&[2u8, 1][..], 1, 55)?;
+            world.send(&[true, false][..], 1, 56)?;
+        }
+        1 => {
+            check(
+                "[f64; 2] x 3 as f64 x 6",
+                world.recv::<f64>(0, 50)?.0,
+                vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+            );
+            check(
+                "complex numbers",
+                world.recv::<Complex<f64>>(0, 51)?.0,
+                vec![Complex::new(1.5, -2.0), Complex::new(0.0, 1.0)],
+            );
+            let (got, status) = world.recv::<u32>(0, 52)?;
+            check(
+                "160 bytes as a Vec",
+                (got, status.count),
+                (words.clone(), 40),
+            );
+            let mut pairs = [[0u32; 2]; 20];
+            world.recv_into(&mut pairs[..], 0, 53)?;
+            check(
+                "160 bytes into [u32; 2] x 20",
+                pairs.concat(),
+                words.clone(),
+            );
+            let err = world.recv::<f32>(0, 54).unwrap_err();
+            assert!(matches!(err, rpar::Error::TypeMismatch { .. }), "{err}");
+            let mut one = [0u32; 1];
+            let err = world.recv_into(&mut one[..], 0, 54).unwrap_err();
+            assert!(matches!(err, rpar::Error::Truncated { .. }), "{err}");
+            check(
+                "the refused message stays",
+                world.recv::<u32>(0, 54)?.0,
+                vec![7, 8],
+            );
+            let err = world.recv::<bool>(0, 55).unwrap_err();
+            assert!(matches!(err, rpar::Error::TypeMismatch { .. }), "{err}");
+            check("bytes stay bytes", world.recv::<u8>(0, 55)?.0, vec![2, 1]);
+            check("bools", world.recv::<bool>(0, 56)?.0, vec![true, false]);
         }
         _ => {}
     }
