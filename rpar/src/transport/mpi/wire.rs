@@ -7,8 +7,10 @@
 //! into: no copy beyond MPI's own.
 //!
 //! The payload is packed by the sender's type map (padding is never read) and arrives as a
-//! message of a committed type with the sender's signature, so the receiver checks and unpacks
-//! it by MPI's type-signature rules whatever its own layout — as MPI does between machines.
+//! message with the sender's signature (a plain message of a Rust type when that signature is
+//! a run of one basic type, else of a committed stand-in type: `StandIns`), so the receiver
+//! checks and unpacks it by MPI's type-signature rules whatever its own layout — as MPI does
+//! between machines.
 
 use super::stand_ins::{StandIn, StandIns};
 use crate::datatype::BasicType;
