@@ -196,10 +196,12 @@ fn intern(s: &str) -> &'static str {
     leaked
 }
 
+#[inline]
 fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
+#[inline]
 fn put_u64(out: &mut Vec<u8>, v: u64) {
     out.extend_from_slice(&v.to_le_bytes());
 }
@@ -213,35 +215,50 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
+#[cold]
+fn truncated() -> Error {
+    Error::invalid(
+        "the MPI transport",
+        "a truncated rpar message header arrived",
+    )
+}
+
 /// Reads the fields of a header in order.
 struct Reader<'a>(&'a [u8]);
 
 impl<'a> Reader<'a> {
+    #[inline]
     fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        if self.0.len() < n {
-            return Err(Error::invalid(
-                "the MPI transport",
-                "a truncated rpar message header arrived",
-            ));
-        }
-        let (head, rest) = self.0.split_at(n);
+        let Some((head, rest)) = self.0.split_at_checked(n) else {
+            return Err(truncated());
+        };
         self.0 = rest;
         Ok(head)
     }
 
+    /// The next `N` bytes.
+    #[inline]
+    fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let Some((head, rest)) = self.0.split_first_chunk::<N>() else {
+            return Err(truncated());
+        };
+        self.0 = rest;
+        Ok(*head)
+    }
+
+    #[inline]
     fn u8(&mut self) -> Result<u8> {
-        Ok(self.take(1)?[0])
+        Ok(self.array::<1>()?[0])
     }
 
+    #[inline]
     fn u32(&mut self) -> Result<u32> {
-        let b = self.take(4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        Ok(u32::from_le_bytes(self.array()?))
     }
 
+    #[inline]
     fn u64(&mut self) -> Result<u64> {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(self.take(8)?);
-        Ok(u64::from_le_bytes(a))
+        Ok(u64::from_le_bytes(self.array()?))
     }
 
     fn opt(&mut self) -> Result<Option<usize>> {
