@@ -20,6 +20,8 @@
 //! 8 B on 256 ranks; each the median of 7 repetitions, like the peers' program. Pack throughput
 //! is `examples/pack_bench.rs`.
 //!
+//! `--latency-only` prints the four latencies alone, in seconds (a machine whose speed changes
+//! from one second to the next is measured by many short runs side by side).
 //! `--allreduce`, `--bcast`, `--allgather`, `--alltoall` time one of rpar's own algorithms
 //! instead of the default choice (on MPI, MPI's own collective): beside MPICH run with
 //! `MPIR_CVAR_<OP>_INTRA_ALGORITHM` set to the same algorithm, as `bench/algorithms.sh` does.
@@ -44,6 +46,10 @@ struct Args {
     /// Fewer iterations (1/20 of each count): a quick check, not a measurement.
     #[arg(long)]
     quick: bool,
+    /// Only the point-to-point latencies (8 B to 1 MiB, a few seconds): to run many times over,
+    /// beside the peers, on a machine whose speed changes from one second to the next.
+    #[arg(long)]
+    latency_only: bool,
     /// The allreduce algorithm: auto, recursive-doubling, ring, rabenseifner, reduce-bcast,
     /// shared-memory.
     #[arg(long, default_value = "auto", value_parser = allreduce_named)]
@@ -132,6 +138,7 @@ struct Algorithms {
 struct Opts {
     scale: f64,
     json: bool,
+    latency_only: bool,
     progress: Progress,
     algorithms: Algorithms,
 }
@@ -302,6 +309,9 @@ fn point_to_point(o: &Opts) -> Result<()> {
                 .collect::<Result<Vec<_>>>()?;
             out.push(("latency_us".to_string(), m, median(t)));
         }
+        if o.latency_only {
+            return Ok(out);
+        }
         for m in [65536usize, 1 << 20, 4 << 20] {
             step(format!("bandwidth, {m} B"));
             let shape = stream_shape(o, m);
@@ -414,6 +424,9 @@ fn collectives(o: &Opts, ranks: &[usize], sizes: &[usize], scale: f64) -> Result
 /// The figures of a point-to-point run: 4 latencies, 3 bandwidths, 3 owned-Vec bandwidths.
 const POINT_TO_POINT_FIGURES: usize = 10;
 
+/// Of them, the latencies.
+const LATENCY_FIGURES: usize = 4;
+
 fn main() -> std::process::ExitCode {
     let args = Args::parse();
     let sizes = [8usize, 65536, 1 << 20];
@@ -421,6 +434,7 @@ fn main() -> std::process::ExitCode {
     // in-process: point-to-point, then the collectives on 2, 4, 8, 64 (two sizes) and 256 ranks
     // (one size); on MPI: this job's size only
     let steps = match job {
+        _ if args.latency_only => LATENCY_FIGURES,
         Some(2) => POINT_TO_POINT_FIGURES + COLLECTIVES.len() * sizes.len(),
         Some(_) => COLLECTIVES.len() * sizes.len(),
         None => POINT_TO_POINT_FIGURES + COLLECTIVES.len() * (3 * sizes.len() + 2 + 1),
@@ -428,6 +442,7 @@ fn main() -> std::process::ExitCode {
     let o = Opts {
         scale: if args.quick { 0.05 } else { 1.0 },
         json: args.json,
+        latency_only: args.latency_only,
         progress: Progress::new("osu", steps as u64, args.json),
         algorithms: Algorithms {
             allreduce: args.allreduce,
@@ -441,6 +456,9 @@ fn main() -> std::process::ExitCode {
             "{:<9} {:<26} {:>5} {:>9} {:>12}",
             "peer", "figure", "ranks", "bytes", "value"
         );
+    }
+    if args.latency_only {
+        return exit_code(point_to_point(&o));
     }
     if let Some(p) = job {
         // on MPI: the figures of this job's size only (idle processes would skew the others)
