@@ -386,6 +386,7 @@ fn every_check() {
             stage("progress", progress(&world))?;
             stage("large messages between buffers", straight(&world))?;
             stage("small messages of one basic type", small_plain(&world))?;
+            stage("messages without their header", bare(&world))?;
             stage("PROC_NULL", p2p_more::proc_null(&world))?;
             stage("send modes", p2p_more::send_modes(&world))?;
             stage("persistent requests", p2p_more::persistent(&world))?;
@@ -656,6 +657,78 @@ fn small_plain(world: &Comm) -> rpar::Result<()> {
         _ => {}
     }
     world.barrier()
+}
+
+/// Messages of a class their receiver knows travel without their header (the payload alone on
+/// the class's MPI tag): small and large ones keep each pair's order per tag and across tags
+/// under a wildcard, probes and requests see them as any message, and a type mismatch or a
+/// truncation still refuses them and keeps them queued (ranks 0 and 1; the others wait).
+fn bare(world: &Comm) -> rpar::Result<()> {
+    if world.size() < 2 {
+        return Ok(());
+    }
+    const N: usize = 20_000; // 160 KB of u64: straight from the buffer
+    let big = |seed: u64| (0..N as u64).map(|i| i ^ seed).collect::<Vec<u64>>();
+    match world.rank() {
+        0 => {
+            for i in 0..4u64 {
+                world.send(&[i, i + 1][..], 1, 60)?; // the first defines the class
+                world.send(&big(i)[..], 1, 61)?;
+            }
+            world.send(&[9.5f64][..], 1, 60)?; // another type: a class of its own
+            world.send(&big(7)[..], 1, 62)?;
+            world.send(&big(8)[..], 1, 62)?; // bare: refused twice, then taken
+            world.send(&[5u64, 6][..], 1, 63)?;
+            world.send(&[7u64, 8][..], 1, 63)?; // bare: a type mismatch first
+            world.barrier()?;
+        }
+        1 => {
+            // every large one first, in order, while the small ones wait queued
+            for i in 0..4u64 {
+                check("large, in order", world.recv::<u64>(0, 61)?.0, big(i));
+            }
+            let p = world.probe(0, 60)?;
+            check(
+                "a probe of a bare message",
+                (p.status.count, p.bytes),
+                (2, 16),
+            );
+            let mut pair = [0u64; 2];
+            let st = world.irecv_into(&mut pair[..], 0, 60)?.wait()?;
+            check("a request", (pair, st.count), ([0, 1], 2));
+            for i in 1..4u64 {
+                let (v, st) = world.recv::<u64>(0, rpar::ANY_TAG)?;
+                check(
+                    "small, in order under a wildcard tag",
+                    (v, st.tag),
+                    (vec![i, i + 1], 60),
+                );
+            }
+            check("another type", world.recv::<f64>(0, 60)?.0, vec![9.5]);
+            check("the class's first", world.recv::<u64>(0, 62)?.0, big(7));
+            let mut short = [0u64; 10];
+            let err = world.recv_into(&mut short[..], 0, 62).unwrap_err();
+            assert!(matches!(err, rpar::Error::Truncated { .. }), "{err}");
+            let err = world.recv::<f64>(0, 62).unwrap_err();
+            assert!(matches!(err, rpar::Error::TypeMismatch { .. }), "{err}");
+            check(
+                "the refused bare message stays",
+                world.recv::<u64>(0, 62)?.0,
+                big(8),
+            );
+            check("small again", world.recv::<u64>(0, 63)?.0, vec![5, 6]);
+            let err = world.recv::<u32>(0, 63).unwrap_err();
+            assert!(matches!(err, rpar::Error::TypeMismatch { .. }), "{err}");
+            check(
+                "the mismatched bare message stays",
+                world.recv::<u64>(0, 63)?.0,
+                vec![7, 8],
+            );
+            world.barrier()?;
+        }
+        _ => world.barrier()?,
+    }
+    Ok(())
 }
 
 /// Non-blocking collectives across processes: results as the blocking twins', several in flight,

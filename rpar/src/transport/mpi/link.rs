@@ -1,8 +1,9 @@
 //! [`Wire`]: one process's link to the others on the MPI transport, for one run. Every rpar
 //! message to another process is one MPI message on a communicator of the run's own (a
-//! duplicate of `MPI_COMM_WORLD`), with one tag; rpar's own matching (context, source, tag,
-//! posted and unexpected queues) runs on top, so MPI's ordering between each pair of processes
-//! gives rpar's.
+//! duplicate of `MPI_COMM_WORLD`): with its header on one tag, or — a message of a class its
+//! receiver knows (`classes.rs`) — its payload alone on its class's tag. rpar's own matching
+//! (context, source, tag, posted and unexpected queues) runs on top; the receiver probes on any
+//! tag, so MPI's ordering between each pair of processes gives rpar's.
 //!
 //! Sends never wait for a receive: a small message goes eagerly with `MPI_Send` from a buffer
 //! the link reuses (see [`SMALL_BYTES`]), a larger one with `MPI_Isend` of a buffer the link owns
@@ -11,17 +12,18 @@
 //! other — as in-process.
 //!
 //! A large borrowed send of a type gap-free in memory ([`DIRECT_BYTES`] and more) goes straight
-//! from the sender's buffer: its header travels alone, its bytes as a second MPI message on a
-//! tag of their own, which the receiver takes straight into the receive buffer once a receive
-//! matches the header ([`RemotePayload`]). The send completes, like a rendezvous, when MPI is
+//! from the sender's buffer: the first of its class as its header alone, its bytes as a second
+//! MPI message on a tag of its own on the link's second communicator; the later ones as the
+//! bytes alone on the class's tag. The receiver takes them straight into the receive buffer once
+//! a receive matches ([`RemotePayload`]). The send completes, like a rendezvous, when MPI is
 //! done with the buffer; the receiving process never holds the bytes back (see the payload's
 //! module).
 
 use super::sends::{Sends, SMALL_BYTES};
-use super::stand_ins::StandIns;
+use super::stand_ins::{StandIn, StandIns};
 use super::wire::{append_header, decode, Contents};
 use super::RemotePayload;
-use crate::datatype::{engine, CommittedType};
+use crate::datatype::{engine, CommittedType, Compiled};
 use crate::transport::{
     Data, ElemType, ErasedVec, Header, Message, PendingSend, SendOutcome, TypedData, TypedSource,
     INLINE_BYTES,
@@ -38,13 +40,14 @@ use std::cell::RefCell;
 /// The tag of every rpar message on the run's communicator.
 const TAG: i32 = 7;
 
-/// The tag of the acknowledgement of a synchronous send (its 4-byte number), on the same
-/// communicator: MPI_Ssend itself would complete when this process takes the message from MPI,
-/// before rpar's own matching has found a receive for it.
+/// The tag of the acknowledgement of a synchronous send (its 4-byte number), on the link's
+/// second communicator: MPI_Ssend itself would complete when this process takes the message
+/// from MPI, before rpar's own matching has found a receive for it.
 const ACK_TAG: i32 = 8;
 
-/// The first tag of the payloads that travel apart from their headers (see [`Wire::send_borrowed`]):
-/// each takes the next tag from here up to `MPI_TAG_UB`, per destination, then the count wraps.
+/// The first tag of the payloads that travel apart from their headers (see
+/// [`Wire::send_borrowed`]), on the link's second communicator: each takes the next tag from here
+/// up to `MPI_TAG_UB`, per destination, then the count wraps.
 const FIRST_PAYLOAD_TAG: i32 = 16;
 
 /// Borrowed sends of at least this many bytes, of a type gap-free in memory, go straight from
@@ -59,9 +62,29 @@ const DIRECT_BYTES: usize = 8 << 10;
 /// own, which its payload keeps.
 const REUSED_BYTES: usize = 2 * SMALL_BYTES;
 
+/// Whether `count` elements of `elem` travel straight from their memory, as an MPI message of
+/// their own: large enough ([`DIRECT_BYTES`]), gap-free in memory (their bytes are their
+/// packed bytes), and few enough bytes for one MPI count.
+fn goes_apart(elem: ElemType, count: usize) -> bool {
+    let bytes = elem.size * count;
+    elem.dense && (DIRECT_BYTES..=i32::MAX as usize).contains(&bytes)
+}
+
 /// One process's link to the other processes of a run.
 pub(crate) struct Wire {
+    /// Every message: full ones on [`TAG`], bare ones of a class on their class's tag
+    /// (`classes.rs`). The receiver probes it on any tag.
     comm: SimpleCommunicator,
+    /// What the probe on any tag must not take: payloads apart from their headers and the
+    /// acknowledgements of synchronous sends.
+    side: SimpleCommunicator,
+    /// The classes of messages to each process.
+    outgoing_classes: RefCell<Vec<classes::Outgoing>>,
+    /// The classes of messages from other processes.
+    incoming_classes: RefCell<classes::Incoming>,
+    /// How many classes a destination may have: the class tags from the first up to
+    /// `MPI_TAG_UB`.
+    class_limit: u32,
     outgoing: RefCell<Sends>,
     /// Committed stand-ins for the senders' types.
     stand_ins: RefCell<StandIns>,
@@ -97,8 +120,14 @@ impl Wire {
     /// that no message of an earlier run can match this one's.
     pub(crate) fn new() -> Wire {
         let comm = super::setup::world().duplicate();
+        let side = super::setup::world().duplicate();
         let tag_ub = tag_ub(&comm);
+        let size = comm.size() as usize;
         Wire {
+            side,
+            outgoing_classes: RefCell::new((0..size).map(|_| Default::default()).collect()),
+            incoming_classes: RefCell::default(),
+            class_limit: classes::of_tag(tag_ub).unwrap_or(0),
             outgoing: RefCell::default(),
             stand_ins: RefCell::default(),
             received: RefCell::default(),
@@ -120,8 +149,9 @@ impl Wire {
     /// Sends `count` elements of `elem` at `src` to world rank `to`, from a buffer the caller
     /// lends: straight from it if large and gap-free in memory, returning the sender's side of
     /// the send (it completes when MPI is done with the buffer), else packed into a buffer of
-    /// the link's (`None`: complete now). A synchronous send (`sync` not 0) is always packed: its
-    /// acknowledgement says when a receive matched it.
+    /// the link's (`None`: complete now). A message of a class the receiver knows goes without
+    /// its header (`classes.rs`). A synchronous send (`sync` not 0) is always packed, with its
+    /// header: its acknowledgement says when a receive matched it.
     ///
     /// # Safety
     ///
@@ -136,29 +166,66 @@ impl Wire {
         src: *const u8,
         sync: u32,
     ) -> Result<Option<PendingSend>> {
-        let bytes = elem.size * count;
-        if sync != 0 || !elem.dense || bytes < DIRECT_BYTES || bytes > i32::MAX as usize {
-            // SAFETY: the caller's guarantee on `src`.
-            return unsafe { self.send_plain(to, header, elem, count, src, sync) }.map(|()| None);
-        }
-        let tag = self.payload_tag(to);
-        let mut buf = self.outgoing.borrow_mut().buffer(64);
         let compiled = (elem.compiled)();
+        let class = match sync {
+            0 => {
+                self.outgoing_classes.borrow_mut()[to].class_of(header, &compiled, self.class_limit)
+            }
+            _ => Class::None,
+        };
+        let apart = sync == 0 && goes_apart(elem, count);
+        let (tag, class) = match class {
+            Class::Known(n) => (classes::tag_of(n), None),
+            Class::New(n) => (TAG, Some(n)),
+            Class::None => (TAG, Some(0)),
+        };
+        let Some(class) = class else {
+            // a known class: the bytes alone, on the class's tag
+            if !apart {
+                // SAFETY: the caller's guarantee on `src`.
+                let buf = unsafe { self.packed(0, (elem, count), &compiled, src) };
+                return self.isend(to, buf, tag).map(|()| None);
+            }
+            // SAFETY: as below, on the class's tag of the link's communicator.
+            let request = unsafe { self.isend_raw(&self.comm, to, src, elem.size * count, tag)? };
+            return Ok(Some(self.file_direct(request)));
+        };
+        if !apart {
+            // SAFETY: the caller's guarantee on `src`.
+            let mut buf = unsafe { self.packed(64, (elem, count), &compiled, src) };
+            let contents = Contents {
+                sync,
+                class,
+                ..Contents::of(count, &compiled.signature)
+            };
+            append_header(&mut buf, header, contents);
+            return self.isend(to, buf, TAG).map(|()| None);
+        }
+        let payload_tag = self.payload_tag(to);
+        let mut buf = self.outgoing.borrow_mut().buffer(64);
         let contents = Contents {
-            payload_tag: tag as u32,
+            payload_tag: payload_tag as u32,
+            class,
             ..Contents::of(count, &compiled.signature)
         };
         append_header(&mut buf, header, contents);
         self.isend(to, buf, TAG)?;
+        // SAFETY: `src` holds `count` elements, their bytes (a gap-free type: its elements are
+        // their packed bytes, `goes_apart`), which the caller keeps until the pending send is
+        // complete: it is completed only once MPI completes this request (`progress_sends`).
+        let request =
+            unsafe { self.isend_raw(&self.side, to, src, elem.size * count, payload_tag)? };
+        Ok(Some(self.file_direct(request)))
+    }
+
+    /// Files a send straight from its sender's buffer: the sender's side, complete when MPI is
+    /// done with the request.
+    fn file_direct(&self, request: ffi::MPI_Request) -> PendingSend {
         let sent = PendingSend::remote();
-        // SAFETY: `src` holds `bytes` readable bytes (a gap-free type: its elements are their
-        // packed bytes), which the caller keeps until the pending send is complete: it is
-        // completed only once MPI completes this request (`progress_sends`).
-        let request = unsafe { self.isend_raw(to, src, bytes as i32, tag) };
         self.outgoing
             .borrow_mut()
             .push(request, Vec::new(), Some(sent.clone()));
-        Ok(Some(sent))
+        sent
     }
 
     /// The tag of the next payload to `to` that travels apart from its header.
@@ -182,8 +249,38 @@ impl Wire {
         }
     }
 
-    /// Sends `count` elements of `elem` at `src` to world rank `to`: packed by the element's
-    /// type map (one copy; padding is not read).
+    /// `count` elements of `elem` (compiled: `compiled`) at `src`, packed by the element's type
+    /// map (one copy; padding is not read) into a buffer of the link's with `spare` bytes more
+    /// room (for a header).
+    ///
+    /// # Safety
+    ///
+    /// `src` must be valid for reads of `count` elements of `elem`.
+    unsafe fn packed(
+        &self,
+        spare: usize,
+        (elem, count): (ElemType, usize),
+        compiled: &Compiled,
+        src: *const u8,
+    ) -> Vec<u8> {
+        let bytes = compiled.size * count;
+        let mut buf = self.outgoing.borrow_mut().buffer(bytes + spare);
+        // SAFETY: `buf` has room for `bytes` bytes; `src` holds `count` elements (caller), whose
+        // data bytes are exactly what the compiled map names; the elements of a type gap-free
+        // in memory order are their packed bytes.
+        unsafe {
+            if elem.dense {
+                std::ptr::copy_nonoverlapping(src, buf.as_mut_ptr(), bytes);
+            } else {
+                engine::gather(compiled, count, src, buf.as_mut_ptr());
+            }
+            buf.set_len(bytes);
+        }
+        buf
+    }
+
+    /// Sends `count` elements of `elem` at `src` to world rank `to` with their header: packed by
+    /// the element's type map (one copy; padding is not read).
     ///
     /// # Safety
     ///
@@ -195,27 +292,11 @@ impl Wire {
         elem: ElemType,
         count: usize,
         src: *const u8,
-        sync: u32,
     ) -> Result<()> {
         let compiled = (elem.compiled)();
-        let bytes = compiled.size * count;
-        let mut buf = self.outgoing.borrow_mut().buffer(bytes + 64);
-        // SAFETY: `buf` has room for `bytes` bytes; `src` holds `count` elements (caller), whose
-        // data bytes are exactly what the compiled map names; the elements of a type gap-free
-        // in memory order are their packed bytes.
-        unsafe {
-            if elem.dense {
-                std::ptr::copy_nonoverlapping(src, buf.as_mut_ptr(), bytes);
-            } else {
-                engine::gather(&compiled, count, src, buf.as_mut_ptr());
-            }
-            buf.set_len(bytes);
-        }
-        let contents = Contents {
-            sync,
-            ..Contents::of(count, &compiled.signature)
-        };
-        append_header(&mut buf, header, contents);
+        // SAFETY: the caller's guarantee on `src`.
+        let mut buf = unsafe { self.packed(64, (elem, count), &compiled, src) };
+        append_header(&mut buf, header, Contents::of(count, &compiled.signature));
         self.isend(to, buf, TAG)
     }
 
@@ -249,14 +330,12 @@ impl Wire {
         let Message { elem, count, data } = m;
         match data {
             // SAFETY: an inline payload holds `count` elements of `elem`.
-            Data::Inline(buf) => unsafe {
-                self.send_plain(to, header, elem, count, buf.as_ptr(), 0)
-            },
+            Data::Inline(buf) => unsafe { self.send_plain(to, header, elem, count, buf.as_ptr()) },
             // SAFETY: an owned buffer holds `count` elements of `elem`.
-            Data::Owned(v) => unsafe { self.send_plain(to, header, elem, count, v.as_ptr(), 0) },
+            Data::Owned(v) => unsafe { self.send_plain(to, header, elem, count, v.as_ptr()) },
             Data::Borrowed(ticket) => match ticket.into_owned(elem, count) {
                 // SAFETY: as for an owned buffer.
-                Some(v) => unsafe { self.send_plain(to, header, elem, count, v.as_ptr(), 0) },
+                Some(v) => unsafe { self.send_plain(to, header, elem, count, v.as_ptr()) },
                 None => Err(Error::invalid("send", "the run is aborting")),
             },
             Data::Empty => Ok(()),
@@ -285,7 +364,7 @@ impl Wire {
 
     /// Tells process `to` that a receive matched its synchronous send number `sync`.
     pub(crate) fn acknowledge(&self, to: usize, sync: u32) -> Result<()> {
-        self.isend(to, sync.to_le_bytes().to_vec(), ACK_TAG)
+        self.isend_on(&self.side, to, sync.to_le_bytes().to_vec(), ACK_TAG)
     }
 
     /// Whether the acknowledgement of this process's synchronous send `sync` has arrived.
@@ -310,7 +389,7 @@ impl Wire {
     fn take_acks(&self) {
         while self.awaited.get() > 0 {
             let Some((msg, _)) = self
-                .comm
+                .side
                 .any_process()
                 .immediate_matched_probe_with_tag(ACK_TAG)
             else {
@@ -338,34 +417,36 @@ impl Wire {
     /// Sends a message whose buffer the link owns: a small one at once (see [`SMALL_BYTES`]),
     /// keeping the buffer for the next, a larger one started and filed until MPI is done.
     fn isend(&self, to: usize, buffer: Vec<u8>, tag: i32) -> Result<()> {
-        let len = i32::try_from(buffer.len()).map_err(|_| {
-            Error::invalid(
-                "send on the MPI transport",
-                format!(
-                    "a message of at most {} bytes, got {}",
-                    i32::MAX - 1024,
-                    buffer.len()
-                ),
-            )
-        })?;
+        self.isend_on(&self.comm, to, buffer, tag)
+    }
+
+    /// [`Wire::isend`] on `comm`, one of the link's two communicators.
+    fn isend_on(
+        &self,
+        comm: &SimpleCommunicator,
+        to: usize,
+        buffer: Vec<u8>,
+        tag: i32,
+    ) -> Result<()> {
         if buffer.len() <= SMALL_BYTES {
-            // SAFETY: `buffer` holds `len` bytes; MPI_Send is done with them when it returns.
+            // SAFETY: `buffer` holds its bytes (fewer than i32::MAX); MPI_Send is done with
+            // them when it returns.
             unsafe {
                 ffi::MPI_Send(
                     buffer.as_ptr().cast(),
-                    len,
+                    buffer.len() as i32,
                     ffi::RSMPI_UINT8_T,
                     to as i32,
                     tag,
-                    self.comm.as_raw(),
+                    comm.as_raw(),
                 )
             };
             self.outgoing.borrow_mut().recycle(buffer);
             return Ok(());
         }
-        // SAFETY: `buffer` holds `len` bytes and moves into `outgoing` below, which keeps it
+        // SAFETY: `buffer` holds its bytes and moves into `outgoing` below, which keeps it
         // alive and unmoved (a Vec's heap block does not move) until MPI completes the request.
-        let request = unsafe { self.isend_raw(to, buffer.as_ptr(), len, tag) };
+        let request = unsafe { self.isend_raw(comm, to, buffer.as_ptr(), buffer.len(), tag)? };
         let mut out = self.outgoing.borrow_mut();
         out.push(request, buffer, None);
         if out.len() > 64 {
@@ -375,16 +456,29 @@ impl Wire {
         Ok(())
     }
 
-    /// `MPI_Isend` of `len` bytes at `buf` to world rank `to` on `tag` of the run's
-    /// communicator: the request.
+    /// `MPI_Isend` of `len` bytes at `buf` to world rank `to` on `tag` of `comm` (one of the
+    /// link's): the request. More than `i32::MAX` bytes is an error.
     ///
     /// # Safety
     ///
     /// `buf` must hold `len` readable bytes that stay alive and unmodified until MPI completes
     /// the request (the caller files it in `outgoing`).
-    unsafe fn isend_raw(&self, to: usize, buf: *const u8, len: i32, tag: i32) -> ffi::MPI_Request {
+    unsafe fn isend_raw(
+        &self,
+        comm: &SimpleCommunicator,
+        to: usize,
+        buf: *const u8,
+        len: usize,
+        tag: i32,
+    ) -> Result<ffi::MPI_Request> {
+        let len = i32::try_from(len).map_err(|_| {
+            Error::invalid(
+                "send on the MPI transport",
+                format!("a message of at most {} bytes, got {len}", i32::MAX),
+            )
+        })?;
         let mut request = std::mem::MaybeUninit::<ffi::MPI_Request>::uninit();
-        // SAFETY: the caller's guarantee on `buf`; the communicator is this run's, valid until
+        // SAFETY: the caller's guarantee on `buf`; the communicator is the link's, valid until
         // the link is dropped after `finish`, which waits for every request.
         unsafe {
             ffi::MPI_Isend(
@@ -393,10 +487,10 @@ impl Wire {
                 ffi::RSMPI_UINT8_T,
                 to as i32,
                 tag,
-                self.comm.as_raw(),
+                comm.as_raw(),
                 request.as_mut_ptr(),
             );
-            request.assume_init()
+            Ok(request.assume_init())
         }
     }
 
@@ -408,8 +502,9 @@ impl Wire {
         }
     }
 
-    /// The next message that has arrived from another process, if any, as a message of a
-    /// committed type with the sender's signature.
+    /// The next message that has arrived from another process, if any: of a Rust type when its
+    /// signature is a run of one basic type, else of a committed type with the sender's
+    /// signature.
     pub(crate) fn poll(&self) -> Result<Option<(Header, Message)>> {
         // the sends of buffers the link owns are tested only when many are in flight (see
         // `isend`) and at the end: a test is a pass of MPI's progress engine
@@ -417,15 +512,41 @@ impl Wire {
             self.progress_sends();
         }
         self.take_acks();
-        let Some((msg, status)) = self
-            .comm
-            .any_process()
-            .immediate_matched_probe_with_tag(TAG)
-        else {
+        let Some((msg, status)) = self.comm.any_process().immediate_matched_probe() else {
             return Ok(None);
         };
-        let count = status.count(u8::equivalent_datatype()).max(0);
-        let len = count as usize;
+        let len = status.count(u8::equivalent_datatype()).max(0) as usize;
+        let from = status.source_rank();
+        let mut handle = msg.as_raw();
+        // the handle is this function's to receive (rsmpi's wrapper would insist on it)
+        std::mem::forget(msg);
+        if let Some(class) = classes::of_tag(status.tag()) {
+            let (header, stand_in) = self
+                .incoming_classes
+                .borrow()
+                .get(from as usize, class)
+                .cloned()
+                .ok_or_else(malformed)?;
+            let size = stand_in.ty.size();
+            if size == 0 || !len.is_multiple_of(size) {
+                return Err(malformed());
+            }
+            let count = len / size;
+            if len > REUSED_BYTES {
+                // left in MPI until a receive matches it: straight into the receive buffer then
+                let payload = RemotePayload::matched(handle, len);
+                let message = typed_message(stand_in.ty, count, TypedSource::Remote(payload), None);
+                return Ok(Some((header, message)));
+            }
+            let mut buffer = self.received.borrow_mut();
+            // SAFETY: the handle is the probe's, received once here.
+            unsafe { receive_matched(&mut handle, len, &mut buffer) };
+            let message = arrived(stand_in, count, Bytes::Here(&buffer), None);
+            return Ok(Some((header, message)));
+        }
+        if status.tag() != TAG {
+            return Err(malformed());
+        }
         // a small message into the link's own buffer (no allocation), a larger one into a
         // buffer of its own, which its payload keeps
         let mut reused = self.received.borrow_mut();
@@ -435,24 +556,9 @@ impl Wire {
         } else {
             &mut own
         };
-        buffer.clear();
-        buffer.reserve(len);
-        let mut msg = msg;
-        // SAFETY: `buffer` has room for the `len` bytes the probe reported and MPI_Mrecv writes
-        // exactly them (the message was matched by this probe, so no other receive takes it);
-        // after it they are initialised. Not zeroing the buffer first saves a pass over it.
-        unsafe {
-            ffi::MPI_Mrecv(
-                buffer.as_mut_ptr().cast(),
-                count,
-                ffi::RSMPI_UINT8_T,
-                msg.as_raw_mut(), // MPI_Mrecv sets it to MPI_MESSAGE_NULL, as rsmpi's drop wants
-                ffi::RSMPI_STATUS_IGNORE,
-            );
-            buffer.set_len(len);
-        }
+        // SAFETY: the handle is the probe's, received once here.
+        unsafe { receive_matched(&mut handle, len, buffer) };
         let d = decode(buffer, &mut self.stand_ins.borrow_mut())?;
-        let from = status.source_rank();
         let bytes = d.stand_in.ty.pack_size(d.count);
         // the payload's bytes are here, or (travelling apart) none are
         let here = if d.payload_tag == 0 { bytes } else { 0 };
@@ -467,47 +573,25 @@ impl Wire {
                 ),
             ));
         }
-        let payload = &buffer[..d.payload_len];
-        let message = match d.stand_in.plain {
-            // values of one basic type, here and no acknowledgement owed: a plain message, as
-            // in-process (its receive checks and copies it as any plain message)
-            Some((elem, per_element)) if d.payload_tag == 0 && d.sync == 0 => {
-                let count = d.count * per_element; // no overflow: `bytes` is this many values
-                let data = if payload.len() <= INLINE_BYTES {
-                    Data::inline(payload)
-                } else {
-                    // SAFETY: `fill` gets room for `count` values, `payload.len()` bytes, the
-                    // payload's length.
-                    Data::Owned(ErasedVec::filled_with(elem, count, |dst| unsafe {
-                        std::ptr::copy_nonoverlapping(payload.as_ptr(), dst, payload.len())
-                    }))
-                };
-                Message { elem, count, data }
-            }
-            _ => {
-                let source = if d.payload_tag != 0 {
-                    let tag = i32::try_from(d.payload_tag).map_err(|_| {
-                        Error::invalid("the MPI transport", "a malformed rpar message arrived")
-                    })?;
-                    TypedSource::Remote(RemotePayload::new(self.comm.as_raw(), from, tag, bytes))
-                } else if len <= REUSED_BYTES {
-                    TypedSource::Packed(payload.to_vec())
-                } else {
-                    own.truncate(d.payload_len);
-                    TypedSource::Packed(own)
-                };
-                Message {
-                    elem: ElemType::typed(),
-                    count: d.count,
-                    data: Data::Typed(Box::new(TypedData {
-                        ty: d.stand_in.ty,
-                        count: d.count,
-                        source,
-                        ack: std::cell::Cell::new((d.sync != 0).then_some((from as usize, d.sync))),
-                    })),
-                }
-            }
+        if d.class != 0 {
+            self.incoming_classes.borrow_mut().define(
+                from as usize,
+                d.class,
+                d.header,
+                d.stand_in.clone(),
+            );
+        }
+        let ack = (d.sync != 0).then_some((from as usize, d.sync));
+        let payload = if d.payload_tag != 0 {
+            let tag = i32::try_from(d.payload_tag).map_err(|_| malformed())?;
+            Bytes::Apart(RemotePayload::new(self.side.as_raw(), from, tag, bytes))
+        } else if len <= REUSED_BYTES {
+            Bytes::Here(&buffer[..d.payload_len])
+        } else {
+            own.truncate(d.payload_len);
+            Bytes::Own(own)
         };
+        let message = arrived(d.stand_in, d.count, payload, ack);
         Ok(Some((d.header, message)))
     }
 
@@ -549,6 +633,98 @@ impl Wire {
         }
         left
     }
+}
+
+/// Where the packed bytes of an arrived message are.
+enum Bytes<'a> {
+    /// In the link's reused buffer.
+    Here(&'a [u8]),
+    /// In a buffer of their own.
+    Own(Vec<u8>),
+    /// Still in MPI.
+    Apart(RemotePayload),
+}
+
+/// The message of `count` elements of the sender's type (`stand_in`) whose packed bytes are
+/// `bytes`, with the acknowledgement its synchronous send is owed (`ack`).
+fn arrived(
+    stand_in: StandIn,
+    count: usize,
+    bytes: Bytes<'_>,
+    ack: Option<(usize, u32)>,
+) -> Message {
+    let here = match &bytes {
+        Bytes::Here(b) => Some(*b),
+        Bytes::Own(v) => Some(v.as_slice()),
+        Bytes::Apart(_) => None,
+    };
+    if let (Some((elem, per_element)), Some(payload), None) = (stand_in.plain, here, ack) {
+        // values of one basic type, here, and no acknowledgement owed: a plain message, as
+        // in-process (its receive checks and copies it as any plain message)
+        let count = count * per_element; // no overflow: the payload is this many values
+        let data = if payload.len() <= INLINE_BYTES {
+            Data::inline(payload)
+        } else {
+            // SAFETY: `fill` gets room for `count` values, `payload.len()` bytes, the
+            // payload's length.
+            Data::Owned(ErasedVec::filled_with(elem, count, |dst| unsafe {
+                std::ptr::copy_nonoverlapping(payload.as_ptr(), dst, payload.len())
+            }))
+        };
+        return Message { elem, count, data };
+    }
+    let source = match bytes {
+        Bytes::Here(b) => TypedSource::Packed(b.to_vec()),
+        Bytes::Own(v) => TypedSource::Packed(v),
+        Bytes::Apart(p) => TypedSource::Remote(p),
+    };
+    typed_message(stand_in.ty, count, source, ack)
+}
+
+/// A message of `count` elements of the committed type `ty` from `source`.
+fn typed_message(
+    ty: CommittedType,
+    count: usize,
+    source: TypedSource,
+    ack: Option<(usize, u32)>,
+) -> Message {
+    Message {
+        elem: ElemType::typed(),
+        count,
+        data: Data::Typed(Box::new(TypedData {
+            ty,
+            count,
+            source,
+            ack: std::cell::Cell::new(ack),
+        })),
+    }
+}
+
+/// Receives the matched message `handle` of `len` bytes into `buffer` (its contents replaced).
+///
+/// # Safety
+///
+/// `handle` must be a matched message of `len` bytes (`MPI_Improbe`'s) not yet received.
+unsafe fn receive_matched(handle: &mut ffi::MPI_Message, len: usize, buffer: &mut Vec<u8>) {
+    buffer.clear();
+    buffer.reserve(len);
+    // SAFETY: `buffer` has room for the `len` bytes the probe reported and MPI_Mrecv writes
+    // exactly them (the message was matched by the probe, so no other receive takes it);
+    // after it they are initialised. Not zeroing the buffer first saves a pass over it.
+    unsafe {
+        ffi::MPI_Mrecv(
+            buffer.as_mut_ptr().cast(),
+            len as i32,
+            ffi::RSMPI_UINT8_T,
+            handle,
+            ffi::RSMPI_STATUS_IGNORE,
+        );
+        buffer.set_len(len);
+    }
+}
+
+fn malformed() -> Error {
+    Error::invalid("the MPI transport", "a malformed rpar message arrived")
 }
 
 /// `MPI_TAG_UB` of `comm`: the largest tag it allows (at least 32767, MPI says).

@@ -1,8 +1,10 @@
 //! [`RemotePayload`]: the bytes of a large message from another process that are still in MPI.
-//! Its header has arrived (and is matched by rpar like any message); the bytes follow as an MPI
-//! message of their own on a tag of their own, sent straight from the sender's buffer, and the
-//! receiver takes them straight into the receive buffer once a receive matches the header: one
-//! copy in all, MPI's own (`Wire::send_borrowed` is the sender's side).
+//! Either its header has arrived (and is matched by rpar like any message) and the bytes follow
+//! as an MPI message of their own on a tag of their own, or the message is the bytes alone
+//! (a message of a class its receiver knows, `classes.rs`), probed and not yet received. Both
+//! are sent straight from the sender's buffer, and the receiver takes them straight into the
+//! receive buffer once a receive matches: one copy in all, MPI's own (`Wire::send_borrowed` is
+//! the sender's side).
 //!
 //! The sender's send completes only when these bytes are received, so the receiving endpoint
 //! never leaves a payload waiting for a receive that this rank is not completing now: one that
@@ -14,28 +16,40 @@ use ::mpi::ffi;
 
 /// A large payload from another process, not yet received from MPI.
 pub(crate) struct RemotePayload {
-    /// The run's communicator (the link's), alive as long as the link, which receives every
-    /// payload it announced before it ends (`Wire::finish`).
-    comm: ffi::MPI_Comm,
-    /// The sender's rank in it.
-    from: i32,
-    /// The tag the bytes travel on (the sender chose it for this message alone).
-    tag: i32,
+    /// Where the bytes are.
+    at: Where,
     bytes: usize,
     /// Whether the bytes were received (else dropping receives and discards them).
     taken: bool,
 }
 
+/// Where the bytes of a [`RemotePayload`] are in MPI.
+#[derive(Debug, Clone, Copy)]
+enum Where {
+    /// Still to come, on `tag` of `comm` from `from`.
+    Tagged {
+        /// The link's communicator for payloads, alive as long as the link, which receives
+        /// every payload it announced before it ends (`Wire::finish`).
+        comm: ffi::MPI_Comm,
+        /// The sender's rank in it.
+        from: i32,
+        /// The tag the bytes travel on (the sender chose it for this message alone).
+        tag: i32,
+    },
+    /// Probed by `MPI_Improbe`: the handle of the matched message, which only this payload
+    /// receives.
+    Matched(ffi::MPI_Message),
+}
+
 // SAFETY: a payload belongs to the endpoint of the one rank of its process on the MPI transport
 // and is received only by that rank's thread, the one that uses the link (whose `RefCell`s
-// keep it to one thread); the communicator handle itself is plain data.
+// keep it to one thread); the communicator and message handles themselves are plain data.
 unsafe impl Send for RemotePayload {}
 
 impl std::fmt::Debug for RemotePayload {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RemotePayload")
-            .field("from", &self.from)
-            .field("tag", &self.tag)
+            .field("at", &self.at)
             .field("bytes", &self.bytes)
             .finish()
     }
@@ -45,9 +59,17 @@ impl RemotePayload {
     /// The payload of `bytes` bytes that process `from` sends on `tag` of `comm`.
     pub(crate) fn new(comm: ffi::MPI_Comm, from: i32, tag: i32, bytes: usize) -> Self {
         RemotePayload {
-            comm,
-            from,
-            tag,
+            at: Where::Tagged { comm, from, tag },
+            bytes,
+            taken: false,
+        }
+    }
+
+    /// The payload that is the whole of the matched message `message` (`MPI_Improbe`'s), of
+    /// `bytes` bytes. The payload owns the handle: it alone receives the message.
+    pub(crate) fn matched(message: ffi::MPI_Message, bytes: usize) -> Self {
+        RemotePayload {
+            at: Where::Matched(message),
             bytes,
             taken: false,
         }
@@ -64,7 +86,8 @@ impl RemotePayload {
         self.taken = true;
         // SAFETY: the caller gives `dst` for `bytes` bytes; the sender's `MPI_Isend` of exactly
         // these bytes on this tag is posted (with the header) and completes only through this
-        // receive; the communicator outlives every payload (see `comm`).
+        // receive, or the matched message is these bytes; the communicator outlives every
+        // payload (see `Where::Tagged`).
         unsafe { self.recv(dst) };
     }
 
@@ -84,18 +107,29 @@ impl RemotePayload {
     /// # Safety
     ///
     /// As [`RemotePayload::receive_into`].
-    unsafe fn recv(&self, dst: *mut u8) {
-        // SAFETY: as the caller's; the count fits an i32 (the sender's own check).
+    unsafe fn recv(&mut self, dst: *mut u8) {
+        // SAFETY: as the caller's; the count fits an i32 (the sender's own check, or MPI's
+        // count of a probed message). A matched handle is received once: MPI_Mrecv sets it to
+        // MPI_MESSAGE_NULL, and `taken` keeps `Drop` from receiving again.
         unsafe {
-            ffi::MPI_Recv(
-                dst.cast(),
-                self.bytes as i32,
-                ffi::RSMPI_UINT8_T,
-                self.from,
-                self.tag,
-                self.comm,
-                ffi::RSMPI_STATUS_IGNORE,
-            );
+            match &mut self.at {
+                Where::Tagged { comm, from, tag } => ffi::MPI_Recv(
+                    dst.cast(),
+                    self.bytes as i32,
+                    ffi::RSMPI_UINT8_T,
+                    *from,
+                    *tag,
+                    *comm,
+                    ffi::RSMPI_STATUS_IGNORE,
+                ),
+                Where::Matched(message) => ffi::MPI_Mrecv(
+                    dst.cast(),
+                    self.bytes as i32,
+                    ffi::RSMPI_UINT8_T,
+                    message,
+                    ffi::RSMPI_STATUS_IGNORE,
+                ),
+            };
         }
     }
 }

@@ -136,8 +136,8 @@ mod tests {
         let mut buf = Vec::new();
         append_header(&mut buf, &header, Contents::of(1, sig));
         // after context, source, tag, flow, count, no call and the number of runs: the runs;
-        // then payload tag, sync and the header's length
-        buf[4 * 4 + 8 + 1 + 4..buf.len() - 12].to_vec()
+        // then payload tag, sync, class and the header's length
+        buf[4 * 4 + 8 + 1 + 4..buf.len() - 16].to_vec()
     }
 
     #[test]

@@ -37,6 +37,8 @@ pub(crate) struct Decoded {
     pub(crate) payload_tag: u32,
     /// A synchronous send's number, to acknowledge when a receive matches it; 0 for others.
     pub(crate) sync: u32,
+    /// The class this message defines (`classes.rs`); 0: none.
+    pub(crate) class: u32,
 }
 
 /// What a header says of its message beside the matching header: the count of elements sent,
@@ -48,6 +50,7 @@ pub(crate) struct Contents<'a> {
     pub(crate) signature: &'a [(BasicType, usize)],
     pub(crate) payload_tag: u32,
     pub(crate) sync: u32,
+    pub(crate) class: u32,
 }
 
 impl<'a> Contents<'a> {
@@ -59,6 +62,7 @@ impl<'a> Contents<'a> {
             signature,
             payload_tag: 0,
             sync: 0,
+            class: 0,
         }
     }
 }
@@ -70,6 +74,7 @@ pub(crate) fn append_header(out: &mut Vec<u8>, header: &Header, contents: Conten
         signature: sig,
         payload_tag,
         sync,
+        class,
     } = contents;
     let start = out.len();
     put_u32(out, header.context);
@@ -102,6 +107,7 @@ pub(crate) fn append_header(out: &mut Vec<u8>, header: &Header, contents: Conten
     }
     put_u32(out, payload_tag);
     put_u32(out, sync);
+    put_u32(out, class);
     let len = (out.len() - start) as u32;
     put_u32(out, len);
 }
@@ -150,6 +156,7 @@ pub(crate) fn decode(buf: &[u8], types: &mut StandIns) -> Result<Decoded> {
     let stand_in = types.of(r.take(runs.checked_mul(RUN_BYTES).ok_or_else(bad)?)?)?;
     let payload_tag = r.u32()?;
     let sync = r.u32()?;
+    let class = r.u32()?;
     Ok(Decoded {
         header: Header {
             context,
@@ -163,6 +170,7 @@ pub(crate) fn decode(buf: &[u8], types: &mut StandIns) -> Result<Decoded> {
         payload_len: start,
         payload_tag,
         sync,
+        class,
     })
 }
 
@@ -305,6 +313,7 @@ mod tests {
             signature: &sig,
             payload_tag: 1234,
             sync: 41,
+            class: 3,
         };
         append_header(&mut buf, &header, contents);
         let mut types = StandIns::default();
@@ -316,9 +325,10 @@ mod tests {
                 &d.stand_in.ty.inner.signature,
                 &buf[..d.payload_len],
                 d.payload_tag,
-                d.sync
+                d.sync,
+                d.class
             ),
-            (9, &sig, &[1u8, 2, 3][..], 1234, 41)
+            (9, &sig, &[1u8, 2, 3][..], 1234, 41, 3)
         );
         assert!(decode(&[0, 0, 0, 9], &mut types).is_err());
     }
