@@ -2,7 +2,8 @@
 //! header (communicator context, source, tag, trace flow id, the collective call it belongs
 //! to), the type signature of one sent element (run-length coded), the sent count, the tag of
 //! the MPI message that carries the payload if it is not this one (0: it is), the number of a
-//! synchronous send to acknowledge (0: none), and last the header's length. The header goes
+//! synchronous send to acknowledge (0: none), the class the message defines (0: none; later
+//! messages of a class travel without a header, `classes.rs`), and last the header's length. The header goes
 //! last so that the receiver can cut it off and keep the payload in the buffer MPI received it
 //! into: no copy beyond MPI's own.
 //!
