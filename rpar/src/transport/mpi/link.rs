@@ -19,6 +19,7 @@
 //! done with the buffer; the receiving process never holds the bytes back (see the payload's
 //! module).
 
+use super::classes::{self, Class};
 use super::sends::{Sends, SMALL_BYTES};
 use super::stand_ins::{StandIn, StandIns};
 use super::wire::{append_header, decode, Contents};
