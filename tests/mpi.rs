@@ -680,6 +680,12 @@ fn bare(world: &Comm) -> rpar::Result<()> {
             world.send(&big(8)[..], 1, 62)?; // bare: refused twice, then taken
             world.send(&[5u64, 6][..], 1, 63)?;
             world.send(&[7u64, 8][..], 1, 63)?; // bare: a type mismatch first
+                                                // more tags than a destination keeps classes: numbers taken again, in turn
+            for round in 0..2u64 {
+                for t in 0..300u64 {
+                    world.send(&[t + 1000 * round][..], 1, 100 + t as i32)?;
+                }
+            }
             world.barrier()?;
         }
         1 => {
@@ -724,6 +730,12 @@ fn bare(world: &Comm) -> rpar::Result<()> {
                 world.recv::<u64>(0, 63)?.0,
                 vec![7, 8],
             );
+            for t in (0..300u64).rev() {
+                for round in 0..2u64 {
+                    let got = world.recv::<u64>(0, 100 + t as i32)?.0;
+                    check("classes taken again", got, vec![t + 1000 * round]);
+                }
+            }
             world.barrier()?;
         }
         _ => world.barrier()?,

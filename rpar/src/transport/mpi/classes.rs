@@ -13,6 +13,12 @@
 //! Messages whose headers say something of their own — a collective call (its sequence
 //! number), a trace's flow id, a synchronous send's number — and elements of no bytes (no count
 //! to recover) always travel with the full header.
+//!
+//! A destination has at most [`MOST_CLASSES`] classes at a time (a program that gives every
+//! message a tag of its own would otherwise grow both tables without end); once they are all
+//! taken, a new combination takes the number of the oldest, in turn, and its full header
+//! redefines that number at the receiver — which sees the redefinition after every bare message
+//! of the old class and before every one of the new, by the same ordering.
 
 use super::stand_ins::StandIn;
 use crate::datatype::Compiled;
@@ -23,6 +29,10 @@ use std::sync::Arc;
 /// The MPI tag of the first class's bare messages on the link's communicator; class `n` (from
 /// 1) travels on `FIRST_CLASS_TAG + n - 1`.
 const FIRST_CLASS_TAG: i32 = 16;
+
+/// The most classes a process keeps per destination (and per source): their tables take about
+/// 100 bytes a class on each side.
+pub(super) const MOST_CLASSES: u32 = 256;
 
 /// The MPI tag of the bare messages of class `class`.
 pub(super) fn tag_of(class: u32) -> i32 {
@@ -52,8 +62,11 @@ struct Key {
 pub(super) struct Outgoing {
     last: Option<(Key, u32)>,
     by_key: HashMap<Key, u32>,
-    /// The element types of the classes, kept alive so that no other type takes an address.
-    types: Vec<Arc<Compiled>>,
+    /// Each class's key and element type (kept alive, so that no other type takes its
+    /// address), by number - 1.
+    classes: Vec<(Key, Arc<Compiled>)>,
+    /// The number the next new class takes once every number is taken.
+    next_reused: u32,
 }
 
 /// What a sender does with a message of a class.
@@ -63,15 +76,15 @@ pub(super) enum Class {
     Known(u32),
     /// Sends it with the full header, which defines this new class.
     New(u32),
-    /// Sends it with the full header only (the header has a field of its own, or no class
-    /// number is left).
+    /// Sends it with the full header only (the header has a field of its own, or the
+    /// destination can have no class).
     None,
 }
 
 impl Outgoing {
     /// The class of a message with `header` of elements of `ty`, at most `limit` classes.
     pub(super) fn class_of(&mut self, header: &Header, ty: &Arc<Compiled>, limit: u32) -> Class {
-        if header.call.is_some() || header.flow_id() != 0 || ty.size == 0 {
+        if header.call.is_some() || header.flow_id() != 0 || ty.size == 0 || limit == 0 {
             return Class::None;
         }
         let key = Key {
@@ -87,19 +100,31 @@ impl Outgoing {
             }
         }
         let class = match self.by_key.get(&key) {
-            Some(&class) => Class::Known(class),
-            None if (self.types.len() as u32) < limit => {
-                self.types.push(ty.clone());
-                let class = self.types.len() as u32;
-                self.by_key.insert(key, class);
-                Class::New(class)
-            }
-            None => return Class::None,
+            Some(&n) => Class::Known(n),
+            None => Class::New(self.take_number(key, ty, limit)),
         };
-        if let Class::Known(n) | Class::New(n) = class {
-            self.last = Some((key, n));
-        }
+        let (Class::Known(n) | Class::New(n)) = class else {
+            unreachable!("a class has a number")
+        };
+        self.last = Some((key, n));
         class
+    }
+
+    /// A number for the new class `key` of elements of `ty`: the next free one, or once all
+    /// `limit` are taken, the oldest's in turn (its class forgotten).
+    fn take_number(&mut self, key: Key, ty: &Arc<Compiled>, limit: u32) -> u32 {
+        let n = if (self.classes.len() as u32) < limit {
+            self.classes.push((key, ty.clone()));
+            self.classes.len() as u32
+        } else {
+            let n = self.next_reused % limit + 1;
+            self.next_reused = n;
+            let old = std::mem::replace(&mut self.classes[n as usize - 1], (key, ty.clone()));
+            self.by_key.remove(&old.0);
+            n
+        };
+        self.by_key.insert(key, n);
+        n
     }
 }
 
@@ -158,7 +183,13 @@ mod tests {
         assert_eq!(out.class_of(&header(5), &u, 10), Class::New(2));
         assert_eq!(out.class_of(&header(6), &f, 10), Class::New(3));
         assert_eq!(out.class_of(&header(5), &f, 10), Class::Known(1));
-        assert_eq!(out.class_of(&header(7), &f, 3), Class::None); // no number left
+        // every number taken: the oldest's, in turn, and its class is new again after
+        assert_eq!(out.class_of(&header(7), &f, 3), Class::New(1));
+        assert_eq!(out.class_of(&header(7), &f, 3), Class::Known(1));
+        assert_eq!(out.class_of(&header(5), &f, 3), Class::New(2));
+        assert_eq!(out.class_of(&header(6), &f, 3), Class::Known(3));
+        assert_eq!(out.class_of(&header(7), &f, 3), Class::Known(1));
+        assert_eq!(out.class_of(&header(5), &f, 0), Class::None); // no class at all
         let traced = Header {
             flow: 9,
             ..header(5)

@@ -83,8 +83,8 @@ pub(crate) struct Wire {
     outgoing_classes: RefCell<Vec<classes::Outgoing>>,
     /// The classes of messages from other processes.
     incoming_classes: RefCell<classes::Incoming>,
-    /// How many classes a destination may have: the class tags from the first up to
-    /// `MPI_TAG_UB`.
+    /// How many classes a destination may have: [`classes::MOST_CLASSES`], fewer if the class
+    /// tags up to `MPI_TAG_UB` are fewer.
     class_limit: u32,
     outgoing: RefCell<Sends>,
     /// Committed stand-ins for the senders' types.
@@ -128,7 +128,9 @@ impl Wire {
             side,
             outgoing_classes: RefCell::new((0..size).map(|_| Default::default()).collect()),
             incoming_classes: RefCell::default(),
-            class_limit: classes::of_tag(tag_ub).unwrap_or(0),
+            class_limit: classes::of_tag(tag_ub)
+                .unwrap_or(0)
+                .min(classes::MOST_CLASSES),
             outgoing: RefCell::default(),
             stand_ins: RefCell::default(),
             received: RefCell::default(),
