@@ -99,12 +99,12 @@ impl Outgoing {
                 return Class::Known(class);
             }
         }
-        let class = match self.by_key.get(&key) {
-            Some(&n) => Class::Known(n),
-            None => Class::New(self.take_number(key, ty, limit)),
-        };
-        let (Class::Known(n) | Class::New(n)) = class else {
-            unreachable!("a class has a number")
+        let (class, n) = match self.by_key.get(&key) {
+            Some(&n) => (Class::Known(n), n),
+            None => {
+                let n = self.take_number(key, ty, limit);
+                (Class::New(n), n)
+            }
         };
         self.last = Some((key, n));
         class

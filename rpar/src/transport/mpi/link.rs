@@ -22,7 +22,7 @@
 use super::classes::{self, Class};
 use super::sends::{Sends, SMALL_BYTES};
 use super::stand_ins::{StandIn, StandIns};
-use super::wire::{append_header, decode, Contents};
+use super::wire::{append_header, decode, malformed, Contents};
 use super::RemotePayload;
 use crate::datatype::{engine, CommittedType, Compiled};
 use crate::transport::{
@@ -176,33 +176,32 @@ impl Wire {
             }
             _ => Class::None,
         };
-        let apart = sync == 0 && goes_apart(elem, count);
-        let (tag, class) = match class {
-            Class::Known(n) => (classes::tag_of(n), None),
-            Class::New(n) => (TAG, Some(n)),
-            Class::None => (TAG, Some(0)),
-        };
-        let Some(class) = class else {
-            // a known class: the bytes alone, on the class's tag
-            if !apart {
-                // SAFETY: the caller's guarantee on `src`.
-                let buf = unsafe { self.packed(0, (elem, count), &compiled, src) };
-                return self.isend(to, buf, tag).map(|()| None);
+        let class = match class {
+            Class::Known(n) => {
+                // the bytes alone, on the class's tag
+                let tag = classes::tag_of(n);
+                if !goes_apart(elem, count) {
+                    // SAFETY: the caller's guarantee on `src`.
+                    let buf = unsafe { self.packed(0, (elem, count), &compiled, src) };
+                    return self.isend(to, buf, tag).map(|()| None);
+                }
+                // SAFETY: as for a payload apart, below, on the class's tag.
+                let request =
+                    unsafe { self.isend_raw(&self.comm, to, src, elem.size * count, tag)? };
+                return Ok(Some(self.file_direct(request)));
             }
-            // SAFETY: as below, on the class's tag of the link's communicator.
-            let request = unsafe { self.isend_raw(&self.comm, to, src, elem.size * count, tag)? };
-            return Ok(Some(self.file_direct(request)));
+            Class::New(n) => n,
+            Class::None => 0,
         };
-        if !apart {
-            // SAFETY: the caller's guarantee on `src`.
-            let mut buf = unsafe { self.packed(64, (elem, count), &compiled, src) };
+        if sync != 0 || !goes_apart(elem, count) {
             let contents = Contents {
                 sync,
                 class,
                 ..Contents::of(count, &compiled.signature)
             };
-            append_header(&mut buf, header, contents);
-            return self.isend(to, buf, TAG).map(|()| None);
+            // SAFETY: the caller's guarantee on `src`.
+            return unsafe { self.send_plain(to, header, (elem, count), &compiled, src, contents) }
+                .map(|()| None);
         }
         let payload_tag = self.payload_tag(to);
         let mut buf = self.outgoing.borrow_mut().buffer(64);
@@ -282,8 +281,9 @@ impl Wire {
         buf
     }
 
-    /// Sends `count` elements of `elem` at `src` to world rank `to` with their header: packed by
-    /// the element's type map (one copy; padding is not read).
+    /// Sends `count` elements of `elem` (compiled: `compiled`) at `src` to world rank `to` with
+    /// their header (`header`, `contents`): packed by the element's type map (one copy; padding
+    /// is not read).
     ///
     /// # Safety
     ///
@@ -292,15 +292,33 @@ impl Wire {
         &self,
         to: usize,
         header: &Header,
-        elem: ElemType,
-        count: usize,
+        (elem, count): (ElemType, usize),
+        compiled: &Compiled,
+        src: *const u8,
+        contents: Contents<'_>,
+    ) -> Result<()> {
+        // SAFETY: the caller's guarantee on `src`.
+        let mut buf = unsafe { self.packed(64, (elem, count), compiled, src) };
+        append_header(&mut buf, header, contents);
+        self.isend(to, buf, TAG)
+    }
+
+    /// [`Wire::send_plain`] of a message made for the in-process mailbox, its data at `src`.
+    ///
+    /// # Safety
+    ///
+    /// As [`Wire::send_plain`].
+    unsafe fn send_made(
+        &self,
+        to: usize,
+        header: &Header,
+        (elem, count): (ElemType, usize),
         src: *const u8,
     ) -> Result<()> {
         let compiled = (elem.compiled)();
+        let contents = Contents::of(count, &compiled.signature);
         // SAFETY: the caller's guarantee on `src`.
-        let mut buf = unsafe { self.packed(64, (elem, count), &compiled, src) };
-        append_header(&mut buf, header, Contents::of(count, &compiled.signature));
-        self.isend(to, buf, TAG)
+        unsafe { self.send_plain(to, header, (elem, count), &compiled, src, contents) }
     }
 
     /// Sends `count` elements of the committed type `ty` laid out from `start` to world rank
@@ -333,12 +351,12 @@ impl Wire {
         let Message { elem, count, data } = m;
         match data {
             // SAFETY: an inline payload holds `count` elements of `elem`.
-            Data::Inline(buf) => unsafe { self.send_plain(to, header, elem, count, buf.as_ptr()) },
+            Data::Inline(buf) => unsafe { self.send_made(to, header, (elem, count), buf.as_ptr()) },
             // SAFETY: an owned buffer holds `count` elements of `elem`.
-            Data::Owned(v) => unsafe { self.send_plain(to, header, elem, count, v.as_ptr()) },
+            Data::Owned(v) => unsafe { self.send_made(to, header, (elem, count), v.as_ptr()) },
             Data::Borrowed(ticket) => match ticket.into_owned(elem, count) {
                 // SAFETY: as for an owned buffer.
-                Some(v) => unsafe { self.send_plain(to, header, elem, count, v.as_ptr()) },
+                Some(v) => unsafe { self.send_made(to, header, (elem, count), v.as_ptr()) },
                 None => Err(Error::invalid("send", "the run is aborting")),
             },
             Data::Empty => Ok(()),
@@ -520,7 +538,7 @@ impl Wire {
         };
         let len = status.count(u8::equivalent_datatype()).max(0) as usize;
         let from = status.source_rank();
-        let mut handle = msg.as_raw();
+        let handle = msg.as_raw();
         // the handle is this function's to receive (rsmpi's wrapper would insist on it)
         std::mem::forget(msg);
         if let Some(class) = classes::of_tag(status.tag()) {
@@ -543,7 +561,7 @@ impl Wire {
             }
             let mut buffer = self.received.borrow_mut();
             // SAFETY: the handle is the probe's, received once here.
-            unsafe { receive_matched(&mut handle, len, &mut buffer) };
+            unsafe { receive_matched(handle, len, &mut buffer) };
             let message = arrived(stand_in, count, Bytes::Here(&buffer), None);
             return Ok(Some((header, message)));
         }
@@ -560,7 +578,7 @@ impl Wire {
             &mut own
         };
         // SAFETY: the handle is the probe's, received once here.
-        unsafe { receive_matched(&mut handle, len, buffer) };
+        unsafe { receive_matched(handle, len, buffer) };
         let d = decode(buffer, &mut self.stand_ins.borrow_mut())?;
         let bytes = d.stand_in.ty.pack_size(d.count);
         // the payload's bytes are here, or (travelling apart) none are
@@ -708,26 +726,15 @@ fn typed_message(
 /// # Safety
 ///
 /// `handle` must be a matched message of `len` bytes (`MPI_Improbe`'s) not yet received.
-unsafe fn receive_matched(handle: &mut ffi::MPI_Message, len: usize, buffer: &mut Vec<u8>) {
+unsafe fn receive_matched(handle: ffi::MPI_Message, len: usize, buffer: &mut Vec<u8>) {
     buffer.clear();
     buffer.reserve(len);
-    // SAFETY: `buffer` has room for the `len` bytes the probe reported and MPI_Mrecv writes
-    // exactly them (the message was matched by the probe, so no other receive takes it);
-    // after it they are initialised. Not zeroing the buffer first saves a pass over it.
+    // SAFETY: `buffer` has room for the `len` bytes of the message (the caller), all of which
+    // MPI writes; after it they are initialised. Not zeroing the buffer first saves a pass.
     unsafe {
-        ffi::MPI_Mrecv(
-            buffer.as_mut_ptr().cast(),
-            len as i32,
-            ffi::RSMPI_UINT8_T,
-            handle,
-            ffi::RSMPI_STATUS_IGNORE,
-        );
+        RemotePayload::matched(handle, len).receive_into(buffer.as_mut_ptr());
         buffer.set_len(len);
     }
-}
-
-fn malformed() -> Error {
-    Error::invalid("the MPI transport", "a malformed rpar message arrived")
 }
 
 /// `MPI_TAG_UB` of `comm`: the largest tag it allows (at least 32767, MPI says).

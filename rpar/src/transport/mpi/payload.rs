@@ -23,8 +23,9 @@ pub(crate) struct RemotePayload {
     taken: bool,
 }
 
-/// Where the bytes of a [`RemotePayload`] are in MPI.
-#[derive(Debug, Clone, Copy)]
+/// Where the bytes of a [`RemotePayload`] are in MPI (not `Copy`: a matched message's handle
+/// is received once).
+#[derive(Debug)]
 enum Where {
     /// Still to come, on `tag` of `comm` from `from`.
     Tagged {

@@ -3,9 +3,9 @@
 //! to), the type signature of one sent element (run-length coded), the sent count, the tag of
 //! the MPI message that carries the payload if it is not this one (0: it is), the number of a
 //! synchronous send to acknowledge (0: none), the class the message defines (0: none; later
-//! messages of a class travel without a header, `classes.rs`), and last the header's length. The header goes
-//! last so that the receiver can cut it off and keep the payload in the buffer MPI received it
-//! into: no copy beyond MPI's own.
+//! messages of a class travel without a header, `classes.rs`), and last the header's length.
+//! The header goes last so that the receiver can cut it off and keep the payload in the buffer
+//! MPI received it into: no copy beyond MPI's own.
 //!
 //! The payload is packed by the sender's type map (padding is never read) and arrives as a
 //! message with the sender's signature (a plain message of a Rust type when that signature is
@@ -119,13 +119,13 @@ const RUN_BYTES: usize = 9;
 /// Decodes the header of a received buffer, with the stand-in for the sender's type from
 /// `types`; the payload is the buffer's start.
 pub(crate) fn decode(buf: &[u8], types: &mut StandIns) -> Result<Decoded> {
-    let bad = || Error::invalid("the MPI transport", "a malformed rpar message arrived");
     if buf.len() < 4 {
-        return Err(bad());
+        return Err(malformed());
     }
     let len_at = buf.len() - 4;
-    let header_len = u32::from_le_bytes(buf[len_at..].try_into().map_err(|_| bad())?) as usize;
-    let start = len_at.checked_sub(header_len).ok_or_else(bad)?;
+    let header_len =
+        u32::from_le_bytes(buf[len_at..].try_into().map_err(|_| malformed())?) as usize;
+    let start = len_at.checked_sub(header_len).ok_or_else(malformed)?;
     let mut r = Reader(&buf[start..len_at]);
     let context = r.u32()?;
     let source = r.u32()?;
@@ -154,7 +154,7 @@ pub(crate) fn decode(buf: &[u8], types: &mut StandIns) -> Result<Decoded> {
         }
     };
     let runs = r.u32()? as usize;
-    let stand_in = types.of(r.take(runs.checked_mul(RUN_BYTES).ok_or_else(bad)?)?)?;
+    let stand_in = types.of(r.take(runs.checked_mul(RUN_BYTES).ok_or_else(malformed)?)?)?;
     let payload_tag = r.u32()?;
     let sync = r.u32()?;
     let class = r.u32()?;
@@ -181,9 +181,7 @@ pub(crate) fn parse_signature(encoded: &[u8]) -> Result<Signature> {
     let mut r = Reader(encoded);
     let mut signature = Vec::with_capacity(encoded.len() / RUN_BYTES);
     while !r.0.is_empty() {
-        let b = BasicType::from_code(r.u8()?).ok_or_else(|| {
-            Error::invalid("the MPI transport", "a malformed rpar message arrived")
-        })?;
+        let b = BasicType::from_code(r.u8()?).ok_or_else(malformed)?;
         signature.push((b, r.u64()? as usize));
     }
     Ok(signature)
@@ -222,6 +220,12 @@ fn put_opt(out: &mut Vec<u8>, v: Option<usize>) {
 fn put_str(out: &mut Vec<u8>, s: &str) {
     put_u32(out, s.len() as u32);
     out.extend_from_slice(s.as_bytes());
+}
+
+/// The error of a message from another process that no rpar sender wrote.
+#[cold]
+pub(crate) fn malformed() -> Error {
+    Error::invalid("the MPI transport", "a malformed rpar message arrived")
 }
 
 #[cold]
