@@ -352,6 +352,10 @@ struct Queues {
     /// [`Posted::held`] holds, without a search of the posted list (the common case of one
     /// request waited for).
     waited: Option<SlotId>,
+    /// While an unexpected message's payload is still in MPI (its sender waits for it): how
+    /// many more empty polls of MPI this rank makes before it receives every such payload into
+    /// a buffer of its own (see [`Endpoint::queue`]).
+    remote_grace: Option<u32>,
     next_seq: u64,
     next_slot: u64,
 }
@@ -438,6 +442,11 @@ fn record_arrival(t: &RankTrace, m: &Matched) {
     };
     t.flow_in(m.header.flow_id(), arrival);
 }
+
+/// On the MPI transport, how many empty polls of MPI an unexpected message's payload may stay
+/// in MPI, holding its sender, in case a receive for it comes meanwhile (see
+/// [`Endpoint::queue`]): about 10-20 us of polling.
+const REMOTE_GRACE_POLLS: u32 = 64;
 
 /// On the MPI transport, a wait this long goes on to pause between polls.
 const LONG_WAIT: std::time::Duration = std::time::Duration::from_millis(5);
@@ -943,6 +952,7 @@ impl Endpoint {
             if let Some((header, message)) = wire.poll()? {
                 return Ok(Envelope::Msg(header, message));
             }
+            self.spend_remote_grace();
             if wire.progressed_since() {
                 return Ok(Envelope::Wake); // a send may be waiting for it
             }
@@ -1109,6 +1119,14 @@ impl Endpoint {
     /// receive is posted completes whatever else the receiver does, and the receive buffer
     /// itself may be written only by a call on its request (a request leaked with
     /// `mem::forget` no longer keeps it alive).
+    ///
+    /// An unexpected message whose payload is still in MPI (another process's large message)
+    /// stays there for a grace of [`REMOTE_GRACE_POLLS`] empty polls of MPI by this rank, then
+    /// is received into a buffer of its own: its sender waits meanwhile, as MPI lets a
+    /// standard send wait for its receive, and the grace bounds that wait while this rank
+    /// keeps calling rpar. A receive that comes within it (a ping-pong whose reply arrives
+    /// while this rank still waits for its own send to complete) takes the payload straight
+    /// into its buffer: one copy, not two.
     #[inline(never)]
     fn queue(&self, mut m: Matched, release_borrowed: bool) {
         if release_borrowed {
@@ -1134,12 +1152,33 @@ impl Endpoint {
                 slot.matched = Some(m);
             }
             None => {
-                // a payload still in MPI holds its sender until received: taken out now
-                if m.message.data.is_remote() {
-                    release(&mut m);
+                // a payload still in MPI holds its sender until received: left there for a
+                // grace of polls, then taken out
+                if m.message.data.is_remote() && q.remote_grace.is_none() {
+                    q.remote_grace = Some(REMOTE_GRACE_POLLS);
                 }
                 q.unexpected.push_back(m)
             }
+        }
+    }
+
+    /// Counts an empty poll of MPI against the grace of the unexpected payloads still in MPI;
+    /// once it is spent, receives each into a buffer of its own, releasing its sender. One test
+    /// when there is none.
+    #[inline]
+    fn spend_remote_grace(&self) {
+        let mut q = self.queues.borrow_mut();
+        match q.remote_grace {
+            None => {}
+            Some(0) => {
+                q.remote_grace = None;
+                for m in q.unexpected.iter_mut() {
+                    if m.message.data.is_remote() {
+                        release(m);
+                    }
+                }
+            }
+            Some(n) => q.remote_grace = Some(n - 1),
         }
     }
 
@@ -1412,6 +1451,7 @@ impl Endpoint {
             while let Some((h, m)) = wire.poll()? {
                 let _ = self.file(h, m, None, false);
             }
+            self.spend_remote_grace();
         }
         Ok(())
     }
@@ -1622,9 +1662,14 @@ impl Endpoint {
 }
 
 /// As [`release`], for a message no receive has matched yet: a synchronous send's stays in the
-/// sender's buffer, because its sender may return only once a receive matches it (MPI_Ssend).
+/// sender's buffer, because its sender may return only once a receive matches it (MPI_Ssend),
+/// and a payload still in MPI stays there for its grace (see [`Endpoint::queue`]).
 fn release_unmatched(m: &mut Matched) {
-    if !matches!(&m.message.data, Data::Borrowed(t) if t.synchronous()) {
+    let stays = match &m.message.data {
+        Data::Borrowed(t) => t.synchronous(),
+        data => data.is_remote(),
+    };
+    if !stays {
         release(m);
     }
 }

@@ -7,10 +7,12 @@
 //! the sender's side).
 //!
 //! The sender's send completes only when these bytes are received, so the receiving endpoint
-//! never leaves a payload waiting for a receive that this rank is not completing now: one that
-//! is filed as unexpected, or matched to a posted receive nobody is waiting on, is received into
-//! a buffer of its own at once (`TypedData::release`), as an in-process rendezvous is copied
-//! out; and one dropped unreceived (the run ends) is received and discarded.
+//! never leaves a payload waiting long for a receive that this rank is not completing now: one
+//! matched to a posted receive nobody is waiting on is received into a buffer of its own at once
+//! (`TypedData::release`), as an in-process rendezvous is copied out; one filed as unexpected
+//! stays in MPI for a short grace of this rank's polls (a receive that comes meanwhile takes it
+//! straight in), then is received likewise (`Endpoint::queue`); and one dropped unreceived (the
+//! run ends) is received and discarded.
 
 use ::mpi::ffi;
 
