@@ -72,20 +72,45 @@ impl Failure {
 /// Spinning before yielding, with a core per rank: 256 pauses take about 7 us here, longer
 /// than a reply from a rank on another core takes to come.
 const SPIN_DEDICATED: u32 = 256;
+/// The same on the MPI transport, with a core per process: about as many polls of MPI as
+/// make the wait that goes on to pause between polls (`LONG_WAIT`, 5 ms, at 80-150 ns a
+/// poll). MPI itself polls without yielding; a yield costs a system call, and a message that
+/// arrives during it waits (on Open MPI, which binds each process to one core, yielding after
+/// 16 polls made a 64 KiB round trip 8% slower).
+#[cfg(feature = "mpi")]
+const SPIN_DEDICATED_PROCESS: u32 = 1 << 16;
 /// The same when ranks outnumber cores: the rank waited for may need this very core, so
 /// yield it almost at once.
 const SPIN_OVERSUBSCRIBED: u32 = 16;
 
-/// The spin rounds for `n` ranks in this process (`RPAR_SPIN` overrides).
-fn spin_rounds(n: usize) -> u32 {
+/// Where a fabric's ranks run, and whether they share cores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Placement {
+    /// `n` ranks, threads of this process, on the cores this process may use.
+    Threads(usize),
+    /// One rank in this process, on the MPI transport; whether this node's processes of the
+    /// job outnumber the cores they may use.
+    #[cfg(feature = "mpi")]
+    Process { oversubscribed: bool },
+}
+
+/// How many times a blocked call looks at what it waits for before it yields the core
+/// (`RPAR_SPIN` overrides).
+fn spin_rounds(placement: Placement) -> u32 {
     if let Some(spins) = std::env::var("RPAR_SPIN").ok().and_then(|v| v.parse().ok()) {
         return spins;
     }
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
-    if n <= cores {
-        SPIN_DEDICATED
-    } else {
-        SPIN_OVERSUBSCRIBED
+    match placement {
+        Placement::Threads(n)
+            if n <= std::thread::available_parallelism().map_or(1, |c| c.get()) =>
+        {
+            SPIN_DEDICATED
+        }
+        #[cfg(feature = "mpi")]
+        Placement::Process {
+            oversubscribed: false,
+        } => SPIN_DEDICATED_PROCESS,
+        _ => SPIN_OVERSUBSCRIBED,
     }
 }
 
@@ -129,8 +154,13 @@ pub(crate) struct Fabric {
 }
 
 impl Fabric {
-    /// A fabric of `n` mailboxes, with the receiving end of each.
-    pub(crate) fn new(n: usize, poll_budget: Duration) -> (Fabric, Vec<Receiver<Envelope>>) {
+    /// A fabric of `n` mailboxes, with the receiving end of each, for ranks placed as
+    /// `placement`.
+    pub(crate) fn new(
+        n: usize,
+        placement: Placement,
+        poll_budget: Duration,
+    ) -> (Fabric, Vec<Receiver<Envelope>>) {
         let (txs, rxs): (_, Vec<Receiver<Envelope>>) =
             (0..n).map(|_| crossbeam_channel::unbounded()).unzip();
         let fabric = Fabric {
@@ -146,7 +176,7 @@ impl Fabric {
             unmatched: Mutex::new(None),
             watch: Watch::new(n),
             poll_budget,
-            spin_rounds: spin_rounds(n),
+            spin_rounds: spin_rounds(placement),
             arenas: Mutex::new(HashMap::new()),
             call_arenas: Mutex::new(HashMap::new()),
         };

@@ -27,7 +27,7 @@ pub use endpoint::CollectiveCall;
 pub(crate) use endpoint::{
     CallKey, CallState, Endpoint, Header, Matched, Pattern, Progress, SlotId, Waiting,
 };
-pub(crate) use fabric::{Fabric, Failure};
+pub(crate) use fabric::{Fabric, Failure, Placement};
 pub(crate) use message::{
     Data, ElemType, ErasedVec, Message, TypedData, TypedSource, INLINE_BYTES,
 };

@@ -9,6 +9,9 @@
 //! allreduce took 0.3 us or 10 us from one run to the next depending on where the threads
 //! landed. Bound, ranks are spread evenly over the cores, also when they outnumber them.
 //!
+//! The same mask tells the MPI transport how many cores a node's processes may use
+//! ([`allowed_cores`]), to decide whether a waiting process may keep its core.
+//!
 //! Linux only (`sched_setaffinity`); elsewhere binding does nothing. A failure to bind (a
 //! restricted container, say) is not an error: the rank runs where the system puts it.
 
@@ -28,30 +31,9 @@ impl Cores {
     /// The cores of this process's affinity mask for a run of `ranks` ranks (`None` if they
     /// cannot be read).
     pub(crate) fn for_run(ranks: usize) -> Option<Cores> {
-        #[cfg(target_os = "linux")]
-        {
-            // SAFETY: `cpu_set_t` is plain data, all zeros is the empty set; the size passed
-            // is its own size, and `sched_getaffinity` writes at most that many bytes.
-            let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-            // SAFETY: as above; pid 0 is the calling thread.
-            let got = unsafe {
-                libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set)
-            };
-            if got != 0 {
-                return None;
-            }
-            let cores: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
-                // SAFETY: `i` is below CPU_SETSIZE, the capacity of the set.
-                .filter(|&i| unsafe { libc::CPU_ISSET(i, &set) })
-                .collect();
-            let start = NEXT_START.fetch_add(ranks, Ordering::Relaxed);
-            (!cores.is_empty()).then_some(Cores { cores, start })
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            let _ = (ranks, &NEXT_START);
-            None
-        }
+        let cores = allowed_cores()?;
+        let start = NEXT_START.fetch_add(ranks, Ordering::Relaxed);
+        Some(Cores { cores, start })
     }
 
     /// Binds the calling thread, rank `rank`'s, to its core.
@@ -70,5 +52,31 @@ impl Cores {
         }
         #[cfg(not(target_os = "linux"))]
         let _ = core;
+    }
+}
+
+/// The cores the calling thread may run on (its affinity mask), in order; `None` if they cannot
+/// be read (or on systems other than Linux).
+pub(crate) fn allowed_cores() -> Option<Vec<usize>> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `cpu_set_t` is plain data, all zeros is the empty set; the size passed
+        // is its own size, and `sched_getaffinity` writes at most that many bytes.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        // SAFETY: as above; pid 0 is the calling thread.
+        let got =
+            unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+        if got != 0 {
+            return None;
+        }
+        let cores: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+            // SAFETY: `i` is below CPU_SETSIZE, the capacity of the set.
+            .filter(|&i| unsafe { libc::CPU_ISSET(i, &set) })
+            .collect();
+        (!cores.is_empty()).then_some(cores)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
     }
 }

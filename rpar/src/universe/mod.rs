@@ -20,7 +20,7 @@ use crate::error::Warning;
 use crate::trace::{
     claim_file, write_chrome_trace, CommMatrix, Event, MatrixRow, RankTrace, Recorded,
 };
-use crate::transport::{watchdog, Endpoint, Fabric, Failure};
+use crate::transport::{watchdog, Endpoint, Fabric, Failure, Placement};
 use crate::{Error, Result};
 use affinity::Cores;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -431,7 +431,7 @@ impl Universe {
         // before anything is allocated for n ranks, and before any thread starts
         let record_maps = usize::from(recording != Recording::Run);
         limits::check(n, usize::from(self.deadlock_detection), record_maps)?;
-        let (fabric, mailboxes) = Fabric::new(n, self.polling());
+        let (fabric, mailboxes) = Fabric::new(n, Placement::Threads(n), self.polling());
         let fabric = Arc::new(fabric);
         let stop_watch = AtomicBool::new(false);
         let simulated = match recording {

@@ -6,13 +6,14 @@
 //! `MPI_Abort`, after printing the rank's message. A traced run writes a file per process and,
 //! from rank 0, one of the whole job on rank 0's clock (`transport::mpi::clock`).
 
+use super::affinity::allowed_cores;
 use super::results::{exchange, RunResult};
 use super::{RunReport, Universe};
 use crate::comm::Comm;
 use crate::error::Warning;
 use crate::trace::{chrome_trace_bytes, with_infix, write_merged_trace, Event, RankTrace};
 use crate::transport::mpi::{clock, setup};
-use crate::transport::{Endpoint, Fabric, NativeComm, Wire};
+use crate::transport::{Endpoint, Fabric, NativeComm, Placement, Wire};
 use crate::{Error, Result};
 use ::mpi::Threading;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -79,13 +80,16 @@ where
     F: Fn(Comm) -> Result<R>,
     R: RunResult,
 {
-    let (fabric, mailboxes) = Fabric::new(processes, universe.polling());
+    let wire = Wire::new();
+    let placement = Placement::Process {
+        oversubscribed: setup::node_oversubscribed(wire.comm(), allowed_cores()),
+    };
+    let (fabric, mailboxes) = Fabric::new(processes, placement, universe.polling());
     let fabric = Arc::new(fabric);
     let rx = mailboxes
         .into_iter()
         .nth(rank)
         .expect("one mailbox per rank");
-    let wire = Wire::new();
     let native = NativeComm::first_ranks(wire.comm(), n);
     let trace_path = universe.trace_file();
     // a traced run's processes share rank 0's clock (measured now, before any message of the

@@ -1,8 +1,9 @@
 //! Process-wide MPI set-up: MPI is initialised once, on the first run that needs it (through
 //! rsmpi), and finalised when the process exits; how a process tells that an MPI launcher
-//! started it; and the job-wide abort.
+//! started it; whether this node's processes outnumber its cores; and the job-wide abort.
 
 use crate::{Error, Result};
+use ::mpi::collective::{CommunicatorCollectives, SystemOperation};
 use ::mpi::environment::Universe as MpiUniverse;
 use ::mpi::topology::{Communicator, SimpleCommunicator};
 use ::mpi::Threading;
@@ -123,6 +124,27 @@ pub(crate) fn world() -> SimpleCommunicator {
 pub(crate) fn world_rank_and_size() -> (usize, usize) {
     let w = world();
     (w.rank() as usize, w.size() as usize)
+}
+
+/// Whether the processes of `comm` on this node outnumber the cores they may run on, given the
+/// cores this process may run on (`None`: not known, then those the standard library counts):
+/// the union of their affinity masks, so that a launcher binding each process to a core of its
+/// own (Open MPI's default) and one binding none (MPICH's) count the same cores. Collective on
+/// `comm`.
+pub(crate) fn node_oversubscribed(comm: &SimpleCommunicator, mine: Option<Vec<usize>>) -> bool {
+    const WORDS: usize = 16; // 1024 cores, as a `cpu_set_t`
+    let mine = mine.unwrap_or_else(|| {
+        (0..std::thread::available_parallelism().map_or(1, |c| c.get())).collect()
+    });
+    let mut mask = [0u64; WORDS];
+    for core in mine.into_iter().filter(|&c| c < 64 * WORDS) {
+        mask[core / 64] |= 1 << (core % 64);
+    }
+    let node = comm.split_shared(0);
+    let mut union = [0u64; WORDS];
+    node.all_reduce_into(&mask[..], &mut union[..], SystemOperation::bitwise_or());
+    let cores: u32 = union.iter().map(|w| w.count_ones()).sum();
+    node.size() as u32 > cores.max(1)
 }
 
 /// Ends the whole job (MPI_Abort on `MPI_COMM_WORLD`) after printing why: one rank's failure
