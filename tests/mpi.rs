@@ -32,6 +32,8 @@ mod intercomm_checks;
 mod p2p_more;
 #[path = "common/reordered.rs"]
 mod reordered;
+#[path = "common/traffic_mix.rs"]
+mod traffic_mix;
 use reordered::{assert_reordered, Reordered, ReorderedChar};
 
 fn main() {
@@ -387,6 +389,7 @@ fn every_check() {
             stage("large messages between buffers", straight(&world))?;
             stage("small messages of one basic type", small_plain(&world))?;
             stage("messages without their header", bare(&world))?;
+            stage("a random mix of messages", traffic_mix::random_mix(&world))?;
             stage("PROC_NULL", p2p_more::proc_null(&world))?;
             stage("send modes", p2p_more::send_modes(&world))?;
             stage("persistent requests", p2p_more::persistent(&world))?;

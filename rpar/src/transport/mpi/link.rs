@@ -523,8 +523,8 @@ impl Wire {
         }
     }
 
-    /// The next message that has arrived from another process, if any: of a Rust type when its
-    /// signature is a run of one basic type, else of a committed type with the sender's
+    /// The next message that has arrived from another process, if any: of a Rust type when an
+    /// element is one value of a basic type, else of a committed type with the sender's
     /// signature.
     pub(crate) fn poll(&self) -> Result<Option<(Header, Message)>> {
         // the sends of buffers the link owns are tested only when many are in flight (see
@@ -679,10 +679,9 @@ fn arrived(
         Bytes::Own(v) => Some(v.as_slice()),
         Bytes::Apart(_) => None,
     };
-    if let (Some((elem, per_element)), Some(payload), None) = (stand_in.plain, here, ack) {
+    if let (Some(elem), Some(payload), None) = (stand_in.plain, here, ack) {
         // values of one basic type, here, and no acknowledgement owed: a plain message, as
         // in-process (its receive checks and copies it as any plain message)
-        let count = count * per_element; // no overflow: the payload is this many values
         let data = if payload.len() <= INLINE_BYTES {
             Data::inline(payload)
         } else {

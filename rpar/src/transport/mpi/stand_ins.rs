@@ -1,6 +1,6 @@
 //! [`StandIns`]: what stands in, on the receiving process, for the types of the messages that
 //! arrive, made once per signature: a committed type ([`dense_map`]: a dense map with the
-//! sender's signature), and where the signature is a run of one basic type of which every bit
+//! sender's signature), and where an element is one value of a basic type of which every bit
 //! pattern is a value, the element type of the Rust type that is that basic type (the message
 //! then travels on as a plain one, as it would in-process: [`StandIn::plain`]).
 //!
@@ -20,15 +20,16 @@ use std::collections::HashMap;
 pub(crate) struct StandIn {
     /// A dense committed type with the sender's signature.
     pub(crate) ty: CommittedType,
-    /// If the signature is `n` values of one basic type of which every bit pattern is a value:
-    /// the Rust type that is one such value, and `n` (an element sent is `n` of them).
-    pub(crate) plain: Option<(ElemType, usize)>,
+    /// If an element sent is one value of a basic type of which every bit pattern is a value:
+    /// the Rust type that is that value. Not for a run of several (an array `[f64; 2]`): a
+    /// plain message counts its values, and a probe must count the sender's elements.
+    pub(crate) plain: Option<ElemType>,
 }
 
 impl StandIn {
     fn of_signature(sig: &[(BasicType, usize)]) -> Result<StandIn> {
         let plain = match sig {
-            &[(b, n)] => plain_elem(b).map(|elem| (elem, n)),
+            &[(b, 1)] => plain_elem(b),
             _ => None,
         };
         Ok(StandIn {
@@ -162,23 +163,22 @@ mod tests {
     }
 
     #[test]
-    fn a_run_of_one_basic_type_stands_in_as_its_rust_type() {
+    fn one_value_of_a_basic_type_stands_in_as_its_rust_type() {
         let mut s = StandIns::default();
         let plain = |s: &mut StandIns, sig: &[(BasicType, usize)]| {
-            s.of(&encoded(sig))
-                .unwrap()
-                .plain
-                .map(|(elem, n)| ((elem.name)(), n))
+            s.of(&encoded(sig)).unwrap().plain.map(|elem| (elem.name)())
         };
-        assert_eq!(plain(&mut s, &[(BasicType::F64, 2)]), Some(("f64", 2)));
-        assert_eq!(plain(&mut s, &[(BasicType::U8, 1)]), Some(("u8", 1)));
+        assert_eq!(plain(&mut s, &[(BasicType::U8, 1)]), Some("u8"));
         assert_eq!(
-            plain(&mut s, &[(BasicType::C32, 3)]),
-            Some(("num_complex::Complex<f32>", 3))
+            plain(&mut s, &[(BasicType::C32, 1)]),
+            Some("num_complex::Complex<f32>")
         );
-        // values to check, bytes that match only bytes, two basic types: typed
+        // values to check, bytes that match only bytes, two basic types, an array of one (a
+        // probe counts the sender's elements, not their values): typed
         for sig in [
-            &[(BasicType::Bool, 1)][..],
+            &[(BasicType::F64, 2)][..],
+            &[(BasicType::C32, 3)],
+            &[(BasicType::Bool, 1)],
             &[(BasicType::Char, 4)],
             &[(BasicType::Byte, 8)],
             &[(BasicType::I32, 1), (BasicType::F32, 1)],

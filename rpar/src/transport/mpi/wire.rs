@@ -8,8 +8,8 @@
 //! MPI received it into: no copy beyond MPI's own.
 //!
 //! The payload is packed by the sender's type map (padding is never read) and arrives as a
-//! message with the sender's signature (a plain message of a Rust type when that signature is
-//! a run of one basic type, else of a committed stand-in type: `StandIns`), so the receiver
+//! message with the sender's signature (a plain message of a Rust type when an element is one
+//! value of a basic type, else of a committed stand-in type: `StandIns`), so the receiver
 //! checks and unpacks it by MPI's type-signature rules whatever its own layout — as MPI does
 //! between machines.
 
