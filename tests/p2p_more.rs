@@ -82,3 +82,32 @@ fn get_elements_counts_the_basic_elements_of_a_part() {
 fn any_message_can_be_received_packed() {
     on_every_size(p2p_more::packed);
 }
+
+/// Empty synchronous sends matched by receives posted together and waited for last to first:
+/// the first is matched while the rank waits for the second, and must release its sender
+/// (an empty rendezvous used to be taken for a withdrawn one, and its sender waited until
+/// the receiver finished: "a message it never received").
+#[test]
+fn empty_synchronous_sends_to_receives_posted_together_complete() {
+    for posted in 2..=4 {
+        rpar::run(2, |world| {
+            let other = 1 - world.rank();
+            let none: [u32; 0] = [];
+            world.scope(|s| {
+                let sent: Vec<_> = (0..posted)
+                    .map(|_| s.issend(&none[..], other, 0))
+                    .collect::<rpar::Result<_>>()?;
+                let mut bufs = vec![[0u32; 0]; posted];
+                let mut received = Vec::new();
+                for b in bufs.iter_mut() {
+                    received.push(world.irecv_into(&mut b[..], other, 0)?);
+                }
+                for r in received.into_iter().rev() {
+                    assert_eq!(r.wait()?.count, 0);
+                }
+                rpar::wait_all(sent).map(drop)
+            })
+        })
+        .unwrap_or_else(|e| panic!("{posted} posted: {e}"));
+    }
+}

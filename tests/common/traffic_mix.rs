@@ -2,13 +2,17 @@
 //! communicator: run in-process by `tests/p2p_mix.rs` and as MPI processes by `tests/mpi.rs`.
 //! Every rank sends every other rank a script of messages drawn from a seed both ends know —
 //! four tags, five element types, sizes from empty to 160 KB, standard and synchronous
-//! non-blocking sends, all started before any receive — and receives them in an order of its
-//! own: first the messages of tags 0 and 1 by their tag, then the rest under `ANY_TAG`, some
-//! probed first, some into a buffer of their own, some into one of the caller's. MPI's rule is
-//! that messages from one sender that one receive could match arrive in the order sent; each
-//! receive is checked against the script (tag, count, every value).
+//! non-blocking sends of borrowed buffers and standard ones of owned vectors, all started
+//! before any receive — and receives them in an order of its own: the messages of tag 0 from
+//! each rank by their tag, a few at a time as receives posted together and waited for last to
+//! first; those of tag 1 from whichever rank a probe on `ANY_SOURCE` finds; the rest from each
+//! rank under `ANY_TAG`; some probed first, some into a vector of their own, some into one of
+//! the caller's. MPI's rule is that messages from one sender that one receive could match
+//! arrive in the order sent, and that receives posted together match in the order posted; each
+//! receive is checked against the script (source, tag, count, every value).
 
-use rpar::{Comm, Datatype, Result, Status, ANY_TAG};
+use rpar::{Comm, Datatype, Request, Result, Status, ANY_SOURCE, ANY_TAG};
+use std::collections::VecDeque;
 use std::fmt::Debug;
 
 /// Messages each rank sends each other rank.
@@ -24,11 +28,22 @@ enum Payload {
     Wide(Vec<u64>),
 }
 
-/// One message of a script: its tag, whether it is sent synchronously, its payload.
+/// How a message of a script is sent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum How {
+    /// `isend` of a borrowed buffer, in a scope.
+    Borrowed,
+    /// `issend` of a borrowed buffer, in a scope.
+    Synchronous,
+    /// `isend` of an owned vector (moved into the send).
+    Owned,
+}
+
+/// One message of a script: its tag, how it is sent, its payload.
 #[derive(Clone, Debug)]
 struct Scripted {
     tag: i32,
-    synchronous: bool,
+    how: How,
     payload: Payload,
 }
 
@@ -75,60 +90,185 @@ fn script(from: usize, to: usize) -> Vec<Scripted> {
                 ),
                 _ => Payload::Wide((0..len).map(value).collect()),
             };
+            let how = match i % 7 {
+                3 => How::Synchronous,
+                1 | 5 => How::Owned,
+                _ => How::Borrowed,
+            };
             Scripted {
                 tag: rng.below(4) as i32,
-                synchronous: i % 7 == 3,
+                how,
                 payload,
             }
         })
         .collect()
 }
 
-/// Sends every other rank its script (all started at once, in a scope), then receives every
-/// other rank's, each checked.
+/// Sends every other rank its script (all started at once: borrowed buffers in a scope, owned
+/// vectors as requests of their own), then receives every other rank's, each checked.
 pub(crate) fn random_mix(world: &Comm) -> Result<()> {
     let me = world.rank();
     let others: Vec<usize> = (0..world.size()).filter(|&r| r != me).collect();
     let outgoing: Vec<(usize, Vec<Scripted>)> =
         others.iter().map(|&d| (d, script(me, d))).collect();
     world.scope(|s| {
+        let mut owned = Vec::new();
         for (dest, messages) in &outgoing {
             for m in messages {
-                let (dest, tag) = (*dest, m.tag);
-                let sent = match (&m.payload, m.synchronous) {
-                    (Payload::Bytes(v), false) => s.isend(&v[..], dest, tag),
-                    (Payload::Bytes(v), true) => s.issend(&v[..], dest, tag),
-                    (Payload::Ints(v), false) => s.isend(&v[..], dest, tag),
-                    (Payload::Ints(v), true) => s.issend(&v[..], dest, tag),
-                    (Payload::Floats(v), false) => s.isend(&v[..], dest, tag),
-                    (Payload::Floats(v), true) => s.issend(&v[..], dest, tag),
-                    (Payload::Pairs(v), false) => s.isend(&v[..], dest, tag),
-                    (Payload::Pairs(v), true) => s.issend(&v[..], dest, tag),
-                    (Payload::Wide(v), false) => s.isend(&v[..], dest, tag),
-                    (Payload::Wide(v), true) => s.issend(&v[..], dest, tag),
-                }?;
-                drop(sent); // the scope waits for it
+                let to = (*dest, m.tag);
+                match m.how {
+                    How::Owned => owned.push(isend_owned(world, &m.payload, to)?),
+                    how => drop(isend_borrowed(s, &m.payload, to, how)?), // the scope waits
+                }
             }
         }
-        for &source in &others {
-            receive_script(world, source, &script(source, me))?;
-        }
+        let incoming: Vec<(usize, Vec<Scripted>)> =
+            others.iter().map(|&r| (r, script(r, me))).collect();
+        receive_scripts(world, &incoming)?;
+        rpar::wait_all(owned)?;
         Ok(())
     })
 }
 
-/// Receives `source`'s script: tags 0 and 1 by their tag, in the order sent; then the rest
-/// under `ANY_TAG`, which must come in the order sent.
-fn receive_script(world: &Comm, source: usize, expected: &[Scripted]) -> Result<()> {
-    let by_tag = expected.iter().enumerate().filter(|(_, m)| m.tag <= 1);
-    let rest = expected.iter().enumerate().filter(|(_, m)| m.tag > 1);
-    for (i, m) in by_tag {
-        receive_one(world, source, m.tag, m, i)?;
+/// Starts the send of `payload` to `(dest, tag)` from its buffer, in the scope `s`.
+fn isend_borrowed<'s>(
+    s: &'s rpar::Scope<'s, '_>,
+    payload: &'s Payload,
+    (dest, tag): (usize, i32),
+    how: How,
+) -> Result<Request<'s>> {
+    let synchronous = how == How::Synchronous;
+    macro_rules! send {
+        ($v:expr) => {
+            if synchronous {
+                s.issend(&$v[..], dest, tag)
+            } else {
+                s.isend(&$v[..], dest, tag)
+            }
+        };
     }
-    for (i, m) in rest {
-        receive_one(world, source, ANY_TAG, m, i)?;
+    match payload {
+        Payload::Bytes(v) => send!(v),
+        Payload::Ints(v) => send!(v),
+        Payload::Floats(v) => send!(v),
+        Payload::Pairs(v) => send!(v),
+        Payload::Wide(v) => send!(v),
+    }
+}
+
+/// Starts the send of a copy of `payload` to `(dest, tag)` as an owned vector.
+fn isend_owned(
+    world: &Comm,
+    payload: &Payload,
+    (dest, tag): (usize, i32),
+) -> Result<Request<'static>> {
+    match payload.clone() {
+        Payload::Bytes(v) => world.isend(v, dest, tag),
+        Payload::Ints(v) => world.isend(v, dest, tag),
+        Payload::Floats(v) => world.isend(v, dest, tag),
+        Payload::Pairs(v) => world.isend(v, dest, tag),
+        Payload::Wide(v) => world.isend(v, dest, tag),
+    }
+}
+
+/// The messages of tag 0 received together, at most, from one rank.
+const POSTED_TOGETHER: usize = 4;
+
+/// Receives the scripts `incoming` (each with its sender): tag 0 from each sender by its tag, a
+/// few posted together; tag 1 from whichever sender a probe on `ANY_SOURCE` finds; tags 2
+/// and 3 from each sender under `ANY_TAG`.
+fn receive_scripts(world: &Comm, incoming: &[(usize, Vec<Scripted>)]) -> Result<()> {
+    let of_tags = |script: &[Scripted], tags: &[i32]| -> VecDeque<(usize, Scripted)> {
+        let picked = script.iter().cloned().enumerate();
+        picked.filter(|(_, m)| tags.contains(&m.tag)).collect()
+    };
+    for (source, script) in incoming {
+        let zeros: Vec<(usize, Scripted)> = of_tags(script, &[0]).into();
+        for together in zeros.chunks(POSTED_TOGETHER) {
+            receive_posted_together(world, *source, together)?;
+        }
+    }
+    let mut ones: Vec<(usize, VecDeque<(usize, Scripted)>)> = incoming
+        .iter()
+        .map(|(source, script)| (*source, of_tags(script, &[1])))
+        .collect();
+    for _ in 0..ones.iter().map(|(_, q)| q.len()).sum::<usize>() {
+        let found = world.probe(ANY_SOURCE, 1)?.status.source;
+        let (_, queue) = ones
+            .iter_mut()
+            .find(|(source, _)| *source == found)
+            .expect("a probe on ANY_SOURCE finds a rank that sent");
+        let (i, m) = queue
+            .pop_front()
+            .unwrap_or_else(|| panic!("rank {found} sent more messages of tag 1 than scripted"));
+        receive_one(world, found, 1, &m, i)?;
+    }
+    for (source, script) in incoming {
+        for (i, m) in of_tags(script, &[2, 3]) {
+            receive_one(world, *source, ANY_TAG, &m, i)?;
+        }
     }
     Ok(())
+}
+
+/// Receives `messages` (the next ones of one tag from `source`, with their places in its
+/// script) with receives posted together, each into a buffer of its length, waited for last
+/// to first.
+fn receive_posted_together(
+    world: &Comm,
+    source: usize,
+    messages: &[(usize, Scripted)],
+) -> Result<()> {
+    let mut buffers: Vec<Payload> = messages.iter().map(|(_, m)| emptied(&m.payload)).collect();
+    let mut requests = Vec::new();
+    for (buf, (_, m)) in buffers.iter_mut().zip(messages) {
+        requests.push(irecv_payload(world, buf, (source, m.tag))?);
+    }
+    let mut statuses: Vec<Status> = requests
+        .into_iter()
+        .rev()
+        .map(Request::wait)
+        .collect::<Result<_>>()?;
+    statuses.reverse();
+    for ((got, status), (i, want)) in buffers.iter().zip(statuses).zip(messages) {
+        let what = format!(
+            "posted receive of message {i} from rank {source} (tag {})",
+            want.tag
+        );
+        assert_eq!(
+            (status.source, status.tag, status.count),
+            (source, want.tag, payload_len(&want.payload)),
+            "the status of the {what}"
+        );
+        assert_eq!(*got, want.payload, "the contents of the {what}");
+    }
+    Ok(())
+}
+
+/// A payload of the kind and length of `p`, zeroed: a receive buffer for it.
+fn emptied(p: &Payload) -> Payload {
+    match p {
+        Payload::Bytes(v) => Payload::Bytes(vec![0; v.len()]),
+        Payload::Ints(v) => Payload::Ints(vec![0; v.len()]),
+        Payload::Floats(v) => Payload::Floats(vec![0.0; v.len()]),
+        Payload::Pairs(v) => Payload::Pairs(vec![[0; 2]; v.len()]),
+        Payload::Wide(v) => Payload::Wide(vec![0; v.len()]),
+    }
+}
+
+/// Posts a receive into `buf` from `(source, tag)`.
+fn irecv_payload<'a>(
+    world: &Comm,
+    buf: &'a mut Payload,
+    (source, tag): (usize, i32),
+) -> Result<Request<'a>> {
+    match buf {
+        Payload::Bytes(v) => world.irecv_into(&mut v[..], source, tag),
+        Payload::Ints(v) => world.irecv_into(&mut v[..], source, tag),
+        Payload::Floats(v) => world.irecv_into(&mut v[..], source, tag),
+        Payload::Pairs(v) => world.irecv_into(&mut v[..], source, tag),
+        Payload::Wide(v) => world.irecv_into(&mut v[..], source, tag),
+    }
 }
 
 /// Receives the `i`th message of `source`'s script (`want`) with `tag`, one of three ways by
@@ -144,22 +284,13 @@ fn receive_one(world: &Comm, source: usize, tag: i32, want: &Scripted, i: usize)
             "the probe of {what}"
         );
     }
+    let from = (source, tag);
     let got = match &want.payload {
-        Payload::Bytes(v) => {
-            Payload::Bytes(receive_like(world, (source, tag), want.tag, v, i, &what)?)
-        }
-        Payload::Ints(v) => {
-            Payload::Ints(receive_like(world, (source, tag), want.tag, v, i, &what)?)
-        }
-        Payload::Floats(v) => {
-            Payload::Floats(receive_like(world, (source, tag), want.tag, v, i, &what)?)
-        }
-        Payload::Pairs(v) => {
-            Payload::Pairs(receive_like(world, (source, tag), want.tag, v, i, &what)?)
-        }
-        Payload::Wide(v) => {
-            Payload::Wide(receive_like(world, (source, tag), want.tag, v, i, &what)?)
-        }
+        Payload::Bytes(v) => Payload::Bytes(receive_like(world, from, want.tag, v, i, &what)?),
+        Payload::Ints(v) => Payload::Ints(receive_like(world, from, want.tag, v, i, &what)?),
+        Payload::Floats(v) => Payload::Floats(receive_like(world, from, want.tag, v, i, &what)?),
+        Payload::Pairs(v) => Payload::Pairs(receive_like(world, from, want.tag, v, i, &what)?),
+        Payload::Wide(v) => Payload::Wide(receive_like(world, from, want.tag, v, i, &what)?),
     };
     assert_eq!(got, want.payload, "the contents of {what}");
     Ok(())

@@ -465,7 +465,9 @@ impl ErasedVec {
     }
 
     /// A fresh buffer of `count` elements of `elem`, filled by `fill` with exactly
-    /// `count * elem.size` bytes.
+    /// `count * elem.size` bytes. `fill` runs even for none (with a dangling, aligned pointer,
+    /// valid for writes of zero bytes): it may do more than copy, such as release the sender
+    /// of a rendezvous.
     pub(crate) fn filled_with(elem: ElemType, count: usize, fill: impl FnOnce(*mut u8)) -> Self {
         let bytes = count * elem.size;
         let ptr = if bytes == 0 {
@@ -478,9 +480,9 @@ impl ErasedVec {
             if p.is_null() {
                 std::alloc::handle_alloc_error(layout);
             }
-            fill(p);
             p
         };
+        fill(ptr);
         ErasedVec {
             ptr,
             len: count,

@@ -254,8 +254,8 @@ impl Ticket {
     pub(crate) fn into_owned(self, elem: ElemType, count: usize) -> Option<ErasedVec> {
         let mut ok = false;
         let v = ErasedVec::filled_with(elem, count, |dst| {
-            // SAFETY: `filled_with` hands a fresh allocation of count * elem.size bytes, which is
-            // the size of the published buffer.
+            // SAFETY: `filled_with` hands a fresh allocation of count * elem.size bytes (a
+            // dangling pointer for none), which is the size of the published buffer.
             ok = unsafe { self.copy_to(dst) };
         });
         ok.then_some(v)
