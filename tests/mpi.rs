@@ -389,7 +389,12 @@ fn every_check() {
             stage("large messages between buffers", straight(&world))?;
             stage("small messages of one basic type", small_plain(&world))?;
             stage("messages without their header", bare(&world))?;
-            stage("a random mix of messages", traffic_mix::random_mix(&world))?;
+            for seed in 1..=3 {
+                stage(
+                    "a random mix of messages",
+                    traffic_mix::random_mix(&world, seed),
+                )?;
+            }
             stage("PROC_NULL", p2p_more::proc_null(&world))?;
             stage("send modes", p2p_more::send_modes(&world))?;
             stage("persistent requests", p2p_more::persistent(&world))?;
