@@ -13,9 +13,13 @@
 //! caller's buffer, some after a probe, a poll of `iprobe` or a matched probe. MPI's rules:
 //! messages from one sender that one receive could match arrive in the order sent, receives
 //! posted together match in the order posted, and communicators never see each other's
-//! messages. Each receive is checked against the script (source, tag, count, every value).
+//! messages. Each receive is checked against the script (source, tag, count, every value). A
+//! non-blocking allreduce on the communicator and a bcast on its duplicate are in flight all
+//! along, and checked at the end.
 
-use rpar::{Comm, Datatype, MatchedMessage, Request, Result, Scope, Status, ANY_SOURCE, ANY_TAG};
+use rpar::{
+    Comm, Datatype, MatchedMessage, Request, Result, Scope, Status, Sum, ANY_SOURCE, ANY_TAG,
+};
 use std::collections::VecDeque;
 use std::fmt::Debug;
 
@@ -199,8 +203,17 @@ pub(crate) fn random_mix(world: &Comm, seed: u64) -> Result<()> {
     let others: Vec<usize> = (0..world.size()).filter(|&r| r != me).collect();
     let outgoing: Vec<(usize, Vec<Scripted>)> =
         others.iter().map(|&d| (d, script(me, d, seed))).collect();
+    let mine: Vec<u64> = (0..257).map(|k| k * (me as u64 + 1)).collect();
+    let mut summed = vec![0u64; mine.len()];
+    let mut root_says = [0u64; 3];
+    if me == 0 {
+        root_says = [seed, 7, 11];
+    }
     world.scope(|on_world| {
         dup.scope(|on_dup| {
+            // collectives in flight on both communicators all along
+            let reduced = on_world.iallreduce((&mine[..], &mut summed[..]), Sum)?;
+            let broadcast = on_dup.ibcast(&mut root_says[..], 0)?;
             let mut owned = Vec::new();
             for (dest, messages) in &outgoing {
                 for m in messages {
@@ -218,9 +231,16 @@ pub(crate) fn random_mix(world: &Comm, seed: u64) -> Result<()> {
                 others.iter().map(|&r| (r, script(r, me, seed))).collect();
             receive_scripts((world, &dup), &incoming)?;
             rpar::wait_all(owned)?;
+            reduced.wait()?;
+            broadcast.wait()?;
             Ok(())
         })
-    })
+    })?;
+    let ranks = world.size() as u64;
+    let want: Vec<u64> = (0..257).map(|k| k * ranks * (ranks + 1) / 2).collect();
+    assert_eq!(summed, want, "an allreduce in flight during the mix");
+    assert_eq!(root_says, [seed, 7, 11], "a bcast in flight during the mix");
+    Ok(())
 }
 
 /// Starts the send of `payload` to `(dest, tag)` from its buffer, in the scope `s`.
