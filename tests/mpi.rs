@@ -389,6 +389,7 @@ fn every_check() {
             stage("large messages between buffers", straight(&world))?;
             stage("small messages of one basic type", small_plain(&world))?;
             stage("messages without their header", bare(&world))?;
+            stage("pingping, sendflood, sendself", traffic_mix::floods(&world))?;
             for seed in 1..=3 {
                 stage(
                     "a random mix of messages",

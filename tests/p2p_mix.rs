@@ -18,3 +18,11 @@ fn a_random_mix_of_messages_arrives_in_order_and_whole() {
         }
     }
 }
+
+#[test]
+fn pingping_sendflood_and_sendself_deliver_in_order() {
+    for p in 1..=6 {
+        rpar::run(p, |world| traffic_mix::floods(&world))
+            .unwrap_or_else(|e| panic!("p = {p}: {e}"));
+    }
+}

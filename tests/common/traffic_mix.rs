@@ -427,3 +427,61 @@ fn receive_like<T: Datatype + Default + Clone + Debug>(
         }
     }
 }
+
+/// Patterns of MPICH's `pingping`, `sendflood` and `sendself`: ranks paired off send each other
+/// messages up to 2 MiB with blocking sends before either receives; every rank floods rank 0
+/// with blocking sends, which it takes under `ANY_SOURCE` and `ANY_TAG`, each sender's in the
+/// order sent; every rank sends itself, then receives.
+pub(crate) fn floods(world: &Comm) -> Result<()> {
+    let (me, p) = (world.rank(), world.size());
+    let stamp = |from: usize, i: usize, len: usize| -> Vec<u32> {
+        (0..len)
+            .map(|k| (from * 1_000_000 + i * 1000 + k) as u32)
+            .collect()
+    };
+    // pingping: both send first (the larger sizes cannot be buffered by MPI's eager protocol)
+    let partner = me ^ 1;
+    if partner < p {
+        for (i, len) in [0usize, 1, 300, 30_000, 1 << 19].into_iter().enumerate() {
+            world.send(&stamp(me, i, len)[..], partner, 5)?;
+            let (got, st) = world.recv::<u32>(partner, 5)?;
+            assert_eq!((st.source, st.count), (partner, len), "pingping {i}");
+            assert_eq!(got, stamp(partner, i, len), "pingping {i}");
+        }
+    }
+    // sendflood
+    const FLOOD: usize = 150;
+    let len_of = |i: usize| [0usize, 3, 40, 2000, 9000][i % 5];
+    if me == 0 {
+        let mut next = vec![0usize; p];
+        for _ in 0..FLOOD * (p - 1) {
+            let (got, st) = world.recv::<u32>(rpar::ANY_SOURCE, rpar::ANY_TAG)?;
+            let i = next[st.source];
+            assert_eq!(st.tag, (i % 3) as i32, "flood from {}", st.source);
+            assert_eq!(
+                got,
+                stamp(st.source, i, len_of(i)),
+                "flood {i} from {}",
+                st.source
+            );
+            next[st.source] += 1;
+        }
+    } else {
+        for i in 0..FLOOD {
+            world.send(&stamp(me, i, len_of(i))[..], 0, (i % 3) as i32)?;
+        }
+    }
+    // sendself, through requests and a scope
+    let mine: Vec<Vec<u32>> = (0..6).map(|i| stamp(me, i, len_of(i) * 3)).collect();
+    world.scope(|s| {
+        let sent: Vec<_> = mine
+            .iter()
+            .map(|m| s.isend(&m[..], me, 9))
+            .collect::<Result<_>>()?;
+        for (i, m) in mine.iter().enumerate() {
+            let (got, _) = world.recv::<u32>(me, 9)?;
+            assert_eq!(&got, m, "sendself {i}");
+        }
+        rpar::wait_all(sent).map(drop)
+    })
+}
