@@ -38,7 +38,9 @@ use reordered::{assert_reordered, Reordered, ReorderedChar};
 
 fn main() {
     if rpar::launched_by_mpi() {
-        if std::env::var_os("RPAR_MPI_FAIL").is_some() {
+        if let Ok(case) = std::env::var("RPAR_MPI_MISMATCH") {
+            mismatch_job(&case);
+        } else if std::env::var_os("RPAR_MPI_FAIL").is_some() {
             failing_job();
         } else if std::env::var_os("RPAR_MPI_TRACED").is_some() {
             traced_job();
@@ -169,10 +171,88 @@ fn drive() {
         "mpi: a failing rank ended the job in {:.1} s with its message",
         start.elapsed().as_secs_f64()
     );
+    mismatches(&launcher, &exe);
     traced(&launcher, &exe);
     if let Some(other) = Launcher::from_env("RPAR_OTHER_MPIEXEC") {
         another_mpis_launcher(&other, &exe);
     }
+}
+
+/// Jobs of 3 processes whose collective calls differ where MPI's own collectives run them
+/// (`mismatch_job`): each fails, promptly, with an `Error::CollectiveMismatch` that names what
+/// each process called — a reduction operator that differs, found at the comparison every 64
+/// calls; an element type that differs in the last call, found at the end of the run; a bcast
+/// beside a barrier, found before MPI runs it with `RPAR_COLLECTIVE_CHECK=every`.
+fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
+    let cases = [
+        ("operator", None, &["call #10", "op Sum", "op Max"][..]),
+        (
+            "type",
+            None,
+            &["call #3", "elements of u32", "elements of f32"],
+        ),
+        ("call", Some("every"), &["bcast(root 0", "barrier()"]),
+    ];
+    for (case, check, said) in cases {
+        let mut job = launcher.job(60, 3, exe);
+        job.env("RPAR_MPI_MISMATCH", case);
+        if let Some(every) = check {
+            job.env("RPAR_COLLECTIVE_CHECK", every);
+        }
+        let out = job.output().expect("the launcher starts");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "a mismatched {case} fails the job");
+        assert_ne!(
+            out.status.code(),
+            Some(124),
+            "the {case} job was killed by the timeout"
+        );
+        assert!(
+            stderr.contains("collective mismatch on communicator 0")
+                && said.iter().all(|s| stderr.contains(s)),
+            "the mismatched {case} is named ({said:?}): {stderr}"
+        );
+    }
+    println!("mpi: collective calls that differ inside MPI's own collectives are named");
+}
+
+/// A job whose processes' collective calls differ (`case`: see [`mismatches`]).
+fn mismatch_job(case: &str) {
+    let _ = rpar::Universe::mpi().run(|world| {
+        let last = world.rank() == world.size() - 1;
+        let x = [1u32, 2, 3];
+        match case {
+            "operator" => {
+                for k in 0..100 {
+                    if k == 10 && last {
+                        world.allreduce(&x[..], rpar::Max)?;
+                    } else {
+                        world.allreduce(&x[..], rpar::Sum)?;
+                    }
+                }
+            }
+            "type" => {
+                for _ in 0..3 {
+                    world.allreduce(&x[..], rpar::Sum)?;
+                }
+                if last {
+                    world.allreduce(&[1.0f32, 2.0, 3.0][..], rpar::Sum)?;
+                } else {
+                    world.allreduce(&x[..], rpar::Sum)?;
+                }
+            }
+            _ => {
+                let mut y = x;
+                if last {
+                    world.barrier()?;
+                } else {
+                    world.bcast(&mut y[..], 0)?;
+                }
+            }
+        }
+        Ok(())
+    });
+    unreachable!("the job was aborted");
 }
 
 /// Started by another MPI's launcher, each process of a binary sees a job of one (MPI's

@@ -564,7 +564,11 @@ pub(crate) fn known(source: usize, tag: i32) -> (Option<usize>, Option<i32>) {
 impl Comm {
     /// The world communicator of the rank of `ep`; `group` is `0..size` (one allocation that all
     /// the ranks of a run share: at 16 000 ranks a copy each would take 2 GB).
-    pub(crate) fn world(ep: Rc<Endpoint>, group: Arc<[usize]>, native: Option<NativeComm>) -> Self {
+    pub(crate) fn world(
+        ep: Rc<Endpoint>,
+        group: Arc<[usize]>,
+        native: Option<Rc<NativeComm>>,
+    ) -> Self {
         let rank = ep.world_rank();
         Comm {
             ep,
@@ -575,7 +579,7 @@ impl Comm {
             choices: Default::default(),
             topology: std::cell::Cell::new(TopoKind::None),
             arena: Default::default(),
-            native: native.map(Rc::new),
+            native,
         }
     }
 
@@ -836,6 +840,12 @@ impl Comm {
             reduction,
             bytes,
         };
+        if let Some(native) = self.native() {
+            // MPI's own collectives carry nothing of rpar's: the processes compare their calls
+            native
+                .note_call(&call, self.id)
+                .map_err(|e| self.ep.collective_failure(e))?;
+        }
         let previous = self.ep.set_collective(Some(call));
         let r = f();
         self.ep.set_collective(previous);

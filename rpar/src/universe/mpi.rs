@@ -100,10 +100,15 @@ where
     let ep = Rc::new(Endpoint::new(rank, rx, fabric.clone(), trace, None).with_wire(wire));
     // results travel on a communicator of all processes, with a tag no collective uses
     let results_comm = Comm::world(ep.clone(), (0..processes).collect(), None);
-    let outcome = match native {
+    let outcome = match native.map(Rc::new) {
         Some(native) => {
-            let world = Comm::world(ep.clone(), (0..n).collect(), Some(native));
-            catch_unwind(AssertUnwindSafe(|| program(world).map(Some)))
+            let world = Comm::world(ep.clone(), (0..n).collect(), Some(native.clone()));
+            catch_unwind(AssertUnwindSafe(|| {
+                let r = program(world)?;
+                // the last calls of MPI's own collectives on the world, compared
+                native.compare_calls(0)?;
+                Ok(Some(r))
+            }))
         }
         None => Ok(Ok(None)), // not one of the run's ranks
     };

@@ -5,6 +5,7 @@
 //!
 //! Depends on `datatype` and the rest of `transport`; nothing above it.
 
+mod agreement;
 mod classes;
 pub(crate) mod clock;
 pub(crate) mod datatype;

@@ -5,9 +5,11 @@
 //! of one basic type that MPI reduces (`MPI_SUM` on `f64`, …); other cases run rpar's own
 //! algorithms over MPI's point-to-point.
 
+use super::agreement::{self, Agreement};
 use super::datatype::{self, MpiDatatype};
 use crate::collective::Predefined;
-use crate::datatype::{BasicType, Datatype};
+use crate::datatype::{BasicType, Compiled, Datatype};
+use crate::transport::CollectiveCall;
 use crate::Result;
 use ::mpi::collective::CommunicatorCollectives;
 use ::mpi::ffi;
@@ -24,12 +26,22 @@ use std::rc::Rc;
 /// The MPI communicator that mirrors an rpar communicator.
 pub(crate) struct NativeComm {
     comm: SimpleCommunicator,
-    /// The MPI datatypes of the element types used so far (freed with the communicator).
-    types: RefCell<HashMap<TypeId, Rc<MpiDatatype>>>,
+    /// The MPI datatypes of the element types used so far (freed with the communicator), with
+    /// their signatures' hashes (for the [`Agreement`]).
+    types: RefCell<HashMap<TypeId, Typed>>,
     /// The last one asked for, looked at first: a program mostly repeats its calls on one type,
     /// and the map's SipHash of a `TypeId` cost ~140 instructions of an 8-byte MPI_Bcast's ~300
     /// on rpar's side.
-    last_type: RefCell<Option<(TypeId, Rc<MpiDatatype>)>>,
+    last_type: RefCell<Option<(TypeId, Typed)>>,
+    /// Whether the processes called the same collectives on this communicator.
+    agreement: RefCell<Agreement>,
+}
+
+/// An element type's MPI datatype and the hash of its signature.
+#[derive(Clone)]
+struct Typed {
+    mpi: Rc<MpiDatatype>,
+    signature: u64,
 }
 
 impl std::fmt::Debug for NativeComm {
@@ -53,7 +65,7 @@ fn input<'a, T: Datatype>(send: Option<&'a [T]>, recv: &[T]) -> Cow<'a, [T]> {
 }
 
 /// The MPI operator and element type of a reduction MPI can do itself on `T`.
-fn reduction<T: Datatype>(op: Predefined) -> Option<(MPI_Op, MPI_Datatype, usize)> {
+fn reduction<T: Datatype>(op: Predefined) -> Option<Reduction> {
     let first = const { T::LAYOUT.dense_uniform() }?;
     use BasicType::*;
     let arithmetic = !matches!(first, Bool | Char | Byte | I128 | U128);
@@ -82,7 +94,21 @@ fn reduction<T: Datatype>(op: Predefined) -> Option<(MPI_Op, MPI_Datatype, usize
         }
     };
     let per_element = std::mem::size_of::<T>() / first.size();
-    Some((mpi_op, datatype::predefined(first)?, per_element))
+    Some(Reduction {
+        op: mpi_op,
+        ty: datatype::predefined(first)?,
+        per_element,
+        signature: agreement::signature_hash(&[(first, per_element)]),
+    })
+}
+
+/// How MPI reduces elements of a type itself: its operator, the basic type's MPI datatype,
+/// the values per element, the hash of the elements' signature.
+struct Reduction {
+    op: MPI_Op,
+    ty: MPI_Datatype,
+    per_element: usize,
+    signature: u64,
 }
 
 impl NativeComm {
@@ -103,6 +129,7 @@ impl NativeComm {
             comm,
             types: RefCell::default(),
             last_type: RefCell::default(),
+            agreement: RefCell::default(),
         }
     }
 
@@ -172,25 +199,72 @@ impl NativeComm {
         Some((Self::wrap(comm), parents))
     }
 
-    /// The MPI datatype of `T`, made on first use.
+    /// The MPI datatype of `T`, made on first use, its signature's hash folded into the
+    /// agreement for the call running.
     fn datatype<T: Datatype>(&self) -> Result<Rc<MpiDatatype>> {
         let id = TypeId::of::<T>();
-        if let Some((last, t)) = &*self.last_type.borrow() {
-            if *last == id {
-                return Ok(t.clone());
-            }
-        }
-        let known = self.types.borrow().get(&id).cloned();
-        let t = match known {
+        let cached = match &*self.last_type.borrow() {
+            Some((last, t)) if *last == id => Some(t.clone()),
+            _ => None,
+        };
+        let t = match cached {
             Some(t) => t,
             None => {
-                let t = Rc::new(MpiDatatype::of::<T>()?);
-                self.types.borrow_mut().insert(id, t.clone());
+                let known = self.types.borrow().get(&id).cloned();
+                let t = match known {
+                    Some(t) => t,
+                    None => {
+                        let signature =
+                            agreement::signature_hash(&Compiled::of_type::<T>().signature);
+                        let t = Typed {
+                            mpi: Rc::new(MpiDatatype::of::<T>()?),
+                            signature,
+                        };
+                        self.types.borrow_mut().insert(id, t.clone());
+                        t
+                    }
+                };
+                *self.last_type.borrow_mut() = Some((id, t.clone()));
                 t
             }
         };
-        *self.last_type.borrow_mut() = Some((id, t.clone()));
-        Ok(t)
+        self.agreement
+            .borrow_mut()
+            .note_type(std::any::type_name::<T>(), t.signature);
+        Ok(t.mpi)
+    }
+
+    /// Takes note of a blocking collective call on this communicator (rpar's `communicator`)
+    /// before it runs; every [`agreement::CHECK_EVERY`] calls (or as `RPAR_COLLECTIVE_CHECK`
+    /// says), compares the processes' calls (collective over the communicator).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) naming the first call
+    /// on which the processes differ, on every process.
+    pub(crate) fn note_call(&self, call: &CollectiveCall, communicator: u32) -> Result<()> {
+        let due = self.agreement.borrow_mut().note(call);
+        if due {
+            return self
+                .agreement
+                .borrow_mut()
+                .compare(self.raw(), communicator);
+        }
+        Ok(())
+    }
+
+    /// Compares the processes' calls on this communicator if any was made since the last
+    /// comparison (at the end of a run; collective over the communicator).
+    ///
+    /// # Errors
+    ///
+    /// As [`NativeComm::note_call`].
+    pub(crate) fn compare_calls(&self, communicator: u32) -> Result<()> {
+        let mut agreement = self.agreement.borrow_mut();
+        if agreement.pending() {
+            return agreement.compare(self.raw(), communicator);
+        }
+        Ok(())
     }
 
     fn raw(&self) -> ffi::MPI_Comm {
@@ -223,12 +297,16 @@ impl NativeComm {
         recv: &mut [T],
         op: Predefined,
     ) -> bool {
-        let Some((mpi_op, t, per)) = reduction::<T>(op) else {
+        let Some(r) = reduction::<T>(op) else {
             return false;
         };
-        let Some(n) = count(recv.len() * per) else {
+        let Some(n) = count(recv.len() * r.per_element) else {
             return false;
         };
+        self.agreement
+            .borrow_mut()
+            .note_type(std::any::type_name::<T>(), r.signature);
+        let (mpi_op, t) = (r.op, r.ty);
         let send = input(send, recv);
         // SAFETY: `send` and `recv` hold `n` values of the basic type `t` each (T is dense, of
         // that type only; the caller checked that they are as long); they do not overlap.
@@ -255,12 +333,16 @@ impl NativeComm {
         op: Predefined,
         root: usize,
     ) -> bool {
-        let Some((mpi_op, t, per)) = reduction::<T>(op) else {
+        let Some(r) = reduction::<T>(op) else {
             return false;
         };
-        let Some(n) = count(send.map_or(recv.len(), <[T]>::len) * per) else {
+        let Some(n) = count(send.map_or(recv.len(), <[T]>::len) * r.per_element) else {
             return false;
         };
+        self.agreement
+            .borrow_mut()
+            .note_type(std::any::type_name::<T>(), r.signature);
+        let (mpi_op, t) = (r.op, r.ty);
         let me = self.comm.rank() as usize;
         // SAFETY: MPI reads `n` values of `t` from the send buffer (`send`, or `recv` or a copy
         // of it); at the root it writes as many into `recv` (the caller checked its length),

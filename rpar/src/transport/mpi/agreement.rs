@@ -1,0 +1,301 @@
+//! [`Agreement`]: whether the processes of an MPI communicator called the same collectives.
+//!
+//! rpar's own collective algorithms carry the call in every message, so a process that called
+//! another collective (operation, root, operator, bytes, sequence number) is caught at the
+//! first message it receives. MPI's own collectives (`Auto` on the MPI transport) carry
+//! nothing of rpar's, and a mismatch there passes silently (two roots of one bcast, `MPI_SUM`
+//! on one rank and `MPI_MAX` on another, `u32` against `f32`) or ends in MPI's own fatal
+//! error. So each process folds every blocking collective call on a communicator, and the
+//! element type signature of those MPI runs, into a digest (the same on every process of a
+//! correct program), and every [`CHECK_EVERY`] calls, before the call, the processes
+//! compare digests with one `MPI_Allreduce` of two words (`MPI_MAX` of the digest and of its
+//! complement: every process sees whether all agree); `RPAR_COLLECTIVE_CHECK=every` (or a number
+//! of calls) compares before every call (or that often): then a mismatch MPI would fail or hang
+//! on (counts that differ, a bcast beside a barrier) is named before MPI runs it, at the cost of
+//! that allreduce on every call. At the end of a run they compare once
+//! more on the world communicator. When they differ, they exchange the last calls' fingerprints
+//! and descriptions (`MPI_Allgather`, only then) and name the first call on which they differ,
+//! each process's view of it: an `Error::CollectiveMismatch`, on every process.
+//!
+//! Cost: a few dozen instructions a call (the names' hash is kept from the call before, the
+//! signature's with the type's MPI datatype) and one two-word allreduce every 64 calls. A mismatch is found within 64 calls, or at the end of the run, unless
+//! MPI fails or hangs on it first.
+
+use super::datatype;
+use crate::datatype::BasicType;
+use crate::transport::CollectiveCall;
+use crate::{Error, Result};
+use ::mpi::ffi;
+use std::collections::VecDeque;
+use std::ffi::c_void;
+
+/// Calls between two comparisons of the digests, unless `RPAR_COLLECTIVE_CHECK` says otherwise.
+pub(crate) const CHECK_EVERY: u32 = 64;
+
+/// Calls between two comparisons: `RPAR_COLLECTIVE_CHECK` (`every` is 1, else a number of
+/// calls), else [`CHECK_EVERY`]; read once per process.
+fn interval() -> u32 {
+    static INTERVAL: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *INTERVAL.get_or_init(|| match std::env::var("RPAR_COLLECTIVE_CHECK").as_deref() {
+        Ok("every") => 1,
+        Ok(n) => n.parse().ok().filter(|&n| n > 0).unwrap_or(CHECK_EVERY),
+        Err(_) => CHECK_EVERY,
+    })
+}
+
+/// Bytes of a call's description in the exchange that names a mismatch.
+const DESCRIBED: usize = 200;
+
+/// The digest of one communicator's collective calls so far, and the calls since the last
+/// comparison.
+#[derive(Debug)]
+pub(crate) struct Agreement {
+    digest: u64,
+    /// The digest when the processes last compared.
+    compared: u64,
+    /// The operator and reduction names of the call before, and their hash.
+    names: Option<(&'static str, &'static str, u64)>,
+    /// Calls folded since the last comparison.
+    since: u32,
+    /// Calls between two comparisons ([`interval`]).
+    every: u32,
+    /// Those calls, with each one's own fingerprint and, for one MPI ran, the element type's
+    /// name (for the report of a mismatch).
+    window: VecDeque<(u64, CollectiveCall, Option<&'static str>)>,
+}
+
+impl Default for Agreement {
+    fn default() -> Self {
+        Agreement {
+            digest: FNV_OFFSET,
+            compared: FNV_OFFSET,
+            names: None,
+            since: 0,
+            every: interval(),
+            window: VecDeque::with_capacity(interval() as usize + 1),
+        }
+    }
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// FNV-1a of `bytes`, continued from `h`: for names, hashed once and kept.
+fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h = (h ^ b as u64).wrapping_mul(FNV_PRIME);
+    }
+    h
+}
+
+/// One word folded into `h` (a multiply and a rotation: a few instructions a call).
+fn mix(h: u64, word: u64) -> u64 {
+    (h ^ word)
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        .rotate_left(29)
+}
+
+/// The hash of a type signature, the same on every process: folded in for the calls MPI runs.
+pub(crate) fn signature_hash(signature: &[(BasicType, usize)]) -> u64 {
+    signature.iter().fold(FNV_OFFSET, |h, &(basic, n)| {
+        mix(mix(h, basic as u64), n as u64)
+    })
+}
+
+impl Agreement {
+    /// The fingerprint of a call as every process of it must see it alike: all but the
+    /// caller's rank. The names' hash is kept for the names of the call before (the same
+    /// `'static` strings, mostly).
+    fn fingerprint(&mut self, call: &CollectiveCall) -> u64 {
+        let (operation, reduction) = (call.operation, call.reduction.unwrap_or(""));
+        let names = match self.names {
+            Some((o, r, h)) if std::ptr::eq(o, operation) && std::ptr::eq(r, reduction) => h,
+            _ => {
+                let h = fnv(fnv(FNV_OFFSET, operation.as_bytes()), reduction.as_bytes());
+                self.names = Some((operation, reduction, h));
+                h
+            }
+        };
+        let root = call.root.map_or(u64::MAX, |r| r as u64);
+        let bytes = call.bytes.map_or(u64::MAX, |b| b as u64);
+        mix(mix(mix(names, call.seq as u64), root), bytes)
+    }
+
+    /// Folds `call` in; whether the digests are due for a comparison (before the call runs).
+    pub(crate) fn note(&mut self, call: &CollectiveCall) -> bool {
+        let f = self.fingerprint(call);
+        self.digest = mix(self.digest, f);
+        // the calls since the last comparison and the one before them (whose element type may
+        // have been folded in after it)
+        if self.window.len() == self.kept() {
+            self.window.pop_front();
+        }
+        self.window.push_back((f, *call, None));
+        self.since += 1;
+        self.since >= self.every
+    }
+
+    /// Folds in the element type (its name, and its signature's [`signature_hash`]) of the
+    /// call noted last, which MPI runs.
+    pub(crate) fn note_type(&mut self, name: &'static str, signature: u64) {
+        self.digest = mix(self.digest, signature);
+        if let Some((f, _, ty)) = self.window.back_mut() {
+            *f = mix(*f, signature);
+            *ty = Some(name);
+        }
+    }
+
+    /// The calls the window keeps.
+    fn kept(&self) -> usize {
+        self.every as usize + 1
+    }
+
+    /// Whether anything was folded in since the last comparison (a call, or the type of the
+    /// call compared last).
+    pub(crate) fn pending(&self) -> bool {
+        self.digest != self.compared
+    }
+
+    /// Compares the digests of the processes of `comm` (collective over it); on a difference,
+    /// names the first call on which they differ.
+    pub(crate) fn compare(&mut self, comm: ffi::MPI_Comm, communicator: u32) -> Result<()> {
+        self.since = 0;
+        self.compared = self.digest;
+        let mine = [self.digest, !self.digest];
+        let mut most = [0u64; 2];
+        let u64_type = datatype::predefined(BasicType::U64).expect("u64 is an MPI type");
+        // SAFETY: both buffers hold two u64 values, MPI's type for them; MPI_MAX is defined on
+        // it; the call is collective over `comm`, which every process compares at this call.
+        unsafe {
+            ffi::MPI_Allreduce(
+                mine.as_ptr() as *const c_void,
+                most.as_mut_ptr().cast(),
+                2,
+                u64_type,
+                ffi::RSMPI_MAX,
+                comm,
+            )
+        };
+        if most == mine {
+            return Ok(());
+        }
+        Err(self.name_mismatch(comm, communicator))
+    }
+
+    /// The error that names the first call of the window on which the processes differ: every
+    /// process's fingerprints and descriptions of the window's calls, gathered.
+    #[cold]
+    fn name_mismatch(&self, comm: ffi::MPI_Comm, communicator: u32) -> Error {
+        const RECORD: usize = 8 + DESCRIBED;
+        let n = self.kept();
+        let mut mine = vec![0u8; n * RECORD];
+        for (k, (f, call, ty)) in self.window.iter().enumerate() {
+            let record = &mut mine[k * RECORD..(k + 1) * RECORD];
+            record[..8].copy_from_slice(&f.to_le_bytes());
+            let text = match ty {
+                Some(ty) => format!("{call} on elements of {ty}"),
+                None => call.to_string(),
+            };
+            let text = &text.as_bytes()[..text.len().min(DESCRIBED)];
+            record[8..8 + text.len()].copy_from_slice(text);
+        }
+        let mut size = 0;
+        // SAFETY: `size` is a valid place for MPI to write the communicator's size.
+        unsafe { ffi::MPI_Comm_size(comm, &mut size) };
+        let p = size.max(1) as usize;
+        let mut all = vec![0u8; p * n * RECORD];
+        let byte = datatype::predefined(BasicType::U8).expect("u8 is an MPI type");
+        // SAFETY: every process contributes `n * RECORD` bytes and receives as many from each
+        // of the `p` processes into `all`, which holds them; collective over `comm`, where
+        // every process found the same difference.
+        unsafe {
+            ffi::MPI_Allgather(
+                mine.as_ptr() as *const c_void,
+                (n * RECORD) as i32,
+                byte,
+                all.as_mut_ptr().cast(),
+                (n * RECORD) as i32,
+                byte,
+                comm,
+            )
+        };
+        let record = |rank: usize, k: usize| &all[(rank * n + k) * RECORD..][..RECORD];
+        let differs = |k: usize| (1..p).any(|r| record(r, k)[..8] != record(0, k)[..8]);
+        let calls = match (0..n).find(|&k| differs(k)) {
+            Some(k) => (0..p)
+                .map(|rank| {
+                    let text = &record(rank, k)[8..];
+                    let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
+                    let said = String::from_utf8_lossy(&text[..end]);
+                    let said = if said.is_empty() {
+                        "no collective call here".to_string()
+                    } else {
+                        said.into_owned()
+                    };
+                    (rank, said)
+                })
+                .collect(),
+            // the window's calls agree: the difference is older
+            None => vec![(
+                0,
+                format!("collective calls that differ before the last {n}"),
+            )],
+        };
+        Error::CollectiveMismatch {
+            communicator,
+            calls,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(operation: &'static str, root: Option<usize>, rank: usize) -> CollectiveCall {
+        CollectiveCall {
+            rank,
+            seq: 3,
+            operation,
+            root,
+            reduction: None,
+            bytes: Some(16),
+        }
+    }
+
+    #[test]
+    fn the_digest_ignores_the_callers_rank_and_sees_everything_else() {
+        let digest = |calls: &[CollectiveCall], sig: &[(BasicType, usize)]| {
+            let mut a = Agreement::default();
+            for c in calls {
+                a.note(c);
+                a.note_type("t", signature_hash(sig));
+            }
+            a.digest
+        };
+        let u32s = [(BasicType::U32, 1)];
+        let base = digest(&[call("bcast", Some(0), 0)], &u32s);
+        assert_eq!(base, digest(&[call("bcast", Some(0), 5)], &u32s));
+        assert_ne!(base, digest(&[call("bcast", Some(1), 0)], &u32s));
+        assert_ne!(base, digest(&[call("reduce", Some(0), 0)], &u32s));
+        assert_ne!(
+            base,
+            digest(&[call("bcast", Some(0), 0)], &[(BasicType::F32, 1)])
+        );
+        let two = [call("bcast", Some(0), 0), call("barrier", None, 0)];
+        assert_ne!(digest(&two, &u32s), base);
+    }
+
+    #[test]
+    fn a_comparison_is_due_every_check_every_calls() {
+        let mut a = Agreement::default();
+        let due: Vec<bool> = (0..CHECK_EVERY)
+            .map(|_| a.note(&call("barrier", None, 0)))
+            .collect();
+        assert!(due[..CHECK_EVERY as usize - 1].iter().all(|d| !d));
+        assert!(due[CHECK_EVERY as usize - 1]);
+        assert!(a.pending());
+        a.note(&call("barrier", None, 0));
+        assert_eq!(a.window.len(), CHECK_EVERY as usize + 1);
+    }
+}
