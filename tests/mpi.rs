@@ -182,7 +182,8 @@ fn drive() {
 /// (`mismatch_job`): each fails, promptly, with an `Error::CollectiveMismatch` that names what
 /// each process called — a reduction operator that differs, found at the comparison every 64
 /// calls; an element type that differs in the last call, found at the end of the run; a bcast
-/// beside a barrier, found before MPI runs it with `RPAR_COLLECTIVE_CHECK=every`.
+/// beside a barrier, found before MPI runs it with `RPAR_COLLECTIVE_CHECK=every`; counts that
+/// differ, which MPI refuses (an error code, not MPI's own end of the job).
 fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
     let cases = [
         ("operator", None, &["call #10", "op Sum", "op Max"][..]),
@@ -192,6 +193,7 @@ fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
             &["call #3", "elements of u32", "elements of f32"],
         ),
         ("call", Some("every"), &["bcast(root 0", "barrier()"]),
+        ("count", None, &["allreduce(op Sum, 1"]),
     ];
     for (case, check, said) in cases {
         let mut job = launcher.job(60, 3, exe);
@@ -240,6 +242,10 @@ fn mismatch_job(case: &str) {
                 } else {
                     world.allreduce(&x[..], rpar::Sum)?;
                 }
+            }
+            "count" => {
+                let x: Vec<u32> = (0..3 + last as u32).collect();
+                world.allreduce(&x[..], rpar::Sum)?;
             }
             _ => {
                 let mut y = x;

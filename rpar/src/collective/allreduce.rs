@@ -162,7 +162,7 @@ impl Comm {
             if let (Allreduce::Auto, Some(native), Some(mpi_op)) =
                 (algorithm, self.native(), op.predefined())
             {
-                if native.allreduce(send, acc, mpi_op) {
+                if native.allreduce(send, acc, mpi_op)? {
                     self.runs(Native::<Allreduce>::of());
                     return Ok(());
                 }

@@ -91,7 +91,7 @@ impl Comm {
     pub(crate) fn barrier_with(&self, algorithm: Barrier) -> Result<()> {
         self.collective(Call::new("barrier"), &algorithm, || {
             if let (Barrier::Auto, Some(native)) = (algorithm, self.native()) {
-                native.barrier();
+                native.barrier()?;
                 self.runs(Native::<Barrier>::of());
                 return Ok(());
             }

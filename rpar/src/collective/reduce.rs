@@ -138,7 +138,7 @@ impl Comm {
                 (algorithm, self.native(), op.predefined())
             {
                 check_root(self, root)?;
-                if native.reduce(send, acc, mpi_op, root) {
+                if native.reduce(send, acc, mpi_op, root)? {
                     self.runs(Native::<Reduce>::of());
                     return Ok(());
                 }

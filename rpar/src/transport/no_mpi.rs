@@ -149,7 +149,7 @@ impl NativeComm {
         match *self {}
     }
 
-    pub(crate) fn barrier(&self) {
+    pub(crate) fn barrier(&self) -> Result<()> {
         match *self {}
     }
 
@@ -162,7 +162,7 @@ impl NativeComm {
         _send: Option<&[T]>,
         _recv: &mut [T],
         _op: Predefined,
-    ) -> bool {
+    ) -> Result<bool> {
         match *self {}
     }
 
@@ -172,7 +172,7 @@ impl NativeComm {
         _recv: &mut [T],
         _op: Predefined,
         _root: usize,
-    ) -> bool {
+    ) -> Result<bool> {
         match *self {}
     }
 

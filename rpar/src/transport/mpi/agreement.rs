@@ -59,6 +59,8 @@ pub(crate) struct Agreement {
     since: u32,
     /// Calls between two comparisons ([`interval`]).
     every: u32,
+    /// rpar's id of the communicator (from the calls noted).
+    communicator: u32,
     /// Those calls, with each one's own fingerprint and, for one MPI ran, the element type's
     /// name (for the report of a mismatch).
     window: VecDeque<(u64, CollectiveCall, Option<&'static str>)>,
@@ -72,6 +74,7 @@ impl Default for Agreement {
             names: None,
             since: 0,
             every: interval(),
+            communicator: 0,
             window: VecDeque::with_capacity(interval() as usize + 1),
         }
     }
@@ -121,8 +124,10 @@ impl Agreement {
         mix(mix(mix(names, call.seq as u64), root), bytes)
     }
 
-    /// Folds `call` in; whether the digests are due for a comparison (before the call runs).
-    pub(crate) fn note(&mut self, call: &CollectiveCall) -> bool {
+    /// Folds `call` on rpar's communicator `communicator` in; whether the digests are due for
+    /// a comparison (before the call runs).
+    pub(crate) fn note(&mut self, call: &CollectiveCall, communicator: u32) -> bool {
+        self.communicator = communicator;
         let f = self.fingerprint(call);
         self.digest = mix(self.digest, f);
         // the calls since the last comparison and the one before them (whose element type may
@@ -166,7 +171,7 @@ impl Agreement {
         let u64_type = datatype::predefined(BasicType::U64).expect("u64 is an MPI type");
         // SAFETY: both buffers hold two u64 values, MPI's type for them; MPI_MAX is defined on
         // it; the call is collective over `comm`, which every process compares at this call.
-        unsafe {
+        let code = unsafe {
             ffi::MPI_Allreduce(
                 mine.as_ptr() as *const c_void,
                 most.as_mut_ptr().cast(),
@@ -176,10 +181,34 @@ impl Agreement {
                 comm,
             )
         };
+        if code != ffi::MPI_SUCCESS as std::ffi::c_int {
+            // another process is in another collective: MPI refused the pairing
+            return Err(self.refused("the comparison's MPI_Allreduce", &format!("code {code}")));
+        }
         if most == mine {
             return Ok(());
         }
         Err(self.name_mismatch(comm, communicator))
+    }
+
+    /// The error for the call noted last, which MPI refused with `text` (its `routine`):
+    /// the processes' calls differ in a way the comparison had not found yet.
+    pub(crate) fn refused(&self, routine: &str, text: &str) -> Error {
+        let (communicator, call) = match self.window.back() {
+            Some((_, call, _)) => (self.communicator, call.to_string()),
+            None => (self.communicator, "a collective".to_string()),
+        };
+        let rank = self.window.back().map_or(0, |(_, c, _)| c.rank);
+        Error::CollectiveMismatch {
+            communicator,
+            calls: vec![(
+                rank,
+                format!(
+                    "{call}, which {routine} refused ({text}): another process called something \
+                     else (RPAR_COLLECTIVE_CHECK=every names it)"
+                ),
+            )],
+        }
     }
 
     /// The error that names the first call of the window on which the processes differ: every
@@ -268,7 +297,7 @@ mod tests {
         let digest = |calls: &[CollectiveCall], sig: &[(BasicType, usize)]| {
             let mut a = Agreement::default();
             for c in calls {
-                a.note(c);
+                a.note(c, 0);
                 a.note_type("t", signature_hash(sig));
             }
             a.digest
@@ -290,12 +319,12 @@ mod tests {
     fn a_comparison_is_due_every_check_every_calls() {
         let mut a = Agreement::default();
         let due: Vec<bool> = (0..CHECK_EVERY)
-            .map(|_| a.note(&call("barrier", None, 0)))
+            .map(|_| a.note(&call("barrier", None, 0), 0))
             .collect();
         assert!(due[..CHECK_EVERY as usize - 1].iter().all(|d| !d));
         assert!(due[CHECK_EVERY as usize - 1]);
         assert!(a.pending());
-        a.note(&call("barrier", None, 0));
+        a.note(&call("barrier", None, 0), 0);
         assert_eq!(a.window.len(), CHECK_EVERY as usize + 1);
     }
 }

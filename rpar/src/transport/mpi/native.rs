@@ -11,7 +11,6 @@ use crate::collective::Predefined;
 use crate::datatype::{BasicType, Compiled, Datatype};
 use crate::transport::CollectiveCall;
 use crate::Result;
-use ::mpi::collective::CommunicatorCollectives;
 use ::mpi::ffi;
 use ::mpi::ffi::{MPI_Datatype, MPI_Op};
 use ::mpi::topology::{Color, Communicator, Group, Rank, SimpleCommunicator};
@@ -125,6 +124,10 @@ impl NativeComm {
     }
 
     fn wrap(comm: SimpleCommunicator) -> NativeComm {
+        // SAFETY: `comm` is a valid communicator and MPI_ERRORS_RETURN a predefined handler:
+        // MPI's errors in its collectives come back as codes, which `returned` turns into
+        // rpar's errors, instead of ending the job with MPI's own message.
+        unsafe { ffi::MPI_Comm_set_errhandler(comm.as_raw(), ffi::RSMPI_ERRORS_RETURN) };
         NativeComm {
             comm,
             types: RefCell::default(),
@@ -243,7 +246,7 @@ impl NativeComm {
     /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) naming the first call
     /// on which the processes differ, on every process.
     pub(crate) fn note_call(&self, call: &CollectiveCall, communicator: u32) -> Result<()> {
-        let due = self.agreement.borrow_mut().note(call);
+        let due = self.agreement.borrow_mut().note(call, communicator);
         if due {
             return self
                 .agreement
@@ -271,9 +274,24 @@ impl NativeComm {
         self.comm.as_raw()
     }
 
+    /// MPI's answer `code` to a collective call (`routine`) as rpar's: an error code (MPI
+    /// returns them on these communicators) means the processes' calls differ in a way rpar's
+    /// checks let through (a count, say): a collective mismatch, as this process saw it.
+    fn returned(&self, routine: &str, code: std::ffi::c_int) -> Result<()> {
+        if code == ffi::MPI_SUCCESS as std::ffi::c_int {
+            return Ok(());
+        }
+        Err(self
+            .agreement
+            .borrow()
+            .refused(routine, &error_string(code)))
+    }
+
     /// MPI_Barrier.
-    pub(crate) fn barrier(&self) {
-        self.comm.barrier();
+    pub(crate) fn barrier(&self) -> Result<()> {
+        // SAFETY: a barrier on a valid communicator.
+        let code = unsafe { ffi::MPI_Barrier(self.raw()) };
+        self.returned("MPI_Barrier", code)
     }
 
     /// MPI_Bcast of `buf` from `root`; false if MPI cannot take it (too many elements).
@@ -284,8 +302,9 @@ impl NativeComm {
         let t = self.datatype::<T>()?;
         let t = t.as_raw();
         // SAFETY: `buf` holds `n` elements of the type `t` describes, writable.
-        unsafe { ffi::MPI_Bcast(buf.as_mut_ptr().cast(), n, t, root as i32, self.raw()) };
-        Ok(true)
+        let code =
+            unsafe { ffi::MPI_Bcast(buf.as_mut_ptr().cast(), n, t, root as i32, self.raw()) };
+        self.returned("MPI_Bcast", code).map(|()| true)
     }
 
     /// MPI_Allreduce of `send` into `recv` (as long), or with `send` `None` of `recv` in place
@@ -296,12 +315,12 @@ impl NativeComm {
         send: Option<&[T]>,
         recv: &mut [T],
         op: Predefined,
-    ) -> bool {
+    ) -> Result<bool> {
         let Some(r) = reduction::<T>(op) else {
-            return false;
+            return Ok(false);
         };
         let Some(n) = count(recv.len() * r.per_element) else {
-            return false;
+            return Ok(false);
         };
         self.agreement
             .borrow_mut()
@@ -310,7 +329,7 @@ impl NativeComm {
         let send = input(send, recv);
         // SAFETY: `send` and `recv` hold `n` values of the basic type `t` each (T is dense, of
         // that type only; the caller checked that they are as long); they do not overlap.
-        unsafe {
+        let code = unsafe {
             ffi::MPI_Allreduce(
                 send.as_ptr() as *const c_void,
                 recv.as_mut_ptr().cast(),
@@ -320,7 +339,7 @@ impl NativeComm {
                 self.raw(),
             )
         };
-        true
+        self.returned("MPI_Allreduce", code).map(|()| true)
     }
 
     /// MPI_Reduce to `root` of `send` into the root's `recv` (as long; not touched at the other
@@ -332,12 +351,12 @@ impl NativeComm {
         recv: &mut [T],
         op: Predefined,
         root: usize,
-    ) -> bool {
+    ) -> Result<bool> {
         let Some(r) = reduction::<T>(op) else {
-            return false;
+            return Ok(false);
         };
         let Some(n) = count(send.map_or(recv.len(), <[T]>::len) * r.per_element) else {
-            return false;
+            return Ok(false);
         };
         self.agreement
             .borrow_mut()
@@ -347,7 +366,7 @@ impl NativeComm {
         // SAFETY: MPI reads `n` values of `t` from the send buffer (`send`, or `recv` or a copy
         // of it); at the root it writes as many into `recv` (the caller checked its length),
         // which does not overlap the send buffer; elsewhere it ignores the receive buffer.
-        unsafe {
+        let code = unsafe {
             if me == root {
                 let send = input(send, recv);
                 ffi::MPI_Reduce(
@@ -358,7 +377,7 @@ impl NativeComm {
                     mpi_op,
                     root as i32,
                     self.raw(),
-                );
+                )
             } else {
                 ffi::MPI_Reduce(
                     send.unwrap_or(recv).as_ptr().cast(),
@@ -368,10 +387,10 @@ impl NativeComm {
                     mpi_op,
                     root as i32,
                     self.raw(),
-                );
+                )
             }
-        }
-        true
+        };
+        self.returned("MPI_Reduce", code).map(|()| true)
     }
 
     /// MPI_Allgather of equal blocks: `recv` is `send.len()` times the ranks.
@@ -382,7 +401,7 @@ impl NativeComm {
         let t = self.datatype::<T>()?;
         let t = t.as_raw();
         // SAFETY: `send` holds n elements; `recv` holds n per rank (the caller sized it).
-        unsafe {
+        let code = unsafe {
             ffi::MPI_Allgather(
                 send.as_ptr() as *const c_void,
                 n,
@@ -393,7 +412,7 @@ impl NativeComm {
                 self.raw(),
             )
         };
-        Ok(true)
+        self.returned("MPI_Allgather", code).map(|()| true)
     }
 
     /// MPI_Alltoall of equal blocks: `send` and `recv` hold one block per rank.
@@ -405,7 +424,7 @@ impl NativeComm {
         let t = self.datatype::<T>()?;
         let t = t.as_raw();
         // SAFETY: both buffers hold p blocks of n elements (the caller sized them).
-        unsafe {
+        let code = unsafe {
             ffi::MPI_Alltoall(
                 send.as_ptr() as *const c_void,
                 n,
@@ -416,6 +435,22 @@ impl NativeComm {
                 self.raw(),
             )
         };
-        Ok(true)
+        self.returned("MPI_Alltoall", code).map(|()| true)
     }
+}
+
+/// MPI's text for the error code `code` (its first line).
+fn error_string(code: std::ffi::c_int) -> String {
+    let mut text = vec![0u8; ffi::MPI_MAX_ERROR_STRING as usize + 1];
+    let mut len: std::ffi::c_int = 0;
+    // SAFETY: `text` has room for MPI_MAX_ERROR_STRING characters, as MPI_Error_string asks.
+    let ok = unsafe { ffi::MPI_Error_string(code, text.as_mut_ptr().cast(), &mut len) };
+    if ok != ffi::MPI_SUCCESS as std::ffi::c_int {
+        return format!("MPI error code {code}");
+    }
+    text.truncate(len.max(0) as usize);
+    // MPICH follows its text with a stack of internal calls: the first line is what it says
+    let text = String::from_utf8_lossy(&text);
+    let first = text.lines().next().unwrap_or_default();
+    first.trim_end_matches(", error stack:").trim().to_string()
 }
