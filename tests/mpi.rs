@@ -24,6 +24,8 @@ use rpar::{
 use std::fmt::Debug;
 use std::process::Command;
 
+#[path = "common/collective_mix.rs"]
+mod collective_mix;
 #[path = "common/groups_checks.rs"]
 mod groups_checks;
 #[path = "common/intercomm_checks.rs"]
@@ -495,6 +497,10 @@ fn every_check() {
                 complex_and_buffer_ops(&world),
             )?;
             stage("non-blocking collectives", nonblocking(&world))?;
+            for seed in 1..=3 {
+                let mix = collective_mix::random_collectives(&world, seed);
+                stage("a random sequence of collectives", mix)?;
+            }
             stage("datatypes", datatypes(&world))?;
             stage("collectives", collectives(&world))?;
             stage("communicators", communicators(&world))?;
