@@ -3,6 +3,8 @@
 
 #[path = "common/collective_mix.rs"]
 mod collective_mix;
+#[path = "common/split_mix.rs"]
+mod split_mix;
 
 #[test]
 fn random_sequences_of_collectives_give_the_sequential_answers() {

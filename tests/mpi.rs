@@ -34,6 +34,8 @@ mod intercomm_checks;
 mod p2p_more;
 #[path = "common/reordered.rs"]
 mod reordered;
+#[path = "common/split_mix.rs"]
+mod split_mix;
 #[path = "common/traffic_mix.rs"]
 mod traffic_mix;
 use reordered::{assert_reordered, Reordered, ReorderedChar};

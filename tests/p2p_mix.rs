@@ -2,6 +2,8 @@
 //! `tests/common/traffic_mix.rs` (also run on MPI by `tests/mpi.rs`) for 2 to 5 ranks, several
 //! mixes each (`RPAR_MIX_SEEDS` sets how many: a longer hunt).
 
+#[path = "common/split_mix.rs"]
+mod split_mix;
 #[path = "common/traffic_mix.rs"]
 mod traffic_mix;
 

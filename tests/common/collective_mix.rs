@@ -8,25 +8,10 @@
 
 use rpar::{Allgather, Allreduce, Alltoall, Bcast, Comm, Reduce, Result, Sum};
 
+use super::split_mix::SplitMix;
+
 /// Steps of one sequence.
 const STEPS: usize = 60;
-
-/// SplitMix64: the steps' random numbers, the same on every rank.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Rank `r`'s `n` values at `step` (small: sums of them never overflow).
 fn data(r: usize, step: usize, n: usize) -> Vec<u64> {

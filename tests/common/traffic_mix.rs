@@ -23,6 +23,8 @@ use rpar::{
 use std::collections::VecDeque;
 use std::fmt::Debug;
 
+use super::split_mix::SplitMix;
+
 /// Messages each rank sends each other rank.
 const PER_PAIR: usize = 90;
 
@@ -119,23 +121,6 @@ struct Scripted {
     payload: Payload,
 }
 
-/// SplitMix64: the scripts' random numbers, the same in every process.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// What `from` sends `to` in the mix of `seed`, in order.
 fn script(from: usize, to: usize, seed: u64) -> Vec<Scripted> {
     let mut rng = SplitMix(((from as u64) << 32) ^ to as u64 ^ seed.wrapping_mul(0x5eed));
@@ -148,7 +133,7 @@ fn script(from: usize, to: usize, seed: u64) -> Vec<Scripted> {
                 5 | 6 => 9 + rng.below(600),
                 7 | 8 => 1000 + rng.below(3000),
                 _ => 8000 + rng.below(12_000),
-            } as usize;
+            };
             let seed = rng.next();
             let value = |k: usize| seed.wrapping_add(k as u64 * 0x1000_0001);
             let payload = match rng.below(6) {

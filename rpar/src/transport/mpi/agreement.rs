@@ -75,7 +75,7 @@ impl Default for Agreement {
             since: 0,
             every: interval(),
             communicator: 0,
-            window: VecDeque::with_capacity(interval() as usize + 1),
+            window: VecDeque::with_capacity(interval().min(CHECK_EVERY) as usize + 1),
         }
     }
 }
@@ -150,9 +150,11 @@ impl Agreement {
         }
     }
 
-    /// The calls the window keeps.
+    /// The calls the window keeps: those since the last comparison and the one before, at
+    /// most [`CHECK_EVERY`] + 1 (a long interval names a difference among the last calls only,
+    /// rather than keep a record of every call per communicator).
     fn kept(&self) -> usize {
-        self.every as usize + 1
+        self.every.min(CHECK_EVERY) as usize + 1
     }
 
     /// Whether anything was folded in since the last comparison (a call, or the type of the
@@ -183,7 +185,8 @@ impl Agreement {
         };
         if code != ffi::MPI_SUCCESS as std::ffi::c_int {
             // another process is in another collective: MPI refused the pairing
-            return Err(self.refused("the comparison's MPI_Allreduce", &format!("code {code}")));
+            let text = super::native::error_string(code);
+            return Err(self.refused("the comparison's MPI_Allreduce", &text));
         }
         if most == mine {
             return Ok(());

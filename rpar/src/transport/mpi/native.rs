@@ -440,7 +440,7 @@ impl NativeComm {
 }
 
 /// MPI's text for the error code `code` (its first line).
-fn error_string(code: std::ffi::c_int) -> String {
+pub(super) fn error_string(code: std::ffi::c_int) -> String {
     let mut text = vec![0u8; ffi::MPI_MAX_ERROR_STRING as usize + 1];
     let mut len: std::ffi::c_int = 0;
     // SAFETY: `text` has room for MPI_MAX_ERROR_STRING characters, as MPI_Error_string asks.
