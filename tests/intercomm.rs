@@ -140,3 +140,109 @@ fn large_messages_across() {
     })
     .unwrap();
 }
+
+#[test]
+fn large_blocks_through_every_data_movement_collective() {
+    // every rank sends before it receives: rendezvous sizes must not wait on each other
+    rpar::run(5, |world| {
+        let inter = join(&world)?;
+        let (w, q) = (world.rank() as u32, inter.remote_size());
+        let n = 50_000;
+        let theirs: Vec<u32> = if world.rank() < 2 {
+            vec![2, 3, 4]
+        } else {
+            vec![0, 1]
+        };
+        let all = inter.allgather(&vec![w; n][..])?;
+        let want: Vec<u32> = theirs.iter().flat_map(|&t| vec![t; n]).collect();
+        assert!(all == want, "allgather");
+        let send: Vec<u32> = (0..q * n).map(|k| w * 10 + (k / n) as u32).collect();
+        let got = inter.alltoall(&send[..])?;
+        let me = inter.rank() as u32;
+        let want: Vec<u32> = theirs.iter().flat_map(|&t| vec![t * 10 + me; n]).collect();
+        assert!(got == want, "alltoall");
+        // world rank 0 gathers from and scatters to the high group
+        let root = match (world.rank() < 2, inter.rank()) {
+            (true, 0) => rpar::ROOT,
+            (true, _) => rpar::PROC_NULL,
+            (false, _) => 0,
+        };
+        let got = inter.gather(&vec![w; n][..], root)?;
+        if world.rank() == 0 {
+            let want: Vec<u32> = [2, 3, 4].iter().flat_map(|&t| vec![t; n]).collect();
+            assert!(got == Some(want), "gather");
+        }
+        let blocks: Vec<u32> = (0..3 * n).map(|k| (k / n) as u32).collect();
+        let got = inter.scatter(&blocks[..], root)?;
+        if world.rank() >= 2 {
+            assert!(got == vec![me; n], "scatter");
+        }
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn reductions_across_keep_the_other_groups_rank_order() {
+    // appending decimal digits, as (value, 10^digits): associative, not commutative
+    let append = || {
+        rpar::UserOp::non_commutative(|a: [u64; 2], b: [u64; 2]| [a[0] * b[1] + b[0], a[1] * b[1]])
+    };
+    let got = rpar::run(6, |world| {
+        let inter = join(&world)?;
+        let digit = [inter.rank() as u64 + 1, 10];
+        let root = match (world.rank() < 3, inter.rank()) {
+            (true, 1) => rpar::ROOT,
+            (true, _) => rpar::PROC_NULL,
+            (false, _) => 1,
+        };
+        let reduced = inter.reduce(&digit, append(), root)?;
+        let spread = inter.reduce_scatter(&[digit; 3][..], append())?;
+        Ok((reduced.map(|r| r[0]), spread[0][0]))
+    })
+    .unwrap();
+    assert_eq!(got[1], (Some(123), 123));
+    assert_eq!(got[0].0, None);
+    assert!(got.iter().all(|&(_, s)| s == 123));
+}
+
+#[test]
+fn mismatched_blocks_across_are_refused() {
+    // the root expects 2 elements from each remote rank; the high group's rank 1 sends 3
+    let err = rpar::run(3, |world| {
+        let inter = join(&world)?;
+        let root = if world.rank() == 0 { rpar::ROOT } else { 0 };
+        let mine = vec![1u8; 2 + inter.rank()];
+        inter
+            .gather((&mine[..], rpar::Counts(&[2, 2])), root)
+            .map(drop)
+    })
+    .unwrap_err();
+    assert!(err.to_string().contains("message truncated"), "{err}");
+    // blocks of different lengths where equal ones are due
+    let err = rpar::run(3, |world| {
+        let inter = join(&world)?;
+        let mine = vec![1u8; 1 + world.rank()];
+        inter.allgather(&mine[..]).map(drop)
+    })
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("rank 1 contributed 3 elements where 2"),
+        "{err}"
+    );
+    // a root expecting another length than the senders reduce
+    let err = rpar::run(3, |world| {
+        let inter = join(&world)?;
+        let root = if world.rank() == 0 { rpar::ROOT } else { 0 };
+        inter
+            .reduce(
+                &vec![1u8; 1 + (world.rank() == 0) as usize][..],
+                rpar::Sum,
+                root,
+            )
+            .map(drop)
+    })
+    .unwrap_err();
+    assert!(matches!(err, Error::CollectiveMismatch { .. }), "{err}");
+}

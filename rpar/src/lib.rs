@@ -150,7 +150,9 @@ pub use comm::{
     BSEND_OVERHEAD, PROC_NULL, TAG_UB, UNDEFINED,
 };
 pub use comm::{Comparison, Group, SplitType, MAX_OBJECT_NAME};
-pub use comm::{InterComm, ROOT};
+pub use comm::{
+    InterAllgatherArgs, InterAlltoallArgs, InterComm, InterGatherArgs, InterScatterArgs, ROOT,
+};
 pub use datatype::{
     BasicType, Combiner, CombinerKind, CommittedType, Datatype, Distribution, Envelope, Order,
     TypeLayout, TypeMap,

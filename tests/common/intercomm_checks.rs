@@ -3,15 +3,21 @@
 //! mismatch as an error of the rank, so that the run fails with it.
 //!
 //! After MPICH's own tests (test/mpi/comm: ic1, iccreate, icm; test/mpi/coll: icbarrier,
-//! icbcast, icallreduce), written anew from their checks: the world is split in two — into a
+//! icbcast, icallreduce, icreduce, icgather, icgatherv, icscatter, icscatterv, icallgather,
+//! icallgatherv, icalltoall, icalltoallv, redscatblk), written anew from their checks: the world is split in two — into a
 //! lower and an upper half, and into even and odd ranks numbered backwards — the halves are
 //! joined by an intercommunicator whose leaders are not rank 0 of their group, and on it are
 //! checked the sizes and groups, messages both ways (named ranks, ANY_SOURCE, statuses,
-//! non-blocking, probe), barrier, bcast from every root of each side, allreduce, and merges
+//! non-blocking, probe), barrier, bcast from every root of each side, allreduce, reduce,
+//! gather and scatter from every root of each side in each of their forms, allgather,
+//! alltoall and reduce_scatter in each of theirs, and merges
 //! with every choice of `high`. A world of one rank cannot be split in two: there the checks
 //! are that `InterComm::create` refuses a remote leader in the local group.
 
-use rpar::{Comm, Error, Group, InterComm, Max, Result, Sum, ANY_SOURCE, ANY_TAG, PROC_NULL, ROOT};
+use rpar::{
+    Comm, Counts, Error, Group, InterComm, Max, Result, Sum, Varying, ANY_SOURCE, ANY_TAG,
+    PROC_NULL, ROOT,
+};
 use std::fmt::Debug;
 
 /// Every check, on both ways of splitting `world` (collective over it).
@@ -97,6 +103,8 @@ fn on_split(world: &Comm, group_of: &dyn Fn(usize) -> Vec<usize>) -> Result<()> 
     named("barrier", inter.barrier())?;
     named("bcast", bcast(world, &inter, &sides))?;
     named("allreduce", allreduce(world, &inter, &sides))?;
+    named("rooted data movement", rooted(world, &inter, &sides))?;
+    named("data movement", everyone(world, &inter, &sides))?;
     named("merge", merge(world, &inter, &sides))?;
     named("errors", errors(&inter))?;
     // messages on the half are not mixed up with the intercommunicator's
@@ -263,6 +271,208 @@ fn allreduce(world: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
     expect("rank-ordered", digits[0], want)
 }
 
+/// The `k`th value world rank `w` contributes.
+fn value(w: usize, k: usize) -> u64 {
+    (w * 1000 + k) as u64
+}
+
+/// Block `j` of `counts` at the displacements of blocks laid out backwards, after a gap of one
+/// element at the front: a receive side in no rank order, that leaves an element untouched.
+fn backwards(counts: &[usize]) -> (Vec<usize>, usize) {
+    let total: usize = counts.iter().sum();
+    let mut end = total + 1;
+    let displs = counts
+        .iter()
+        .map(|&c| {
+            end -= c;
+            end
+        })
+        .collect();
+    (displs, total + 1)
+}
+
+/// What a receive into `backwards(counts)` holds once block `j` is `blocks[j]`.
+fn laid_backwards(blocks: &[Vec<u64>], fill: u64) -> Vec<u64> {
+    let counts: Vec<usize> = blocks.iter().map(Vec::len).collect();
+    let (displs, len) = backwards(&counts);
+    let mut all = vec![fill; len];
+    for (b, &d) in blocks.iter().zip(&displs) {
+        all[d..d + b.len()].copy_from_slice(b);
+    }
+    all
+}
+
+/// icreduce, icgather(v), icscatter(v): from every rank of each group in turn, in every form.
+fn rooted(world: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
+    let (w, me, q) = (world.rank(), inter.rank(), inter.remote_size());
+    for root_side_a in [true, false] {
+        let on_root_side = root_side_a == s.a;
+        let root_group = if on_root_side { &s.mine } else { &s.theirs };
+        for (root, &root_world) in root_group.iter().enumerate() {
+            let arg = match (on_root_side, me == root) {
+                (true, true) => ROOT,
+                (true, false) => PROC_NULL,
+                (false, _) => root,
+            };
+            let at_root = on_root_side && me == root;
+            let what = |call: &str| format!("{call} to world rank {root_world}");
+            let wu = w as u64;
+
+            let got = inter.reduce(&[wu, 1, wu * wu][..], Sum, arg)?;
+            let want = at_root.then(|| {
+                let t = &s.theirs;
+                vec![
+                    t.iter().sum::<usize>() as u64,
+                    t.len() as u64,
+                    t.iter().map(|&x| (x * x) as u64).sum(),
+                ]
+            });
+            expect(&what("reduce"), got, want)?;
+
+            // gather: two values each; then rank j of the group sending j + 1 values
+            let got = inter.gather(&[value(w, 0), value(w, 1)][..], arg)?;
+            let want = at_root.then(|| {
+                s.theirs
+                    .iter()
+                    .flat_map(|&t| [value(t, 0), value(t, 1)])
+                    .collect::<Vec<_>>()
+            });
+            expect(&what("gather"), got, want)?;
+            let mine: Vec<u64> = (0..=me).map(|k| value(w, k)).collect();
+            let counts: Vec<usize> = (1..=q).collect();
+            let blocks: Vec<Vec<u64>> = (s.theirs.iter().enumerate())
+                .map(|(j, &t)| (0..=j).map(|k| value(t, k)).collect())
+                .collect();
+            let got = inter.gather((&mine[..], Counts(&counts)), arg)?;
+            expect(
+                &what("gather, Counts"),
+                got,
+                at_root.then(|| blocks.concat()),
+            )?;
+            let (displs, len) = backwards(&counts);
+            let mut all = vec![7u64; len];
+            inter.gather(
+                (&mine[..], Varying::new(&mut all[..], &counts, &displs)),
+                arg,
+            )?;
+            let want = if at_root {
+                laid_backwards(&blocks, 7)
+            } else {
+                vec![7; len]
+            };
+            expect(&what("gather, Varying"), all, want)?;
+
+            // scatter: the root's data is the root's values; two each, then j + 1 to rank j
+            let (p_other, receiver) = (if on_root_side { q } else { s.mine.len() }, !on_root_side);
+            let all: Vec<u64> = (0..2 * p_other).map(|k| value(w, k)).collect();
+            let got = inter.scatter(&all[..], arg)?;
+            let want = if receiver {
+                vec![value(root_world, 2 * me), value(root_world, 2 * me + 1)]
+            } else {
+                vec![]
+            };
+            expect(&what("scatter"), got, want.clone())?;
+            let mut mine2 = [0u64; 2];
+            inter.scatter((&all[..], &mut mine2[..]), arg)?;
+            expect(
+                &what("scatter into"),
+                mine2.to_vec(),
+                if receiver { want } else { vec![0, 0] },
+            )?;
+            let counts: Vec<usize> = (1..=p_other).collect();
+            let (displs, len) = backwards(&counts);
+            let all: Vec<u64> = (0..len).map(|k| value(w, k)).collect();
+            let got = inter.scatter(Varying::new(&all[..], &counts, &displs), arg)?;
+            let want: Vec<u64> = if receiver {
+                let (rdispls, _) = backwards(&(1..=s.mine.len()).collect::<Vec<_>>());
+                (0..=me)
+                    .map(|k| value(root_world, rdispls[me] + k))
+                    .collect()
+            } else {
+                vec![]
+            };
+            expect(&what("scatter, Varying"), got, want.clone())?;
+            let mut into = vec![0u64; if receiver { me + 1 } else { 0 }];
+            inter.scatter(
+                (Varying::new(&all[..], &counts, &displs), &mut into[..]),
+                arg,
+            )?;
+            expect(&what("scatter, Varying into"), into, want)?;
+        }
+    }
+    Ok(())
+}
+
+/// icallgather(v), icalltoall(v), redscatblk: each group gets what the other contributed.
+fn everyone(world: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
+    let (w, me, q) = (world.rank(), inter.rank(), inter.remote_size());
+    let theirs = &s.theirs;
+
+    // allgather: two values each (three from side B: the groups' blocks may differ)
+    let n = if s.a { 2 } else { 3 };
+    let got = inter.allgather(&(0..n).map(|k| value(w, k)).collect::<Vec<_>>()[..])?;
+    let m = 5 - n;
+    let want: Vec<u64> = theirs
+        .iter()
+        .flat_map(|&t| (0..m).map(move |k| value(t, k)))
+        .collect();
+    expect("allgather", got, want)?;
+    let mine: Vec<u64> = (0..=me).map(|k| value(w, k)).collect();
+    let counts: Vec<usize> = (1..=q).collect();
+    let blocks: Vec<Vec<u64>> = (theirs.iter().enumerate())
+        .map(|(j, &t)| (0..=j).map(|k| value(t, k)).collect())
+        .collect();
+    let got = inter.allgather((&mine[..], Counts(&counts)))?;
+    expect("allgather, Counts", got, blocks.concat())?;
+    let (displs, len) = backwards(&counts);
+    let mut all = vec![7u64; len];
+    inter.allgather((&mine[..], Varying::new(&mut all[..], &counts, &displs)))?;
+    expect("allgather, Varying", all, laid_backwards(&blocks, 7))?;
+
+    // alltoall: block j of two values to remote rank j
+    let send: Vec<u64> = (0..2 * q).map(|k| value(w, k)).collect();
+    let got = inter.alltoall(&send[..])?;
+    let want: Vec<u64> = (theirs.iter())
+        .flat_map(|&t| [value(t, 2 * me), value(t, 2 * me + 1)])
+        .collect();
+    expect("alltoall", got, want)?;
+    // rank i sends remote rank j i + j + 1 values, starting at 10 j
+    let counts: Vec<usize> = (0..q).map(|j| me + j + 1).collect();
+    let (displs, len) = backwards(&counts);
+    let mut send = vec![0u64; len];
+    for j in 0..q {
+        for k in 0..counts[j] {
+            send[displs[j] + k] = value(w, 10 * j + k);
+        }
+    }
+    let recv_counts: Vec<usize> = (0..q).map(|j| j + me + 1).collect();
+    let blocks: Vec<Vec<u64>> = (theirs.iter().enumerate())
+        .map(|(j, &t)| (0..recv_counts[j]).map(|k| value(t, 10 * me + k)).collect())
+        .collect();
+    let got = inter.alltoall((
+        Varying::new(&send[..], &counts, &displs),
+        Counts(&recv_counts),
+    ))?;
+    expect("alltoall, Counts", got, blocks.concat())?;
+    let (rdispls, rlen) = backwards(&recv_counts);
+    let mut all = vec![7u64; rlen];
+    inter.alltoall((
+        Varying::new(&send[..], &counts, &displs),
+        Varying::new(&mut all[..], &recv_counts, &rdispls),
+    ))?;
+    expect("alltoall, Varying", all, laid_backwards(&blocks, 7))?;
+
+    // reduce_scatter: n = |A| |B| values, each group's reduction split over the other
+    let n = s.mine.len() * q;
+    let mine: Vec<u64> = (0..n).map(|k| (w + k) as u64).collect();
+    let got = inter.reduce_scatter(&mine[..], Sum)?;
+    let total = theirs.iter().sum::<usize>() as u64;
+    let want: Vec<u64> = (me * q..(me + 1) * q)
+        .map(|k| total + (q * k) as u64)
+        .collect();
+    expect("reduce_scatter", got, want)
+}
+
 /// icm: merges with `high` set by side, both ways round, and alike on both sides.
 fn merge(world: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
     let a_first = || {
@@ -332,6 +542,28 @@ fn errors(inter: &InterComm) -> Result<()> {
     expect(
         "bcast from ANY_SOURCE",
         inter.bcast(&mut 0u8, ANY_SOURCE),
+        Err(any.clone()),
+    )?;
+    expect(
+        "scatter from ANY_SOURCE",
+        inter.scatter(&[1u8][..], ANY_SOURCE),
         Err(any),
+    )?;
+    expect(
+        "reduce to ANY_SOURCE",
+        inter.reduce(&[1u8][..], Sum, ANY_SOURCE),
+        Err(Error::RankOutOfRange {
+            rank: ANY_SOURCE,
+            size: rs,
+        }),
+    )?;
+    if inter.size() == 1 || rs == 1 {
+        return Ok(()); // every length is a multiple of 1: not refused on both sides
+    }
+    let got = inter.alltoall(&vec![0u8; rs + 1][..]);
+    expect(
+        "alltoall of a buffer not cut in one block per remote rank",
+        matches!(got, Err(Error::InvalidArgument { .. })),
+        true,
     )
 }

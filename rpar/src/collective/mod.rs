@@ -21,7 +21,7 @@ mod buffer_op;
 mod channel;
 mod forms;
 mod gather;
-mod layout;
+pub(crate) mod layout;
 mod op;
 mod reduce;
 mod reduce_scatter;

@@ -23,7 +23,9 @@ mod typed;
 pub use buffer::{Buffer, BufferMut, RecvBuf, SendBuf};
 pub use create::{SplitType, MAX_OBJECT_NAME};
 pub use group::{Comparison, Group};
-pub use inter::{InterComm, ROOT};
+pub use inter::{
+    InterAllgatherArgs, InterAlltoallArgs, InterComm, InterGatherArgs, InterScatterArgs, ROOT,
+};
 pub use matched::MatchedMessage;
 pub use modes::{buffer_attach, buffer_detach, ModeSends, SendMode, BSEND_OVERHEAD};
 pub use packed::Packed;

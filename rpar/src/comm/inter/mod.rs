@@ -1,7 +1,7 @@
 //! Intercommunicators (MPI-4 §7.6): [`InterComm`], two disjoint groups that talk across —
 //! made by [`InterComm::create`], merged into one [`Comm`] by [`InterComm::merge`], with
-//! point-to-point messages from one group to the other and the collectives `barrier`, `bcast`
-//! and `allreduce` with MPI's intercommunicator meaning.
+//! point-to-point messages from one group to the other and the collectives with MPI's
+//! intercommunicator meaning (`collective.rs`).
 //!
 //! An `InterComm` is two plain communicators of this rank:
 //!
@@ -27,18 +27,18 @@
 //! Depends on the rest of `comm`, on `collective` (local collectives, operators) and on
 //! `transport` (ids).
 
+use super::TAG_UB;
 use super::{Buffer, BufferMut, Call, Comm, Group, Probed, RecvBuf, Request, SendBuf, Status};
-use super::{PROC_NULL, TAG_UB};
-use crate::collective::ReduceOp;
 use crate::datatype::Datatype;
 use crate::{Error, Max, Result};
 use std::fmt;
 use std::sync::Arc;
 
 /// The root of an intercommunicator's rooted collective, as the root itself gives it
-/// (MPI_ROOT): in [`InterComm::bcast`] the root passes `ROOT`, the other ranks of its group
-/// [`PROC_NULL`], and the ranks of the other group the root's rank in the root's group. On a
-/// plain [`Comm`] it names no rank ([`Error::RankOutOfRange`]).
+/// (MPI_ROOT): in [`InterComm::bcast`], [`InterComm::reduce`], [`InterComm::gather`] and
+/// [`InterComm::scatter`] the root passes `ROOT`, the other ranks of its group
+/// [`PROC_NULL`](crate::PROC_NULL), and the ranks of the other group the root's rank in the
+/// root's group. On a plain [`Comm`] it names no rank ([`Error::RankOutOfRange`]).
 ///
 /// ```
 /// let got = rpar::run(3, |world| {
@@ -62,7 +62,20 @@ mod tags {
     pub(super) const LEADERS: i32 = 10;
     /// A broadcast from its root to the other group's leader.
     pub(super) const BCAST: i32 = 11;
+    /// A reduction from the other group's leader to its root.
+    pub(super) const REDUCE: i32 = 12;
+    /// A block of a gather, to its root.
+    pub(super) const GATHER: i32 = 13;
+    /// A block of a scatter, from its root.
+    pub(super) const SCATTER: i32 = 14;
+    /// A block of an allgather.
+    pub(super) const ALLGATHER: i32 = 15;
+    /// A block of an alltoall.
+    pub(super) const ALLTOALL: i32 = 16;
 }
+
+mod collective;
+pub use collective::{InterAllgatherArgs, InterAlltoallArgs, InterGatherArgs, InterScatterArgs};
 
 /// `InterComm::create`'s name in errors.
 const CREATE: &str = "InterComm::create";
@@ -383,7 +396,7 @@ impl InterComm {
     }
 
     /// Sends `buf` to rank `dest` of the remote group (MPI_Send on an intercommunicator);
-    /// [`Comm::send`] says what `buf` may be. [`PROC_NULL`] sends nothing.
+    /// [`Comm::send`] says what `buf` may be. [`PROC_NULL`](crate::PROC_NULL) sends nothing.
     ///
     /// # Errors
     ///
@@ -564,143 +577,6 @@ impl InterComm {
         self.remote.probe(source, tag)
     }
 
-    /// Blocks until every rank of both groups has called it (MPI_Barrier on an
-    /// intercommunicator). Collective over both groups.
-    ///
-    /// Cost: a barrier in each group, the leaders' exchange (`2 alpha`), and a barrier in each
-    /// group again.
-    ///
-    /// # Errors
-    ///
-    /// As for every collective, [`Error::CollectiveMismatch`] and [`Error::Aborted`].
-    ///
-    /// ```
-    /// rpar::run(5, |world| {
-    ///     let low = world.rank() < 2;
-    ///     let half = world.split(Some(low as u32), 0)?.unwrap();
-    ///     let inter = rpar::InterComm::create(&half, 0, &world, if low { 2 } else { 0 }, 0)?;
-    ///     inter.barrier()
-    /// })?;
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn barrier(&self) -> Result<()> {
-        self.across(Call::new("barrier"), || {
-            self.in_local(|l| l.barrier())?;
-            self.leaders_exchange(&[0u8; 0], &mut [0u8; 0])?;
-            self.in_local(|l| l.barrier())
-        })
-    }
-
-    /// Broadcasts from one rank of one group to every rank of the other group (MPI_Bcast on
-    /// an intercommunicator): the root passes [`ROOT`], the other ranks of its group
-    /// [`PROC_NULL`] (their buffers are not touched), and every rank of the other group the
-    /// root's rank in the root's group. `buf`: a value, a slice or a `Vec` ([`BufferMut`]), of
-    /// the same length at the root and the receivers.
-    ///
-    /// Cost: the root sends to the other group's rank 0 (`alpha + beta m` for `m` bytes), which
-    /// broadcasts in its group.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::RankOutOfRange`] for a `root` that is neither [`ROOT`], [`PROC_NULL`] nor a
-    /// rank of the remote group; [`Error::CollectiveMismatch`] if the root's buffer and the
-    /// receivers' differ in size; as for every collective, [`Error::Aborted`].
-    ///
-    /// ```
-    /// let got = rpar::run(4, |world| {
-    ///     let low = world.rank() < 2;
-    ///     let half = world.split(Some(low as u32), 0)?.unwrap();
-    ///     let inter = rpar::InterComm::create(&half, 0, &world, if low { 2 } else { 0 }, 0)?;
-    ///     let mut x = [world.rank() as u32; 2];
-    ///     // world rank 1 (rank 1 of the low group) broadcasts to the high group
-    ///     let root = match (low, inter.rank()) {
-    ///         (true, 1) => rpar::ROOT,
-    ///         (true, _) => rpar::PROC_NULL,
-    ///         (false, _) => 1,
-    ///     };
-    ///     inter.bcast(&mut x[..], root)?;
-    ///     Ok(x)
-    /// })?;
-    /// assert_eq!(got, [[0, 0], [1, 1], [1, 1], [1, 1]]); // world rank 0 kept its own
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn bcast<B: BufferMut + ?Sized>(&self, buf: &mut B, root: usize) -> Result<()> {
-        let elems = buf.as_elems_mut();
-        let bytes = std::mem::size_of_val(elems);
-        let ctx = self.remote.collective_context();
-        match root {
-            ROOT => self.across(Call::new("bcast").bytes(bytes), || {
-                self.remote.send_in(ctx, elems, 0, tags::BCAST)
-            }),
-            PROC_NULL => self.across(Call::new("bcast"), || Ok(())),
-            r => {
-                self.remote.check_rank(r)?;
-                self.across(Call::new("bcast").bytes(bytes), || {
-                    if self.local.rank() == 0 {
-                        let st = self.remote.recv_into_in(ctx, elems, r, tags::BCAST)?;
-                        if st.count != elems.len() {
-                            return Err(Error::invalid(
-                                "InterComm::bcast",
-                                format!(
-                                    "the root sent {} elements, the receivers' buffers hold {}: \
-                                     every buffer must hold as many as the root's",
-                                    st.count,
-                                    elems.len()
-                                ),
-                            ));
-                        }
-                    }
-                    self.in_local(|l| l.bcast(&mut *elems, 0))
-                })
-            }
-        }
-    }
-
-    /// Combines the data of every rank of the *other* group with `op`, and gives every rank
-    /// of this group the result (MPI_Allreduce on an intercommunicator): each group gets the
-    /// other's reduction, rank-ordered for a non-commutative operator. `send`: a value, a
-    /// slice or a `Vec`, of the same length on every rank of both groups; the result has its
-    /// shape, as [`Comm::allreduce`]`(&x, op)`'s.
-    ///
-    /// Cost: a reduce to rank 0 in each group, the leaders' exchange (`2 (alpha + beta m)`),
-    /// and a broadcast in each group.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CollectiveMismatch`] if the ranks' lengths or operators differ; as for every
-    /// collective, [`Error::Aborted`].
-    ///
-    /// ```
-    /// let got = rpar::run(5, |world| {
-    ///     let low = world.rank() < 2;
-    ///     let half = world.split(Some(low as u32), 0)?.unwrap();
-    ///     let inter = rpar::InterComm::create(&half, 0, &world, if low { 2 } else { 0 }, 0)?;
-    ///     inter.allreduce(&[world.rank() as u64, 1][..], rpar::Sum)
-    /// })?;
-    /// // the low group (world ranks 0, 1) gets the sum over 2, 3, 4, and back
-    /// assert_eq!(got, [vec![9, 3], vec![9, 3], vec![1, 2], vec![1, 2], vec![1, 2]]);
-    /// # Ok::<(), rpar::Error>(())
-    /// ```
-    pub fn allreduce<S, O>(&self, send: &S, op: O) -> Result<S::Owned>
-    where
-        S: Buffer + ?Sized,
-        O: ReduceOp<S::Elem>,
-    {
-        let elems = send.as_elems();
-        let call = Call::new("allreduce")
-            .reduction::<O>()
-            .bytes(std::mem::size_of_val(elems));
-        self.across(call, || {
-            let mine = self.in_local(|l| l.reduce(elems, op, 0))?;
-            let mut theirs = elems.to_vec(); // overwritten with the other group's result
-            if let Some(mine) = mine {
-                self.leaders_exchange(&mine[..], &mut theirs[..])?;
-            }
-            self.in_local(|l| l.bcast(&mut theirs[..], 0))?;
-            Ok(S::to_owned_shape(theirs))
-        })
-    }
-
     /// One communicator of both groups (MPI_Intercomm_merge): the group whose ranks pass
     /// `high = false` first, then the other; every rank of a group passes the same `high`. If
     /// both groups pass the same, MPI leaves the order open: here the group whose rank 0 has
@@ -776,46 +652,5 @@ impl InterComm {
             };
             Ok(self.local.derived(group, rank, id, None))
         })
-    }
-
-    /// Runs `f` as one collective call over both groups, on the view across (whose call count
-    /// both groups keep alike): the messages across carry it; the local collectives inside it
-    /// are calls of their own ([`InterComm::in_local`]).
-    fn across<R>(&self, call: Call, f: impl FnOnce() -> Result<R>) -> Result<R> {
-        self.remote.collective(call, &"LeadersExchange", f)
-    }
-
-    /// Runs `f`, a collective of the local group, as a call of its own on `local`, not as part
-    /// of the call across this runs in: collectives in one call share its count, so two of
-    /// them in a row could take each other's messages.
-    fn in_local<R>(&self, f: impl FnOnce(&Comm) -> Result<R>) -> Result<R> {
-        let ep = self.local.endpoint();
-        let across = ep.set_collective(None);
-        let r = f(&self.local);
-        ep.set_collective(across);
-        r
-    }
-
-    /// The leaders' exchange of a collective across (rank 0 of each group, with the other's
-    /// rank 0): sends `mine`, receives `theirs`, which must come whole. Others do nothing.
-    fn leaders_exchange<T: Datatype>(&self, mine: &[T], theirs: &mut [T]) -> Result<()> {
-        if self.local.rank() != 0 {
-            return Ok(());
-        }
-        let ctx = self.remote.collective_context();
-        let st = self
-            .remote
-            .sendrecv_in(ctx, mine, 0, tags::LEADERS, theirs, 0, tags::LEADERS)?;
-        if st.count != theirs.len() {
-            return Err(Error::invalid(
-                "an intercommunicator collective",
-                format!(
-                    "the other group's leader sent {} elements, this group's expects {}",
-                    st.count,
-                    theirs.len()
-                ),
-            ));
-        }
-        Ok(())
     }
 }
