@@ -151,7 +151,8 @@ pub use comm::{
 };
 pub use comm::{Comparison, Group, SplitType, MAX_OBJECT_NAME};
 pub use comm::{
-    InterAllgatherArgs, InterAlltoallArgs, InterComm, InterGatherArgs, InterScatterArgs, ROOT,
+    InterAllgatherArgs, InterAlltoallArgs, InterComm, InterGatherArgs, InterReduceArgs,
+    InterReduceScatterArgs, InterScatterArgs, InterScope, ROOT,
 };
 pub use datatype::{
     BasicType, Combiner, CombinerKind, CommittedType, Datatype, Distribution, Envelope, Order,

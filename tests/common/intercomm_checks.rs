@@ -105,6 +105,7 @@ fn on_split(world: &Comm, group_of: &dyn Fn(usize) -> Vec<usize>) -> Result<()> 
     named("allreduce", allreduce(world, &inter, &sides))?;
     named("rooted data movement", rooted(world, &inter, &sides))?;
     named("data movement", everyone(world, &inter, &sides))?;
+    named("non-blocking", nonblocking(world, &inter, &sides))?;
     named("merge", merge(world, &inter, &sides))?;
     named("errors", errors(&inter))?;
     // messages on the half are not mixed up with the intercommunicator's
@@ -470,7 +471,100 @@ fn everyone(world: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
     let want: Vec<u64> = (me * q..(me + 1) * q)
         .map(|k| total + (q * k) as u64)
         .collect();
-    expect("reduce_scatter", got, want)
+    expect("reduce_scatter", got, want.clone())?;
+    let mut into = vec![0u64; q];
+    inter.reduce_scatter((&mine[..], &mut into[..]), Sum)?;
+    expect("reduce_scatter into", into, want)?;
+    // redscatinter: counts per rank of this group, the first rank's none
+    let g = s.mine.len();
+    let mut counts = vec![q; g];
+    if g > 1 {
+        counts[0] = 0;
+        counts[g - 1] += q;
+    }
+    let at: usize = counts[..me].iter().sum();
+    let want: Vec<u64> = (at..at + counts[me])
+        .map(|k| total + (q * k) as u64)
+        .collect();
+    let got = inter.reduce_scatter((&mine[..], Counts(&counts)), Sum)?;
+    expect("reduce_scatter, Counts", got, want.clone())?;
+    let mut into = vec![0u64; counts[me]];
+    inter.reduce_scatter((&mine[..], Counts(&counts), &mut into[..]), Sum)?;
+    expect("reduce_scatter, Counts into", into, want)
+}
+
+/// nbic*: the non-blocking forms, all started in one scope before any is waited for, then
+/// waited for last to first; the rooted ones from rank 0 of side A.
+fn nonblocking(world: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
+    let (w, me, q) = (world.rank(), inter.rank(), inter.remote_size());
+    let (wu, theirs) = (w as u64, &s.theirs);
+    let (root, at_root, receiver) = match (s.a, me) {
+        (true, 0) => (ROOT, true, false),
+        (true, _) => (PROC_NULL, false, false),
+        (false, _) => (0, false, true),
+    };
+    let root_world = if s.a { s.mine[0] } else { theirs[0] };
+    let mine = [wu, 1, wu * wu];
+    let (mut sum, mut reduced, mut x) = ([0u64; 3], [0u64; 3], [wu; 2]);
+    let block = [value(w, 0), value(w, 1)];
+    let all: Vec<u64> = (0..2 * q).map(|k| value(w, k)).collect();
+    let (mut gathered, mut scattered) = (vec![0u64; 2 * q], [0u64; 2]);
+    let (mut everyones, mut exchanged) = (vec![0u64; 2 * q], vec![0u64; 2 * q]);
+    let spread: Vec<u64> = (0..s.mine.len() * q).map(|k| (w + k) as u64).collect();
+    let mut my_part = vec![0u64; q];
+    inter.scope(|sc| {
+        let started = vec![
+            // a reduce and a bcast in each group, then a bcast in one: their numbers differ
+            sc.iallreduce((&mine[..], &mut sum[..]), Sum)?,
+            sc.ibcast(&mut x[..], root)?,
+            sc.ireduce((&mine[..], &mut reduced[..]), Sum, root)?,
+            sc.igather((&block[..], &mut gathered[..]), root)?,
+            sc.iscatter((&all[..], &mut scattered[..]), root)?,
+            sc.iallgather((&block[..], &mut everyones[..]))?,
+            sc.ialltoall((&all[..], &mut exchanged[..]))?,
+            sc.ireduce_scatter((&spread[..], &mut my_part[..]), Sum)?,
+            sc.ibarrier()?,
+        ];
+        for request in started.into_iter().rev() {
+            request.wait()?;
+        }
+        Ok(())
+    })?;
+    let t = |f: &dyn Fn(usize) -> u64| theirs.iter().map(|&t| f(t)).sum::<u64>();
+    let want_sum = [
+        t(&|t| t as u64),
+        theirs.len() as u64,
+        t(&|t| (t * t) as u64),
+    ];
+    expect("iallreduce", sum, want_sum)?;
+    expect("ireduce", reduced, if at_root { want_sum } else { [0; 3] })?;
+    let sent = root_world as u64;
+    expect("ibcast", x, if receiver { [sent; 2] } else { [wu; 2] })?;
+    let blocks: Vec<u64> = (theirs.iter())
+        .flat_map(|&t| [value(t, 0), value(t, 1)])
+        .collect();
+    let want = if at_root {
+        blocks.clone()
+    } else {
+        vec![0; 2 * q]
+    };
+    expect("igather", gathered, want)?;
+    let want = if receiver {
+        [value(root_world, 2 * me), value(root_world, 2 * me + 1)]
+    } else {
+        [0; 2]
+    };
+    expect("iscatter", scattered, want)?;
+    expect("iallgather", everyones, blocks)?;
+    let want: Vec<u64> = (theirs.iter())
+        .flat_map(|&t| [value(t, 2 * me), value(t, 2 * me + 1)])
+        .collect();
+    expect("ialltoall", exchanged, want)?;
+    let total = theirs.iter().sum::<usize>() as u64;
+    let want: Vec<u64> = (me * q..(me + 1) * q)
+        .map(|k| total + (q * k) as u64)
+        .collect();
+    expect("ireduce_scatter", my_part, want)
 }
 
 /// icm: merges with `high` set by side, both ways round, and alike on both sides.

@@ -24,7 +24,8 @@ pub use buffer::{Buffer, BufferMut, RecvBuf, SendBuf};
 pub use create::{SplitType, MAX_OBJECT_NAME};
 pub use group::{Comparison, Group};
 pub use inter::{
-    InterAllgatherArgs, InterAlltoallArgs, InterComm, InterGatherArgs, InterScatterArgs, ROOT,
+    InterAllgatherArgs, InterAlltoallArgs, InterComm, InterGatherArgs, InterReduceArgs,
+    InterReduceScatterArgs, InterScatterArgs, InterScope, ROOT,
 };
 pub use matched::MatchedMessage;
 pub use modes::{buffer_attach, buffer_detach, ModeSends, SendMode, BSEND_OVERHEAD};

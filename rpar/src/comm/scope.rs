@@ -250,11 +250,21 @@ impl<'scope> Scope<'scope, '_> {
         let comm = self.comm;
         comm.endpoint().check_live()?;
         let call = comm.for_call(comm.reserve_call());
+        self.start_operation(move || run(&call))
+    }
+
+    /// Starts `run` (a collective on views made for it: see [`Scope::start`]) as a non-blocking
+    /// operation of this scope.
+    pub(crate) fn start_operation(
+        &'scope self,
+        run: impl FnOnce() -> Result<()> + 'scope,
+    ) -> Result<Request<'scope>> {
+        let ep = self.comm.endpoint();
         // SAFETY: `run` borrows for 'scope at most, and the scope keeps the operation and
         // completes (or, on a panic, unwinds) it before it returns (`Comm::scope`).
-        let op = unsafe { Operation::start(comm.endpoint(), move || run(&call))? };
+        let op = unsafe { Operation::start(ep, run)? };
         self.operations.borrow_mut().push(op.clone());
-        Ok(Request::of_operation(comm.endpoint().clone(), op))
+        Ok(Request::of_operation(ep.clone(), op))
     }
 
     /// Starts a barrier (MPI_Ibarrier): the request completes once every rank has started it.

@@ -20,7 +20,7 @@
 
 use super::{tags, InterComm, ROOT};
 use crate::collective::layout::{
-    block_len, check_blocks_fit, check_count, check_per_rank, check_recv_blocks,
+    block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_recv_blocks,
 };
 use crate::collective::{zeroed_vec, Counts, ReduceOp, Varying};
 use crate::comm::{Buffer, BufferMut, Call, Comm, PROC_NULL};
@@ -33,6 +33,7 @@ mod sealed {
     pub trait Sealed {}
     impl<B: ?Sized> Sealed for &B {}
     impl<A, B> Sealed for (A, B) {}
+    impl<A, B, C> Sealed for (A, B, C) {}
     impl<B> Sealed for crate::collective::Varying<'_, B> {}
 }
 
@@ -44,6 +45,8 @@ enum Receive<'a, T> {
     Equal,
     /// A new `Vec` of blocks of `counts[i]` elements, one after another.
     Counts(&'a [usize]),
+    /// Into `buf`, cut in equal blocks, one per remote rank.
+    IntoEqual(&'a mut [T]),
     /// Into `buf`: block `i` of `counts[i]` elements at element `displs[i]`.
     Into {
         buf: &'a mut [T],
@@ -112,7 +115,8 @@ impl<'a, T> Cut<'a, T> {
 }
 
 /// What [`InterComm::gather`] takes: `&x` (equal blocks: the root gets a new `Vec`),
-/// `(&x, Counts(&counts))` (the root gets a new `Vec` of `counts[i]` from remote rank `i`) and
+/// `(&x, &mut all)` (equal blocks into the root's buffer), `(&x, Counts(&counts))` (the root
+/// gets a new `Vec` of `counts[i]` from remote rank `i`) and
 /// `(&x, Varying::new(&mut all, &counts, &displs))` (into the root's buffer). Sealed.
 pub trait InterGatherArgs: sealed::Sealed {
     /// What the call returns: `Some` new `Vec` at the root, or nothing.
@@ -131,7 +135,7 @@ pub trait InterScatterArgs: sealed::Sealed {
     fn scatter(self, inter: &InterComm, root: usize) -> Result<Self::Output>;
 }
 
-/// What [`InterComm::allgather`] takes: `&x` (equal blocks: a new `Vec`),
+/// What [`InterComm::allgather`] takes: `&x` (equal blocks: a new `Vec`), `(&x, &mut all)`,
 /// `(&x, Counts(&counts))` and `(&x, Varying::new(&mut all, &counts, &displs))`. Sealed.
 pub trait InterAllgatherArgs: sealed::Sealed {
     /// What the call returns: a new `Vec`, or nothing.
@@ -141,7 +145,7 @@ pub trait InterAllgatherArgs: sealed::Sealed {
 }
 
 /// What [`InterComm::alltoall`] takes: `&x` (one equal block per remote rank: a new `Vec`),
-/// `(Varying::new(&x, &counts, &displs), Counts(&recv_counts))` and
+/// `(&x, &mut y)`, `(Varying::new(&x, &counts, &displs), Counts(&recv_counts))` and
 /// `(Varying::new(&x, …), Varying::new(&mut y, …))`. Sealed.
 pub trait InterAlltoallArgs: sealed::Sealed {
     /// What the call returns: a new `Vec`, or nothing.
@@ -150,10 +154,163 @@ pub trait InterAlltoallArgs: sealed::Sealed {
     fn alltoall(self, inter: &InterComm) -> Result<Self::Output>;
 }
 
+/// What [`InterComm::reduce`] and [`InterComm::allreduce`] take: `&x` (a value, a slice or a
+/// `Vec`: the result is new, of its shape) or `(&x, &mut y)` (into `y`, as long as `x`). Sealed.
+pub trait InterReduceArgs: sealed::Sealed {
+    /// The element type.
+    type Elem: Datatype;
+    /// What `allreduce` returns: a new value or `Vec`, or nothing.
+    type Everywhere;
+    /// What `reduce` returns: the same, in an `Option` (`Some` at the root) where it is new.
+    type Somewhere;
+    #[doc(hidden)]
+    fn allreduce<O: ReduceOp<Self::Elem>>(
+        self,
+        inter: &InterComm,
+        op: O,
+    ) -> Result<Self::Everywhere>;
+    #[doc(hidden)]
+    fn reduce<O: ReduceOp<Self::Elem>>(
+        self,
+        inter: &InterComm,
+        op: O,
+        root: usize,
+    ) -> Result<Self::Somewhere>;
+}
+
+/// What [`InterComm::reduce_scatter`] takes: `&x` (equal blocks: a new `Vec` of this rank's),
+/// `(&x, Counts(&counts))` (block `i` of `counts[i]`, per rank of this group), and either with
+/// a receive buffer: `(&x, &mut mine)`, `(&x, Counts(&counts), &mut mine)`. Sealed.
+pub trait InterReduceScatterArgs: sealed::Sealed {
+    /// The element type.
+    type Elem: Datatype;
+    /// What the call returns: a new `Vec`, or nothing.
+    type Output;
+    #[doc(hidden)]
+    fn reduce_scatter<O: ReduceOp<Self::Elem>>(
+        self,
+        inter: &InterComm,
+        op: O,
+    ) -> Result<Self::Output>;
+}
+
+impl<B: Buffer + ?Sized> InterReduceArgs for &B {
+    type Elem = B::Elem;
+    type Everywhere = B::Owned;
+    type Somewhere = Option<B::Owned>;
+    fn allreduce<O: ReduceOp<B::Elem>>(self, inter: &InterComm, op: O) -> Result<B::Owned> {
+        let mut out = self.as_elems().to_vec(); // overwritten with the other group's result
+        inter.allreduce_in(self.as_elems(), &mut out, op)?;
+        Ok(B::to_owned_shape(out))
+    }
+    fn reduce<O: ReduceOp<B::Elem>>(
+        self,
+        inter: &InterComm,
+        op: O,
+        root: usize,
+    ) -> Result<Option<B::Owned>> {
+        let mut out = self.as_elems().to_vec(); // the root's: overwritten with the result
+        let at_root = inter.reduce_in(self.as_elems(), &mut out, op, root)?;
+        Ok(at_root.then(|| B::to_owned_shape(out)))
+    }
+}
+
+impl<B, R> InterReduceArgs for (&B, &mut R)
+where
+    B: Buffer + ?Sized,
+    R: BufferMut<Elem = B::Elem> + ?Sized,
+{
+    type Elem = B::Elem;
+    type Everywhere = ();
+    type Somewhere = ();
+    fn allreduce<O: ReduceOp<B::Elem>>(self, inter: &InterComm, op: O) -> Result<()> {
+        let (send, recv) = (self.0.as_elems(), self.1.as_elems_mut());
+        check_len(
+            recv.len(),
+            send.len(),
+            "receive buffer",
+            "InterComm::allreduce",
+        )?;
+        inter.allreduce_in(send, recv, op)
+    }
+    fn reduce<O: ReduceOp<B::Elem>>(self, inter: &InterComm, op: O, root: usize) -> Result<()> {
+        let (send, recv) = (self.0.as_elems(), self.1.as_elems_mut());
+        inter.reduce_in(send, recv, op, root).map(drop)
+    }
+}
+
+impl<B: Buffer + ?Sized> InterReduceScatterArgs for &B {
+    type Elem = B::Elem;
+    type Output = Vec<B::Elem>;
+    fn reduce_scatter<O: ReduceOp<B::Elem>>(
+        self,
+        inter: &InterComm,
+        op: O,
+    ) -> Result<Self::Output> {
+        inter.reduce_scatter_in(self.as_elems(), None, None, op)
+    }
+}
+
+impl<B: Buffer + ?Sized> InterReduceScatterArgs for (&B, Counts<'_>) {
+    type Elem = B::Elem;
+    type Output = Vec<B::Elem>;
+    fn reduce_scatter<O: ReduceOp<B::Elem>>(
+        self,
+        inter: &InterComm,
+        op: O,
+    ) -> Result<Self::Output> {
+        inter.reduce_scatter_in(self.0.as_elems(), Some(self.1 .0), None, op)
+    }
+}
+
+impl<B, R> InterReduceScatterArgs for (&B, &mut R)
+where
+    B: Buffer + ?Sized,
+    R: BufferMut<Elem = B::Elem> + ?Sized,
+{
+    type Elem = B::Elem;
+    type Output = ();
+    fn reduce_scatter<O: ReduceOp<B::Elem>>(self, inter: &InterComm, op: O) -> Result<()> {
+        let recv = Some(self.1.as_elems_mut());
+        inter
+            .reduce_scatter_in(self.0.as_elems(), None, recv, op)
+            .map(drop)
+    }
+}
+
+impl<B, R> InterReduceScatterArgs for (&B, Counts<'_>, &mut R)
+where
+    B: Buffer + ?Sized,
+    R: BufferMut<Elem = B::Elem> + ?Sized,
+{
+    type Elem = B::Elem;
+    type Output = ();
+    fn reduce_scatter<O: ReduceOp<B::Elem>>(self, inter: &InterComm, op: O) -> Result<()> {
+        let (send, counts, recv) = (
+            self.0.as_elems(),
+            Some(self.1 .0),
+            Some(self.2.as_elems_mut()),
+        );
+        inter.reduce_scatter_in(send, counts, recv, op).map(drop)
+    }
+}
+
 impl<B: Buffer + ?Sized> InterGatherArgs for &B {
     type Output = Option<Vec<B::Elem>>;
     fn gather(self, inter: &InterComm, root: usize) -> Result<Self::Output> {
         inter.gather_in(self.as_elems(), Receive::Equal, root)
+    }
+}
+
+impl<B, R> InterGatherArgs for (&B, &mut R)
+where
+    B: Buffer + ?Sized,
+    R: BufferMut<Elem = B::Elem> + ?Sized,
+{
+    type Output = ();
+    fn gather(self, inter: &InterComm, root: usize) -> Result<()> {
+        let recv = Receive::IntoEqual(self.1.as_elems_mut());
+        inter.gather_in(self.0.as_elems(), recv, root).map(drop)
     }
 }
 
@@ -220,6 +377,18 @@ impl<B: Buffer + ?Sized> InterAllgatherArgs for &B {
     }
 }
 
+impl<B, R> InterAllgatherArgs for (&B, &mut R)
+where
+    B: Buffer + ?Sized,
+    R: BufferMut<Elem = B::Elem> + ?Sized,
+{
+    type Output = ();
+    fn allgather(self, inter: &InterComm) -> Result<()> {
+        let recv = Receive::IntoEqual(self.1.as_elems_mut());
+        inter.allgather_in(self.0.as_elems(), recv).map(drop)
+    }
+}
+
 impl<B: Buffer + ?Sized> InterAllgatherArgs for (&B, Counts<'_>) {
     type Output = Vec<B::Elem>;
     fn allgather(self, inter: &InterComm) -> Result<Vec<B::Elem>> {
@@ -239,6 +408,21 @@ impl<B: Buffer + ?Sized> InterAlltoallArgs for &B {
     type Output = Vec<B::Elem>;
     fn alltoall(self, inter: &InterComm) -> Result<Vec<B::Elem>> {
         inter.alltoall_in(Cut::Equal(self.as_elems()), Receive::Equal)
+    }
+}
+
+impl<B, R> InterAlltoallArgs for (&B, &mut R)
+where
+    B: Buffer + ?Sized,
+    R: BufferMut<Elem = B::Elem> + ?Sized,
+{
+    type Output = ();
+    fn alltoall(self, inter: &InterComm) -> Result<()> {
+        let (send, recv) = (
+            Cut::Equal(self.0.as_elems()),
+            Receive::IntoEqual(self.1.as_elems_mut()),
+        );
+        inter.alltoall_in(send, recv).map(drop)
     }
 }
 
@@ -375,24 +559,12 @@ impl InterComm {
     /// assert_eq!(got, [vec![9, 3], vec![9, 3], vec![1, 2], vec![1, 2], vec![1, 2]]);
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn allreduce<S, O>(&self, send: &S, op: O) -> Result<S::Owned>
+    pub fn allreduce<A, O>(&self, args: A, op: O) -> Result<A::Everywhere>
     where
-        S: Buffer + ?Sized,
-        O: ReduceOp<S::Elem>,
+        A: InterReduceArgs,
+        O: ReduceOp<A::Elem>,
     {
-        let elems = send.as_elems();
-        let call = Call::new("allreduce")
-            .reduction::<O>()
-            .bytes(std::mem::size_of_val(elems));
-        self.across(call, || {
-            let mine = self.in_local(|l| l.reduce(elems, op, 0))?;
-            let mut theirs = elems.to_vec(); // overwritten with the other group's result
-            if let Some(mine) = mine {
-                self.leaders_exchange(&mine[..], &mut theirs[..])?;
-            }
-            self.in_local(|l| l.bcast(&mut theirs[..], 0))?;
-            Ok(S::to_owned_shape(theirs))
-        })
+        args.allreduce(self, op)
     }
 
     /// Combines the data of every rank of the other group with `op` and gives the result to
@@ -421,32 +593,12 @@ impl InterComm {
     /// assert_eq!(got, [Some(vec![6, 3]), None, None, None]);
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn reduce<S, O>(&self, send: &S, op: O, root: usize) -> Result<Option<S::Owned>>
+    pub fn reduce<A, O>(&self, args: A, op: O, root: usize) -> Result<A::Somewhere>
     where
-        S: Buffer + ?Sized,
-        O: ReduceOp<S::Elem>,
+        A: InterReduceArgs,
+        O: ReduceOp<A::Elem>,
     {
-        let elems = send.as_elems();
-        let call = Call::new("reduce").reduction::<O>();
-        let ctx = self.remote.collective_context();
-        match root {
-            ROOT => self.across(call.bytes(std::mem::size_of_val(elems)), || {
-                let mut got = elems.to_vec(); // overwritten with the other group's result
-                let st = self.remote.recv_into_in(ctx, &mut got, 0, tags::REDUCE)?;
-                check_count(st.count, got.len(), 0, "InterComm::reduce")?;
-                Ok(Some(S::to_owned_shape(got)))
-            }),
-            PROC_NULL => self.across(call, || Ok(None)),
-            r => {
-                self.remote.check_rank(r)?;
-                self.across(call.bytes(std::mem::size_of_val(elems)), || {
-                    if let Some(mine) = self.in_local(|l| l.reduce(elems, op, 0))? {
-                        self.remote.send_in(ctx, &mine[..], r, tags::REDUCE)?;
-                    }
-                    Ok(None)
-                })
-            }
-        }
+        args.reduce(self, op, root)
     }
 
     /// Gives the root every rank's block of the other group, in their rank order (MPI_Gather
@@ -590,53 +742,141 @@ impl InterComm {
     }
 
     /// Combines the data of every rank of the other group with `op` and scatters the result
-    /// in equal blocks over this group (MPI_Reduce_scatter_block on an intercommunicator):
-    /// every rank of both groups passes the same number of elements, `n`, and a rank of a
-    /// group of `g` gets its block of `n / g` elements of the other group's reduction.
+    /// over this group (MPI_Reduce_scatter_block and MPI_Reduce_scatter on an
+    /// intercommunicator): every rank of both groups passes the same number of elements, `n`,
+    /// and each rank gets its block of the other group's reduction.
+    ///
+    /// `args`: `&x` (equal blocks: a rank of a group of `g` gets a new `Vec` of `n / g`),
+    /// `(&x, Counts(&counts))` (rank `i` of this group gets `counts[i]`; they add up to `n`),
+    /// and either with this rank's block received into a buffer: `(&x, &mut mine)`,
+    /// `(&x, Counts(&counts), &mut mine)`.
     ///
     /// Cost: a reduce in each group, the leaders' exchange (`2 (alpha + beta m)`), and a
     /// scatter in each group.
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidArgument`] if `n` is not a multiple of this group's size;
+    /// [`Error::InvalidArgument`] if `n` is not a multiple of this group's size (or the counts'
+    /// sum), or a receive buffer is not as long as this rank's block;
     /// [`Error::CollectiveMismatch`] if lengths or operators differ; as for every collective,
     /// [`Error::Aborted`].
     ///
     /// ```
+    /// use rpar::Counts;
     /// let got = rpar::run(3, |world| {
     ///     let low = world.rank() < 1;
     ///     let half = world.split(Some(low as u32), 0)?.unwrap();
     ///     let inter = rpar::InterComm::create(&half, 0, &world, if low { 1 } else { 0 }, 0)?;
     ///     let w = world.rank() as u32;
-    ///     inter.reduce_scatter(&[w, 10 * w][..], rpar::Sum)
+    ///     let even = inter.reduce_scatter(&[w, 10 * w][..], rpar::Sum)?;
+    ///     let counts: &[usize] = if low { &[2] } else { &[0, 2] };
+    ///     let uneven = inter.reduce_scatter((&[w, 10 * w][..], Counts(counts)), rpar::Sum)?;
+    ///     Ok((even, uneven))
     /// })?;
     /// // world rank 0 gets the high group's sums; the high group splits rank 0's vector
-    /// assert_eq!(got, [vec![3, 30], vec![0], vec![0]]);
+    /// assert_eq!(got[0], (vec![3, 30], vec![3, 30]));
+    /// assert_eq!(got[1], (vec![0], vec![]));
+    /// assert_eq!(got[2], (vec![0], vec![0, 0]));
     /// # Ok::<(), rpar::Error>(())
     /// ```
-    pub fn reduce_scatter<S, O>(&self, send: &S, op: O) -> Result<Vec<S::Elem>>
+    pub fn reduce_scatter<A, O>(&self, args: A, op: O) -> Result<A::Output>
     where
-        S: Buffer + ?Sized,
-        O: ReduceOp<S::Elem>,
+        A: InterReduceScatterArgs,
+        O: ReduceOp<A::Elem>,
     {
-        let elems = send.as_elems();
+        args.reduce_scatter(self, op)
+    }
+
+    /// The body of both forms of [`InterComm::allreduce`]: the other group's result into
+    /// `recv`, as long as `send`.
+    fn allreduce_in<T: Datatype, O: ReduceOp<T>>(
+        &self,
+        send: &[T],
+        recv: &mut [T],
+        op: O,
+    ) -> Result<()> {
+        let call = Call::new("allreduce")
+            .reduction::<O>()
+            .bytes(std::mem::size_of_val(send));
+        self.across(call, || {
+            if let Some(mine) = self.in_local(|l| l.reduce(send, op, 0))? {
+                self.leaders_exchange(&mine[..], recv)?;
+            }
+            self.in_local(|l| l.bcast(&mut *recv, 0))
+        })
+    }
+
+    /// The body of both forms of [`InterComm::reduce`]: at the root the result into `recv`
+    /// (whose length is the root's count), elsewhere `send` reduced; whether this is the root.
+    fn reduce_in<T: Datatype, O: ReduceOp<T>>(
+        &self,
+        send: &[T],
+        recv: &mut [T],
+        op: O,
+        root: usize,
+    ) -> Result<bool> {
+        let call = Call::new("reduce").reduction::<O>();
+        let ctx = self.remote.collective_context();
+        match root {
+            ROOT => self.across(call.bytes(std::mem::size_of_val(recv)), || {
+                let st = self.remote.recv_into_in(ctx, recv, 0, tags::REDUCE)?;
+                check_count(st.count, recv.len(), 0, "InterComm::reduce")?;
+                Ok(true)
+            }),
+            PROC_NULL => self.across(call, || Ok(false)),
+            r => {
+                self.remote.check_rank(r)?;
+                self.across(call.bytes(std::mem::size_of_val(send)), || {
+                    if let Some(mine) = self.in_local(|l| l.reduce(send, op, 0))? {
+                        self.remote.send_in(ctx, &mine[..], r, tags::REDUCE)?;
+                    }
+                    Ok(false)
+                })
+            }
+        }
+    }
+
+    /// The body of every form of [`InterComm::reduce_scatter`]: `counts` per rank of this group
+    /// (else equal blocks), `recv` this rank's block (else a new `Vec`).
+    fn reduce_scatter_in<T: Datatype, O: ReduceOp<T>>(
+        &self,
+        send: &[T],
+        counts: Option<&[usize]>,
+        recv: Option<&mut [T]>,
+        op: O,
+    ) -> Result<Vec<T>> {
+        const CALL: &str = "InterComm::reduce_scatter";
+        let mine = match counts {
+            None => block_len(send.len(), self.size(), "send", CALL)?,
+            Some(c) => {
+                check_per_rank(c.len(), self.size(), "the counts", CALL)?;
+                let total = c.iter().try_fold(0usize, |a, &n| a.checked_add(n));
+                check_len(send.len(), total.unwrap_or(usize::MAX), "send buffer", CALL)?;
+                c[self.rank()]
+            }
+        };
+        if let Some(buf) = &recv {
+            check_len(buf.len(), mine, "receive buffer", CALL)?;
+        }
         let call = Call::new("reduce_scatter")
             .reduction::<O>()
-            .bytes(std::mem::size_of_val(elems));
-        block_len(
-            elems.len(),
-            self.size(),
-            "send",
-            "InterComm::reduce_scatter",
-        )?;
+            .bytes(std::mem::size_of_val(send));
         self.across(call, || {
-            let mine = self.in_local(|l| l.reduce(elems, op, 0))?;
-            let mut theirs = elems.to_vec(); // overwritten with the other group's result
-            if let Some(mine) = mine {
-                self.leaders_exchange(&mine[..], &mut theirs[..])?;
+            let reduced = self.in_local(|l| l.reduce(send, op, 0))?;
+            // the other group's result, at the leader (elsewhere the scatter ignores it)
+            let mut theirs = Vec::new();
+            if let Some(reduced) = reduced {
+                theirs = send.to_vec();
+                self.leaders_exchange(&reduced[..], &mut theirs[..])?;
             }
-            self.in_local(|l| l.scatter(&theirs[..], 0))
+            self.in_local(|l| match (counts, recv) {
+                (None, None) => l.scatter(&theirs[..], 0),
+                (None, Some(buf)) => l.scatter((&theirs[..], buf), 0).map(|()| Vec::new()),
+                (Some(c), None) => l.scatter(Varying::packed(&theirs[..], c), 0),
+                (Some(c), Some(buf)) => l
+                    .scatter((Varying::packed(&theirs[..], c), buf), 0)
+                    .map(|()| Vec::new()),
+            })
         })
     }
 
@@ -758,6 +998,15 @@ impl InterComm {
                     }
                 }
                 Ok(all)
+            }
+            Receive::IntoEqual(buf) => {
+                let n = block_len(buf.len(), q, "receive", call)?;
+                for j in 0..q {
+                    let block = &mut buf[j * n..(j + 1) * n];
+                    let st = self.remote.recv_into_in(ctx, block, j, tag)?;
+                    check_count(st.count, n, j, call)?;
+                }
+                Ok(Vec::new())
             }
             Receive::Counts(counts) => {
                 check_per_rank(counts.len(), q, "the receive counts", call)?;

@@ -1,7 +1,7 @@
 //! Intercommunicators (MPI-4 §7.6): [`InterComm`], two disjoint groups that talk across —
 //! made by [`InterComm::create`], merged into one [`Comm`] by [`InterComm::merge`], with
 //! point-to-point messages from one group to the other and the collectives with MPI's
-//! intercommunicator meaning (`collective.rs`).
+//! intercommunicator meaning (`collective.rs`), blocking or started in a scope (`scope.rs`).
 //!
 //! An `InterComm` is two plain communicators of this rank:
 //!
@@ -75,7 +75,12 @@ mod tags {
 }
 
 mod collective;
-pub use collective::{InterAllgatherArgs, InterAlltoallArgs, InterGatherArgs, InterScatterArgs};
+mod scope;
+pub use collective::{
+    InterAllgatherArgs, InterAlltoallArgs, InterGatherArgs, InterReduceArgs,
+    InterReduceScatterArgs, InterScatterArgs,
+};
+pub use scope::InterScope;
 
 /// `InterComm::create`'s name in errors.
 const CREATE: &str = "InterComm::create";
