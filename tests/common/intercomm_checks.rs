@@ -106,6 +106,7 @@ fn on_split(world: &Comm, group_of: &dyn Fn(usize) -> Vec<usize>) -> Result<()> 
     named("rooted data movement", rooted(world, &inter, &sides))?;
     named("data movement", everyone(world, &inter, &sides))?;
     named("non-blocking", nonblocking(world, &inter, &sides))?;
+    named("derived", derived(world, &inter, &sides))?;
     named("merge", merge(world, &inter, &sides))?;
     named("errors", errors(&inter))?;
     // messages on the half are not mixed up with the intercommunicator's
@@ -565,6 +566,86 @@ fn nonblocking(world: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
         .map(|k| total + (q * k) as u64)
         .collect();
     expect("ireduce_scatter", my_part, want)
+}
+
+/// The sides of an intercommunicator, read off it; side A is the group whose first member
+/// has the lower world rank.
+fn sides_of(world: &Comm, inter: &InterComm) -> Result<Sides> {
+    let mine = world_ranks(&inter.group(), world)?;
+    let theirs = world_ranks(&inter.remote_group(), world)?;
+    Ok(Sides {
+        a: mine[0] < theirs[0],
+        mine,
+        theirs,
+    })
+}
+
+/// dupic, icsplit, iccreate and the intercommunicators of MPICH's MTestGetIntercomm made from
+/// one (a dup, a split into one color, rank 0 of each side discarded): each checked for its
+/// groups and with the collectives of `everyone`.
+fn derived(world: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
+    let w = world.rank();
+    let same = |what: &str, x: &InterComm, want_mine: &[usize], want_theirs: &[usize]| {
+        let got = sides_of(world, x)?;
+        expect(&format!("{what}: group"), &got.mine[..], want_mine)?;
+        expect(
+            &format!("{what}: remote group"),
+            &got.theirs[..],
+            want_theirs,
+        )?;
+        let at = want_mine.iter().position(|&m| m == w);
+        expect(&format!("{what}: rank"), Some(x.rank()), at)?;
+        everyone(world, x, &got).map_err(|e| Error::user(format!("{what}: {e}")))
+    };
+    let copy = inter.dup()?;
+    same("dup", &copy, &s.mine, &s.theirs)?;
+    // the copy's messages and the original's do not match each other
+    if inter.rank() == 0 {
+        copy.send(&1u8, 0, 9)?;
+        inter.send(&2u8, 0, 9)?;
+        expect("dup's own message", inter.recv::<u8>(0, 9)?.0, vec![2])?;
+        expect("copy's own message", copy.recv::<u8>(0, 9)?.0, vec![1])?;
+    }
+    let one = inter
+        .split(Some(0), inter.rank() as i32)?
+        .expect("one color");
+    same("split into one color", &one, &s.mine, &s.theirs)?;
+    // by parity of the world rank, each new group backwards
+    let part = inter.split(Some(w as u32 % 2), -(inter.rank() as i32))?;
+    let pick = |g: &[usize]| {
+        g.iter()
+            .rev()
+            .copied()
+            .filter(|x| x % 2 == w % 2)
+            .collect::<Vec<_>>()
+    };
+    let (mine, theirs) = (pick(&s.mine), pick(&s.theirs));
+    match part {
+        Some(p) => same("split by parity", &p, &mine, &theirs)?,
+        None => expect(
+            "split by parity: none only without a partner",
+            theirs.is_empty(),
+            true,
+        )?,
+    }
+    expect("split with no color", inter.split(None, 0)?.is_none(), true)?;
+    // each side without its rank 0
+    let rest = inter.create_subgroups(&inter.group().excl(&[0])?)?;
+    let (mine, theirs) = (&s.mine[1..], &s.theirs[1..]);
+    match rest {
+        Some(r) => same("without rank 0", &r, mine, theirs)?,
+        None => expect(
+            "without rank 0: none only if a side is empty or this is rank 0",
+            mine.is_empty() || theirs.is_empty() || inter.rank() == 0,
+            true,
+        )?,
+    }
+    let err = inter.create_subgroups(&world.group()).err();
+    expect(
+        "a subgroup with members outside the group",
+        matches!(err, Some(Error::InvalidGroup { .. })),
+        true,
+    )
 }
 
 /// icm: merges with `high` set by side, both ways round, and alike on both sides.

@@ -75,6 +75,7 @@ mod tags {
 }
 
 mod collective;
+mod derive;
 mod scope;
 pub use collective::{
     InterAllgatherArgs, InterAlltoallArgs, InterGatherArgs, InterReduceArgs,
@@ -235,14 +236,21 @@ impl Comm {
             }
         };
         self.reserve_agreed(id, 3);
-        // each group's local communicator an id of its own: the shared-memory collectives
-        // keep their state by id
-        let second = remote.first().is_some_and(|&w| w < self.group[0]);
+        Ok(self.joined(self.group.clone(), self.rank(), remote, id))
+    }
+
+    /// The intercommunicator between the group `local` (world ranks, this rank its `rank`)
+    /// and the group `remote`, on the three ids from `id` that both groups agreed on: `id`
+    /// for the traffic across, and each group's local communicator an id of its own (`id + 1`
+    /// for the group whose first member has the lower world rank, `id + 2` for the other): the
+    /// shared-memory collectives keep their state by id.
+    fn joined(&self, local: Arc<[usize]>, rank: usize, remote: Arc<[usize]>, id: u32) -> InterComm {
+        let second = remote.first().is_some_and(|&w| w < local[0]);
         let local_id = id + 1 + u32::from(second);
-        Ok(InterComm {
-            local: self.derived(self.group.clone(), self.rank(), local_id, None),
-            remote: self.derived(remote, self.rank(), id, None),
-        })
+        InterComm {
+            local: self.derived(local, rank, local_id, None),
+            remote: self.derived(remote, rank, id, None),
+        }
     }
 
     /// The first of `n` ids this group proposes for a communicator it will share with another
