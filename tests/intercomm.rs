@@ -246,3 +246,50 @@ fn mismatched_blocks_across_are_refused() {
     .unwrap_err();
     assert!(matches!(err, Error::CollectiveMismatch { .. }), "{err}");
 }
+
+#[test]
+fn alltoallw_across_checks_signatures_and_runs_non_blocking() {
+    use rpar::{Datatype, TypeMap, Typed};
+    let (one, pair) = (
+        i32::type_map().commit(),
+        TypeMap::contiguous(2, &i32::type_map()).unwrap().commit(),
+    );
+    // 1 and 2 ranks: rank 0 sends each remote rank a pair, received as two i32s
+    let got = rpar::run(3, |world| {
+        let inter = join(&world)?;
+        let q = inter.remote_size();
+        let w = world.rank() as i32;
+        let send: Vec<i32> = (0..2 * q as i32).map(|k| 100 * w + k).collect();
+        let mut recv = vec![0i32; 2 * q];
+        let (pairs, ones) = (vec![&pair; q], vec![&one; q]);
+        let displs: Vec<usize> = (0..q).map(|j| 8 * j).collect();
+        let (a_pair, two_ones) = (vec![1; q], vec![2; q]);
+        inter.scope(|s| {
+            s.ialltoall((
+                Typed::per_rank(&send[..], &pairs, &a_pair, &displs),
+                Typed::per_rank(&mut recv[..], &ones, &two_ones, &displs),
+            ))?
+            .wait()
+            .map(drop)
+        })?;
+        Ok(recv)
+    })
+    .unwrap();
+    assert_eq!(got[0], [100, 101, 200, 201]);
+    assert_eq!(got[2], [2, 3]);
+    // three i32s expected where a pair comes
+    let err = rpar::run(2, |world| {
+        let inter = join(&world)?;
+        let send = [1i32, 2, 3];
+        let mut recv = [0i32; 3];
+        let expect = if world.rank() == 0 { 3 } else { 2 };
+        inter
+            .alltoall((
+                Typed::per_rank(&send[..], &[&pair], &[1], &[0]),
+                Typed::per_rank(&mut recv[..], &[&one], &[expect], &[0]),
+            ))
+            .map(drop)
+    })
+    .unwrap_err();
+    assert!(matches!(err, Error::TypeMismatch { .. }), "{err}");
+}

@@ -15,8 +15,8 @@
 //! are that `InterComm::create` refuses a remote leader in the local group.
 
 use rpar::{
-    Comm, Counts, Error, Group, InterComm, Max, Result, Sum, Varying, ANY_SOURCE, ANY_TAG,
-    PROC_NULL, ROOT,
+    Comm, Counts, Datatype, Error, Group, InterComm, Max, Result, Sum, TypeMap, Typed, Varying,
+    ANY_SOURCE, ANY_TAG, PROC_NULL, ROOT,
 };
 use std::fmt::Debug;
 
@@ -463,6 +463,46 @@ fn everyone(world: &Comm, inter: &InterComm, s: &Sides) -> Result<()> {
         Varying::new(&mut all[..], &recv_counts, &rdispls),
     ))?;
     expect("alltoall, Varying", all, laid_backwards(&blocks, 7))?;
+
+    // icalltoallw: to remote rank j 2 or 4 i32s, as i32s for even j and pairs for odd j,
+    // received as pairs from even ranks and i32s from odd ones, one i32 apart
+    let (one, pair) = (
+        i32::type_map().commit(),
+        TypeMap::contiguous(2, &i32::type_map())?.commit(),
+    );
+    let ints = |a: usize, b: usize| 2 * ((a + b) % 2 + 1);
+    let layout = |n: &dyn Fn(usize) -> usize, odd_in_pairs: bool| {
+        let mut types = Vec::new();
+        let (mut counts, mut displs, mut at) = (Vec::new(), Vec::new(), 0);
+        for j in 0..q {
+            let pairs = (j % 2 == 1) == odd_in_pairs;
+            types.push(if pairs { &pair } else { &one });
+            counts.push(if pairs { n(j) / 2 } else { n(j) });
+            displs.push(4 * at);
+            at += n(j) + 1;
+        }
+        (types, counts, displs, at)
+    };
+    let (types, counts, displs, len) = layout(&|j| ints(me, j), true);
+    let mut send = vec![-1i32; len];
+    for j in 0..q {
+        for k in 0..ints(me, j) {
+            send[displs[j] / 4 + k] = value(w, 10 * j + k) as i32;
+        }
+    }
+    let (rtypes, rcounts, rdispls, rlen) = layout(&|i| ints(i, me), false);
+    let mut recv = vec![-1i32; rlen];
+    inter.alltoall((
+        Typed::per_rank(&send[..], &types, &counts, &displs),
+        Typed::per_rank(&mut recv[..], &rtypes, &rcounts, &rdispls),
+    ))?;
+    let mut want = vec![-1i32; rlen];
+    for (i, &t) in theirs.iter().enumerate() {
+        for k in 0..ints(i, me) {
+            want[rdispls[i] / 4 + k] = value(t, 10 * me + k) as i32;
+        }
+    }
+    expect("alltoallw", recv, want)?;
 
     // reduce_scatter: n = |A| |B| values, each group's reduction split over the other
     let n = s.mine.len() * q;

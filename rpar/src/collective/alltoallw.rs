@@ -18,7 +18,7 @@ use crate::{Comm, Error, Result};
 const CALL: &str = "alltoallw";
 
 /// Checks that the three arrays of a side hold one entry per rank.
-fn check_side<S>(side: &PerRank<'_, '_, S>, p: usize, what: &str) -> Result<()> {
+pub(crate) fn check_side<S>(side: &PerRank<'_, '_, S>, p: usize, what: &str) -> Result<()> {
     let lens = [side.types.len(), side.counts.len(), side.displs.len()];
     if lens.iter().all(|&n| n == p) {
         return Ok(());

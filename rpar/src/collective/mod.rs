@@ -46,9 +46,11 @@ pub(crate) use channel::{Channel, Partners};
 pub(crate) use allgather::allgather as allgather_algorithm;
 pub(crate) use allreduce::allreduce_run as allreduce_algorithm;
 pub(crate) use alltoall::alltoall_uniform as alltoall_algorithm;
+pub(crate) use alltoallw::check_side as check_alltoallw_side;
 pub(crate) use barrier::barrier as barrier_algorithm;
 pub(crate) use bcast::bcast as bcast_algorithm;
 pub use buffer_op::BufferOp;
+pub(crate) use forms::PerRank;
 pub use forms::{
     AllgatherArgs, AlltoallArgs, BcastBuf, Blocks, Counts, GatherArgs, InPlace, ReduceArgs,
     ReduceScatterArgs, ScatterArgs, ShiftArgs, Typed, Varying, ViewBuf,
@@ -71,5 +73,6 @@ pub use scatter::Scatter;
 pub(crate) use select::Label;
 pub(crate) use shift::shift as shift_algorithm;
 pub use shift::{gray_code, gray_code_inverse, Shift};
+pub(crate) use typed::Fingerprint;
 pub(crate) use using::Choices;
 pub use using::{Choice, CollectiveAlgorithm, Using};

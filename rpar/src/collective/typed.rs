@@ -49,16 +49,16 @@ use crate::{Comm, Error, Result};
 /// fingerprints, exactly so for periods of up to three runs, up to a 64-bit hash's collision
 /// for longer ones (the digest says what that risks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Fingerprint {
+pub(crate) struct Fingerprint {
     /// Bytes of data in all (packed size).
-    pub(super) bytes: u64,
+    pub(crate) bytes: u64,
     /// The digest of one element's primitive period; that of nothing if there are no bytes.
     period: PeriodDigest,
 }
 
 impl Fingerprint {
     /// The fingerprint of `count` elements of `ty`: O(1), whatever the type.
-    pub(super) fn of(ty: &CommittedType, count: usize, call: &'static str) -> Result<Fingerprint> {
+    pub(crate) fn of(ty: &CommittedType, count: usize, call: &'static str) -> Result<Fingerprint> {
         let c = &*ty.inner;
         let bytes = c.size.checked_mul(count).ok_or_else(|| {
             Error::invalid(
@@ -92,23 +92,23 @@ impl Fingerprint {
 
     /// Whether data of this signature can be received by `other`: the same sequence of basic
     /// types (the same primitive period, in as many bytes).
-    pub(super) fn agrees(&self, other: &Fingerprint) -> bool {
+    pub(crate) fn agrees(&self, other: &Fingerprint) -> bool {
         self == other
     }
 
-    pub(super) fn words(&self) -> [u64; 4] {
+    pub(crate) fn words(&self) -> [u64; 4] {
         let [a, b, c] = self.period.0;
         [self.bytes, a, b, c]
     }
 
-    pub(super) fn from_words(w: &[u64]) -> Fingerprint {
+    pub(crate) fn from_words(w: &[u64]) -> Fingerprint {
         Fingerprint {
             bytes: w[0],
             period: PeriodDigest([w[1], w[2], w[3]]),
         }
     }
 
-    pub(super) fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         self.period.describe(self.bytes)
     }
 }

@@ -22,7 +22,7 @@ use super::{tags, InterComm, ROOT};
 use crate::collective::layout::{
     block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_recv_blocks,
 };
-use crate::collective::{zeroed_vec, Counts, ReduceOp, Varying};
+use crate::collective::{zeroed_vec, Counts, PerRank, ReduceOp, Varying};
 use crate::comm::{Buffer, BufferMut, Call, Comm, PROC_NULL};
 use crate::datatype::Datatype;
 use crate::{Error, Result};
@@ -39,7 +39,7 @@ mod sealed {
 
 /// How the blocks from the remote group's ranks are received: the receive side of
 /// [`InterComm::gather`] (at the root), [`InterComm::allgather`] and [`InterComm::alltoall`].
-enum Receive<'a, T> {
+pub(super) enum Receive<'a, T> {
     /// A new `Vec` of equal blocks, one after another, their length what the senders send
     /// (which must be alike).
     Equal,
@@ -146,7 +146,9 @@ pub trait InterAllgatherArgs: sealed::Sealed {
 
 /// What [`InterComm::alltoall`] takes: `&x` (one equal block per remote rank: a new `Vec`),
 /// `(&x, &mut y)`, `(Varying::new(&x, &counts, &displs), Counts(&recv_counts))` and
-/// `(Varying::new(&x, …), Varying::new(&mut y, …))`. Sealed.
+/// `(Varying::new(&x, …), Varying::new(&mut y, …))`, and with a derived datatype, count and
+/// byte displacement per remote rank on each side (MPI_Alltoallw)
+/// `(Typed::per_rank(&x, &types, &counts, &displs), Typed::per_rank(&mut y, …))`. Sealed.
 pub trait InterAlltoallArgs: sealed::Sealed {
     /// What the call returns: a new `Vec`, or nothing.
     type Output;
@@ -423,6 +425,15 @@ where
             Receive::IntoEqual(self.1.as_elems_mut()),
         );
         inter.alltoall_in(send, recv).map(drop)
+    }
+}
+
+impl<T: Datatype, U: Datatype> InterAlltoallArgs
+    for (PerRank<'_, '_, &[T]>, PerRank<'_, '_, &mut [U]>)
+{
+    type Output = ();
+    fn alltoall(self, inter: &InterComm) -> Result<()> {
+        inter.alltoallw_in(self.0, self.1)
     }
 }
 
@@ -961,7 +972,7 @@ impl InterComm {
     /// Sends each `(remote rank, block)` on the view across's collective context. A large
     /// block waits for its receiver, which takes it even while itself sending (a rank waiting
     /// in a send copies out what is offered to it), so all ranks may send before receiving.
-    fn send_blocks<'a, T: Datatype>(
+    pub(super) fn send_blocks<'a, T: Datatype>(
         &self,
         blocks: impl Iterator<Item = (usize, &'a [T])>,
         tag: i32,
@@ -975,7 +986,7 @@ impl InterComm {
 
     /// Receives one block from every rank of the remote group, in rank order, laid out as
     /// `recv` says; returns the new `Vec` (empty when received into the caller's buffer).
-    fn receive_blocks<T: Datatype>(
+    pub(super) fn receive_blocks<T: Datatype>(
         &self,
         recv: Receive<'_, T>,
         tag: i32,

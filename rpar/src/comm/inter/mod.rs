@@ -72,8 +72,11 @@ mod tags {
     pub(super) const ALLGATHER: i32 = 15;
     /// A block of an alltoall.
     pub(super) const ALLTOALL: i32 = 16;
+    /// The signatures, then the packed blocks, of an alltoallw.
+    pub(super) const ALLTOALLW: i32 = 17;
 }
 
+mod alltoallw;
 mod collective;
 mod derive;
 mod scope;

@@ -205,8 +205,10 @@ impl<'scope> InterScope<'scope, '_> {
         self.start(move |inter| inter.allgather(args))
     }
 
-    /// Starts an all-to-all across (MPI_Ialltoall, MPI_Ialltoallv on an intercommunicator),
-    /// of the forms `(&x, &mut y)` and `(Varying::new(&x, …), Varying::new(&mut y, …))`.
+    /// Starts an all-to-all across (MPI_Ialltoall, MPI_Ialltoallv, MPI_Ialltoallw on an
+    /// intercommunicator), of the forms `(&x, &mut y)`,
+    /// `(Varying::new(&x, …), Varying::new(&mut y, …))` and
+    /// `(Typed::per_rank(&x, …), Typed::per_rank(&mut y, …))`.
     ///
     /// # Errors
     ///
