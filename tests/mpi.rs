@@ -28,6 +28,8 @@ use std::process::Command;
 mod collective_mix;
 #[path = "common/groups_checks.rs"]
 mod groups_checks;
+#[path = "common/idup_checks.rs"]
+mod idup_checks;
 #[path = "common/intercomm_checks.rs"]
 mod intercomm_checks;
 #[path = "common/p2p_more.rs"]
@@ -509,6 +511,10 @@ fn every_check() {
             stage("topology", topology(&world))?;
             stage("groups and communicators", groups_checks::all(&world))?;
             stage("intercommunicators", intercomm_checks::all(&world))?;
+            stage(
+                "communicators copied without waiting",
+                idup_checks::all(&world),
+            )?;
             Ok(world.rank() as u64 * 10)
         })
         .unwrap_or_else(|e| panic!("the checks failed: {e}"));

@@ -8,6 +8,7 @@ mod buffer;
 mod create;
 mod delivery;
 mod group;
+pub(crate) mod idup;
 mod inter;
 mod matched;
 mod modes;

@@ -180,29 +180,39 @@ impl Comm {
     }
 
     fn dup_inner(&self) -> Result<Comm> {
+        let id = self.dup_id()?;
+        Ok(self.copy_with_id(id, self.native().map(|n| n.dup())))
+    }
+
+    /// A fresh id for a copy of this communicator, agreed by its ranks: rank 0 reserves it
+    /// (with the others, on MPI) and sends it to every other rank. Collective.
+    pub(super) fn dup_id(&self) -> Result<u32> {
         let ctx = self.collective_context();
         let reserved = self.reserve_contexts(1)?;
-        let id = if self.rank() == 0 {
-            let id = reserved;
+        if self.rank() == 0 {
             for r in 1..self.size() {
-                self.send_in(ctx, std::slice::from_ref(&id), r, tags::DUP)?;
+                self.send_in(ctx, std::slice::from_ref(&reserved), r, tags::DUP)?;
             }
-            id
-        } else {
-            let mut id = 0u32;
-            self.recv_into_in(ctx, std::slice::from_mut(&mut id), 0, tags::DUP)?;
-            id
-        };
-        Ok(Comm {
+            return Ok(reserved);
+        }
+        let mut id = 0u32;
+        self.recv_into_in(ctx, std::slice::from_mut(&mut id), 0, tags::DUP)?;
+        Ok(id)
+    }
+
+    /// This communicator's copy with id `id` and MPI's mirror `native` (MPI_Comm_dup keeps the
+    /// topology).
+    pub(super) fn copy_with_id(&self, id: u32, native: Option<NativeComm>) -> Comm {
+        Comm {
             ep: self.ep.clone(),
             group: self.group.clone(),
             rank: self.rank,
             id,
             coll_seq: Default::default(),
             choices: Default::default(),
-            topology: std::cell::Cell::new(self.topology()), // MPI_Comm_dup keeps the topology
+            topology: std::cell::Cell::new(self.topology()),
             arena: Default::default(),
-            native: self.native().map(|n| Rc::new(n.dup())),
-        })
+            native: native.map(Rc::new),
+        }
     }
 }

@@ -117,6 +117,17 @@ fn spin_rounds(placement: Placement) -> u32 {
 /// An arena not every member has taken yet, and how many have.
 type Taken = (Arc<Arena>, usize);
 
+/// The first id of the range that communicators made by non-blocking calls on the MPI
+/// transport take (MPI_Comm_idup): each process *claims* them (`Fabric::claim`), and the
+/// processes retry with higher ones until all of them could claim the same, so that two such
+/// calls in progress at once, started in different orders on different processes, can never
+/// take one id. The blocking constructors keep to the ids below, which they agree on without
+/// claiming (nothing runs between their agreement and their reservation).
+pub(crate) const FIRST_CLAIMED_ID: u32 = 1 << 30;
+
+/// The end of the claimed range: a context, twice an id plus one, must fit in a `u32`.
+const LAST_CLAIMED_ID: u32 = (u32::MAX - 1) / 2;
+
 /// The shared part of a universe's transport.
 #[derive(Debug)]
 pub(crate) struct Fabric {
@@ -135,6 +146,8 @@ pub(crate) struct Fabric {
     /// [`Failure::Unwinding`] is replaced by its panic message when the unwind ends.
     failure: Mutex<Option<(usize, Failure)>>,
     next_context: AtomicU32,
+    /// The first id of [`FIRST_CLAIMED_ID`]'s range not claimed here.
+    next_claimed: AtomicU32,
     warnings: Mutex<Vec<Warning>>,
     /// The first collective mismatch found only once ranks had left the calls (a message of a
     /// collective call never received, a member that made fewer shared-memory steps): the
@@ -172,6 +185,7 @@ impl Fabric {
             failure: Mutex::new(None),
             // communicator 0 is the world, 1 every rank's self communicator (`Comm::self_comm`)
             next_context: AtomicU32::new(2),
+            next_claimed: AtomicU32::new(FIRST_CLAIMED_ID),
             warnings: Mutex::new(Vec::new()),
             unmatched: Mutex::new(None),
             watch: Watch::new(n),
@@ -370,6 +384,24 @@ impl Fabric {
         self.next_context.fetch_max(base + n, Ordering::Relaxed);
     }
 
+    /// The first id of the claimed range (see [`FIRST_CLAIMED_ID`]) not claimed here.
+    pub(crate) fn next_claimed(&self) -> u32 {
+        self.next_claimed.load(Ordering::Relaxed)
+    }
+
+    /// Claims the ids `base..base + n` of the claimed range if none of them, nor any above,
+    /// is claimed here yet: whether it did.
+    pub(crate) fn claim(&self, base: u32, n: u32) -> bool {
+        let fits = base
+            .checked_add(n)
+            .is_some_and(|end| end <= LAST_CLAIMED_ID);
+        fits && (self.next_claimed)
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
+                (base >= next).then_some(base + n)
+            })
+            .is_ok()
+    }
+
     /// How long a blocked call polls (yielding the core) before it parks its thread.
     #[inline]
     pub(crate) fn poll_budget(&self) -> Duration {
@@ -475,5 +507,29 @@ impl Fabric {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claims_only_rise_and_stay_in_their_range() {
+        let (fabric, _boxes) = Fabric::new(1, Placement::Threads(1), Duration::ZERO);
+        let first = fabric.next_claimed();
+        assert_eq!(first, FIRST_CLAIMED_ID);
+        assert!(fabric.claim(first + 5, 3));
+        assert_eq!(fabric.next_claimed(), first + 8);
+        // below or inside what is claimed: refused, and nothing changes
+        assert!(!fabric.claim(first, 1));
+        assert!(!fabric.claim(first + 7, 1));
+        assert_eq!(fabric.next_claimed(), first + 8);
+        assert!(fabric.claim(first + 8, 1));
+        // past the range's end: refused
+        assert!(!fabric.claim(LAST_CLAIMED_ID, 1));
+        assert!(!fabric.claim(u32::MAX, 3));
+        // the blocking constructors' ids are untouched
+        assert_eq!(fabric.next_context(), 2);
     }
 }

@@ -218,7 +218,7 @@ impl InterComm {
     /// `n` fresh ids that both groups agree on, reserved (inside a call across): each group
     /// proposes (in-process its leader a fresh range, on MPI the largest next free id among
     /// its ranks), the leaders take the larger, and each tells its group.
-    fn agree_ids(&self, n: u32) -> Result<u32> {
+    pub(super) fn agree_ids(&self, n: u32) -> Result<u32> {
         let leader = self.local.rank() == 0;
         let proposed = self.in_local(|l| l.candidate_ids(n, leader))?;
         let mut agreed = [u64::from(proposed)];

@@ -79,6 +79,7 @@ mod tags {
 mod alltoallw;
 mod collective;
 mod derive;
+mod idup;
 mod scope;
 pub use collective::{
     InterAllgatherArgs, InterAlltoallArgs, InterGatherArgs, InterReduceArgs,

@@ -16,8 +16,9 @@ use super::{InterReduceArgs, InterReduceScatterArgs, InterScatterArgs};
 use crate::comm::{BufferMut, Request, Scope};
 use crate::{ReduceOp, Result};
 
-/// The local collectives one call across may run in the local group: the call numbers each
-/// non-blocking call reserves on the local communicator.
+/// The local collectives one collective across may run in the local group: the call numbers
+/// each non-blocking collective reserves on the local communicator (`InterScope::idup`
+/// reserves its own number).
 const LOCAL_CALLS: u32 = 2;
 
 /// A scope for non-blocking collectives on an intercommunicator; see [`InterComm::scope`].
@@ -86,11 +87,20 @@ impl<'scope> InterScope<'scope, '_> {
         &self,
         run: impl FnOnce(&InterComm) -> Result<()> + 'scope,
     ) -> Result<Request<'scope>> {
+        self.start_with(LOCAL_CALLS, run)
+    }
+
+    /// [`InterScope::start`] for a call that runs up to `local_calls` local collectives.
+    pub(super) fn start_with(
+        &self,
+        local_calls: u32,
+        run: impl FnOnce(&InterComm) -> Result<()> + 'scope,
+    ) -> Result<Request<'scope>> {
         let inter = self.inter;
         inter.local.endpoint().check_live()?;
         let across = inter.remote.reserve_call();
         let local = inter.local.reserve_call();
-        for _ in 1..LOCAL_CALLS {
+        for _ in 1..local_calls {
             inter.local.reserve_call();
         }
         let view = InterComm {

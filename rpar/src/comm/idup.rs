@@ -1,0 +1,116 @@
+//! MPI_Comm_idup: [`Scope::idup`], a copy of the communicator made without waiting (the
+//! intercommunicator's is `InterScope::idup`, in `inter/idup.rs`).
+//!
+//! The copy's id is agreed inside the call, which runs on a coroutine like every non-blocking
+//! collective (`nonblocking.rs`). In-process one fabric hands out ids, so it is the blocking
+//! `dup`'s agreement. On MPI every process has its own, and two such calls may be in progress
+//! at once, started in different orders on different processes: an agreement on "the largest
+//! next free id" could then give both the same id. So these ids come from a range of their own
+//! (`FIRST_CLAIMED_ID` in `transport/fabric.rs`) and are *claimed*: the processes agree on the
+//! largest first unclaimed id among them, each claims it if nothing at or above it was claimed
+//! there meanwhile, and they agree whether all could; if not, they try again higher up. Claims
+//! on one process only ever rise, so a claim that all members made is theirs alone.
+
+use super::{Call, Comm, Request, Scope};
+use crate::collective::allreduce_algorithm as allreduce_run;
+use crate::transport::Fabric;
+use crate::{Allreduce, Error, Max, Min, Result};
+
+/// How many times the processes try to claim ids before they give up.
+pub(crate) const CLAIM_ROUNDS: u32 = 8;
+
+/// What the members of a communicator agree on in a round of [`claim_ids`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Agree {
+    /// The largest of their values.
+    Largest,
+    /// Whether every value is 1 (the smallest of 0s and 1s).
+    AllTrue,
+}
+
+/// `n` ids of the claimed range that every member has claimed, agreed by `agree` (a
+/// collective over the members that combines their values as asked).
+pub(crate) fn claim_ids(
+    fabric: &Fabric,
+    n: u32,
+    agree: impl Fn(u32, Agree) -> Result<u32>,
+) -> Result<u32> {
+    for _ in 0..CLAIM_ROUNDS {
+        let base = agree(fabric.next_claimed(), Agree::Largest)?;
+        let claimed = fabric.claim(base, n);
+        if agree(u32::from(claimed), Agree::AllTrue)? == 1 {
+            return Ok(base);
+        }
+    }
+    Err(Error::invalid(
+        "idup",
+        format!(
+            "the processes could not agree on free communicator ids in {CLAIM_ROUNDS} rounds: \
+             other non-blocking communicator copies in progress kept taking them"
+        ),
+    ))
+}
+
+impl<'scope> Scope<'scope, '_> {
+    /// Starts making a copy of the scope's communicator (MPI_Comm_idup): once the request is
+    /// complete, `new` holds it, with a message space of its own, as [`Comm::dup`]'s. Other
+    /// calls go on meanwhile, on this communicator too; every rank must start it in the same
+    /// order as its other collectives on this communicator.
+    ///
+    /// On the MPI transport the copy runs rpar's collective algorithms (MPI's own would need a
+    /// blocking MPI_Comm_dup beside it).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Comm::dup`], when the request completes.
+    ///
+    /// ```
+    /// let got = rpar::run(3, |world| {
+    ///     let mut copy = None;
+    ///     world.scope(|s| {
+    ///         let made = s.idup(&mut copy)?;
+    ///         // rank 0 starts its copy only once every other rank has sent to it
+    ///         if world.rank() == 0 {
+    ///             for r in 1..world.size() {
+    ///                 world.recv::<u8>(r, 0)?;
+    ///             }
+    ///         } else {
+    ///             world.send(&1u8, 0, 0)?;
+    ///         }
+    ///         made.wait().map(drop)
+    ///     })?;
+    ///     let copy = copy.expect("complete");
+    ///     copy.allreduce(&world.rank(), rpar::Sum)
+    /// })?;
+    /// assert_eq!(got, [3, 3, 3]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    pub fn idup(&'scope self, new: &'scope mut Option<Comm>) -> Result<Request<'scope>> {
+        self.start(move |comm| {
+            *new = Some(comm.idup_inner()?);
+            Ok(())
+        })
+    }
+}
+
+impl Comm {
+    /// The body of [`Scope::idup`], on the call's view of the communicator.
+    fn idup_inner(&self) -> Result<Comm> {
+        self.collective(Call::new("idup"), &"Linear", || {
+            let id = if self.endpoint().wire().is_none() {
+                self.dup_id()?
+            } else {
+                claim_ids(self.endpoint().fabric(), 1, |x, how| {
+                    let mut v = [x];
+                    let rd = Allreduce::RecursiveDoubling;
+                    match how {
+                        Agree::Largest => allreduce_run(self, &mut v, &Max, rd)?,
+                        Agree::AllTrue => allreduce_run(self, &mut v, &Min, rd)?,
+                    }
+                    Ok(v[0])
+                })?
+            };
+            Ok(self.copy_with_id(id, None))
+        })
+    }
+}
