@@ -126,6 +126,39 @@ pub enum Error {
     /// The program's own error, raised with [`Error::user`].
     #[error("{0}")]
     User(String),
+    /// An info key that is empty or longer than [`MAX_INFO_KEY`](crate::MAX_INFO_KEY) bytes
+    /// (MPI_ERR_INFO_KEY).
+    #[error("{call}: the info key {key:?} is {} bytes long: a key must have 1 to {max} bytes", .key.len())]
+    InfoKey {
+        /// The call that refused it.
+        call: &'static str,
+        /// The key given.
+        key: String,
+        /// The longest key allowed.
+        max: usize,
+    },
+    /// An info value longer than [`MAX_INFO_VAL`](crate::MAX_INFO_VAL) bytes
+    /// (MPI_ERR_INFO_VALUE).
+    #[error("{call}: the value of info key {key:?} is {len} bytes long: a value may have at most {max} bytes")]
+    InfoValue {
+        /// The call that refused it.
+        call: &'static str,
+        /// The key whose value it is.
+        key: String,
+        /// The value's length in bytes.
+        len: usize,
+        /// The longest value allowed.
+        max: usize,
+    },
+    /// An info key that the info object does not hold, where one must be
+    /// (MPI_ERR_INFO_NOKEY).
+    #[error("{call}: the info object has no key {key:?}")]
+    InfoNoKey {
+        /// The call that refused it.
+        call: &'static str,
+        /// The key given.
+        key: String,
+    },
     /// Every rank still running was blocked and no message in flight could unblock any of them.
     #[error("deadlock: every running rank is blocked and no message can unblock them\n{}", list_deadlock(.blocked, .finished))]
     Deadlock {

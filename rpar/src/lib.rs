@@ -116,6 +116,7 @@ mod error;
 pub mod fault;
 #[cfg(not(rpar_faults))]
 mod fault;
+mod info;
 #[cfg(feature = "mpi")]
 pub mod mpi {
     //! The MPI transport's public pieces (cargo feature `mpi`): rpar type maps as MPI
@@ -166,6 +167,7 @@ pub mod __private {
 }
 pub use clock::{processor_name, wtick, wtime, wtime_is_global};
 pub use error::{BlockedCall, Error, Result, Warning};
+pub use info::{Info, MAX_INFO_KEY, MAX_INFO_VAL};
 /// The complex numbers of the `num-complex` crate, re-exported: `Complex<f32>` and
 /// `Complex<f64>` are basic types ([`BasicType::C32`], [`BasicType::C64`]; MPI_C_FLOAT_COMPLEX,
 /// MPI_C_DOUBLE_COMPLEX) that [`Sum`] and [`Prod`] reduce.

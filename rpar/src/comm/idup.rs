@@ -95,7 +95,7 @@ impl<'scope> Scope<'scope, '_> {
 
 impl Comm {
     /// The body of [`Scope::idup`], on the call's view of the communicator.
-    fn idup_inner(&self) -> Result<Comm> {
+    pub(super) fn idup_inner(&self) -> Result<Comm> {
         self.collective(Call::new("idup"), &"Linear", || {
             let id = if self.endpoint().wire().is_none() {
                 self.dup_id()?

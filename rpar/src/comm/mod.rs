@@ -8,6 +8,7 @@ mod buffer;
 mod create;
 mod delivery;
 mod group;
+mod hints;
 pub(crate) mod idup;
 mod inter;
 mod matched;
@@ -403,6 +404,8 @@ pub struct Comm {
     /// On the MPI transport: the MPI communicator that mirrors this one, for MPI's own
     /// collectives (always `None` in-process; without the `mpi` feature it has no values).
     native: Option<Rc<NativeComm>>,
+    /// Its info hints (`Comm::set_info`).
+    hints: std::cell::Cell<hints::Hints>,
 }
 
 impl fmt::Debug for Comm {
@@ -584,6 +587,7 @@ impl Comm {
             topology: std::cell::Cell::new(TopoKind::None),
             arena: Default::default(),
             native,
+            hints: Default::default(),
         }
     }
 

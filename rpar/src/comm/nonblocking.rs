@@ -237,6 +237,7 @@ impl Comm {
             // MPI's own collectives would block the coroutine inside MPI: on the MPI transport
             // a non-blocking call runs rpar's algorithms over MPI's point-to-point instead
             native: None,
+            hints: Cell::new(self.hints.get()),
         };
         if self.ep.wire().is_none() {
             let context = call.collective_context();

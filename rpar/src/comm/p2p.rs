@@ -373,6 +373,9 @@ impl Comm {
             t if t < 0 => return Err(Error::InvalidTag { tag, max: TAG_UB }),
             t => Some(t),
         };
+        if (source == ANY_SOURCE || tag.is_none()) && context == self.p2p_context() {
+            self.check_promised(source == ANY_SOURCE, tag.is_none())?;
+        }
         let source = match source {
             ANY_SOURCE => None,
             PROC_NULL => return Ok(None),

@@ -148,6 +148,7 @@ impl Comm {
             topology: std::cell::Cell::new(super::TopoKind::None),
             arena: Default::default(),
             native: native.map(Rc::new),
+            hints: Default::default(),
         }
     }
 
@@ -201,7 +202,7 @@ impl Comm {
     }
 
     /// This communicator's copy with id `id` and MPI's mirror `native` (MPI_Comm_dup keeps the
-    /// topology).
+    /// topology and the info hints).
     pub(super) fn copy_with_id(&self, id: u32, native: Option<NativeComm>) -> Comm {
         Comm {
             ep: self.ep.clone(),
@@ -213,6 +214,7 @@ impl Comm {
             topology: std::cell::Cell::new(self.topology()),
             arena: Default::default(),
             native: native.map(Rc::new),
+            hints: std::cell::Cell::new(self.hints.get()),
         }
     }
 }
