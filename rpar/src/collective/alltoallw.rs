@@ -17,6 +17,33 @@ use crate::{Comm, Error, Result};
 
 const CALL: &str = "alltoallw";
 
+/// Words of a rank's verdict on the blocks it will receive: `[1 + the rank whose block
+/// disagrees, that block's fingerprint, the one expected]`, or zeros.
+pub(crate) const VERDICT: usize = 9;
+
+/// The verdict on the blocks `offered` (by sender) against those `expected` of each.
+pub(crate) fn verdict(offered: &[Fingerprint], expected: &[Fingerprint]) -> [u64; VERDICT] {
+    let mut verdict = [0u64; VERDICT];
+    if let Some(i) = (0..offered.len()).find(|&i| !offered[i].agrees(&expected[i])) {
+        verdict[0] = 1 + i as u64;
+        verdict[1..5].copy_from_slice(&offered[i].words());
+        verdict[5..9].copy_from_slice(&expected[i].words());
+    }
+    verdict
+}
+
+/// The error a verdict of a mismatch (`v`, not zeros) gives, its receiver named `receiver`.
+pub(crate) fn mismatch(v: &[u64], receiver: String) -> Error {
+    Error::TypeMismatch {
+        sent: Fingerprint::from_words(&v[1..5]).describe(),
+        expected: format!(
+            "{} at {receiver}",
+            Fingerprint::from_words(&v[5..9]).describe()
+        ),
+        source_rank: (v[0] - 1) as usize,
+    }
+}
+
 /// Checks that the three arrays of a side hold one entry per rank.
 pub(crate) fn check_side<S>(side: &PerRank<'_, '_, S>, p: usize, what: &str) -> Result<()> {
     let lens = [side.types.len(), side.counts.len(), side.displs.len()];
@@ -58,24 +85,12 @@ impl Comm {
             let offered: Vec<Fingerprint> = (0..p)
                 .map(|i| Fingerprint::from_words(&came[4 * i..4 * i + 4]))
                 .collect();
-            // the verdicts: [1 + source, its words, the expected words], or zeros
-            let mut verdict = [0u64; 9];
-            if let Some(i) = (0..p).find(|&i| !offered[i].agrees(&expected[i])) {
-                verdict[0] = 1 + i as u64;
-                verdict[1..5].copy_from_slice(&offered[i].words());
-                verdict[5..9].copy_from_slice(&expected[i].words());
-            }
-            let verdicts = self.allgather(&verdict[..])?;
-            if let Some(j) = (0..p).find(|&j| verdicts[9 * j] != 0) {
-                let v = &verdicts[9 * j..9 * j + 9];
-                let err = Error::TypeMismatch {
-                    sent: Fingerprint::from_words(&v[1..5]).describe(),
-                    expected: format!(
-                        "{} at rank {j}",
-                        Fingerprint::from_words(&v[5..9]).describe()
-                    ),
-                    source_rank: (v[0] - 1) as usize,
-                };
+            let verdicts = self.allgather(&verdict(&offered, &expected)[..])?;
+            if let Some(j) = (0..p).find(|&j| verdicts[VERDICT * j] != 0) {
+                let err = mismatch(
+                    &verdicts[VERDICT * j..VERDICT * (j + 1)],
+                    format!("rank {j}"),
+                );
                 return Err(self.endpoint().collective_failure(err));
             }
             // pack every block by its type, move the bytes, unpack every block by its type

@@ -46,7 +46,10 @@ pub(crate) use channel::{Channel, Partners};
 pub(crate) use allgather::allgather as allgather_algorithm;
 pub(crate) use allreduce::allreduce_run as allreduce_algorithm;
 pub(crate) use alltoall::alltoall_uniform as alltoall_algorithm;
-pub(crate) use alltoallw::check_side as check_alltoallw_side;
+pub(crate) use alltoallw::{
+    check_side as check_alltoallw_side, mismatch as alltoallw_mismatch,
+    verdict as alltoallw_verdict, VERDICT as ALLTOALLW_VERDICT,
+};
 pub(crate) use barrier::barrier as barrier_algorithm;
 pub(crate) use bcast::bcast as bcast_algorithm;
 pub use buffer_op::BufferOp;

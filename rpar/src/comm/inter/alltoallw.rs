@@ -11,16 +11,13 @@
 
 use super::collective::Receive;
 use super::{tags, InterComm};
-use crate::collective::{check_alltoallw_side, Fingerprint, PerRank};
+use crate::collective::{alltoallw_mismatch, alltoallw_verdict, check_alltoallw_side};
+use crate::collective::{Fingerprint, PerRank, ALLTOALLW_VERDICT as VERDICT};
 use crate::comm::Call;
 use crate::datatype::Datatype;
-use crate::{Error, Result};
+use crate::Result;
 
 const CALL: &str = "InterComm::alltoall";
-
-/// Words of a verdict: `[1 + the remote rank whose block disagrees, its fingerprint, the one
-/// expected]`, or zeros.
-const VERDICT: usize = 9;
 
 impl InterComm {
     /// The body of [`InterComm::alltoall`] for per-rank typed sides.
@@ -43,15 +40,8 @@ impl InterComm {
             self.send_blocks(words.chunks(4).enumerate(), tags::ALLTOALLW)?;
             let mut came = vec![0u64; 4 * q];
             self.receive_blocks(Receive::IntoEqual(&mut came), tags::ALLTOALLW, CALL)?;
-            let mut verdict = [0u64; VERDICT];
-            if let Some(i) = (0..q).find(|&i| {
-                let offered = Fingerprint::from_words(&came[4 * i..4 * i + 4]);
-                !offered.agrees(&expected[i])
-            }) {
-                verdict[0] = 1 + i as u64;
-                verdict[1..5].copy_from_slice(&came[4 * i..4 * i + 4]);
-                verdict[5..9].copy_from_slice(&expected[i].words());
-            }
+            let offered: Vec<Fingerprint> = came.chunks(4).map(Fingerprint::from_words).collect();
+            let verdict = alltoallw_verdict(&offered, &expected);
             self.every_verdict(&verdict)?;
             let ctx = self.remote.collective_context();
             for (j, f) in sent.iter().enumerate() {
@@ -83,14 +73,7 @@ impl InterComm {
         let Some((side, (rank, v))) = found else {
             return Ok(());
         };
-        let err = Error::TypeMismatch {
-            sent: Fingerprint::from_words(&v[1..5]).describe(),
-            expected: format!(
-                "{} at rank {rank} of {side} group",
-                Fingerprint::from_words(&v[5..9]).describe()
-            ),
-            source_rank: (v[0] - 1) as usize,
-        };
+        let err = alltoallw_mismatch(v, format!("rank {rank} of {side} group"));
         Err(self.local.endpoint().collective_failure(err))
     }
 }

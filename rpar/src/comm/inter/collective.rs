@@ -21,6 +21,7 @@
 use super::{tags, InterComm, ROOT};
 use crate::collective::layout::{
     block_len, check_blocks_fit, check_count, check_len, check_per_rank, check_recv_blocks,
+    offsets_of_counts,
 };
 use crate::collective::{zeroed_vec, Counts, PerRank, ReduceOp, Varying};
 use crate::comm::{Buffer, BufferMut, Call, Comm, PROC_NULL};
@@ -211,7 +212,11 @@ impl<B: Buffer + ?Sized> InterReduceArgs for &B {
         op: O,
         root: usize,
     ) -> Result<Option<B::Owned>> {
-        let mut out = self.as_elems().to_vec(); // the root's: overwritten with the result
+        // the root's result, as long as its `send`; elsewhere none
+        let mut out = match root {
+            ROOT => self.as_elems().to_vec(),
+            _ => Vec::new(),
+        };
         let at_root = inter.reduce_in(self.as_elems(), &mut out, op, root)?;
         Ok(at_root.then(|| B::to_owned_shape(out)))
     }
@@ -861,8 +866,8 @@ impl InterComm {
             None => block_len(send.len(), self.size(), "send", CALL)?,
             Some(c) => {
                 check_per_rank(c.len(), self.size(), "the counts", CALL)?;
-                let total = c.iter().try_fold(0usize, |a, &n| a.checked_add(n));
-                check_len(send.len(), total.unwrap_or(usize::MAX), "send buffer", CALL)?;
+                let total = offsets_of_counts(c, CALL)?[c.len()];
+                check_len(send.len(), total, "send buffer", CALL)?;
                 c[self.rank()]
             }
         };
@@ -1021,17 +1026,12 @@ impl InterComm {
             }
             Receive::Counts(counts) => {
                 check_per_rank(counts.len(), q, "the receive counts", call)?;
-                let total = counts.iter().try_fold(0usize, |a, &c| a.checked_add(c));
-                let total = total.ok_or_else(|| {
-                    Error::invalid(call, "the receive counts add up past usize::MAX")
-                })?;
-                let mut all = zeroed_vec(total, call)?;
-                let mut at = 0;
+                let at = offsets_of_counts(counts, call)?;
+                let mut all = zeroed_vec(at[q], call)?;
                 for (j, &c) in counts.iter().enumerate() {
-                    let block = &mut all[at..at + c];
+                    let block = &mut all[at[j]..at[j + 1]];
                     let st = self.remote.recv_into_in(ctx, block, j, tag)?;
                     check_count(st.count, c, j, call)?;
-                    at += c;
                 }
                 Ok(all)
             }
