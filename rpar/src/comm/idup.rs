@@ -4,12 +4,14 @@
 //! The copy's id is agreed inside the call, which runs on a coroutine like every non-blocking
 //! collective (`nonblocking.rs`). In-process one fabric hands out ids, so it is the blocking
 //! `dup`'s agreement. On MPI every process has its own, and two such calls may be in progress
-//! at once, started in different orders on different processes: an agreement on "the largest
-//! next free id" could then give both the same id. So these ids come from a range of their own
-//! (`FIRST_CLAIMED_ID` in `transport/fabric.rs`) and are *claimed*: the processes agree on the
-//! largest first unclaimed id among them, each claims it if nothing at or above it was claimed
-//! there meanwhile, and they agree whether all could; if not, they try again higher up. Claims
-//! on one process only ever rise, so a claim that all members made is theirs alone.
+//! at once (finishing in any order, started in different orders on different processes): an
+//! agreement on "the largest next free id" could then give both the same id. So these ids come
+//! from a range of their own (`FIRST_CLAIMED_ID` in `transport/fabric.rs`) and are *claimed*:
+//! the processes agree on the largest of their proposals (the first id above their claims plus
+//! a random offset, so that calls in progress together propose apart), each claims the ids
+//! agreed if none of them is claimed there, and they agree whether all could; if not, they try
+//! again. A claim excludes every other overlapping one on its process, so ids that all members
+//! claimed are theirs alone.
 
 use super::{Call, Comm, Request, Scope};
 use crate::collective::allreduce_algorithm as allreduce_run;
@@ -18,6 +20,19 @@ use crate::{Allreduce, Error, Max, Min, Result};
 
 /// How many times the processes try to claim ids before they give up.
 pub(crate) const CLAIM_ROUNDS: u32 = 8;
+
+/// How many places (of the ids a call claims) apart the proposals of calls in progress
+/// together may fall: each round of two such calls collides with a chance of about 1 in this.
+const JITTER: u64 = 1024;
+
+/// A random number, new at every call (std's per-instance random hash keys, fed a counter).
+fn jitter() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    h.finish()
+}
 
 /// What the members of a communicator agree on in a round of [`claim_ids`].
 #[derive(Debug, Clone, Copy)]
@@ -36,7 +51,9 @@ pub(crate) fn claim_ids(
     agree: impl Fn(u32, Agree) -> Result<u32>,
 ) -> Result<u32> {
     for _ in 0..CLAIM_ROUNDS {
-        let base = agree(fabric.next_claimed(), Agree::Largest)?;
+        // a random offset, so that calls in progress together propose apart
+        let offset = (jitter() % JITTER) as u32 * n;
+        let base = agree(fabric.next_claimed().saturating_add(offset), Agree::Largest)?;
         let claimed = fabric.claim(base, n);
         if agree(u32::from(claimed), Agree::AllTrue)? == 1 {
             return Ok(base);

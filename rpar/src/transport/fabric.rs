@@ -119,9 +119,8 @@ type Taken = (Arc<Arena>, usize);
 
 /// The first id of the range that communicators made by non-blocking calls on the MPI
 /// transport take (MPI_Comm_idup): each process *claims* them (`Fabric::claim`), and the
-/// processes retry with higher ones until all of them could claim the same, so that two such
-/// calls in progress at once, started in different orders on different processes, can never
-/// take one id. The blocking constructors keep to the ids below, which they agree on without
+/// processes retry elsewhere until all of them could claim the same, so that two such calls in
+/// progress at once, in whatever order, can never take one id. The blocking constructors keep to the ids below, which they agree on without
 /// claiming (nothing runs between their agreement and their reservation).
 pub(crate) const FIRST_CLAIMED_ID: u32 = 1 << 30;
 
@@ -146,8 +145,8 @@ pub(crate) struct Fabric {
     /// [`Failure::Unwinding`] is replaced by its panic message when the unwind ends.
     failure: Mutex<Option<(usize, Failure)>>,
     next_context: AtomicU32,
-    /// The first id of [`FIRST_CLAIMED_ID`]'s range not claimed here.
-    next_claimed: AtomicU32,
+    /// The ranges of [`FIRST_CLAIMED_ID`]'s range claimed here: start to end.
+    claimed: Mutex<std::collections::BTreeMap<u32, u32>>,
     warnings: Mutex<Vec<Warning>>,
     /// The first collective mismatch found only once ranks had left the calls (a message of a
     /// collective call never received, a member that made fewer shared-memory steps): the
@@ -185,7 +184,7 @@ impl Fabric {
             failure: Mutex::new(None),
             // communicator 0 is the world, 1 every rank's self communicator (`Comm::self_comm`)
             next_context: AtomicU32::new(2),
-            next_claimed: AtomicU32::new(FIRST_CLAIMED_ID),
+            claimed: Mutex::new(std::collections::BTreeMap::new()),
             warnings: Mutex::new(Vec::new()),
             unmatched: Mutex::new(None),
             watch: Watch::new(n),
@@ -384,22 +383,29 @@ impl Fabric {
         self.next_context.fetch_max(base + n, Ordering::Relaxed);
     }
 
-    /// The first id of the claimed range (see [`FIRST_CLAIMED_ID`]) not claimed here.
+    /// The first id of the claimed range (see [`FIRST_CLAIMED_ID`]) above every claim here.
     pub(crate) fn next_claimed(&self) -> u32 {
-        self.next_claimed.load(Ordering::Relaxed)
+        let claimed = self.claimed.lock().unwrap_or_else(|e| e.into_inner());
+        claimed.values().max().copied().unwrap_or(FIRST_CLAIMED_ID)
     }
 
-    /// Claims the ids `base..base + n` of the claimed range if none of them, nor any above,
-    /// is claimed here yet: whether it did.
+    /// Claims the ids `base..base + n` of the claimed range if none of them is claimed here
+    /// yet: whether it did. (Claims may come in any order: the non-blocking calls that make
+    /// them finish in whatever order their messages come.)
     pub(crate) fn claim(&self, base: u32, n: u32) -> bool {
-        let fits = base
-            .checked_add(n)
-            .is_some_and(|end| end <= LAST_CLAIMED_ID);
-        fits && (self.next_claimed)
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
-                (base >= next).then_some(base + n)
-            })
-            .is_ok()
+        let Some(end) = base.checked_add(n).filter(|&end| end <= LAST_CLAIMED_ID) else {
+            return false;
+        };
+        if base < FIRST_CLAIMED_ID {
+            return false;
+        }
+        let mut claimed = self.claimed.lock().unwrap_or_else(|e| e.into_inner());
+        let before = claimed.range(..end).next_back();
+        if before.is_some_and(|(_, &their_end)| their_end > base) {
+            return false;
+        }
+        claimed.insert(base, end);
+        true
     }
 
     /// How long a blocked call polls (yielding the core) before it parks its thread.
@@ -515,20 +521,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn claims_only_rise_and_stay_in_their_range() {
+    fn claims_never_overlap_and_stay_in_their_range() {
         let (fabric, _boxes) = Fabric::new(1, Placement::Threads(1), Duration::ZERO);
         let first = fabric.next_claimed();
         assert_eq!(first, FIRST_CLAIMED_ID);
         assert!(fabric.claim(first + 5, 3));
         assert_eq!(fabric.next_claimed(), first + 8);
-        // below or inside what is claimed: refused, and nothing changes
-        assert!(!fabric.claim(first, 1));
+        // overlapping a claim: refused, and nothing changes
+        assert!(!fabric.claim(first + 4, 2));
         assert!(!fabric.claim(first + 7, 1));
         assert_eq!(fabric.next_claimed(), first + 8);
+        // beside it, below or above, in any order: claimed
         assert!(fabric.claim(first + 8, 1));
-        // past the range's end: refused
+        assert!(fabric.claim(first, 5));
+        assert!(!fabric.claim(first + 2, 1));
+        // outside the range: refused
         assert!(!fabric.claim(LAST_CLAIMED_ID, 1));
         assert!(!fabric.claim(u32::MAX, 3));
+        assert!(!fabric.claim(FIRST_CLAIMED_ID - 1, 1));
         // the blocking constructors' ids are untouched
         assert_eq!(fabric.next_context(), 2);
     }
