@@ -8,6 +8,7 @@
 
 use super::fabric::{Fabric, Failure};
 use super::lane::{Consumer, Notice, Pack, Producer};
+use super::mailbox::Incoming;
 use super::message::{Data, Message, SmallMessage};
 use super::watch::Parked;
 use super::Wire;
@@ -15,7 +16,7 @@ use crate::error::{BlockedCall, Warning};
 use crate::trace::{Arrival, MatrixRow, RankTrace};
 use crate::{Error, Result};
 use corosensei::Yielder;
-use crossbeam_channel::{Receiver, TryRecvError};
+use crossbeam_channel::TryRecvError;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::ptr::NonNull;
@@ -401,7 +402,7 @@ struct Lanes {
 #[derive(Debug)]
 pub(crate) struct Endpoint {
     world_rank: usize,
-    rx: Receiver<Envelope>,
+    rx: Incoming,
     lanes: Lanes,
     fabric: Arc<Fabric>,
     queues: RefCell<Queues>,
@@ -454,7 +455,7 @@ const LONG_WAIT: std::time::Duration = std::time::Duration::from_millis(5);
 impl Endpoint {
     pub(crate) fn new(
         world_rank: usize,
-        rx: Receiver<Envelope>,
+        rx: Incoming,
         fabric: Arc<Fabric>,
         trace: Option<RankTrace>,
         matrix: Option<MatrixRow>,
@@ -723,7 +724,7 @@ impl Endpoint {
             collective: self.collective(),
             previous: self.last_collective.get(),
         };
-        watch.parking(self.world_rank, parked);
+        watch.parking(self.world_rank, parked, self.rx.taken());
         let env = self.rx.recv();
         watch.unparked(self.world_rank);
         inbox.unpark();

@@ -4,12 +4,13 @@
 
 use super::endpoint::{Envelope, Header};
 use super::lane::{lane, Consumer, Inbox, Kept, Producer};
+use super::mailbox::{mailbox, Incoming, Mailbox};
 use super::message::Message;
 use super::shared::Arena;
 use super::watch::Watch;
 use crate::error::{BlockedCall, Warning};
 use crate::Error;
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::Receiver;
 use crossbeam_utils::CachePadded;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -130,7 +131,7 @@ const LAST_CLAIMED_ID: u32 = (u32::MAX - 1) / 2;
 /// The shared part of a universe's transport.
 #[derive(Debug)]
 pub(crate) struct Fabric {
-    mailboxes: Vec<Sender<Envelope>>,
+    mailboxes: Vec<Mailbox>,
     /// A receiving end of every mailbox besides its rank's: what is sent to a rank after its
     /// last look stays here (rather than vanishing with the rank's own end) until
     /// [`Fabric::sweep_unreceived`] counts it.
@@ -172,12 +173,17 @@ impl Fabric {
         n: usize,
         placement: Placement,
         poll_budget: Duration,
-    ) -> (Fabric, Vec<Receiver<Envelope>>) {
-        let (txs, rxs): (_, Vec<Receiver<Envelope>>) =
-            (0..n).map(|_| crossbeam_channel::unbounded()).unzip();
+    ) -> (Fabric, Vec<Incoming>) {
+        let (mut mailboxes, mut incoming, mut kept) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..n {
+            let (sending, receiving, kept_end) = mailbox();
+            mailboxes.push(sending);
+            incoming.push(receiving);
+            kept.push(kept_end);
+        }
         let fabric = Fabric {
-            mailboxes: txs,
-            kept: rxs.clone(),
+            mailboxes,
+            kept,
             inboxes: (0..n).map(|_| CachePadded::default()).collect(),
             lanes: Mutex::new(Vec::new()),
             aborted: AtomicBool::new(false),
@@ -193,7 +199,7 @@ impl Fabric {
             arenas: Mutex::new(HashMap::new()),
             call_arenas: Mutex::new(HashMap::new()),
         };
-        (fabric, rxs)
+        (fabric, incoming)
     }
 
     /// The number of ranks (mailboxes).
@@ -202,7 +208,7 @@ impl Fabric {
     }
 
     /// The mailbox of world rank `rank`.
-    pub(crate) fn mailbox(&self, rank: usize) -> &Sender<Envelope> {
+    pub(crate) fn mailbox(&self, rank: usize) -> &Mailbox {
         &self.mailboxes[rank]
     }
 

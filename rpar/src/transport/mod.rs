@@ -9,6 +9,7 @@ mod endpoint;
 mod fabric;
 mod handoff;
 mod lane;
+mod mailbox;
 mod message;
 #[cfg(feature = "mpi")]
 pub(crate) mod mpi;

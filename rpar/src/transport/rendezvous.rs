@@ -22,8 +22,8 @@
 use super::endpoint::Envelope;
 pub(crate) use super::handoff::SendOutcome;
 use super::handoff::{Chunks, Handoff};
+use super::mailbox::Mailbox;
 use super::message::{ElemType, ErasedVec};
-use crossbeam_channel::Sender;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Arc;
 
@@ -70,7 +70,7 @@ pub(crate) struct PendingSend {
 #[derive(Debug)]
 pub(crate) struct Ticket {
     shared: Arc<Shared>,
-    wake: Sender<Envelope>,
+    wake: Mailbox,
 }
 
 /// Publishes `bytes` bytes at `ptr` for a receiver; `wake` is the sender's own mailbox.
@@ -82,7 +82,7 @@ pub(crate) struct Ticket {
 pub(crate) unsafe fn publish(
     ptr: *const u8,
     bytes: usize,
-    wake: Sender<Envelope>,
+    wake: Mailbox,
     synchronous: bool,
 ) -> (PendingSend, Ticket) {
     let pieces = if bytes >= HELP_FROM {

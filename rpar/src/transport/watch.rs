@@ -1,24 +1,30 @@
-//! Deadlock detection: each rank publishes, when it parks, what it waits for; a watchdog
-//! thread of the universe looks every few milliseconds and ends the run with
-//! [`Error::Deadlock`] when it has seen, twice in a row, every unfinished rank parked with the
-//! same park count and every mailbox of a parked rank empty.
+//! Deadlock detection: each rank publishes, when it parks, what it waits for and how many
+//! envelopes it had taken from its mailbox; a watchdog thread of the universe looks every few
+//! milliseconds and ends the run with [`Error::Deadlock`] when it has seen, twice in a row,
+//! every unfinished rank parked with the same park count and nothing sent to it since it
+//! parked.
 //!
-//! Why that has no false positives: a parked rank only wakes through its mailbox, so while all
-//! unfinished ranks are parked and no mailbox holds an envelope, no rank can ever send again.
-//! The two snapshots are not atomic, but a rank that ran between them has parked again since
-//! (its park count changed) or is not parked (its flag is down), and a message pushed between
-//! them is still in its mailbox at the second look. A rank that was counted parked with an
-//! unchanged count in both looks was parked all the time between them; all of them were parked
-//! together at the instant the first look finished, with empty mailboxes: a deadlock.
+//! Why that has no false positives: a parked rank only wakes through its mailbox, and every
+//! envelope is counted in the receiver's `posted` before it is sent (`mailbox.rs`). A rank
+//! whose `posted` equals what it had taken when it parked has nothing to take and nobody has
+//! sent it anything since: it is blocked, even if the scheduler has not yet let it run since
+//! it last took an envelope (an empty mailbox does not say that: the envelope that woke it is
+//! gone from the mailbox while its parked flag is still up). The two looks are not atomic, but
+//! a rank that ran between them has parked again since (its park count changed) or is not
+//! parked (its flag is down), and an envelope sent to a rank between them changed its
+//! `posted`. A rank counted parked with an unchanged count and nothing sent in both looks was
+//! blocked all the time between them; all of them were blocked together at the instant the
+//! first look finished: a deadlock.
 //!
 //! Lanes (`lane.rs`) need no look of their own: a rank parks only after it has published
 //! `PARKED` and found its lanes empty, and a producer that pushes after that look sees `PARKED`
 //! and sends it a `Wake` through the mailbox (or another producer that cleared the flag does).
-//! So a parked rank with a message in a lane has a `Wake` in its mailbox, or a producer that is
+//! So a parked rank with a message in a lane has been sent a `Wake`, or a producer that is
 //! running (not parked) is about to send one: neither look can count it as a deadlock.
 //!
 //! Cost: nothing on the paths that find their message while spinning; a rank about to park
-//! stores its wait description (an uncontended mutex) and bumps two atomics.
+//! stores its wait description (an uncontended mutex) and bumps three atomics; a send through
+//! a mailbox (not a lane) bumps its counter.
 
 use super::endpoint::CollectiveCall;
 use super::fabric::{Fabric, Failure};
@@ -38,6 +44,8 @@ pub(crate) struct RankWatch {
     parked: AtomicBool,
     finished: AtomicBool,
     parks: AtomicU64,
+    /// Envelopes the rank had taken from its mailbox when it last parked.
+    taken: AtomicU64,
     waiting: Mutex<Option<Parked>>,
 }
 
@@ -66,10 +74,12 @@ impl Watch {
         }
     }
 
-    /// `rank` is about to park waiting for `call`.
-    pub(crate) fn parking(&self, rank: usize, parked: Parked) {
+    /// `rank` is about to park waiting for `call`, having taken `taken` envelopes from its
+    /// mailbox.
+    pub(crate) fn parking(&self, rank: usize, parked: Parked, taken: u64) {
         let w = &self.ranks[rank];
         *w.waiting.lock().unwrap_or_else(|e| e.into_inner()) = Some(parked);
+        w.taken.store(taken, Ordering::SeqCst);
         w.parks.fetch_add(1, Ordering::SeqCst);
         w.parked.store(true, Ordering::SeqCst);
     }
@@ -85,7 +95,8 @@ impl Watch {
     }
 }
 
-/// One look: `Some(park counts)` if every unfinished rank is parked with an empty mailbox.
+/// One look: `Some(park counts)` if every unfinished rank is parked and nothing has been sent
+/// to it since it parked.
 fn snapshot(fabric: &Fabric) -> Option<Vec<u64>> {
     let watch = fabric.watch();
     let mut counts = Vec::with_capacity(watch.ranks.len());
@@ -96,10 +107,14 @@ fn snapshot(fabric: &Fabric) -> Option<Vec<u64>> {
             continue;
         }
         any_running = true;
-        if !w.parked.load(Ordering::SeqCst) || !fabric.mailbox(rank).is_empty() {
+        if !w.parked.load(Ordering::SeqCst) {
             return None;
         }
-        counts.push(w.parks.load(Ordering::SeqCst));
+        let parks = w.parks.load(Ordering::SeqCst);
+        if fabric.mailbox(rank).posted() != w.taken.load(Ordering::SeqCst) {
+            return None;
+        }
+        counts.push(parks);
     }
     any_running.then_some(counts)
 }
@@ -179,4 +194,49 @@ fn report(fabric: &Fabric) -> (Vec<Parked>, Vec<usize>) {
         }
     }
     (blocked, finished)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::endpoint::Envelope;
+    use crate::transport::Placement;
+
+    fn parked(rank: usize) -> Parked {
+        Parked {
+            call: BlockedCall {
+                rank,
+                call: "recv".into(),
+                peer: Some(1 - rank),
+                tag: Some(0),
+                communicator: 0,
+            },
+            collective: None,
+            previous: None,
+        }
+    }
+
+    #[test]
+    fn a_rank_that_took_its_wake_up_is_not_blocked_before_it_says_so() {
+        let (fabric, incoming) = Fabric::new(2, Placement::Threads(2), Duration::ZERO);
+        for (rank, rx) in incoming.iter().enumerate() {
+            fabric.watch().parking(rank, parked(rank), rx.taken());
+        }
+        assert!(
+            snapshot(&fabric).is_some(),
+            "both parked, nothing sent: blocked"
+        );
+        // rank 1 sends rank 0 a message and parks again; rank 0 takes it, and is descheduled
+        // before it lowers its parked flag: its mailbox is empty, but it is not blocked
+        fabric.mailbox(0).send(Envelope::Wake).unwrap();
+        fabric.watch().parking(1, parked(1), incoming[1].taken());
+        assert!(snapshot(&fabric).is_none(), "a message waits for rank 0");
+        incoming[0].recv().unwrap();
+        assert!(snapshot(&fabric).is_none(), "rank 0 runs on what it took");
+        fabric.watch().parking(0, parked(0), incoming[0].taken());
+        assert!(
+            snapshot(&fabric).is_some(),
+            "rank 0 parked again with nothing to take"
+        );
+    }
 }
