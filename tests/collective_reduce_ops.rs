@@ -2,7 +2,8 @@
 //! bitwise operators and MinLoc/MaxLoc through every algorithm of every reduction (the sweep of
 //! `collective/reduction.rs`, against a fold of the test's own), logical operators on `bool`, a
 //! non-commutative user closure through the defaults; and the argument errors of the
-//! reduction collectives. (Floats: `collective_reduce.rs`.)
+//! reduction collectives; `reduce_local` (MPI_Reduce_local) against the same folds. (Floats:
+//! `collective_reduce.rs`.)
 
 mod collective;
 mod common;
@@ -10,8 +11,8 @@ mod common;
 use collective::reduction::{sweep, Forms, ALLREDUCES};
 use collective::{mix, COUNTS};
 use rpar::{
-    BAnd, BOr, BXor, Error, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Prod, Reduce,
-    ReduceScatter, Sum, UserOp,
+    reduce_local, BAnd, BOr, BXor, BufferOp, Error, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc,
+    Prod, Reduce, ReduceScatter, Sum, UserOp,
 };
 
 /// The rank counts of the operator sweeps.
@@ -247,4 +248,50 @@ fn reductions_on_split_communicators() {
         assert_eq!(root, (r == 6 || r == 5).then_some(want));
         assert_eq!(world_sum, 21);
     }
+}
+
+#[test]
+fn reduce_local_combines_input_on_the_left() {
+    let input: Vec<i64> = (0..40).map(|i| pattern(3, 1, i)).collect();
+    let start: Vec<i64> = (0..40).map(|i| pattern(3, 2, i)).collect();
+    let fold = |f: fn(i64, i64) -> i64| -> Vec<i64> {
+        input.iter().zip(&start).map(|(&a, &b)| f(a, b)).collect()
+    };
+    let mut inout = start.clone();
+    reduce_local(&input, &mut inout, BXor).unwrap();
+    assert_eq!(inout, fold(|a, b| a ^ b));
+    let mut inout = start.clone();
+    reduce_local(&input, &mut inout, Prod).unwrap();
+    assert_eq!(inout, fold(i64::wrapping_mul));
+    // non-commutative: input ∘ inout, not inout ∘ input
+    let mut inout = start.clone();
+    reduce_local(
+        &input,
+        &mut inout,
+        UserOp::non_commutative(|a: i64, b| a.wrapping_sub(b)),
+    )
+    .unwrap();
+    assert_eq!(inout, fold(i64::wrapping_sub));
+    // pairs: the lower index wins a tie
+    let loc = |value: f64, index: usize| Loc { value, index };
+    let mut pairs = [loc(2.0, 5), loc(1.0, 9)];
+    reduce_local(&[loc(2.0, 3), loc(4.0, 0)], &mut pairs, MinLoc).unwrap();
+    assert_eq!(pairs, [loc(2.0, 3), loc(1.0, 9)]);
+}
+
+#[test]
+fn reduce_local_refuses_buffers_that_do_not_fit() {
+    let mut inout = [1u32, 2, 3];
+    let err = reduce_local(&[1, 2], &mut inout, Sum).unwrap_err();
+    assert!(err.to_string().contains("got 2 and 3"), "{err}");
+    // whole blocks of a buffer operator: 3 elements are not blocks of 2
+    let pairs = BufferOp::commutative(2, |a: &[u32], b: &mut [u32]| {
+        b.iter_mut().zip(a).for_each(|(y, x)| *y += x)
+    });
+    let err = reduce_local(&[1, 2, 3], &mut inout, pairs).unwrap_err();
+    assert!(err.to_string().contains("blocks of 2 elements"), "{err}");
+    assert_eq!(inout, [1, 2, 3], "left as it was");
+    let mut four = [1u32, 2, 3, 4];
+    reduce_local(&[10, 20, 30, 40], &mut four, pairs).unwrap();
+    assert_eq!(four, [11, 22, 33, 44]);
 }

@@ -131,6 +131,7 @@ mod trace;
 mod transport;
 mod universe;
 
+pub use collective::reduce_local;
 pub use collective::{gray_code, gray_code_inverse};
 pub use collective::{
     Allgather, Allreduce, Alltoall, BAnd, BOr, BXor, Barrier, Bcast, BufferOp, Choice,

@@ -62,8 +62,8 @@ pub(crate) use gather::gather_uniform as gather_algorithm;
 pub use gather::Gather;
 pub(crate) use layout::{zeroed_vec, Named};
 pub use op::{
-    BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Predefined, Prod, ReduceOp,
-    Sum, UserOp,
+    reduce_local, BAnd, BOr, BXor, LAnd, LOr, LXor, Loc, Max, MaxLoc, Min, MinLoc, Predefined,
+    Prod, ReduceOp, Sum, UserOp,
 };
 pub(crate) use reduce::reduce_run as reduce_algorithm;
 pub use reduce::Reduce;

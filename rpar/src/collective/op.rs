@@ -136,6 +136,45 @@ pub(crate) fn check_blocks<T: Copy, O: ReduceOp<T> + ?Sized>(
     ))
 }
 
+/// Combines `input` into `inout` with `op` on this rank alone, `inout[i] = input[i] ∘
+/// inout[i]` (MPI_Reduce_local: `input` is the left operand, as a lower rank's contribution
+/// in the collectives).
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] if the buffers' lengths differ, or are not a whole number of
+/// `op`'s operands ([`ReduceOp::block_len`]); `inout` is then left as it was.
+///
+/// ```
+/// use rpar::{reduce_local, Max, UserOp};
+/// let mut acc = [1, 7, 3];
+/// reduce_local(&[4, 5, 6], &mut acc, Max)?;
+/// assert_eq!(acc, [4, 7, 6]);
+/// // a non-commutative operator: the input is on the left
+/// let mut s = [10];
+/// reduce_local(&[100], &mut s, UserOp::non_commutative(|a: i32, b| a - b))?;
+/// assert_eq!(s, [90]);
+/// assert!(reduce_local(&[1, 2], &mut acc, Max).is_err());
+/// # Ok::<(), rpar::Error>(())
+/// ```
+pub fn reduce_local<T: Copy, O: ReduceOp<T>>(input: &[T], inout: &mut [T], op: O) -> Result<()> {
+    const CALL: &str = "reduce_local";
+    if input.len() != inout.len() {
+        return Err(Error::invalid(
+            CALL,
+            format!(
+                "the input and the input-output buffer must have the same length, got {} and {} \
+                 elements",
+                input.len(),
+                inout.len()
+            ),
+        ));
+    }
+    check_blocks(&op, inout.len(), CALL)?;
+    op.reduce_left(input, inout);
+    Ok(())
+}
+
 /// MPI's predefined reduction operators (MPI_SUM, MPI_PROD, …) that rpar's operator types
 /// stand for, as [`ReduceOp::predefined`] reports them: on the MPI transport, a reduction with
 /// one of them runs as MPI's own. [`MinLoc`] and [`MaxLoc`] (MPI_MINLOC, MPI_MAXLOC) and
