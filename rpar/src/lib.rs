@@ -151,7 +151,7 @@ pub use comm::{
     RecvBuf, Request, Scope, SendBuf, SendMode, Status, TestAny, ANY_SOURCE, ANY_TAG,
     BSEND_OVERHEAD, PROC_NULL, TAG_UB, UNDEFINED,
 };
-pub use comm::{Comparison, Group, SplitType, MAX_OBJECT_NAME};
+pub use comm::{Comparison, Group, Keyval, SplitType, MAX_OBJECT_NAME};
 pub use comm::{
     InterAllgatherArgs, InterAlltoallArgs, InterComm, InterGatherArgs, InterReduceArgs,
     InterReduceScatterArgs, InterScatterArgs, InterScope, ROOT,

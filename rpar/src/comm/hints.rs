@@ -146,12 +146,7 @@ impl<'scope> Scope<'scope, '_> {
         info: &Info,
     ) -> Result<Request<'scope>> {
         let hints = Hints::default().updated(info);
-        self.start(move |comm| {
-            let copy = comm.idup_inner()?;
-            copy.hints.set(hints);
-            *new = Some(copy);
-            Ok(())
-        })
+        self.idup_then(new, move |copy| copy.hints.set(hints))
     }
 }
 

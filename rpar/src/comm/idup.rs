@@ -103,8 +103,23 @@ impl<'scope> Scope<'scope, '_> {
     /// # Ok::<(), rpar::Error>(())
     /// ```
     pub fn idup(&'scope self, new: &'scope mut Option<Comm>) -> Result<Request<'scope>> {
+        self.idup_then(new, |_| {})
+    }
+
+    /// [`Scope::idup`], with `adjust` applied to the copy before it is handed out.
+    pub(super) fn idup_then(
+        &'scope self,
+        new: &'scope mut Option<Comm>,
+        adjust: impl FnOnce(&Comm) + 'scope,
+    ) -> Result<Request<'scope>> {
+        // attributes are copied now, at the call (as MPICH does); a copy action's error fails
+        // the call once the collective part is done, so that no other rank waits for this one
+        let copies = self.comm().attributes.copied();
         self.start(move |comm| {
-            *new = Some(comm.idup_inner()?);
+            let copy = comm.idup_inner()?;
+            copy.attributes.adopt(copies?);
+            adjust(&copy);
+            *new = Some(copy);
             Ok(())
         })
     }

@@ -1,9 +1,11 @@
 //! [`Comm`]: a communicator — a group of ranks with an isolated message space — and
 //! point-to-point messaging on it (blocking, non-blocking, scoped), probe, split and dup;
-//! [`Group`]s and the communicators made from them (`group.rs`, `create.rs`).
+//! [`Group`]s and the communicators made from them (`group.rs`, `create.rs`); attributes
+//! cached on them (`attr.rs`).
 //!
 //! Depends on `transport` and `datatype`.
 
+mod attr;
 mod buffer;
 mod create;
 mod delivery;
@@ -22,6 +24,7 @@ mod scope;
 mod split;
 mod typed;
 
+pub use attr::Keyval;
 pub use buffer::{Buffer, BufferMut, RecvBuf, SendBuf};
 pub use create::{SplitType, MAX_OBJECT_NAME};
 pub use group::{Comparison, Group};
@@ -406,6 +409,8 @@ pub struct Comm {
     native: Option<Rc<NativeComm>>,
     /// Its info hints (`Comm::set_info`).
     hints: std::cell::Cell<hints::Hints>,
+    /// This rank's attributes on it (`Comm::set_attr`).
+    attributes: attr::Attributes,
 }
 
 impl fmt::Debug for Comm {
@@ -588,6 +593,7 @@ impl Comm {
             arena: Default::default(),
             native,
             hints: Default::default(),
+            attributes: Default::default(),
         }
     }
 

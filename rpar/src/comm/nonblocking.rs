@@ -238,6 +238,7 @@ impl Comm {
             // a non-blocking call runs rpar's algorithms over MPI's point-to-point instead
             native: None,
             hints: Cell::new(self.hints.get()),
+            attributes: Default::default(),
         };
         if self.ep.wire().is_none() {
             let context = call.collective_context();

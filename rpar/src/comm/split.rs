@@ -149,6 +149,7 @@ impl Comm {
             arena: Default::default(),
             native: native.map(Rc::new),
             hints: Default::default(),
+            attributes: Default::default(),
         }
     }
 
@@ -182,7 +183,9 @@ impl Comm {
 
     fn dup_inner(&self) -> Result<Comm> {
         let id = self.dup_id()?;
-        Ok(self.copy_with_id(id, self.native().map(|n| n.dup())))
+        let copy = self.copy_with_id(id, self.native().map(|n| n.dup()));
+        copy.attributes.adopt(self.attributes.copied()?);
+        Ok(copy)
     }
 
     /// A fresh id for a copy of this communicator, agreed by its ranks: rank 0 reserves it
@@ -215,6 +218,7 @@ impl Comm {
             arena: Default::default(),
             native: native.map(Rc::new),
             hints: std::cell::Cell::new(self.hints.get()),
+            attributes: Default::default(),
         }
     }
 }

@@ -86,7 +86,11 @@ impl InterComm {
         self.across(Call::new("dup"), || {
             let id = self.agree_ids(3)?;
             let (local, remote) = (self.local.group.clone(), self.remote.group.clone());
-            Ok(self.local.joined(local, self.rank(), remote, id))
+            let copy = self.local.joined(local, self.rank(), remote, id);
+            copy.remote
+                .attributes
+                .adopt(self.remote.attributes.copied()?);
+            Ok(copy)
         })
     }
 

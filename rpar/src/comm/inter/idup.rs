@@ -35,8 +35,12 @@ impl<'scope> InterScope<'scope, '_> {
     /// ```
     pub fn idup(&self, new: &'scope mut Option<InterComm>) -> Result<Request<'scope>> {
         let local_calls = LOCAL_CALLS_PER_ROUND * CLAIM_ROUNDS;
+        // attributes are copied at the call, as by `Scope::idup`
+        let copies = self.inter().remote.attributes.copied();
         self.start_with(local_calls, move |inter| {
-            *new = Some(inter.idup_inner()?);
+            let copy = inter.idup_inner()?;
+            copy.remote.attributes.adopt(copies?);
+            *new = Some(copy);
             Ok(())
         })
     }

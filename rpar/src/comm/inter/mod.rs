@@ -77,6 +77,7 @@ mod tags {
 }
 
 mod alltoallw;
+mod attr;
 mod collective;
 mod derive;
 mod idup;
