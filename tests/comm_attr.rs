@@ -213,3 +213,20 @@ fn intercommunicators_keep_and_copy_attributes() {
     })
     .unwrap();
 }
+
+#[test]
+fn a_rank_that_panics_runs_no_delete_action_while_it_unwinds() {
+    let err = rpar::run(2, |world| {
+        if world.rank() == 1 {
+            let key = Keyval::<u8>::with_delete(|_| panic!("a delete action ran in the unwind"));
+            world.set_attr(&key, 1)?;
+            panic!("rank 1 fails");
+        }
+        world.barrier()
+    })
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::RankPanicked { rank: 1, message } if message == "rank 1 fails"),
+        "{err}"
+    );
+}

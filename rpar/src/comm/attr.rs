@@ -296,7 +296,7 @@ impl Comm {
 
     /// Frees this rank's handle of the communicator (MPI_Comm_free): deletes its attributes,
     /// the last set first, and drops it. Dropping a communicator does the same but cannot
-    /// report an error.
+    /// report an error (and, while its rank unwinds from a panic, runs no delete action).
     ///
     /// # Errors
     ///
@@ -308,6 +308,13 @@ impl Comm {
 
 impl Drop for Comm {
     fn drop(&mut self) {
+        // a rank unwinding from a panic aborts the run, as MPI_Abort frees nothing: the values
+        // are dropped without their delete actions (one that panicked too would abort the
+        // whole process)
+        if std::thread::panicking() {
+            self.attributes.list.borrow_mut().clear();
+            return;
+        }
         // an error here has no one to go to (`Comm::free` returns it)
         let _ = self.attributes.delete_every();
     }
