@@ -280,3 +280,119 @@ fn graph_map_places_the_first_ranks_and_checks_the_graph() {
     .unwrap();
     assert_eq!(errors, [[true; 3]; 2]);
 }
+
+/// MPI_Neighbor_alltoallw on a distributed graph where rank r sends to r + 1 and r + 2 and
+/// receives from r - 1 and r - 2 (multi-edges and self-edges at p = 1, 2): the block of
+/// sender s's out-slot k is `k + 1 + s % 2` i32s strided by 2 from element 16 k; the receiver
+/// takes it as that many contiguous i32s at element 10 j of its in-slot j (same signature,
+/// other layout). Blocking, then started in a scope; the rest of the receive buffer untouched.
+#[test]
+fn dist_graph_alltoallw_moves_each_block_by_its_types() {
+    use rpar::{Datatype, TypeMap, Typed};
+    for p in 1..=6 {
+        let got = rpar::run(p, |world| {
+            let r = world.rank();
+            let dests = [(r + 1) % p, (r + 2) % p];
+            let sources = [(r + p - 1) % p, (r + 2 * p - 2) % p];
+            let g = DistGraphComm::dist_graph_create_adjacent(&world, &sources, &dests, false)?;
+            let int = i32::type_map();
+            let count = |s: usize, k: usize| k + 1 + s % 2;
+            let strided: Vec<_> = (0..2)
+                .map(|k| TypeMap::vector(count(r, k), 1, 2, &int).map(|t| t.commit()))
+                .collect::<rpar::Result<_>>()?;
+            let dense: Vec<_> = (0..2)
+                .map(|j| TypeMap::contiguous(count(sources[j], j), &int).map(|t| t.commit()))
+                .collect::<rpar::Result<_>>()?;
+            let send: Vec<i32> = (0..64).map(|i| 1000 * r as i32 + i).collect();
+            let (send_types, recv_types) = ([&strided[0], &strided[1]], [&dense[0], &dense[1]]);
+            let mut blocking = vec![-1i32; 20];
+            g.neighbor_alltoallw(
+                Typed::per_rank(&send[..], &send_types, &[1, 1], &[0, 64]),
+                Typed::per_rank(&mut blocking[..], &recv_types, &[1, 1], &[0, 40]),
+            )?;
+            let mut started = vec![-1i32; 20];
+            g.comm().scope(|s| {
+                g.ineighbor_alltoallw(
+                    s,
+                    Typed::per_rank(&send[..], &send_types, &[1, 1], &[0, 64]),
+                    Typed::per_rank(&mut started[..], &recv_types, &[1, 1], &[0, 40]),
+                )?
+                .wait()
+                .map(drop)
+            })?;
+            let mut want = vec![-1i32; 20];
+            for (j, &s) in sources.iter().enumerate() {
+                for t in 0..count(s, j) {
+                    want[10 * j + t] = 1000 * s as i32 + 16 * j as i32 + 2 * t as i32;
+                }
+            }
+            assert_eq!(blocking, want, "p = {p}, rank {r}, blocking");
+            assert_eq!(started, want, "p = {p}, rank {r}, started in a scope");
+            Ok(())
+        });
+        got.unwrap_or_else(|e| panic!("p = {p}: {e}"));
+    }
+}
+
+/// A block whose signature differs from what its receiver gives for it is a type mismatch at
+/// that receiver, which still takes its other blocks; sides of the wrong length are refused.
+#[test]
+fn neighbor_alltoallw_reports_mismatched_blocks_and_bad_sides() {
+    use rpar::{Datatype, Typed};
+    let got = rpar::run(3, |world| {
+        let ring = CartComm::create(&world, [3], [true], false)?.unwrap();
+        let r = ring.rank() as i32;
+        let (int, real) = (i32::type_map().commit(), f32::type_map().commit());
+        let send = [r, r];
+        let mut recv = [-1i32; 2];
+        // rank 1 receives its forward slot (from rank 2) as f32s: a mismatch there only
+        let forward: &rpar::CommittedType = if r == 1 { &real } else { &int };
+        let result = ring.neighbor_alltoallw(
+            Typed::per_rank(&send[..], &[&int, &int], &[1, 1], &[0, 4]),
+            Typed::per_rank(&mut recv[..], &[&int, forward], &[1, 1], &[0, 4]),
+        );
+        let short = ring
+            .neighbor_alltoallw(
+                Typed::per_rank(&send[..], &[&int], &[1], &[0]),
+                Typed::per_rank(&mut recv[..], &[&int, &int], &[1, 1], &[0, 4]),
+            )
+            .unwrap_err();
+        Ok((result.map_err(|e| e.to_string()), recv, short.to_string()))
+    })
+    .unwrap();
+    assert_eq!(got[0].0, Ok(()));
+    assert_eq!(got[0].1, [2, 1]);
+    let err = got[1].0.clone().unwrap_err();
+    assert!(
+        err.contains("type mismatch: rank 2 sent") && err.contains("f32"),
+        "{err}"
+    );
+    assert_eq!(got[1].1, [0, -1], "the slot from rank 0 is still received");
+    let short = &got[2].2;
+    assert!(
+        short.contains("per neighbour (2), but gives 1, 1 and 1"),
+        "{short}"
+    );
+}
+
+/// Off the edge of a non-periodic grid (MPI_PROC_NULL) nothing is sent and the receive block
+/// is left untouched.
+#[test]
+fn neighbor_alltoallw_skips_the_edge_of_a_grid() {
+    use rpar::{Datatype, Typed};
+    let got = rpar::run(3, |world| {
+        let line = CartComm::create(&world, [3], [false], false)?.unwrap();
+        let int = i32::type_map().commit();
+        let r = line.rank() as i32;
+        let send = [10 * r, 10 * r + 1]; // back, forward
+        let mut recv = [-1i32; 2];
+        let side = [&int, &int];
+        line.neighbor_alltoallw(
+            Typed::per_rank(&send[..], &side, &[1, 1], &[0, 4]),
+            Typed::per_rank(&mut recv[..], &side, &[1, 1], &[0, 4]),
+        )?;
+        Ok(recv)
+    })
+    .unwrap();
+    assert_eq!(got, [[-1, 10], [1, 20], [11, -1]]);
+}

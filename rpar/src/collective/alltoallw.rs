@@ -46,14 +46,25 @@ pub(crate) fn mismatch(v: &[u64], receiver: String) -> Error {
 
 /// Checks that the three arrays of a side hold one entry per rank.
 pub(crate) fn check_side<S>(side: &PerRank<'_, '_, S>, p: usize, what: &str) -> Result<()> {
+    check_entries(CALL, side, p, what, "rank")
+}
+
+/// Checks that the three arrays of a side of `call` hold one entry per `unit` (`n` of them).
+pub(crate) fn check_entries<S>(
+    call: &'static str,
+    side: &PerRank<'_, '_, S>,
+    n: usize,
+    what: &str,
+    unit: &str,
+) -> Result<()> {
     let lens = [side.types.len(), side.counts.len(), side.displs.len()];
-    if lens.iter().all(|&n| n == p) {
+    if lens.iter().all(|&len| len == n) {
         return Ok(());
     }
     Err(Error::invalid(
-        CALL,
+        call,
         format!(
-            "the {what} side must give a type, a count and a displacement per rank ({p}), \
+            "the {what} side must give a type, a count and a displacement per {unit} ({n}), \
              but gives {}, {} and {}",
             lens[0], lens[1], lens[2]
         ),

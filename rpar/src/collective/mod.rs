@@ -47,8 +47,8 @@ pub(crate) use allgather::allgather as allgather_algorithm;
 pub(crate) use allreduce::allreduce_run as allreduce_algorithm;
 pub(crate) use alltoall::alltoall_uniform as alltoall_algorithm;
 pub(crate) use alltoallw::{
-    check_side as check_alltoallw_side, mismatch as alltoallw_mismatch,
-    verdict as alltoallw_verdict, VERDICT as ALLTOALLW_VERDICT,
+    check_entries as check_alltoallw_entries, check_side as check_alltoallw_side,
+    mismatch as alltoallw_mismatch, verdict as alltoallw_verdict, VERDICT as ALLTOALLW_VERDICT,
 };
 pub(crate) use barrier::barrier as barrier_algorithm;
 pub(crate) use bcast::bcast as bcast_algorithm;

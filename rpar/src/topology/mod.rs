@@ -15,6 +15,7 @@ mod dims;
 mod factor;
 mod graph;
 mod neighbor;
+mod neighbor_w;
 mod reorder;
 
 pub use crate::comm::TopoKind;

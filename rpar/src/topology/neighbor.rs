@@ -1,5 +1,6 @@
 //! Neighbourhood collectives (MPI_Neighbor_allgather, MPI_Neighbor_alltoall and their `v`
-//! forms) on every topology, through the [`Neighborhood`] trait.
+//! forms, MPI_Neighbor_alltoallw in `neighbor_w.rs`) on every topology, through the
+//! [`Neighborhood`] trait.
 //!
 //! Neighbour order is MPI's: for a Cartesian grid, per dim the rank one step back, then one step
 //! forward (`None` = MPI_PROC_NULL off a non-periodic edge, whose slot is left untouched); for a
@@ -13,8 +14,9 @@
 //! 1); between graph nodes joined by several edges, the i-th message matches the i-th edge, by
 //! MPI's non-overtaking rule.
 
+use super::neighbor_w::Neighbours;
 use super::{CartComm, DistGraphComm, GraphComm, TopoKind};
-use crate::collective::Channel;
+use crate::collective::{Channel, PerRank};
 use crate::comm::Call;
 use crate::datatype::Datatype;
 use crate::{Comm, Error, Request, Result, Scope};
@@ -283,6 +285,49 @@ pub trait Neighborhood {
         Plan::of(self, outs, ins).run(self.neighborhood_comm(), send, recv)
     }
 
+    /// Sends each out-neighbour `k` the block `send` gives for it — `counts[k]` elements of
+    /// `types[k]` from byte `displs[k]` of its buffer — and receives each in-neighbour `j`'s
+    /// block into the block `recv` gives for it (MPI_Neighbor_alltoallw): both sides are
+    /// [`Typed::per_rank`](crate::Typed::per_rank) views with one entry per neighbour, in
+    /// neighbour order. Collective.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if a side does not give one type, count and displacement per
+    /// neighbour, or a block does not lie in its buffer; [`Error::TypeMismatch`] at a rank
+    /// whose block from a neighbour has another type signature than the one it gives for it
+    /// (every other block is still received); as for every collective, [`Error::Aborted`].
+    ///
+    /// ```
+    /// use rpar::{Datatype, Neighborhood, TypeMap, Typed};
+    /// let (one, pair) = (i32::type_map().commit(), TypeMap::contiguous(2, &i32::type_map())?.commit());
+    /// let got = rpar::run(2, |world| {
+    ///     let ring = rpar::CartComm::create(&world, [2], [true], false)?.unwrap();
+    ///     let r = ring.rank() as i32;
+    ///     // to the rank one step back: one i32; one step forward: a pair, from byte 4
+    ///     let send = [10 * r, 10 * r + 1, 10 * r + 2];
+    ///     let mut recv = [-1i32; 3];
+    ///     ring.neighbor_alltoallw(
+    ///         Typed::per_rank(&send[..], &[&one, &pair], &[1, 1], &[0, 4]),
+    ///         // from one step back comes what it sent forward: a pair; then one i32
+    ///         Typed::per_rank(&mut recv[..], &[&pair, &one], &[1, 1], &[0, 8]),
+    ///     )?;
+    ///     Ok(recv)
+    /// })?;
+    /// assert_eq!(got[0], [11, 12, 10]);
+    /// assert_eq!(got[1], [1, 2, 0]);
+    /// # Ok::<(), rpar::Error>(())
+    /// ```
+    fn neighbor_alltoallw<T: Datatype, U: Datatype>(
+        &self,
+        send: PerRank<'_, '_, &[T]>,
+        mut recv: PerRank<'_, '_, &mut [U]>,
+    ) -> Result<()> {
+        let neighbours = Neighbours::of(self);
+        neighbours.check(&send, &recv)?;
+        neighbours.exchange(self.neighborhood_comm(), &send, &mut recv)
+    }
+
     /// Starts [`Neighborhood::neighbor_allgather`] in `scope`, which must be a scope of this
     /// topology's communicator (MPI_Ineighbor_allgather); the buffers stay borrowed until the
     /// scope ends. See [`Scope::iallreduce`](crate::Scope::iallreduce) for how non-blocking
@@ -452,6 +497,25 @@ pub trait Neighborhood {
         )?;
         Plan::of(self, outs, ins).start(self.neighborhood_comm(), scope, send, recv)
     }
+
+    /// Starts [`Neighborhood::neighbor_alltoallw`] in `scope` (MPI_Ineighbor_alltoallw), as
+    /// [`Neighborhood::ineighbor_allgather`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Neighborhood::neighbor_alltoallw`] (the sides checked now) and of
+    /// [`Neighborhood::ineighbor_allgather`].
+    fn ineighbor_alltoallw<'s, T: Datatype, U: Datatype>(
+        &self,
+        scope: &'s Scope<'s, '_>,
+        send: PerRank<'s, 's, &'s [T]>,
+        mut recv: PerRank<'s, 's, &'s mut [U]>,
+    ) -> Result<Request<'s>> {
+        let neighbours = Neighbours::of(self);
+        neighbours.check(&send, &recv)?;
+        check_scope(scope, self.neighborhood_comm())?;
+        scope.start(move |call| neighbours.exchange(call, &send, &mut recv))
+    }
 }
 
 fn expect_len(call: &'static str, what: &str, got: usize, want: usize) -> Result<()> {
@@ -503,7 +567,7 @@ fn blocks(
 type SlotTag = fn(usize) -> i32;
 
 /// The tag of the message of out-slot `k` and the tag expected in in-slot `j`.
-fn slot_tags(kind: TopoKind) -> (SlotTag, SlotTag) {
+pub(super) fn slot_tags(kind: TopoKind) -> (SlotTag, SlotTag) {
     if kind == TopoKind::Cart {
         // Out slot 2d goes back, 2d + 1 forward; in slot 2d comes from the rank one step back,
         // which sent it forward.
@@ -531,9 +595,7 @@ fn slot_tags(kind: TopoKind) -> (SlotTag, SlotTag) {
 /// A neighbourhood exchange, checked: the neighbours, and the block of the send buffer for
 /// each out-neighbour and of the receive buffer for each in-neighbour.
 struct Plan {
-    kind: TopoKind,
-    dests: Vec<Option<usize>>,
-    sources: Vec<Option<usize>>,
+    at: Neighbours,
     outs: Vec<Range<usize>>,
     ins: Vec<Range<usize>>,
 }
@@ -545,9 +607,7 @@ impl Plan {
         ins: Vec<Range<usize>>,
     ) -> Plan {
         Plan {
-            kind: topo.topo_kind(),
-            dests: topo.out_neighbors(),
-            sources: topo.in_neighbors(),
+            at: Neighbours::of(topo),
             outs,
             ins,
         }
@@ -556,15 +616,15 @@ impl Plan {
     /// Posts `send[outs[k]]` to each out-neighbour `k`, then receives each in-neighbour `j`'s
     /// message into `recv[ins[j]]`; absent neighbours are skipped.
     fn run<T: Datatype>(&self, comm: &Comm, send: &[T], recv: &mut [T]) -> Result<()> {
-        let (out_tag, in_tag) = slot_tags(self.kind);
+        let (out_tag, in_tag) = slot_tags(self.at.kind);
         // one collective call (traced, and counted so that the other collectives stay in step)
         comm.collective(Call::new("neighborhood exchange"), &"Direct", || {
-            for (k, (dest, range)) in self.dests.iter().zip(&self.outs).enumerate() {
+            for (k, (dest, range)) in self.at.dests.iter().zip(&self.outs).enumerate() {
                 if let Some(dest) = *dest {
                     Channel::send_owned(comm, send[range.clone()].to_vec(), dest, out_tag(k))?;
                 }
             }
-            for (j, (source, range)) in self.sources.iter().zip(&self.ins).enumerate() {
+            for (j, (source, range)) in self.at.sources.iter().zip(&self.ins).enumerate() {
                 if let Some(source) = *source {
                     Channel::recv_into(comm, &mut recv[range.clone()], source, in_tag(j))?;
                 }
@@ -581,14 +641,31 @@ impl Plan {
         send: &'s [T],
         recv: &'s mut [T],
     ) -> Result<Request<'s>> {
-        if !std::ptr::eq(scope.comm(), comm) {
-            return Err(Error::invalid(
-                "a non-blocking neighbourhood collective",
-                "a scope of the topology's own communicator (`topo.comm().scope(…)`), got a scope \
-                 of another communicator",
-            ));
-        }
+        check_scope(scope, comm)?;
         scope.start(move |call| self.run(call, send, recv))
+    }
+}
+
+/// Refuses a scope of another communicator than the topology's own, `comm`.
+fn check_scope(scope: &Scope<'_, '_>, comm: &Comm) -> Result<()> {
+    if std::ptr::eq(scope.comm(), comm) {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "a non-blocking neighbourhood collective",
+        "a scope of the topology's own communicator (`topo.comm().scope(…)`), got a scope of \
+         another communicator",
+    ))
+}
+
+impl Neighbours {
+    /// The neighbours of `topo`.
+    fn of<N: Neighborhood + ?Sized>(topo: &N) -> Neighbours {
+        Neighbours {
+            kind: topo.topo_kind(),
+            dests: topo.out_neighbors(),
+            sources: topo.in_neighbors(),
+        }
     }
 }
 
