@@ -32,6 +32,8 @@ mod groups_checks;
 mod idup_checks;
 #[path = "common/intercomm_checks.rs"]
 mod intercomm_checks;
+#[path = "common/neighbor_w_checks.rs"]
+mod neighbor_w_checks;
 #[path = "common/p2p_more.rs"]
 mod p2p_more;
 #[path = "common/reordered.rs"]
@@ -509,6 +511,10 @@ fn every_check() {
             stage("collectives", collectives(&world))?;
             stage("communicators", communicators(&world))?;
             stage("topology", topology(&world))?;
+            stage(
+                "neighbourhood alltoallw",
+                neighbor_w_checks::dist_graph(&world),
+            )?;
             stage("groups and communicators", groups_checks::all(&world))?;
             stage("intercommunicators", intercomm_checks::all(&world))?;
             stage(
