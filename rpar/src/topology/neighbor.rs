@@ -14,7 +14,6 @@
 //! 1); between graph nodes joined by several edges, the i-th message matches the i-th edge, by
 //! MPI's non-overtaking rule.
 
-use super::neighbor_w::Neighbours;
 use super::{CartComm, DistGraphComm, GraphComm, TopoKind};
 use crate::collective::{Channel, PerRank};
 use crate::comm::Call;
@@ -656,6 +655,13 @@ fn check_scope(scope: &Scope<'_, '_>, comm: &Comm) -> Result<()> {
         "a scope of the topology's own communicator (`topo.comm().scope(…)`), got a scope of \
          another communicator",
     ))
+}
+
+/// The neighbours of a rank in slot order, and the topology kind that fixes the slots' tags.
+pub(super) struct Neighbours {
+    pub(super) kind: TopoKind,
+    pub(super) dests: Vec<Option<usize>>,
+    pub(super) sources: Vec<Option<usize>>,
 }
 
 impl Neighbours {

@@ -8,8 +8,7 @@
 //! another signature is a [`Error::TypeMismatch`] at the receiver, as a typed receive's is.
 //! A rank that finds one still receives every other block, so nothing is left unreceived.
 
-use super::neighbor::slot_tags;
-use super::TopoKind;
+use super::neighbor::{slot_tags, Neighbours};
 use crate::collective::{check_alltoallw_entries as check_entries, Channel, Fingerprint, PerRank};
 use crate::comm::Call;
 use crate::datatype::Datatype;
@@ -19,13 +18,6 @@ const CALL: &str = "neighbor_alltoallw";
 
 /// Bytes of the fingerprint at the head of each message.
 const HEAD: usize = 32;
-
-/// The neighbours and the topology kind that fixes the slots' tags.
-pub(super) struct Neighbours {
-    pub(super) kind: TopoKind,
-    pub(super) dests: Vec<Option<usize>>,
-    pub(super) sources: Vec<Option<usize>>,
-}
 
 impl Neighbours {
     /// Checks both sides against the neighbours (before anything moves).
@@ -85,11 +77,10 @@ impl Neighbours {
 
 /// The fingerprint at the head of a message, if it has one.
 fn head_of(message: &[u8]) -> Option<Fingerprint> {
-    let head = message.get(..HEAD)?;
-    let words: Vec<u64> = head
-        .chunks_exact(8)
-        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
-        .collect();
+    let mut words = [0u64; HEAD / 8];
+    for (word, bytes) in words.iter_mut().zip(message.get(..HEAD)?.chunks_exact(8)) {
+        *word = u64::from_le_bytes(bytes.try_into().expect("chunks of 8 bytes"));
+    }
     let fingerprint = Fingerprint::from_words(&words);
     (message.len() - HEAD == fingerprint.bytes as usize).then_some(fingerprint)
 }
