@@ -19,7 +19,7 @@ use rpar::mpi::rsmpi::traits::AsRaw;
 use rpar::mpi::MpiDatatype;
 use rpar::{
     Allgather, Allreduce, Alltoall, Barrier, BasicType, Bcast, CartComm, Comm, Datatype, Gather,
-    Max, Order, Reduce, ReduceScatter, Scan, Scatter, Shift, Sum, TypeMap, UserOp,
+    Max, Order, Reduce, ReduceScatter, Scan, Scatter, SendMode, Shift, Sum, TypeMap, UserOp,
 };
 use std::fmt::Debug;
 use std::process::Command;
@@ -483,6 +483,7 @@ fn every_check() {
             stage("large messages between buffers", straight(&world))?;
             stage("small messages of one basic type", small_plain(&world))?;
             stage("messages without their header", bare(&world))?;
+            stage("receives straight into the buffer", direct(&world))?;
             stage("pingping, sendflood, sendself", traffic_mix::floods(&world))?;
             for seed in 1..=3 {
                 stage(
@@ -791,6 +792,136 @@ fn small_plain(world: &Comm) -> rpar::Result<()> {
 /// the class's MPI tag): small and large ones keep each pair's order per tag and across tags
 /// under a wildcard, probes and requests see them as any message, and a type mismatch or a
 /// truncation still refuses them and keeps them queued (ranks 0 and 1; the others wait).
+/// Blocking receives that MPI matches itself, straight into the buffer (a channel's direct
+/// class, `transport/mpi/classes.rs`): rank 1 waits in such a receive (the barrier, then rank 0
+/// pauses) when each change on the channel comes — a larger count, another type, an empty
+/// message, a synchronous send — and must see it as the ordinary path would; a posted receive
+/// that matches first, a smaller buffer and a wildcard take the ordinary path; and a rank waiting
+/// directly still takes another process's large message its sender waits on.
+fn direct(world: &Comm) -> rpar::Result<()> {
+    if world.size() < 2 {
+        return Ok(());
+    }
+    let world = &world.dup()?; // channels no earlier stage used
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(20));
+    const BIG: usize = 20_000; // 160 KB of u64: straight from the buffer, a payload apart
+    match world.rank() {
+        0 => {
+            for i in 0..200u64 {
+                world.send(&[i, i + 1, i + 2, i + 3][..], 1, 70)?;
+                world.recv_into(&mut [0u8][..], 1, 70)?;
+            }
+            world.barrier()?;
+            pause();
+            world.send(&[1u64; 8][..], 1, 70)?; // more than the bound: a larger class
+            world.send(&[2u64; 2][..], 1, 70)?;
+            world.barrier()?;
+            pause();
+            world.send(&[3.5f64][..], 1, 70)?; // another type
+            world.send(&[4u64, 5][..], 1, 70)?;
+            for (tag, len) in [(71, 3usize), (72, 1)] {
+                world.send(&vec![6u64; len][..], 1, tag)?;
+            }
+            world.barrier()?;
+            pause();
+            world.send(&[0u64; 0][..], 1, 71)?; // empty
+            world.barrier()?;
+            pause();
+            world
+                .using(SendMode::Synchronous)
+                .send(&[7u64][..], 1, 72)?;
+            for i in 0..3u64 {
+                world.send(&[10 + i; 3][..], 1, 73)?;
+            }
+            world.send(&[20u64; 4][..], 1, 74)?;
+            world.send(&[21u64; 4][..], 1, 74)?;
+            world.send(&[30u64][..], 1, 75)?;
+            world.barrier()?;
+            world.send(&[31u64][..], 1, 75)?;
+            world.send(&vec![8u64; BIG][..], 1, 76)?; // waits until rank 1 takes it
+            world.send(&[32u64][..], 1, 75)?;
+        }
+        1 => {
+            let mut four = [0u64; 4];
+            for i in 0..200u64 {
+                let st = world.recv_into(&mut four[..], 0, 70)?;
+                check(
+                    "a ping-pong",
+                    (four, st.count),
+                    ([i, i + 1, i + 2, i + 3], 4),
+                );
+                world.send(&[0u8][..], 0, 70)?;
+            }
+            let mut eight = [0u64; 8];
+            world.barrier()?;
+            let st = world.recv_into(&mut eight[..], 0, 70)?;
+            check("a larger count", (eight, st.count), ([1; 8], 8));
+            let st = world.recv_into(&mut eight[..], 0, 70)?;
+            check(
+                "then a smaller",
+                (eight[..2].to_vec(), st.count),
+                (vec![2; 2], 2),
+            );
+            world.barrier()?;
+            let err = world.recv_into(&mut eight[..], 0, 70).unwrap_err();
+            assert!(matches!(err, rpar::Error::TypeMismatch { .. }), "{err}");
+            check("the other type", world.recv::<f64>(0, 70)?.0, vec![3.5]);
+            let st = world.recv_into(&mut four[..], 0, 70)?;
+            check(
+                "the channel after",
+                (four[..2].to_vec(), st.count),
+                (vec![4, 5], 2),
+            );
+            let mut three = [0u64; 3];
+            world.recv_into(&mut three[..], 0, 71)?;
+            world.recv_into(&mut three[..1], 0, 72)?;
+            world.barrier()?;
+            let st = world.recv_into(&mut three[..], 0, 71)?;
+            check("an empty message", (st.count, st.tag), (0, 71));
+            world.barrier()?;
+            let st = world.recv_into(&mut three[..1], 0, 72)?;
+            check("a synchronous send", (three[0], st.count), (7, 1));
+            // a receive posted on any source takes the channel's first message
+            let mut first = [0u64; 3];
+            let posted = world.irecv_into(&mut first[..], rpar::ANY_SOURCE, 73)?;
+            let st = world.recv_into(&mut three[..], 0, 73)?;
+            check("after a posted receive", (three, st.count), ([11; 3], 3));
+            posted.wait()?;
+            check("the posted receive", first, [10; 3]);
+            let (v, st) = world.recv::<u64>(0, rpar::ANY_TAG)?;
+            check("a wildcard tag", (v, st.tag), (vec![12; 3], 73));
+            // a buffer smaller than the bound: the ordinary path, and truncation keeps the
+            // message
+            let err = world.recv_into(&mut three[..], 0, 74).unwrap_err();
+            assert!(matches!(err, rpar::Error::Truncated { .. }), "{err}");
+            world.recv_into(&mut four[..], 0, 74)?;
+            check("kept after truncation", four, [20; 4]);
+            world.recv_into(&mut four[..], 0, 74)?;
+            check("and the next", four, [21; 4]);
+            let mut one = [0u64];
+            world.recv_into(&mut one[..], 0, 75)?;
+            world.barrier()?;
+            world.recv_into(&mut one[..], 0, 75)?;
+            check("a direct receive", one, [31]);
+            // rank 0's large send completes only once this rank takes it, and its next
+            // message comes after: a direct receive that never took in what arrives hangs
+            world.recv_into(&mut one[..], 0, 75)?;
+            check("after a large message", one, [32]);
+            check(
+                "the large message",
+                world.recv::<u64>(0, 76)?.0,
+                vec![8; BIG],
+            );
+        }
+        _ => {
+            for _ in 0..5 {
+                world.barrier()?;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn bare(world: &Comm) -> rpar::Result<()> {
     if world.size() < 2 {
         return Ok(());

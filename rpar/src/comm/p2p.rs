@@ -665,6 +665,13 @@ impl Comm {
             return Ok(Status::null());
         };
         let ep = self.endpoint();
+        if ep.wire().is_some() && source != ANY_SOURCE {
+            let target = (ElemType::of::<T>(), buf.as_mut_ptr().cast(), buf.len());
+            // SAFETY: `buf` is exclusively borrowed for this call.
+            if let Some(count) = unsafe { ep.recv_direct(&pattern, self.group[source], target)? } {
+                return Ok(Status::of(source, tag, count));
+            }
+        }
         let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;
         // SAFETY: `buf` is exclusively borrowed for this call.

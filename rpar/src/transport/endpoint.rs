@@ -9,7 +9,7 @@
 use super::fabric::{Fabric, Failure};
 use super::lane::{Consumer, Notice, Pack, Producer};
 use super::mailbox::Incoming;
-use super::message::{Data, Message, SmallMessage};
+use super::message::{Data, ElemType, Message, SmallMessage};
 use super::watch::Parked;
 use super::Wire;
 use crate::error::{BlockedCall, Warning};
@@ -1314,6 +1314,74 @@ impl Endpoint {
                 return Ok(m);
             }
         }
+    }
+
+    /// A blocking receive of `pattern` from world rank `from`, another process, straight into
+    /// the `capacity` elements of `elem` at `dst` by MPI's own matching (`Wire::recv_direct`),
+    /// where rpar's matching allows it: a known source and tag on a point-to-point context,
+    /// nothing queued that the receive would take, and no posted receive that would take the
+    /// channel's next message first. The count received, or `None` where that does not apply
+    /// (nothing was received: the caller receives the ordinary way). While it waits, this rank
+    /// files what arrives from elsewhere and advances its non-blocking operations, as any wait.
+    ///
+    /// # Safety
+    ///
+    /// `dst` must be valid for writes of `capacity` elements of `elem` for this call.
+    pub(crate) unsafe fn recv_direct(
+        &self,
+        pattern: &Pattern,
+        from: usize,
+        buffer: (ElemType, *mut u8, usize),
+    ) -> Result<Option<usize>> {
+        let (Some(wire), Some(source), Some(tag)) = (&self.wire, pattern.source, pattern.tag)
+        else {
+            return Ok(None);
+        };
+        let direct_allowed = from != self.world_rank
+            && pattern.seq.is_none()
+            && self.trace.is_none()
+            && self.coroutine.get().is_none();
+        if !direct_allowed {
+            return Ok(None);
+        }
+        let next = Header {
+            context: pattern.context,
+            source,
+            tag,
+            flow: 0,
+            call: None,
+        };
+        {
+            let q = self.queues.borrow();
+            let posted_first = q
+                .posted
+                .iter()
+                .any(|p| p.matched.is_none() && p.pattern.matches(&next));
+            if posted_first || q.unexpected.iter().any(|m| pattern.matches(&m.header)) {
+                return Ok(None);
+            }
+        }
+        self.check_live()?;
+        let start = std::time::Instant::now();
+        let idle = |round: u32| {
+            if round % 16 == 15 {
+                self.drain_ready()?;
+                let _ = self.advance_outstanding();
+            }
+            if round < self.fabric.spin_rounds() {
+                std::hint::spin_loop();
+            } else if start.elapsed() < LONG_WAIT {
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(std::time::Duration::from_micros(20));
+            }
+            Ok(())
+        };
+        // SAFETY: the caller's guarantee on `dst`; the channel's next message is the one to
+        // receive: nothing of it is queued and no posted receive would take it first (above),
+        // and what `idle` files arrives after the direct receive matched (MPI gives a message to
+        // the posted receive it matches before a later probe sees it).
+        unsafe { wire.recv_direct(from, &next, buffer, idle) }
     }
 
     /// While in a collective call on `context`: fails if a queued message (the last `newest` of

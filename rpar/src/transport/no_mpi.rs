@@ -53,6 +53,21 @@ impl Wire {
         match *self {}
     }
 
+    /// See the MPI transport's `Wire::recv_direct`.
+    ///
+    /// # Safety
+    ///
+    /// Never callable: there is no `Wire`.
+    pub(crate) unsafe fn recv_direct(
+        &self,
+        _from: usize,
+        _header: &Header,
+        _buffer: (ElemType, *mut u8, usize),
+        _idle: impl FnMut(u32) -> Result<()>,
+    ) -> Result<Option<usize>> {
+        match *self {}
+    }
+
     /// See the MPI transport's `Wire::poll`.
     pub(crate) fn poll(&self) -> Result<Option<(Header, Message)>> {
         match *self {}

@@ -19,11 +19,28 @@
 //! taken, a new combination takes the number of the oldest, in turn, and its full header
 //! redefines that number at the receiver — which sees the redefinition after every bare message
 //! of the old class and before every one of the new, by the same ordering.
+//!
+//! **Direct classes.** The first class of a matching channel (context, source, tag) to a
+//! destination is *direct* (unless it is a ready-mode one, or the destination already has
+//! [`MOST_DIRECT`]): its defining header says so, and its count is the class's **bound**. While
+//! it lives, every message of that channel to that destination is a bare message of it with 1
+//! to `bound` elements. So a receiver that knows the class, has nothing of the channel queued
+//! and no posted receive that could take it first may post `MPI_Irecv` on the class's tag
+//! straight into a receive buffer of at least `bound` elements of the class's type: MPI's own
+//! matching gives it the channel's next message, which fits (`Wire::recv_direct`). Any other
+//! message on the channel (another type or mode, more elements than the bound, none, a header
+//! of its own) first **retires** the direct class: the sender sends an empty message on its tag
+//! (a *marker*: no bare message of a direct class is empty), which ends a receive posted there
+//! (its buffer untouched, it goes the ordinary way) or, probed, tells the receiver that the
+//! class is gone. A class retired because the count grew is followed by a direct class of the
+//! larger bound (at most [`MOST_GROWTHS`] times per channel); any other retirement leaves the
+//! channel without a direct class for good. The number of a live direct class is never taken by
+//! another class.
 
 use super::stand_ins::StandIn;
 use crate::datatype::Compiled;
 use crate::transport::Header;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 /// The MPI tag of the first class's bare messages on the link's communicator; class `n` (from
@@ -33,6 +50,24 @@ const FIRST_CLASS_TAG: i32 = 16;
 /// The most classes a process keeps per destination (and per source): their tables take about
 /// 100 bytes a class on each side.
 pub(super) const MOST_CLASSES: u32 = 256;
+
+/// The most live direct classes a process has per destination (and at most half of its
+/// classes: a new class takes a number that is not a live direct class's). A new direct class
+/// beyond them retires the oldest live one, whose channel then has none for good: each
+/// channel is evicted at most once, so channels that take turns never evict each other again.
+const MOST_DIRECT: u32 = 64;
+
+/// How often a channel's direct class may be retired because a message had more elements than
+/// its bound and be followed by a larger one: each costs a marker and a header.
+const MOST_GROWTHS: u8 = 16;
+
+/// The most channels whose direct history a process keeps per destination; past it, a channel
+/// it has no history of gets no direct class (a program that gives every message a tag of its
+/// own would otherwise grow the table without end).
+const MOST_REMEMBERED: usize = 4096;
+
+/// The bit of a defining header's class field that says the class is direct.
+const DIRECT_BIT: u32 = 1 << 31;
 
 /// The MPI tag of the bare messages of class `class`.
 pub(super) fn tag_of(class: u32) -> i32 {
@@ -44,17 +79,75 @@ pub(super) fn of_tag(tag: i32) -> Option<u32> {
     (tag >= FIRST_CLASS_TAG).then(|| (tag - FIRST_CLASS_TAG + 1) as u32)
 }
 
+/// The class field of a header that defines class `number`, direct or not.
+pub(super) fn encode(number: u32, direct: bool) -> u32 {
+    number | if direct { DIRECT_BIT } else { 0 }
+}
+
+/// The class number and whether it is direct, from a header's class field.
+pub(super) fn decode(field: u32) -> (u32, bool) {
+    (field & !DIRECT_BIT, field & DIRECT_BIT != 0)
+}
+
+/// A matching channel: what a receive from a known source with a known tag names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Channel {
+    pub(crate) context: u32,
+    pub(crate) source: u32,
+    pub(crate) tag: i32,
+}
+
+impl Channel {
+    pub(crate) fn of(header: &Header) -> Channel {
+        Channel {
+            context: header.context,
+            source: header.source,
+            tag: header.tag,
+        }
+    }
+}
+
 /// What makes messages to one destination one class: every field of their headers but the
 /// count. The element type is its compiled map (one per Rust type in a process), by address,
 /// kept alive by the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Key {
-    context: u32,
-    source: u32,
-    tag: i32,
+    channel: Channel,
     /// The ready-mode bit (the flow id is 0: a traced message is never bare).
     flow: u32,
     ty: usize,
+}
+
+/// The key of a retired class's number until another class takes it: matches no message (no
+/// compiled map lives at address 0).
+const RETIRED: Key = Key {
+    channel: Channel {
+        context: 0,
+        source: 0,
+        tag: 0,
+    },
+    flow: 0,
+    ty: 0,
+};
+
+/// A channel's direct history at one destination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direct {
+    /// Its direct class is this number, after `growths` retired for growth.
+    Live { class: u32, growths: u8 },
+    /// It has had direct classes retired this many times for growth, and may have another.
+    Grown(u8),
+    /// It has no direct class, for good.
+    Never,
+}
+
+/// One class a sender keeps.
+struct Numbered {
+    key: Key,
+    /// The element type, kept alive so that no other type takes its address.
+    _ty: Arc<Compiled>,
+    /// For a live direct class, its bound.
+    bound: Option<usize>,
 }
 
 /// The classes of messages this process sends to one other.
@@ -62,11 +155,16 @@ struct Key {
 pub(super) struct Outgoing {
     last: Option<(Key, u32)>,
     by_key: HashMap<Key, u32>,
-    /// Each class's key and element type (kept alive, so that no other type takes its
-    /// address), by number - 1.
-    classes: Vec<(Key, Arc<Compiled>)>,
+    /// Each class, by number - 1.
+    classes: Vec<Numbered>,
     /// The number the next new class takes once every number is taken.
     next_reused: u32,
+    /// The channels' direct histories.
+    direct: HashMap<Channel, Direct>,
+    /// How many direct classes live.
+    live_direct: u32,
+    /// The channels given direct classes, oldest first (some since retired).
+    given: VecDeque<Channel>,
 }
 
 /// What a sender does with a message of a class.
@@ -74,53 +172,182 @@ pub(super) struct Outgoing {
 pub(super) enum Class {
     /// Sends it bare: its receiver knows the class.
     Known(u32),
-    /// Sends it with the full header, which defines this new class.
-    New(u32),
+    /// Sends it with the full header, which defines this new class (direct or not).
+    New(u32, bool),
     /// Sends it with the full header only (the header has a field of its own, or the
     /// destination can have no class).
     None,
 }
 
+/// How a sender sends one message: first, if `retire` names a class, an empty message on its
+/// tag (the marker that retires a direct class), then the message as `class` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Plan {
+    pub(super) retire: Option<u32>,
+    pub(super) class: Class,
+}
+
 impl Outgoing {
-    /// The class of a message with `header` of elements of `ty`, at most `limit` classes.
-    pub(super) fn class_of(&mut self, header: &Header, ty: &Arc<Compiled>, limit: u32) -> Class {
-        if header.call.is_some() || header.flow_id() != 0 || ty.size == 0 || limit == 0 {
-            return Class::None;
+    /// How to send a message with `header` of `count` elements of `ty`, with at most `limit`
+    /// classes; `classed` false for a message that must carry its full header (a synchronous
+    /// send's number, a committed type's signature).
+    pub(super) fn plan(
+        &mut self,
+        header: &Header,
+        (ty, count): (&Arc<Compiled>, usize),
+        limit: u32,
+        classed: bool,
+    ) -> Plan {
+        let unclassed = !classed || header.call.is_some() || header.flow_id() != 0 || ty.size == 0;
+        if unclassed || limit == 0 {
+            return Plan {
+                retire: self.unclassed(header),
+                class: Class::None,
+            };
         }
+        let channel = Channel::of(header);
         let key = Key {
-            context: header.context,
-            source: header.source,
-            tag: header.tag,
+            channel,
             flow: header.flow,
             ty: Arc::as_ptr(ty) as usize,
         };
         if let Some((last, class)) = self.last {
-            if last == key {
-                return Class::Known(class);
+            if last == key && self.fits(class, count) {
+                return Plan {
+                    retire: None,
+                    class: Class::Known(class),
+                };
             }
         }
-        let (class, n) = match self.by_key.get(&key) {
-            Some(&n) => (Class::Known(n), n),
+        // a message the channel's direct class does not take retires it first
+        let mut retire = None;
+        if let Some(&Direct::Live { class, .. }) = self.direct.get(&channel) {
+            let same = self.classes[class as usize - 1].key == key;
+            if !same || !self.fits(class, count) {
+                retire = self.retire(channel, same && count > 0);
+            }
+        }
+        let class = match self.by_key.get(&key) {
+            Some(&n) => Class::Known(n),
             None => {
-                let n = self.take_number(key, ty, limit);
-                (Class::New(n), n)
+                let growths = self.may_be_direct(channel, (header, count), limit);
+                if growths.is_some() && self.live_direct >= MOST_DIRECT.min(limit / 2) {
+                    retire = self.evict_oldest();
+                }
+                let n = self.take_number(key, ty, limit, growths.map(|_| count));
+                if let Some(growths) = growths {
+                    self.direct
+                        .insert(channel, Direct::Live { class: n, growths });
+                    self.live_direct += 1;
+                    self.given.push_back(channel);
+                    if self.given.len() > 4 * MOST_DIRECT as usize {
+                        let direct = &self.direct;
+                        self.given
+                            .retain(|c| matches!(direct.get(c), Some(Direct::Live { .. })));
+                    }
+                }
+                Class::New(n, growths.is_some())
             }
         };
-        self.last = Some((key, n));
-        class
+        if let Class::Known(n) | Class::New(n, _) = class {
+            self.last = Some((key, n));
+        }
+        Plan { retire, class }
     }
 
-    /// A number for the new class `key` of elements of `ty`: the next free one, or once all
-    /// `limit` are taken, the oldest's in turn (its class forgotten).
-    fn take_number(&mut self, key: Key, ty: &Arc<Compiled>, limit: u32) -> u32 {
+    /// Before a message with `header` that carries its full header and no class: the direct
+    /// class of its channel, retired for good, if it had one (for the marker).
+    pub(super) fn unclassed(&mut self, header: &Header) -> Option<u32> {
+        match self.live_direct {
+            0 => None,
+            _ => self.retire(Channel::of(header), false),
+        }
+    }
+
+    /// Whether a message of `count` elements may be a bare message of class `n`: any count
+    /// for a class that is not direct, 1 to its bound for a direct one.
+    fn fits(&self, n: u32, count: usize) -> bool {
+        self.classes[n as usize - 1]
+            .bound
+            .is_none_or(|bound| (1..=bound).contains(&count))
+    }
+
+    /// Whether a new class of `channel` for a message with `header` of `count` elements is
+    /// direct: if so, how often the channel's direct classes grew before it.
+    fn may_be_direct(
+        &self,
+        channel: Channel,
+        (header, count): (&Header, usize),
+        limit: u32,
+    ) -> Option<u8> {
+        let growths = match self.direct.get(&channel) {
+            None if self.direct.len() < MOST_REMEMBERED => 0,
+            Some(&Direct::Grown(n)) if n <= MOST_GROWTHS => n,
+            _ => return None,
+        };
+        let room = MOST_DIRECT.min(limit / 2) > 0;
+        (count > 0 && !header.ready() && room).then_some(growths)
+    }
+
+    /// Retires the oldest live direct class, for good: its number, for the marker.
+    fn evict_oldest(&mut self) -> Option<u32> {
+        while let Some(channel) = self.given.pop_front() {
+            if let Some(class) = self.retire(channel, false) {
+                return Some(class);
+            }
+        }
+        None
+    }
+
+    /// Retires `channel`'s direct class, if it has a live one: its number, for the marker.
+    /// `grew`: because a message of its key had more elements than its bound (the channel may
+    /// then have another).
+    fn retire(&mut self, channel: Channel, grew: bool) -> Option<u32> {
+        let Some(&Direct::Live { class, growths }) = self.direct.get(&channel) else {
+            return None;
+        };
+        let after = match grew {
+            true => Direct::Grown(growths + 1),
+            false => Direct::Never,
+        };
+        self.direct.insert(channel, after);
+        self.live_direct -= 1;
+        let numbered = &mut self.classes[class as usize - 1];
+        self.by_key.remove(&numbered.key);
+        numbered.key = RETIRED;
+        numbered.bound = None;
+        if self.last.is_some_and(|(_, last)| last == class) {
+            self.last = None;
+        }
+        Some(class)
+    }
+
+    /// A number for the new class `key` of elements of `ty` (direct with `bound`, or not): the
+    /// next free one, or once all `limit` are taken, the next in turn that is not a live direct
+    /// class (its class forgotten).
+    fn take_number(
+        &mut self,
+        key: Key,
+        ty: &Arc<Compiled>,
+        limit: u32,
+        bound: Option<usize>,
+    ) -> u32 {
+        let numbered = Numbered {
+            key,
+            _ty: ty.clone(),
+            bound,
+        };
         let n = if (self.classes.len() as u32) < limit {
-            self.classes.push((key, ty.clone()));
+            self.classes.push(numbered);
             self.classes.len() as u32
         } else {
-            let n = self.next_reused % limit + 1;
+            let mut n = self.next_reused % limit + 1;
+            while self.classes[n as usize - 1].bound.is_some() {
+                n = n % limit + 1;
+            }
             self.next_reused = n;
-            let old = std::mem::replace(&mut self.classes[n as usize - 1], (key, ty.clone()));
-            self.by_key.remove(&old.0);
+            let old = std::mem::replace(&mut self.classes[n as usize - 1], numbered);
+            self.by_key.remove(&old.key);
             n
         };
         self.by_key.insert(key, n);
@@ -128,31 +355,82 @@ impl Outgoing {
     }
 }
 
+/// What a receiver knows of a class of another process's messages.
+#[derive(Clone)]
+pub(super) struct Known {
+    pub(super) header: Header,
+    pub(super) stand_in: StandIn,
+    /// For a direct class, its bound.
+    pub(super) bound: Option<usize>,
+}
+
 /// The classes this process knows of the messages other processes send it, by source.
 #[derive(Default)]
 pub(super) struct Incoming {
-    by_source: Vec<Vec<Option<(Header, StandIn)>>>,
+    by_source: Vec<Sourced>,
+}
+
+/// The classes of one source's messages.
+#[derive(Default)]
+struct Sourced {
+    classes: Vec<Option<Known>>,
+    /// Its live direct classes, by channel.
+    direct: HashMap<Channel, u32>,
 }
 
 impl Incoming {
-    /// Learns class `class` of process `from`: its messages have `header` and elements of
-    /// `stand_in`'s signature.
-    pub(super) fn define(&mut self, from: usize, class: u32, header: Header, stand_in: StandIn) {
+    /// Learns class `class` of process `from` (replacing what had its number): its messages
+    /// have `header` and elements of `stand_in`'s signature, and if direct, 1 to `bound` of them.
+    pub(super) fn define(&mut self, from: usize, class: u32, known: Known) {
         if self.by_source.len() <= from {
-            self.by_source.resize_with(from + 1, Vec::new);
+            self.by_source.resize_with(from + 1, Default::default);
         }
-        let classes = &mut self.by_source[from];
+        let source = &mut self.by_source[from];
         let at = class as usize - 1;
-        if classes.len() <= at {
-            classes.resize_with(at + 1, || None);
+        if source.classes.len() <= at {
+            source.classes.resize_with(at + 1, || None);
         }
-        classes[at] = Some((header, stand_in));
+        if let Some(old) = source.classes[at].take() {
+            forget_direct(source, class, &old);
+        }
+        if known.bound.is_some() {
+            source.direct.insert(Channel::of(&known.header), class);
+        }
+        source.classes[at] = Some(known);
+    }
+
+    /// Forgets class `class` of process `from`: its marker came (a direct class retired).
+    pub(super) fn retire(&mut self, from: usize, class: u32) {
+        let Some(source) = self.by_source.get_mut(from) else {
+            return;
+        };
+        let at = class as usize - 1;
+        if let Some(old) = source.classes.get_mut(at).and_then(Option::take) {
+            forget_direct(source, class, &old);
+        }
     }
 
     /// Class `class` of process `from`, if known.
-    pub(super) fn get(&self, from: usize, class: u32) -> Option<&(Header, StandIn)> {
+    pub(super) fn get(&self, from: usize, class: u32) -> Option<&Known> {
         let at = (class as usize).checked_sub(1)?;
-        self.by_source.get(from)?.get(at)?.as_ref()
+        self.by_source.get(from)?.classes.get(at)?.as_ref()
+    }
+
+    /// The live direct class of `channel` from process `from`, if any: its number and what is
+    /// known of it.
+    pub(super) fn direct(&self, from: usize, channel: &Channel) -> Option<(u32, &Known)> {
+        let source = self.by_source.get(from)?;
+        let &class = source.direct.get(channel)?;
+        Some((class, source.classes.get(class as usize - 1)?.as_ref()?))
+    }
+}
+
+/// Drops `old`, which was class `class` of `source`, from the source's direct classes if it was
+/// the live one of its channel.
+fn forget_direct(source: &mut Sourced, class: u32, old: &Known) {
+    let channel = Channel::of(&old.header);
+    if old.bound.is_some() && source.direct.get(&channel) == Some(&class) {
+        source.direct.remove(&channel);
     }
 }
 
@@ -171,30 +449,91 @@ mod tests {
         }
     }
 
+    /// The plan for a message with `h` of `count` elements of `ty`, classed, at most `limit`
+    /// classes: (the class retired first, the class).
+    fn plan(
+        out: &mut Outgoing,
+        h: &Header,
+        ty: &Arc<Compiled>,
+        count: usize,
+        limit: u32,
+    ) -> (Option<u32>, Class) {
+        let p = out.plan(h, (ty, count), limit, true);
+        (p.retire, p.class)
+    }
+
     #[test]
     fn a_class_per_header_and_type() {
-        let (f, u) = (
-            crate::datatype::Compiled::of_type::<f64>(),
-            crate::datatype::Compiled::of_type::<u8>(),
-        );
+        let (f, u) = (Compiled::of_type::<f64>(), Compiled::of_type::<u8>());
         let mut out = Outgoing::default();
-        assert_eq!(out.class_of(&header(5), &f, 10), Class::New(1));
-        assert_eq!(out.class_of(&header(5), &f, 10), Class::Known(1));
-        assert_eq!(out.class_of(&header(5), &u, 10), Class::New(2));
-        assert_eq!(out.class_of(&header(6), &f, 10), Class::New(3));
-        assert_eq!(out.class_of(&header(5), &f, 10), Class::Known(1));
-        // every number taken: the oldest's, in turn, and its class is new again after
-        assert_eq!(out.class_of(&header(7), &f, 3), Class::New(1));
-        assert_eq!(out.class_of(&header(7), &f, 3), Class::Known(1));
-        assert_eq!(out.class_of(&header(5), &f, 3), Class::New(2));
-        assert_eq!(out.class_of(&header(6), &f, 3), Class::Known(3));
-        assert_eq!(out.class_of(&header(7), &f, 3), Class::Known(1));
-        assert_eq!(out.class_of(&header(5), &f, 0), Class::None); // no class at all
+        // the first class of a channel is direct, bounded by its first count
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 4, 10),
+            (None, Class::New(1, true))
+        );
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 4, 10),
+            (None, Class::Known(1))
+        );
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 1, 10),
+            (None, Class::Known(1))
+        );
+        assert_eq!(
+            plan(&mut out, &header(6), &f, 1, 10),
+            (None, Class::New(2, true))
+        );
+        // another type on a channel retires its direct class, for good, and the key's class
+        // with it
+        assert_eq!(
+            plan(&mut out, &header(5), &u, 4, 10),
+            (Some(1), Class::New(3, false))
+        );
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 4, 10),
+            (None, Class::New(4, false))
+        );
+        assert_eq!(
+            plan(&mut out, &header(5), &u, 9, 10),
+            (None, Class::Known(3))
+        );
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 0, 10),
+            (None, Class::Known(4))
+        );
+        // every number taken: the next in turn that is not a live direct class (2 is)
+        assert_eq!(
+            plan(&mut out, &header(7), &f, 1, 4),
+            (None, Class::New(1, true))
+        );
+        assert_eq!(
+            plan(&mut out, &header(6), &f, 1, 4),
+            (None, Class::Known(2))
+        );
+        // at most half of the numbers direct: the oldest live one (channel 6's) is evicted,
+        // and its channel has none from then on
+        assert_eq!(
+            plan(&mut out, &header(8), &f, 1, 4),
+            (Some(2), Class::New(2, true))
+        );
+        assert_eq!(
+            plan(&mut out, &header(6), &f, 1, 4),
+            (None, Class::New(3, false))
+        );
+        assert_eq!(
+            plan(&mut out, &header(5), &u, 1, 4),
+            (None, Class::New(4, false))
+        );
+        assert_eq!(
+            plan(&mut out, &header(8), &f, 1, 4),
+            (None, Class::Known(2))
+        );
+        assert_eq!(plan(&mut out, &header(5), &f, 1, 0), (None, Class::None)); // no class at all
         let traced = Header {
             flow: 9,
-            ..header(5)
+            ..header(8)
         };
-        assert_eq!(out.class_of(&traced, &f, 10), Class::None);
+        assert_eq!(plan(&mut out, &traced, &f, 1, 10), (Some(2), Class::None));
         let call = crate::transport::CollectiveCall {
             rank: 1,
             seq: 3,
@@ -205,17 +544,102 @@ mod tests {
         };
         let collective = Header {
             call: Some(CallKey::from(&call)),
-            ..header(5)
+            ..header(9)
         };
-        assert_eq!(out.class_of(&collective, &f, 10), Class::None);
-        let empty = crate::datatype::Compiled::of_type::<[f64; 0]>();
-        assert_eq!(out.class_of(&header(5), &empty, 10), Class::None);
+        assert_eq!(plan(&mut out, &collective, &f, 1, 10).1, Class::None);
+        let empty = Compiled::of_type::<[f64; 0]>();
+        assert_eq!(plan(&mut out, &header(9), &empty, 1, 10).1, Class::None);
     }
 
     #[test]
-    fn class_tags_round_trip() {
+    fn a_direct_class_grows_with_its_count_and_ends_otherwise() {
+        let f = Compiled::of_type::<f64>();
+        let mut out = Outgoing::default();
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 2, 10),
+            (None, Class::New(1, true))
+        );
+        // more than the bound: retired, and a direct class of the larger bound
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 3, 10),
+            (Some(1), Class::New(2, true))
+        );
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 3, 10),
+            (None, Class::Known(2))
+        );
+        // an empty message: retired for good; the channel's classes are plain from then on
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 0, 10),
+            (Some(2), Class::New(3, false))
+        );
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 99, 10),
+            (None, Class::Known(3))
+        );
+        // a message with a header of its own (a synchronous send) retires it too
+        assert_eq!(
+            plan(&mut out, &header(6), &f, 1, 10),
+            (None, Class::New(4, true))
+        );
+        let sync = out.plan(&header(6), (&f, 1), 10, false);
+        assert_eq!((sync.retire, sync.class), (Some(4), Class::None));
+        assert_eq!(out.plan(&header(6), (&f, 1), 10, false).retire, None);
+        // growth at most MOST_GROWTHS times
+        let mut out = Outgoing::default();
+        for count in 1..=MOST_GROWTHS as usize + 1 {
+            let (_, class) = plan(&mut out, &header(5), &f, count, 300);
+            assert_eq!(class, Class::New(count as u32, true));
+        }
+        let last = MOST_GROWTHS as u32 + 1;
+        let next = MOST_GROWTHS as usize + 2;
+        assert_eq!(
+            plan(&mut out, &header(5), &f, next, 300),
+            (Some(last), Class::New(last + 1, false))
+        );
+        // a ready-mode send's class is never direct
+        let mut ready = header(7);
+        ready.set_ready(true);
+        assert_eq!(
+            plan(&mut out, &ready, &f, 1, 300),
+            (None, Class::New(last + 2, false))
+        );
+    }
+
+    #[test]
+    fn a_receiver_knows_the_live_direct_class_of_each_channel() {
+        let f64s = [(crate::datatype::BasicType::F64, 1)];
+        let stand_in = StandIn::of_signature(&f64s).unwrap();
+        let known = |tag, bound| Known {
+            header: header(tag),
+            stand_in: stand_in.clone(),
+            bound,
+        };
+        let channel = Channel::of(&header(5));
+        let mut incoming = Incoming::default();
+        incoming.define(3, 2, known(5, Some(4)));
+        assert_eq!(
+            incoming.direct(3, &channel).map(|(n, k)| (n, k.bound)),
+            Some((2, Some(4)))
+        );
+        assert!(incoming.direct(1, &channel).is_none());
+        // redefined as another channel's plain class: no longer direct
+        incoming.define(3, 2, known(6, None));
+        assert!(incoming.direct(3, &channel).is_none());
+        incoming.define(3, 3, known(5, Some(1)));
+        incoming.retire(3, 3);
+        assert!(incoming.direct(3, &channel).is_none());
+        assert!(incoming.get(3, 3).is_none());
+        assert!(incoming.get(3, 2).is_some());
+    }
+
+    #[test]
+    fn class_tags_and_fields_round_trip() {
         for class in [1, 2, 1000] {
             assert_eq!(of_tag(tag_of(class)), Some(class));
+            for direct in [false, true] {
+                assert_eq!(decode(encode(class, direct)), (class, direct));
+            }
         }
         assert_eq!(of_tag(7), None);
     }

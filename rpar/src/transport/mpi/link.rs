@@ -75,14 +75,14 @@ fn goes_apart(elem: ElemType, count: usize) -> bool {
 pub(crate) struct Wire {
     /// Every message: full ones on [`TAG`], bare ones of a class on their class's tag
     /// (`classes.rs`). The receiver probes it on any tag.
-    comm: SimpleCommunicator,
+    pub(super) comm: SimpleCommunicator,
     /// What the probe on any tag must not take: payloads apart from their headers and the
     /// acknowledgements of synchronous sends.
     side: SimpleCommunicator,
     /// The classes of messages to each process.
     outgoing_classes: RefCell<Vec<classes::Outgoing>>,
     /// The classes of messages from other processes.
-    incoming_classes: RefCell<classes::Incoming>,
+    pub(super) incoming_classes: RefCell<classes::Incoming>,
     /// How many classes a destination may have: [`classes::MOST_CLASSES`], fewer if the class
     /// tags up to `MPI_TAG_UB` are fewer.
     class_limit: u32,
@@ -170,13 +170,16 @@ impl Wire {
         sync: u32,
     ) -> Result<Option<PendingSend>> {
         let compiled = (elem.compiled)();
-        let class = match sync {
-            0 => {
-                self.outgoing_classes.borrow_mut()[to].class_of(header, &compiled, self.class_limit)
-            }
-            _ => Class::None,
-        };
-        let class = match class {
+        let plan = self.outgoing_classes.borrow_mut()[to].plan(
+            header,
+            (&compiled, count),
+            self.class_limit,
+            sync == 0,
+        );
+        if let Some(retired) = plan.retire {
+            self.send_marker(to, retired);
+        }
+        let class = match plan.class {
             Class::Known(n) => {
                 // the bytes alone, on the class's tag
                 let tag = classes::tag_of(n);
@@ -190,7 +193,7 @@ impl Wire {
                     unsafe { self.isend_raw(&self.comm, to, src, elem.size * count, tag)? };
                 return Ok(Some(self.file_direct(request)));
             }
-            Class::New(n) => n,
+            Class::New(n, direct) => classes::encode(n, direct),
             Class::None => 0,
         };
         if sync != 0 || !goes_apart(elem, count) {
@@ -335,6 +338,7 @@ impl Wire {
         count: usize,
         start: *const u8,
     ) -> Result<()> {
+        self.unclassed(to, header);
         let bytes = ty.pack_size(count);
         let mut buf = self.outgoing.borrow_mut().buffer(bytes + 64);
         // SAFETY: the caller guarantees the source bytes; `buf` has room for the packed bytes.
@@ -348,6 +352,7 @@ impl Wire {
 
     /// Sends a message already made for the in-process mailbox (inline, owned or packed).
     pub(crate) fn send_message(&self, to: usize, header: &Header, m: Message) -> Result<()> {
+        self.unclassed(to, header);
         let Message { elem, count, data } = m;
         match data {
             // SAFETY: an inline payload holds `count` elements of `elem`.
@@ -373,6 +378,29 @@ impl Wire {
                 self.isend(to, buf, TAG)
             }
         }
+    }
+
+    /// Before a message to `to` that carries its full header and no class: retires the direct
+    /// class of its channel, if it has one (`classes.rs`).
+    fn unclassed(&self, to: usize, header: &Header) {
+        if let Some(retired) = self.outgoing_classes.borrow_mut()[to].unclassed(header) {
+            self.send_marker(to, retired);
+        }
+    }
+
+    /// Sends the marker that retires direct class `class` to `to`: an empty message on its tag.
+    fn send_marker(&self, to: usize, class: u32) {
+        // SAFETY: no bytes are read; MPI_Send of an empty message is done when it returns.
+        unsafe {
+            ffi::MPI_Send(
+                std::ptr::null(),
+                0,
+                ffi::RSMPI_UINT8_T,
+                to as i32,
+                classes::tag_of(class),
+                self.comm.as_raw(),
+            )
+        };
     }
 
     /// A number for a synchronous send of this process, never 0 (0 says "no acknowledgement").
@@ -542,12 +570,23 @@ impl Wire {
         // the handle is this function's to receive (rsmpi's wrapper would insist on it)
         std::mem::forget(msg);
         if let Some(class) = classes::of_tag(status.tag()) {
-            let (header, stand_in) = self
+            let known = self
                 .incoming_classes
                 .borrow()
                 .get(from as usize, class)
                 .cloned()
                 .ok_or_else(malformed)?;
+            if len == 0 && known.bound.is_some() {
+                // the marker that retires a direct class
+                RemotePayload::matched(handle, 0).receive();
+                self.incoming_classes
+                    .borrow_mut()
+                    .retire(from as usize, class);
+                return Ok(None);
+            }
+            let classes::Known {
+                header, stand_in, ..
+            } = known;
             let size = stand_in.ty.size();
             if size == 0 || !len.is_multiple_of(size) {
                 return Err(malformed());
@@ -595,12 +634,15 @@ impl Wire {
             ));
         }
         if d.class != 0 {
-            self.incoming_classes.borrow_mut().define(
-                from as usize,
-                d.class,
-                d.header,
-                d.stand_in.clone(),
-            );
+            let (class, direct) = classes::decode(d.class);
+            let known = classes::Known {
+                header: d.header,
+                stand_in: d.stand_in.clone(),
+                bound: direct.then_some(d.count),
+            };
+            self.incoming_classes
+                .borrow_mut()
+                .define(from as usize, class, known);
         }
         let ack = (d.sync != 0).then_some((from as usize, d.sync));
         let payload = if d.payload_tag != 0 {

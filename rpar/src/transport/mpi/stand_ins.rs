@@ -27,7 +27,7 @@ pub(crate) struct StandIn {
 }
 
 impl StandIn {
-    fn of_signature(sig: &[(BasicType, usize)]) -> Result<StandIn> {
+    pub(super) fn of_signature(sig: &[(BasicType, usize)]) -> Result<StandIn> {
         let plain = match sig {
             &[(b, 1)] => plain_elem(b),
             _ => None,
