@@ -183,6 +183,22 @@ impl Wire {
             Class::Known(n) => {
                 // the bytes alone, on the class's tag
                 let tag = classes::tag_of(n);
+                let bytes = elem.size * count;
+                if elem.dense && bytes <= SMALL_BYTES {
+                    // SAFETY: `src` holds `count` elements of a type gap-free in memory, their
+                    // packed bytes (the caller); MPI_Send is done with them when it returns.
+                    unsafe {
+                        ffi::MPI_Send(
+                            src.cast(),
+                            bytes as i32,
+                            ffi::RSMPI_UINT8_T,
+                            to as i32,
+                            tag,
+                            self.comm.as_raw(),
+                        )
+                    };
+                    return Ok(None);
+                }
                 if !goes_apart(elem, count) {
                     // SAFETY: the caller's guarantee on `src`.
                     let buf = unsafe { self.packed(0, (elem, count), &compiled, src) };
