@@ -840,6 +840,9 @@ fn direct(world: &Comm) -> rpar::Result<()> {
             world.send(&[31u64][..], 1, 75)?;
             world.send(&vec![8u64; BIG][..], 1, 76)?; // waits until rank 1 takes it
             world.send(&[32u64][..], 1, 75)?;
+            for (i, len) in [5usize, 5, 3, 9, 0, 2].into_iter().enumerate() {
+                world.send(&vec![i as u64; len][..], 1, 77)?; // received as new `Vec`s
+            }
         }
         1 => {
             let mut four = [0u64; 4];
@@ -912,6 +915,10 @@ fn direct(world: &Comm) -> rpar::Result<()> {
                 world.recv::<u64>(0, 76)?.0,
                 vec![8; BIG],
             );
+            for (i, len) in [5usize, 5, 3, 9, 0, 2].into_iter().enumerate() {
+                let (v, st) = world.recv::<u64>(0, 77)?;
+                check("a new Vec", (v, st.count), (vec![i as u64; len], len));
+            }
         }
         _ => {
             for _ in 0..5 {

@@ -17,6 +17,11 @@ use crate::transport::{
 };
 use crate::{Error, Result};
 
+/// The most bytes a [`Comm::recv`] allocates for a receive straight from MPI (the bound of the
+/// channel's direct class, whatever the message's count): larger messages are probed first,
+/// which costs nothing measurable beside their transfer and sizes the `Vec` exactly.
+const DIRECT_VEC_BYTES: usize = 64 << 10;
+
 #[inline]
 pub(crate) fn check_send_tag(tag: i32) -> Result<()> {
     if (0..=TAG_UB).contains(&tag) {
@@ -646,12 +651,45 @@ impl Comm {
             return Ok((Vec::new(), Status::null()));
         };
         let ep = self.endpoint();
+        if ep.wire().is_some() && source != ANY_SOURCE {
+            if let Some(got) = self.recv_vec_direct(&pattern, source)? {
+                return Ok(got);
+            }
+        }
         let mut m = ep.recv(&pattern)?;
         self.accept_arrival(&m)?;
         match deliver_vec(&mut m) {
             Ok(got) => Ok(got),
             Err(failure) => Err(undelivered(failure, m, ep)),
         }
+    }
+
+    /// [`Comm::recv_in`] straight into a new `Vec` by MPI's own matching, where the channel from
+    /// `source`'s process has a direct class of `T` of at most [`DIRECT_VEC_BYTES`]; `None`
+    /// where it does not apply (nothing received).
+    fn recv_vec_direct<T: Datatype>(
+        &self,
+        pattern: &Pattern,
+        source: usize,
+    ) -> Result<Option<(Vec<T>, Status)>> {
+        let (ep, from, elem) = (self.endpoint(), self.group[source], ElemType::of::<T>());
+        let Some(bound) = ep.direct_bound(pattern, from, elem) else {
+            return Ok(None);
+        };
+        if bound.saturating_mul(elem.size) > DIRECT_VEC_BYTES {
+            return Ok(None);
+        }
+        let mut v = Vec::<T>::with_capacity(bound);
+        let target = (elem, v.as_mut_ptr().cast(), bound);
+        // SAFETY: `v` has room for `bound` elements, owned by this call.
+        let Some(count) = (unsafe { ep.recv_direct(pattern, from, target)? }) else {
+            return Ok(None);
+        };
+        // SAFETY: MPI wrote `count` <= `bound` elements' bytes; a direct class's elements are
+        // values of a basic type of which every bit pattern is a value (`StandIn::plain`), `T`.
+        unsafe { v.set_len(count) };
+        let tag = pattern.tag.unwrap_or_default();
+        Ok(Some((v, Status::of(source, tag, count))))
     }
 
     pub(crate) fn recv_into_in<T: Datatype>(
@@ -692,9 +730,10 @@ impl Comm {
         source: usize,
         recv_tag: i32,
     ) -> Result<Status> {
-        self.pattern(context, source, recv_tag)?; // refuse bad arguments before sending
-                                                  // SAFETY: `send` is borrowed for this whole call; the offer is finished below, or
-                                                  // dropped on an unwind, before it returns.
+        // refuse bad arguments before sending
+        self.pattern(context, source, recv_tag)?;
+        // SAFETY: `send` is borrowed for this whole call; the offer is finished below, or
+        // dropped on an unwind, before it returns.
         let offer = unsafe { self.post_send(context, send, dest, send_tag)? };
         let received = self.recv_into_in(context, recv, source, recv_tag);
         if let Some(offer) = offer {

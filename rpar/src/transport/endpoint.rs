@@ -432,6 +432,18 @@ pub(crate) struct Endpoint {
     names: RefCell<std::collections::HashMap<u32, Rc<str>>>,
 }
 
+/// The header of the next message of the channel `pattern` names, if it names one (a known
+/// source and tag): what a direct receive of it matches.
+fn direct_channel(pattern: &Pattern) -> Option<Header> {
+    Some(Header {
+        context: pattern.context,
+        source: pattern.source?,
+        tag: pattern.tag?,
+        flow: 0,
+        call: None,
+    })
+}
+
 /// The out-of-line part of [`Endpoint::flow_in`].
 #[cold]
 #[inline(never)]
@@ -957,15 +969,21 @@ impl Endpoint {
             if wire.progressed_since() {
                 return Ok(Envelope::Wake); // a send may be waiting for it
             }
-            if round < self.fabric.spin_rounds() {
-                std::hint::spin_loop();
-            } else if start.elapsed() < LONG_WAIT {
-                std::thread::yield_now();
-            } else {
-                std::thread::sleep(std::time::Duration::from_micros(20));
-            }
+            self.back_off(round, start);
         }
         unreachable!("the polling loop returns")
+    }
+
+    /// The pause after `round` empty polls of a wait that began at `start`: spin first, then
+    /// yield the core, then sleep briefly once the wait is long.
+    fn back_off(&self, round: u32, start: std::time::Instant) {
+        if round < self.fabric.spin_rounds() {
+            std::hint::spin_loop();
+        } else if start.elapsed() < LONG_WAIT {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(20));
+        }
     }
 
     /// What a blocked call waits for, for a deadlock report.
@@ -1316,6 +1334,19 @@ impl Endpoint {
         }
     }
 
+    /// The bound of the direct class of the channel `pattern` names from world rank `from`, if
+    /// it has one of elements of `elem` (see [`Endpoint::recv_direct`]).
+    pub(crate) fn direct_bound(
+        &self,
+        pattern: &Pattern,
+        from: usize,
+        elem: ElemType,
+    ) -> Option<usize> {
+        self.wire
+            .as_ref()?
+            .direct_bound(from, &direct_channel(pattern)?, elem)
+    }
+
     /// A blocking receive of `pattern` from world rank `from`, another process, straight into
     /// the `capacity` elements of `elem` at `dst` by MPI's own matching (`Wire::recv_direct`),
     /// where rpar's matching allows it: a known source and tag on a point-to-point context,
@@ -1333,8 +1364,7 @@ impl Endpoint {
         from: usize,
         buffer: (ElemType, *mut u8, usize),
     ) -> Result<Option<usize>> {
-        let (Some(wire), Some(source), Some(tag)) = (&self.wire, pattern.source, pattern.tag)
-        else {
+        let (Some(wire), Some(next)) = (&self.wire, direct_channel(pattern)) else {
             return Ok(None);
         };
         let direct_allowed = from != self.world_rank
@@ -1344,13 +1374,6 @@ impl Endpoint {
         if !direct_allowed {
             return Ok(None);
         }
-        let next = Header {
-            context: pattern.context,
-            source,
-            tag,
-            flow: 0,
-            call: None,
-        };
         {
             let q = self.queues.borrow();
             let posted_first = q
@@ -1368,13 +1391,7 @@ impl Endpoint {
                 self.drain_ready()?;
                 let _ = self.advance_outstanding();
             }
-            if round < self.fabric.spin_rounds() {
-                std::hint::spin_loop();
-            } else if start.elapsed() < LONG_WAIT {
-                std::thread::yield_now();
-            } else {
-                std::thread::sleep(std::time::Duration::from_micros(20));
-            }
+            self.back_off(round, start);
             Ok(())
         };
         // SAFETY: the caller's guarantee on `dst`; the channel's next message is the one to

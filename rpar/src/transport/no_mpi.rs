@@ -68,6 +68,16 @@ impl Wire {
         match *self {}
     }
 
+    /// See the MPI transport's `Wire::direct_bound`.
+    pub(crate) fn direct_bound(
+        &self,
+        _from: usize,
+        _header: &Header,
+        _elem: ElemType,
+    ) -> Option<usize> {
+        match *self {}
+    }
+
     /// See the MPI transport's `Wire::poll`.
     pub(crate) fn poll(&self) -> Result<Option<(Header, Message)>> {
         match *self {}

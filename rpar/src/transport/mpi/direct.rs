@@ -71,6 +71,20 @@ impl Wire {
         unreachable!("the loop returns")
     }
 
+    /// The bound of the live direct class of the channel of `header` from world rank `from`,
+    /// if it has one whose elements are values of `elem`: how many elements a buffer for
+    /// [`Wire::recv_direct`] must hold.
+    pub(crate) fn direct_bound(
+        &self,
+        from: usize,
+        header: &Header,
+        elem: ElemType,
+    ) -> Option<usize> {
+        let classes = self.incoming_classes.borrow();
+        let (_, known) = classes.direct(from, &Channel::of(header))?;
+        (known.stand_in.plain?.id == elem.id).then_some(known.bound?)
+    }
+
     /// Posts a receive of the next message of `channel` from world rank `from` straight into
     /// the `capacity` elements of `elem` at `dst`, if that channel has a live direct class whose
     /// elements are values of `elem` and whose bound `capacity` holds; `None` otherwise.
