@@ -6,11 +6,13 @@
  *      rpar does),
  *   2  a receive pre-posted on any source into a 4 KiB slab, polled with MPI_Test, copied out
  *      and posted again (the alternative rpar has not built; LEN at most 4096),
- *   3  as 1, the probe on the known source (whether naming it makes MPI's probe cheaper).
+ *   3  as 1, the probe on the known source (whether naming it makes MPI's probe cheaper),
+ *   4  MPI_Irecv from the known source into the buffer, polled with MPI_Test (what rpar's
+ *      direct receive does: the floor of a receive that must keep polling for progress).
  * Buffers are written before the loop (an untouched calloc'd page is the kernel's zero page,
  * which flatters a single-copy transfer). Prints the half round trip in microseconds.
  * Build and run: mpicc.mpich -O2 -o receive_paths bench/mpi_receive_paths.c;
- * for m in 0 1 2 3; do mpiexec.mpich -n 2 ./receive_paths $m [LEN]; done */
+ * for m in 0 1 2 3 4; do mpiexec.mpich -n 2 ./receive_paths $m [LEN]; done */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +23,8 @@ int main(int argc, char **argv) {
   int rank; MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int mode = argc > 1 ? atoi(argv[1]) : 0;
   int len = argc > 2 ? atoi(argv[2]) : 58;
-  if (mode < 0 || mode > 3 || len < 0 || (mode == 2 && len > SLAB)) {
-    if (rank == 0) fprintf(stderr, "usage: receive_paths MODE(0-3) [LEN, at most %d in mode 2]\n", SLAB);
+  if (mode < 0 || mode > 4 || len < 0 || (mode == 2 && len > SLAB)) {
+    if (rank == 0) fprintf(stderr, "usage: receive_paths MODE(0-4) [LEN, at most %d in mode 2]\n", SLAB);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   int n = len <= 4096 ? 200000 : len <= 65536 ? 20000 : 2000;
@@ -45,6 +47,10 @@ int main(int argc, char **argv) {
         while (!flag) MPI_Improbe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &m, &st);
         int c; MPI_Get_count(&st, MPI_BYTE, &c);
         MPI_Mrecv(rbuf, c, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+      } else if (mode == 4) {
+        int flag = 0;
+        MPI_Irecv(rbuf, len, MPI_BYTE, peer, 7, MPI_COMM_WORLD, &req);
+        while (!flag) MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
       } else {
         int flag = 0; MPI_Status st;
         while (!flag) MPI_Test(&req, &flag, &st);

@@ -955,7 +955,7 @@ impl Endpoint {
     /// itself) or from MPI. Polls both (there is no one to wake a parked process), tightly at
     /// first, then yielding the core, then pausing between looks once the wait is long.
     fn next_from_wire(&self, wire: &Wire) -> Result<Envelope> {
-        let start = std::time::Instant::now();
+        let mut since = None;
         for round in 0u32.. {
             match self.rx.try_recv() {
                 Ok(env) => return Ok(env),
@@ -969,17 +969,18 @@ impl Endpoint {
             if wire.progressed_since() {
                 return Ok(Envelope::Wake); // a send may be waiting for it
             }
-            self.back_off(round, start);
+            self.back_off(round, &mut since);
         }
         unreachable!("the polling loop returns")
     }
 
-    /// The pause after `round` empty polls of a wait that began at `start`: spin first, then
-    /// yield the core, then sleep briefly once the wait is long.
-    fn back_off(&self, round: u32, start: std::time::Instant) {
+    /// The pause after `round` empty polls of a wait: spin first, then yield the core, then
+    /// sleep briefly once the wait is long. `since` is when it stopped spinning, read from the
+    /// clock only then (a wait that ends while spinning, most of them, never reads it).
+    fn back_off(&self, round: u32, since: &mut Option<std::time::Instant>) {
         if round < self.fabric.spin_rounds() {
             std::hint::spin_loop();
-        } else if start.elapsed() < LONG_WAIT {
+        } else if since.get_or_insert_with(std::time::Instant::now).elapsed() < LONG_WAIT {
             std::thread::yield_now();
         } else {
             std::thread::sleep(std::time::Duration::from_micros(20));
@@ -1385,13 +1386,13 @@ impl Endpoint {
             }
         }
         self.check_live()?;
-        let start = std::time::Instant::now();
+        let mut since = None;
         let idle = |round: u32| {
             if round % 16 == 15 {
                 self.drain_ready()?;
                 let _ = self.advance_outstanding();
             }
-            self.back_off(round, start);
+            self.back_off(round, &mut since);
             Ok(())
         };
         // SAFETY: the caller's guarantee on `dst`; the channel's next message is the one to

@@ -40,7 +40,8 @@
 use super::stand_ins::StandIn;
 use crate::datatype::Compiled;
 use crate::transport::Header;
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// The MPI tag of the first class's bare messages on the link's communicator; class `n` (from

@@ -173,9 +173,12 @@ impl DirectRecv<'_> {
         // SAFETY: the request completed, so MPI filled the status.
         let status = unsafe { status.assume_init() };
         let (mut cancelled, mut bytes) = (0, 0);
-        // SAFETY: `status` is a completed receive's.
+        // SAFETY: `status` is a completed receive's. Only a wait follows a cancel (`Drop`): a
+        // receive that a test finds complete was not cancelled.
         unsafe {
-            ffi::MPI_Test_cancelled(&status, &mut cancelled);
+            if wait {
+                ffi::MPI_Test_cancelled(&status, &mut cancelled);
+            }
             ffi::MPI_Get_count(&status, ffi::RSMPI_UINT8_T, &mut bytes);
         }
         if cancelled != 0 {
