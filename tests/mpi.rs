@@ -843,6 +843,11 @@ fn direct(world: &Comm) -> rpar::Result<()> {
             for (i, len) in [5usize, 5, 3, 9, 0, 2].into_iter().enumerate() {
                 world.send(&vec![i as u64; len][..], 1, 77)?; // received as new `Vec`s
             }
+            // a large message, then many small ones: the channel's direct class shrinks to them
+            world.send(&vec![9u64; 1000][..], 1, 78)?;
+            for i in 0..100u64 {
+                world.send(&[i, i + 1][..], 1, 78)?;
+            }
         }
         1 => {
             let mut four = [0u64; 4];
@@ -918,6 +923,14 @@ fn direct(world: &Comm) -> rpar::Result<()> {
             for (i, len) in [5usize, 5, 3, 9, 0, 2].into_iter().enumerate() {
                 let (v, st) = world.recv::<u64>(0, 77)?;
                 check("a new Vec", (v, st.count), (vec![i as u64; len], len));
+            }
+            let mut large = vec![0u64; 1000];
+            world.recv_into(&mut large[..], 0, 78)?;
+            check("the large message", large, vec![9; 1000]);
+            let mut two = [0u64; 2];
+            for i in 0..100u64 {
+                let st = world.recv_into(&mut two[..], 0, 78)?;
+                check("the small ones after it", (two, st.count), ([i, i + 1], 2));
             }
         }
         _ => {

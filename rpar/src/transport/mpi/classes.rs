@@ -33,7 +33,10 @@
 //! (a *marker*: no bare message of a direct class is empty), which ends a receive posted there
 //! (its buffer untouched, it goes the ordinary way) or, probed, tells the receiver that the
 //! class is gone. A class retired because the count grew is followed by a direct class of the
-//! larger bound (at most [`MOST_GROWTHS`] times per channel); any other retirement leaves the
+//! larger bound; one whose messages have all been far below its bound for a while
+//! ([`SHRINK_AFTER`] in a row of at most a [`SHRINK_RATIO`]th of it) is followed by one of the
+//! smaller bound, so that a receive into a buffer sized for them takes the direct path again (a
+//! channel changes its bound at most [`MOST_GROWTHS`] times). Any other retirement leaves the
 //! channel without a direct class for good. The number of a live direct class is never taken by
 //! another class.
 
@@ -59,8 +62,16 @@ pub(super) const MOST_CLASSES: u32 = 256;
 const MOST_DIRECT: u32 = 64;
 
 /// How often a channel's direct class may be retired because a message had more elements than
-/// its bound and be followed by a larger one: each costs a marker and a header.
+/// its bound (or its messages stayed far below it) and be followed by one of another bound:
+/// each costs a marker and a header. A channel whose sizes keep swinging then stays plain.
 const MOST_GROWTHS: u8 = 16;
+
+/// A direct class whose last this many messages each had at most a [`SHRINK_RATIO`]th of its
+/// bound is followed by one bounded by the largest of them (at the next message of that size).
+const SHRINK_AFTER: u32 = 32;
+
+/// See [`SHRINK_AFTER`].
+const SHRINK_RATIO: usize = 4;
 
 /// The most channels whose direct history a process keeps per destination; past it, a channel
 /// it has no history of gets no direct class (a program that gives every message a tag of its
@@ -149,6 +160,9 @@ struct Numbered {
     _ty: Arc<Compiled>,
     /// For a live direct class, its bound.
     bound: Option<usize>,
+    /// For a live direct class, how many of its last messages in a row had at most a
+    /// [`SHRINK_RATIO`]th of its bound, and the largest count among them.
+    small: (u32, usize),
 }
 
 /// The classes of messages this process sends to one other.
@@ -212,20 +226,28 @@ impl Outgoing {
             flow: header.flow,
             ty: Arc::as_ptr(ty) as usize,
         };
+        // the direct class's counts already seen for this message (see `Outgoing::shrinks`)
+        let mut shrink = None;
         if let Some((last, class)) = self.last {
             if last == key && self.fits(class, count) {
-                return Plan {
-                    retire: None,
-                    class: Class::Known(class),
-                };
+                shrink = Some(self.shrinks(class, count));
+                if shrink == Some(false) {
+                    return Plan {
+                        retire: None,
+                        class: Class::Known(class),
+                    };
+                }
             }
         }
-        // a message the channel's direct class does not take retires it first
+        // a message the channel's direct class does not take retires it first, and so does
+        // one that ends a long run of far smaller messages than its bound
         let mut retire = None;
         if let Some(&Direct::Live { class, .. }) = self.direct.get(&channel) {
             let same = self.classes[class as usize - 1].key == key;
             if !same || !self.fits(class, count) {
                 retire = self.retire(channel, same && count > 0);
+            } else if shrink.unwrap_or_else(|| self.shrinks(class, count)) {
+                retire = self.retire(channel, true);
             }
         }
         let class = match self.by_key.get(&key) {
@@ -273,6 +295,25 @@ impl Outgoing {
             .is_none_or(|bound| (1..=bound).contains(&count))
     }
 
+    /// Counts a message of `count` elements of class `n`, which it fits: whether the class, if
+    /// direct, should now be followed by one of a smaller bound — after [`SHRINK_AFTER`]
+    /// messages in a row of at most a [`SHRINK_RATIO`]th of its bound, at one of the largest
+    /// of them (the new class's bound is its defining message's count).
+    fn shrinks(&mut self, n: u32, count: usize) -> bool {
+        let numbered = &mut self.classes[n as usize - 1];
+        let Some(bound) = numbered.bound else {
+            return false;
+        };
+        let (run, most) = &mut numbered.small;
+        if count.saturating_mul(SHRINK_RATIO) > bound {
+            (*run, *most) = (0, 0);
+            return false;
+        }
+        *run += 1;
+        *most = (*most).max(count);
+        *run >= SHRINK_AFTER && count == *most
+    }
+
     /// Whether a new class of `channel` for a message with `header` of `count` elements is
     /// direct: if so, how often the channel's direct classes grew before it.
     fn may_be_direct(
@@ -301,8 +342,8 @@ impl Outgoing {
     }
 
     /// Retires `channel`'s direct class, if it has a live one: its number, for the marker.
-    /// `grew`: because a message of its key had more elements than its bound (the channel may
-    /// then have another).
+    /// `grew`: because its bound no longer suits a message of its key, which had more elements
+    /// or ended a long run of far fewer (the channel may then have another).
     fn retire(&mut self, channel: Channel, grew: bool) -> Option<u32> {
         let Some(&Direct::Live { class, growths }) = self.direct.get(&channel) else {
             return None;
@@ -337,6 +378,7 @@ impl Outgoing {
             key,
             _ty: ty.clone(),
             bound,
+            small: (0, 0),
         };
         let n = if (self.classes.len() as u32) < limit {
             self.classes.push(numbered);
@@ -604,6 +646,53 @@ mod tests {
         assert_eq!(
             plan(&mut out, &ready, &f, 1, 300),
             (None, Class::New(last + 2, false))
+        );
+    }
+
+    #[test]
+    fn a_direct_class_shrinks_after_a_run_of_far_smaller_messages() {
+        let f = Compiled::of_type::<f64>();
+        let mut out = Outgoing::default();
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 100, 10),
+            (None, Class::New(1, true))
+        );
+        // counts of at most a quarter of the bound, but one larger, which starts the run over
+        let small = |i: u32| if i.is_multiple_of(2) { 3 } else { 5 };
+        for i in 0..SHRINK_AFTER - 1 {
+            assert_eq!(
+                plan(&mut out, &header(5), &f, small(i), 10),
+                (None, Class::Known(1))
+            );
+        }
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 30, 10),
+            (None, Class::Known(1))
+        );
+        for i in 0..SHRINK_AFTER - 1 {
+            assert_eq!(
+                plan(&mut out, &header(5), &f, small(i), 10),
+                (None, Class::Known(1)),
+                "message {i} of the run"
+            );
+        }
+        // the run is long enough, but this message is not of its largest count
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 3, 10),
+            (None, Class::Known(1))
+        );
+        // one of its largest count retires the class for one of that bound
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 5, 10),
+            (Some(1), Class::New(2, true))
+        );
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 5, 10),
+            (None, Class::Known(2))
+        );
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 6, 10),
+            (Some(2), Class::New(3, true))
         );
     }
 
