@@ -558,6 +558,35 @@ fn every_check() {
         .run(|world| Ok(format!("rank {} of {}", world.rank(), world.size())))
         .expect("a second run");
     check("a second run in the same process", names.len(), p);
+    // a run with a stack of its own size (on the thread that initialised MPI, a coroutine's
+    // stack): recursion over 16 MiB deep, more than a main thread has by default (8 MiB), and
+    // a buffer attached and left so: the next run starts with none
+    fn deep(n: u64, pad: [u8; 512]) -> u64 {
+        if n == 0 {
+            return pad[0] as u64;
+        }
+        std::hint::black_box(deep(n - 1, std::hint::black_box(pad)) + 1)
+    }
+    let depths = rpar::Universe::mpi()
+        .stack_size(64 << 20)
+        .run(|world| {
+            rpar::buffer_attach(vec![0; 1024])?;
+            world.allreduce(&deep(32768, [0; 512]), Sum)
+        })
+        .expect("a run with a stack of 64 MiB");
+    check(
+        "deep recursion on the run's stack",
+        depths[0],
+        32768 * p as u64,
+    );
+    let attached = rpar::Universe::mpi()
+        .run(|_| Ok(rpar::buffer_detach().is_ok()))
+        .expect("a run after one that left a buffer attached");
+    check(
+        "no buffer attached at a run's start",
+        attached,
+        vec![false; p],
+    );
     check(
         "String results",
         names[p - 1].clone(),

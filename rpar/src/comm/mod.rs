@@ -14,7 +14,7 @@ mod hints;
 pub(crate) mod idup;
 mod inter;
 mod matched;
-mod modes;
+pub(crate) mod modes;
 mod nonblocking;
 mod p2p;
 mod packed;

@@ -291,6 +291,13 @@ thread_local! {
     static ATTACHED: RefCell<Option<Vec<u8>>> = const { RefCell::new(None) };
 }
 
+/// Forgets this thread's attached buffer at the end of a run on it: the next run on the thread
+/// (on MPI, each run on the main thread) starts with none attached, as a new rank thread would.
+#[cfg(feature = "mpi")]
+pub(crate) fn forget_attached() {
+    ATTACHED.with_borrow_mut(|a| *a = None);
+}
+
 /// Whether the attached buffer holds a buffered message of `bytes` bytes.
 fn fits_attached(bytes: usize) -> Result<()> {
     let need = bytes.saturating_add(BSEND_OVERHEAD);

@@ -1,5 +1,7 @@
 //! A run on the MPI transport: this process is one rank (its MPI rank in `MPI_COMM_WORLD`).
-//! It runs the program on a thread of its own (as in-process), sends its result to the other
+//! It runs the program on the thread that initialised MPI when that thread alone may call it
+//! (`MPI_THREAD_SINGLE`, asked for from the main thread: `setup.rs`), else on a thread of its
+//! own (as in-process), sends its result to the other
 //! processes and gets theirs, so the caller sees the results of all ranks as in-process. A run
 //! of fewer ranks than the job has processes runs on the first ones; the others wait for it
 //! and get its results too. A failure — an error or a panic — ends the whole job with
@@ -46,7 +48,7 @@ where
     let body = || run_rank(universe, (rank, processes), n, &program);
     if level < Threading::Serialized {
         // MPI allows calls from the thread that initialised it only: run right here
-        return body();
+        return on_init_thread(universe.stack_size, body);
     }
     std::thread::scope(|s| {
         let mut builder = std::thread::Builder::new().name(format!("rpar-rank-{rank}"));
@@ -66,6 +68,38 @@ where
             ))
         })
     })
+}
+
+/// Runs `body` on this thread, which must be the one that initialised MPI (below
+/// `MPI_THREAD_SERIALIZED` no other may call it), on a stack of `stack_size` bytes if given (a
+/// coroutine's on this thread, as a rank thread of that size would have).
+fn on_init_thread<R>(stack_size: Option<usize>, body: impl FnOnce() -> Result<R>) -> Result<R> {
+    if !setup::on_init_thread() {
+        return Err(Error::invalid(
+            "Universe::run on MPI",
+            "a run from the thread that initialised MPI (at MPI_THREAD_SINGLE, the one thread \
+             that calls MPI), got one from another thread: start runs from the process's main \
+             thread, or initialise MPI at MPI_THREAD_SERIALIZED first",
+        ));
+    }
+    let ran = match stack_size {
+        None => body(),
+        Some(bytes) => on_stack(bytes, body),
+    };
+    crate::comm::modes::forget_attached();
+    ran
+}
+
+/// Runs `body` on a stack of `bytes` bytes on this thread (a coroutine's).
+fn on_stack<R>(bytes: usize, body: impl FnOnce() -> Result<R>) -> Result<R> {
+    let stack = corosensei::stack::DefaultStack::new(bytes).map_err(|e| {
+        Error::invalid(
+            "Universe::run on MPI",
+            format!("a stack of {bytes} bytes for the rank could not be made: {e}"),
+        )
+    })?;
+    // (a panic in `body` comes back out here, as from a thread's join)
+    corosensei::on_stack(stack, body)
 }
 
 /// Runs this process's part of a run of `n` ranks: the first `n` processes run the program;

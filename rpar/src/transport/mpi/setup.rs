@@ -13,6 +13,9 @@ use std::sync::{Mutex, OnceLock};
 static UNIVERSE: Mutex<Option<MpiUniverse>> = Mutex::new(None);
 /// The outcome of initialising MPI: the thread level provided, or why it failed.
 static INIT: OnceLock<std::result::Result<Threading, String>> = OnceLock::new();
+/// The thread that initialised MPI, when rpar did: below `MPI_THREAD_SERIALIZED`, the only one
+/// that calls it.
+static INIT_THREAD: OnceLock<std::thread::ThreadId> = OnceLock::new();
 
 extern "C" {
     /// C's `atexit`: runs `f` when the process exits normally (from `main` or `exit`).
@@ -88,18 +91,32 @@ pub(crate) fn launched_by_mpi() -> bool {
 }
 
 /// Initialises MPI if it is not yet, and makes sure that it is finalised when the process exits.
-/// It asks for `MPI_THREAD_SERIALIZED`: a rank's program runs on a thread of its own while the
-/// thread that started it waits, so calls never overlap — and under `MPI_THREAD_MULTIPLE`
-/// MPICH takes a lock around every call (a ping-pong of 8 bytes spent 7% of its instructions
-/// in `pthread_mutex_lock` and `unlock`). If the
-/// program initialised MPI itself, rpar uses it as it is and leaves finalising to the program.
+///
+/// On the process's main thread (which also finalises it, at exit) it asks for
+/// `MPI_THREAD_SINGLE`, what `MPI_Init` gives a C program, and the ranks' programs then run on
+/// this thread (`universe/mpi.rs`): every MPI call rpar makes is then this thread's, and rpar
+/// starts no thread of its own in the process (a `Comm` cannot leave its thread). A higher level
+/// costs Open MPI a lock around every call (`FUNNELED` and `SERIALIZED` alike: an 8-byte
+/// `MPI_Bcast` between 2 processes, rpar's, 0.22-0.25 us under `FUNNELED` against 0.13-0.14
+/// under `SINGLE`, C's 0.08-0.10), and MPICH under `MULTIPLE` (7% of an 8-byte ping-pong's
+/// instructions). On any other thread (a test harness's, say) it asks for
+/// `MPI_THREAD_SERIALIZED`: a rank's program runs on a thread of its own while the thread that
+/// started it waits, so calls never overlap. A program that runs threads of its own which call
+/// MPI initialises MPI itself at the level it needs; rpar then uses it as it is (assuming at
+/// least `SERIALIZED`) and leaves finalising to the program.
 pub(crate) fn ensure_initialized() -> Result<Threading> {
     let outcome = INIT.get_or_init(|| {
         if ::mpi::environment::is_initialized() {
             return Ok(Threading::Serialized); // the program's own; assume it allows our thread
         }
-        let (universe, level) = ::mpi::initialize_with_threading(Threading::Serialized)
+        // (Rust names the thread that runs `main` "main")
+        let wanted = match std::thread::current().name() {
+            Some("main") => Threading::Single,
+            _ => Threading::Serialized,
+        };
+        let (universe, level) = ::mpi::initialize_with_threading(wanted)
             .ok_or_else(|| "MPI_Init_thread failed".to_string())?;
+        let _ = INIT_THREAD.set(std::thread::current().id());
         if let Ok(mut slot) = UNIVERSE.lock() {
             *slot = Some(universe);
         }
@@ -113,6 +130,12 @@ pub(crate) fn ensure_initialized() -> Result<Threading> {
     outcome
         .clone()
         .map_err(|e| Error::invalid("Universe::run on MPI", e))
+}
+
+/// Whether this thread initialised MPI (below `MPI_THREAD_SERIALIZED`, the only one that may
+/// call it).
+pub(crate) fn on_init_thread() -> bool {
+    INIT_THREAD.get() == Some(&std::thread::current().id())
 }
 
 /// `MPI_COMM_WORLD`.
