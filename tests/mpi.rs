@@ -52,6 +52,8 @@ fn main() {
             failing_job();
         } else if std::env::var_os("RPAR_MPI_TRACED").is_some() {
             traced_job();
+        } else if std::env::var_os("RPAR_MPI_OWN_INIT").is_some() {
+            own_init_job();
         } else {
             every_check();
         }
@@ -181,9 +183,51 @@ fn drive() {
     );
     mismatches(&launcher, &exe);
     traced(&launcher, &exe);
+    let out = launcher
+        .job(60, 2, &exe)
+        .env("RPAR_MPI_OWN_INIT", "1")
+        .output()
+        .expect("the launcher starts");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.matches("own init: passed").count() == 2,
+        "the job that initialised MPI itself: {out:?}"
+    );
+    println!(
+        "mpi: a program that initialised MPI itself at MPI_THREAD_SINGLE runs its ranks on its \
+         main thread, and a run from another thread is refused"
+    );
     if let Some(other) = Launcher::from_env("RPAR_OTHER_MPIEXEC") {
         another_mpis_launcher(&other, &exe);
     }
+}
+
+/// A process that initialises MPI itself at `MPI_THREAD_SINGLE` (rsmpi's `initialize`, as
+/// `MPI_Init`) and finalises it (dropping rsmpi's universe): rpar's runs use that MPI from the
+/// main thread (no thread of their own, which that level forbids), and a run from another
+/// thread is refused with an error rather than calling MPI from it.
+fn own_init_job() {
+    use rpar::mpi::rsmpi;
+    use rsmpi::traits::Communicator;
+    let universe = rsmpi::initialize().expect("MPI_Init");
+    let p = universe.world().size() as usize;
+    let on_main = rpar::Universe::mpi()
+        .run(|world| {
+            let main = std::thread::current().name() == Some("main");
+            world.allreduce(&u64::from(main), Sum)
+        })
+        .expect("a run on the main thread");
+    check(
+        "every rank ran on its main thread",
+        on_main,
+        vec![p as u64; p],
+    );
+    let elsewhere = std::thread::spawn(|| rpar::Universe::mpi().run(|_| Ok(())).is_err())
+        .join()
+        .expect("the other thread");
+    check("a run from another thread is refused", elsewhere, true);
+    drop(universe); // MPI_Finalize
+    println!("own init: passed");
 }
 
 /// Jobs of 3 processes whose collective calls differ where MPI's own collectives run them

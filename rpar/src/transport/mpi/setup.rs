@@ -102,12 +102,14 @@ pub(crate) fn launched_by_mpi() -> bool {
 /// instructions). On any other thread (a test harness's, say) it asks for
 /// `MPI_THREAD_SERIALIZED`: a rank's program runs on a thread of its own while the thread that
 /// started it waits, so calls never overlap. A program that runs threads of its own which call
-/// MPI initialises MPI itself at the level it needs; rpar then uses it as it is (assuming at
-/// least `SERIALIZED`) and leaves finalising to the program.
+/// MPI initialises MPI itself at the level it needs; rpar then uses it as it is (below
+/// `SERIALIZED`, running the rank's program on MPI's main thread) and leaves finalising to the
+/// program.
 pub(crate) fn ensure_initialized() -> Result<Threading> {
     let outcome = INIT.get_or_init(|| {
         if ::mpi::environment::is_initialized() {
-            return Ok(Threading::Serialized); // the program's own; assume it allows our thread
+            // the program's own, at the level it asked for
+            return Ok(::mpi::environment::threading_support());
         }
         // (Rust names the thread that runs `main` "main")
         let wanted = match std::thread::current().name() {
@@ -135,7 +137,14 @@ pub(crate) fn ensure_initialized() -> Result<Threading> {
 /// Whether this thread initialised MPI (below `MPI_THREAD_SERIALIZED`, the only one that may
 /// call it).
 pub(crate) fn on_init_thread() -> bool {
-    INIT_THREAD.get() == Some(&std::thread::current().id())
+    if let Some(thread) = INIT_THREAD.get() {
+        return *thread == std::thread::current().id();
+    }
+    // the program initialised MPI: MPI knows which thread did (any thread may ask)
+    let mut main = 0;
+    // SAFETY: MPI is initialised (`ensure_initialized` ran); MPI_Is_thread_main writes one int.
+    unsafe { ::mpi::ffi::MPI_Is_thread_main(&mut main) };
+    main != 0
 }
 
 /// `MPI_COMM_WORLD`.
