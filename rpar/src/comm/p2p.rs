@@ -18,8 +18,8 @@ use crate::transport::{
 use crate::{Error, Result};
 
 /// The most bytes a [`Comm::recv`] allocates for a receive straight from MPI (the bound of the
-/// channel's direct class, whatever the message's count): larger messages are probed first,
-/// which costs nothing measurable beside their transfer and sizes the `Vec` exactly.
+/// channel's direct class, whatever the message's count): past it, the message is probed first
+/// and its `Vec` sized exactly, rather than allocating a bound that may be far larger.
 const DIRECT_VEC_BYTES: usize = 64 << 10;
 
 #[inline]

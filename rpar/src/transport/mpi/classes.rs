@@ -653,47 +653,27 @@ mod tests {
     fn a_direct_class_shrinks_after_a_run_of_far_smaller_messages() {
         let f = Compiled::of_type::<f64>();
         let mut out = Outgoing::default();
-        assert_eq!(
-            plan(&mut out, &header(5), &f, 100, 10),
-            (None, Class::New(1, true))
-        );
+        let mut send = |count| plan(&mut out, &header(5), &f, count, 10);
+        assert_eq!(send(100), (None, Class::New(1, true)));
         // counts of at most a quarter of the bound, but one larger, which starts the run over
         let small = |i: u32| if i.is_multiple_of(2) { 3 } else { 5 };
         for i in 0..SHRINK_AFTER - 1 {
-            assert_eq!(
-                plan(&mut out, &header(5), &f, small(i), 10),
-                (None, Class::Known(1))
-            );
+            assert_eq!(send(small(i)), (None, Class::Known(1)));
         }
-        assert_eq!(
-            plan(&mut out, &header(5), &f, 30, 10),
-            (None, Class::Known(1))
-        );
+        assert_eq!(send(30), (None, Class::Known(1)));
         for i in 0..SHRINK_AFTER - 1 {
             assert_eq!(
-                plan(&mut out, &header(5), &f, small(i), 10),
+                send(small(i)),
                 (None, Class::Known(1)),
                 "message {i} of the run"
             );
         }
         // the run is long enough, but this message is not of its largest count
-        assert_eq!(
-            plan(&mut out, &header(5), &f, 3, 10),
-            (None, Class::Known(1))
-        );
+        assert_eq!(send(3), (None, Class::Known(1)));
         // one of its largest count retires the class for one of that bound
-        assert_eq!(
-            plan(&mut out, &header(5), &f, 5, 10),
-            (Some(1), Class::New(2, true))
-        );
-        assert_eq!(
-            plan(&mut out, &header(5), &f, 5, 10),
-            (None, Class::Known(2))
-        );
-        assert_eq!(
-            plan(&mut out, &header(5), &f, 6, 10),
-            (Some(2), Class::New(3, true))
-        );
+        assert_eq!(send(5), (Some(1), Class::New(2, true)));
+        assert_eq!(send(5), (None, Class::Known(2)));
+        assert_eq!(send(6), (Some(2), Class::New(3, true)));
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! way). A receive dropped before it completes (an abort, an unwind) is cancelled and waited
 //! for, so that MPI never writes into a buffer its owner has freed.
 
-use super::classes::{self, Channel};
+use super::classes::{self, Channel, Incoming};
 use super::link::Wire;
 use crate::transport::{ElemType, Header};
 use crate::Result;
@@ -81,8 +81,7 @@ impl Wire {
         elem: ElemType,
     ) -> Option<usize> {
         let classes = self.incoming_classes.borrow();
-        let (_, known) = classes.direct(from, &Channel::of(header))?;
-        (known.stand_in.plain?.id == elem.id).then_some(known.bound?)
+        direct_class(&classes, from, &Channel::of(header), elem).map(|(_, bound)| bound)
     }
 
     /// Posts a receive of the next message of `channel` from world rank `from` straight into
@@ -102,10 +101,8 @@ impl Wire {
         (elem, dst, capacity): (ElemType, *mut u8, usize),
     ) -> Option<DirectRecv<'_>> {
         let classes = self.incoming_classes.borrow();
-        let (class, known) = classes.direct(from, channel)?;
-        let bound = known.bound?;
-        let plain = known.stand_in.plain?;
-        if plain.id != elem.id || bound > capacity {
+        let (class, bound) = direct_class(&classes, from, channel, elem)?;
+        if bound > capacity {
             return None;
         }
         let bytes = i32::try_from(bound.checked_mul(elem.size)?).ok()?;
@@ -135,6 +132,18 @@ impl Wire {
             done: false,
         })
     }
+}
+
+/// The live direct class of `channel` from world rank `from`, if its elements are values of
+/// `elem`: its number and bound.
+fn direct_class(
+    classes: &Incoming,
+    from: usize,
+    channel: &Channel,
+    elem: ElemType,
+) -> Option<(u32, usize)> {
+    let (class, known) = classes.direct(from, channel)?;
+    (known.stand_in.plain?.id == elem.id).then_some((class, known.bound?))
 }
 
 impl DirectRecv<'_> {

@@ -97,7 +97,7 @@ pub(crate) fn launched_by_mpi() -> bool {
 /// this thread (`universe/mpi.rs`): every MPI call rpar makes is then this thread's, and rpar
 /// starts no thread of its own in the process (a `Comm` cannot leave its thread). A higher level
 /// costs Open MPI a lock around every call (`FUNNELED` and `SERIALIZED` alike: an 8-byte
-/// `MPI_Bcast` between 2 processes, rpar's, 0.22-0.25 us under `FUNNELED` against 0.13-0.14
+/// `MPI_Bcast` between 2 processes, rpar's, 0.22-0.26 us under `FUNNELED` against 0.13-0.14
 /// under `SINGLE`, C's 0.08-0.10), and MPICH under `MULTIPLE` (7% of an 8-byte ping-pong's
 /// instructions). On any other thread (a test harness's, say) it asks for
 /// `MPI_THREAD_SERIALIZED`: a rank's program runs on a thread of its own while the thread that
