@@ -26,6 +26,8 @@ use std::process::Command;
 
 #[path = "common/collective_mix.rs"]
 mod collective_mix;
+#[path = "common/direct_posted.rs"]
+mod direct_posted;
 #[path = "common/groups_checks.rs"]
 mod groups_checks;
 #[path = "common/idup_checks.rs"]
@@ -528,6 +530,10 @@ fn every_check() {
             stage("small messages of one basic type", small_plain(&world))?;
             stage("messages without their header", bare(&world))?;
             stage("receives straight into the buffer", direct(&world))?;
+            stage(
+                "posted receives straight into the buffer",
+                direct_posted::posted_direct(&world),
+            )?;
             stage("pingping, sendflood, sendself", traffic_mix::floods(&world))?;
             for seed in 1..=3 {
                 stage(

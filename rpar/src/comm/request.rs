@@ -13,7 +13,7 @@ use super::p2p::{check_send_tag, eager_data, finish_rendezvous, SendTarget};
 use super::{end_poll, known, span_on, BufferMut, Comm, Receives, Status, UNKNOWN};
 use crate::datatype::Datatype;
 use crate::trace::Span;
-use crate::transport::{Data, Waiting};
+use crate::transport::{Data, SlotEnd, Waiting};
 use crate::transport::{
     ElemType, Endpoint, ErasedVec, Message, PendingSend, Progress, SendOutcome, SlotId,
 };
@@ -321,6 +321,20 @@ impl Comm {
         source: usize,
         tag: i32,
     ) -> Result<Request<'a>> {
+        self.irecv_posting(buf, source, tag, None)
+    }
+
+    /// [`Comm::irecv_into`]; for a receive of a scope (`scoped`: the scope's list of direct
+    /// slots, which it settles before it ends), posted straight to MPI where the transport
+    /// allows it (see `Endpoint::post_direct`).
+    #[inline]
+    pub(crate) fn irecv_posting<'a, B: BufferMut + ?Sized>(
+        &self,
+        buf: &'a mut B,
+        source: usize,
+        tag: i32,
+        scoped: Option<&std::cell::RefCell<Vec<SlotId>>>,
+    ) -> Result<Request<'a>> {
         let about = About::of(self, source, tag, None);
         let _span = About::span(
             &about,
@@ -336,14 +350,25 @@ impl Comm {
                 about,
             ));
         };
-        self.endpoint().check_live()?;
-        let slot = self.endpoint().post(pattern);
+        let ep = self.endpoint();
+        ep.check_live()?;
+        let buf = RawRecvBuf::of(buf.as_elems_mut());
+        let direct = match scoped {
+            Some(slots) if source != crate::ANY_SOURCE && ep.wire().is_some() => {
+                let target = (buf.elem, buf.ptr, buf.capacity);
+                // SAFETY: `buf` is borrowed for 'a, which the scope outlives, and the slot is
+                // settled before the borrow ends: by the request's completion or `Drop`, or if
+                // the request is leaked, by the scope, which has its id.
+                let slot = unsafe { ep.post_direct(pattern, self.group[source], target) };
+                slots.borrow_mut().extend(slot);
+                slot
+            }
+            _ => None,
+        };
+        let slot = direct.unwrap_or_else(|| ep.post(pattern));
         Ok(Request {
-            ep: self.endpoint().clone(),
-            state: State::Recv {
-                slot,
-                buf: RawRecvBuf::of(buf.as_elems_mut()),
-            },
+            ep: ep.clone(),
+            state: State::Recv { slot, buf },
             about,
             _buf: PhantomData,
         })
@@ -641,8 +666,14 @@ impl State {
                 } else {
                     ep.test_slot(slot)?
                 };
-                let Some(mut m) = matched else {
-                    return Ok(None);
+                let mut m = match matched {
+                    None => return Ok(None),
+                    Some(SlotEnd::Message(m)) => m,
+                    Some(SlotEnd::Direct { source, tag, count }) => {
+                        let status = Status::of(source, tag, count);
+                        *self = State::Done(status);
+                        return Ok(Some(status));
+                    }
                 };
                 ep.flow_in(&m);
                 // the slot is gone now: whatever happens, this request no longer owns one

@@ -6,6 +6,10 @@
 //! the single-producer lane they have to this rank (see `lane.rs`; the endpoint keeps both the
 //! lanes it sends on and those it receives from).
 
+mod direct;
+
+use self::direct::DirectSlot;
+pub(crate) use self::direct::SlotEnd;
 use super::fabric::{Fabric, Failure};
 use super::lane::{Consumer, Notice, Pack, Producer};
 use super::mailbox::Incoming;
@@ -338,6 +342,9 @@ struct Posted {
     /// over it): while one does, a rendezvous it matched is left in the sender's buffer for
     /// that call to copy straight into the receive buffer.
     held: u32,
+    /// For a receive that MPI matches itself, straight into its buffer: what it has from MPI
+    /// (see `endpoint/direct.rs`).
+    direct: Option<DirectSlot>,
 }
 
 #[derive(Debug, Default)]
@@ -357,6 +364,8 @@ struct Queues {
     /// many more empty polls of MPI this rank makes before it receives every such payload into
     /// a buffer of its own (see [`Endpoint::queue`]).
     remote_grace: Option<u32>,
+    /// How many posted receives are direct slots (`endpoint/direct.rs`).
+    direct_slots: usize,
     next_seq: u64,
     next_slot: u64,
 }
@@ -969,6 +978,9 @@ impl Endpoint {
             if wire.progressed_since() {
                 return Ok(Envelope::Wake); // a send may be waiting for it
             }
+            if self.direct_progressed(round) {
+                return Ok(Envelope::Wake); // a receive straight into its buffer ended
+            }
             self.back_off(round, &mut since);
         }
         unreachable!("the polling loop returns")
@@ -1101,7 +1113,7 @@ impl Endpoint {
             let q = self.queues.borrow();
             !q.posted
                 .iter()
-                .any(|p| p.matched.is_none() && p.pattern.matches(header))
+                .any(|p| p.open() && p.pattern.matches(header))
         }
     }
 
@@ -1116,6 +1128,9 @@ impl Endpoint {
     ) -> Option<Matched> {
         if message.data.is_withdrawn() {
             return None; // a cancelled send: as if never sent
+        }
+        if self.wire.is_some() {
+            self.settle_direct(&header);
         }
         let m = Matched {
             seq: self.next_seq(),
@@ -1157,7 +1172,7 @@ impl Endpoint {
         match q
             .posted
             .iter_mut()
-            .find(|p| p.matched.is_none() && p.pattern.matches(&m.header))
+            .find(|p| p.open() && p.pattern.matches(&m.header))
         {
             Some(slot) => {
                 m.header.set_ready(false); // its receive was posted
@@ -1380,26 +1395,31 @@ impl Endpoint {
             let posted_first = q
                 .posted
                 .iter()
-                .any(|p| p.matched.is_none() && p.pattern.matches(&next));
+                .any(|p| p.unfilled() && p.pattern.matches(&next));
             if posted_first || q.unexpected.iter().any(|m| pattern.matches(&m.header)) {
                 return Ok(None);
             }
         }
         self.check_live()?;
         let mut since = None;
-        let idle = |round: u32| {
-            if round % 16 == 15 {
-                self.drain_ready()?;
-                let _ = self.advance_outstanding();
-            }
-            self.back_off(round, &mut since);
-            Ok(())
-        };
+        let idle = |round: u32| self.idle_direct(round, &mut since);
         // SAFETY: the caller's guarantee on `dst`; the channel's next message is the one to
         // receive: nothing of it is queued and no posted receive would take it first (above),
         // and what `idle` files arrives after the direct receive matched (MPI gives a message to
         // the posted receive it matches before a later probe sees it).
         unsafe { wire.recv_direct(from, &next, buffer, idle) }
+    }
+
+    /// The pause after `round` tests of a direct receive that found it unfinished: now and
+    /// then this rank files what arrived from elsewhere and advances its non-blocking
+    /// operations, as any wait does.
+    fn idle_direct(&self, round: u32, since: &mut Option<std::time::Instant>) -> Result<()> {
+        if round % 16 == 15 {
+            self.drain_ready()?;
+            let _ = self.advance_outstanding();
+        }
+        self.back_off(round, since);
+        Ok(())
     }
 
     /// While in a collective call on `context`: fails if a queued message (the last `newest` of
@@ -1563,6 +1583,7 @@ impl Endpoint {
             pattern,
             matched,
             held: 0,
+            direct: None,
         });
         id
     }
@@ -1606,6 +1627,9 @@ impl Endpoint {
     /// filed first): MPI_Cancel of a receive. True if it was withdrawn.
     pub(crate) fn cancel_unmatched(&self, id: SlotId) -> Result<bool> {
         self.drain_ready()?;
+        if let Some(cancelled) = self.cancel_direct_unmatched(id) {
+            return Ok(cancelled);
+        }
         let mut q = self.queues.borrow_mut();
         let Some(i) = q.posted.iter().position(|p| p.id == id) else {
             return Ok(false);
@@ -1618,10 +1642,15 @@ impl Endpoint {
     }
 
     /// Waits until the posted receive `id` has its message, and removes it.
-    pub(crate) fn wait_slot(&self, id: SlotId) -> Result<Matched> {
+    pub(crate) fn wait_slot(&self, id: SlotId) -> Result<SlotEnd> {
         self.check_live()?;
         if let Some(m) = self.take_slot(id) {
-            return Ok(m);
+            return Ok(SlotEnd::Message(m));
+        }
+        if self.queues.borrow().direct_slots > 0 {
+            if let Some(end) = self.wait_direct(id)? {
+                return Ok(end);
+            }
         }
         // held while this call runs (see `Posted::held`); a nested wait (a coroutine's) saves
         // and restores the outer one
@@ -1637,17 +1666,22 @@ impl Endpoint {
             }
         };
         self.queues.borrow_mut().waited = outer;
-        got
+        got.map(SlotEnd::Message)
     }
 
     /// The message of posted receive `id` if it has arrived (files what is in the mailbox first).
-    pub(crate) fn test_slot(&self, id: SlotId) -> Result<Option<Matched>> {
+    pub(crate) fn test_slot(&self, id: SlotId) -> Result<Option<SlotEnd>> {
         self.check_live()?;
         self.hold([id], 1);
         let drained = self.drain_ready();
         self.hold([id], -1);
         drained?;
-        Ok(self.take_slot(id))
+        if self.queues.borrow().direct_slots > 0 {
+            if let Some(end) = self.take_direct(id)? {
+                return Ok(Some(end));
+            }
+        }
+        Ok(self.take_slot(id).map(SlotEnd::Message))
     }
 
     /// Waits for any one envelope to arrive and files it (used by `wait_any` between tests).
@@ -1660,6 +1694,9 @@ impl Endpoint {
 
     /// Withdraws a posted receive; a message it had claimed goes back to the unexpected queue.
     pub(crate) fn cancel_slot(&self, id: SlotId) {
+        if self.queues.borrow().direct_slots > 0 && self.cancel_direct_slot(id) {
+            return;
+        }
         let removed = {
             let mut q = self.queues.borrow_mut();
             match q.posted.iter().position(|p| p.id == id) {
@@ -1719,6 +1756,7 @@ impl Endpoint {
         let unreceived = |h: &Header, m: &Message| {
             (!m.data.is_withdrawn()).then(|| self.fabric.unreceived(self.world_rank, h, m))
         };
+        self.abandon_direct();
         let mut left = Vec::new();
         let mut q = self.queues.borrow_mut();
         for m in &q.unexpected {

@@ -20,13 +20,17 @@ mod shared;
 mod watch;
 
 #[cfg(feature = "mpi")]
-pub(crate) use self::mpi::{native::NativeComm, RemotePayload, Wire};
+pub(crate) use self::mpi::{
+    direct::{Direct, DirectPost},
+    native::NativeComm,
+    RemotePayload, Wire,
+};
 #[cfg(not(feature = "mpi"))]
-pub(crate) use no_mpi::{NativeComm, RemotePayload, Wire};
+pub(crate) use no_mpi::{Direct, DirectPost, NativeComm, RemotePayload, Wire};
 
 pub use endpoint::CollectiveCall;
 pub(crate) use endpoint::{
-    CallKey, CallState, Endpoint, Header, Matched, Pattern, Progress, SlotId, Waiting,
+    CallKey, CallState, Endpoint, Header, Matched, Pattern, Progress, SlotEnd, SlotId, Waiting,
 };
 pub(crate) use fabric::{Fabric, Failure, Placement};
 pub(crate) use message::{

@@ -68,6 +68,35 @@ impl Wire {
         match *self {}
     }
 
+    /// See the MPI transport's `Wire::post_direct`.
+    ///
+    /// # Safety
+    ///
+    /// Never callable: there is no `Wire`.
+    pub(crate) unsafe fn post_direct(
+        &self,
+        _from: usize,
+        _header: &Header,
+        _buffer: (ElemType, *mut u8, usize),
+    ) -> Option<DirectPost> {
+        match *self {}
+    }
+
+    /// See the MPI transport's `Wire::test_direct`.
+    pub(crate) fn test_direct(&self, _post: &mut DirectPost) -> Result<Option<Direct>> {
+        match *self {}
+    }
+
+    /// See the MPI transport's `Wire::cancel_direct`.
+    pub(crate) fn cancel_direct(&self, _post: &mut DirectPost) -> Result<Option<Direct>> {
+        match *self {}
+    }
+
+    /// See the MPI transport's `Wire::direct_is_live`.
+    pub(crate) fn direct_is_live(&self, _post: &DirectPost) -> bool {
+        match *self {}
+    }
+
     /// See the MPI transport's `Wire::direct_bound`.
     pub(crate) fn direct_bound(
         &self,
@@ -107,6 +136,21 @@ impl Wire {
     pub(crate) fn progressed_since(&self) -> bool {
         match *self {}
     }
+}
+
+/// A direct receive of MPI's; uninhabited without the `mpi` feature.
+#[derive(Debug)]
+pub(crate) enum DirectPost {}
+
+/// How a direct receive ended (see the MPI transport's `Direct`): only the MPI transport makes
+/// one, the endpoint's code reads it either way.
+#[allow(dead_code)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direct {
+    /// This many elements arrived in the buffer.
+    Received(usize),
+    /// Nothing arrived: receive the ordinary way.
+    Retired,
 }
 
 /// A large payload still in MPI; uninhabited without the `mpi` feature.

@@ -39,6 +39,14 @@
 //! channel changes its bound at most [`MOST_GROWTHS`] times). Any other retirement leaves the
 //! channel without a direct class for good. The number of a live direct class is never taken by
 //! another class.
+//!
+//! A class is known by its **id**: its number, and for a direct class the number's generation
+//! (the how-manieth direct class to take that number, from 1 to [`GENERATIONS`], then again
+//! from 1), which gives its bare messages tags of their own ([`tag_of`]). A receiver may post
+//! several direct receives of one channel (`Endpoint::post_direct`); the marker ends the first
+//! that is still waiting, and the ones behind it wait on tags that no later class of that
+//! number uses until it has gone [`GENERATIONS`] times round, by which time the receiver has
+//! long cancelled them.
 
 use super::stand_ins::StandIn;
 use crate::datatype::Compiled;
@@ -81,22 +89,56 @@ const MOST_REMEMBERED: usize = 4096;
 /// The bit of a defining header's class field that says the class is direct.
 const DIRECT_BIT: u32 = 1 << 31;
 
-/// The MPI tag of the bare messages of class `class`.
+/// How many generations a class number has while it names direct classes: the `g`th direct
+/// class to take number `n` (counting from 1, then again after [`GENERATIONS`]) travels on tags
+/// of its own, so that a direct receive posted for an earlier class of that number and not yet
+/// cancelled (one posted behind the receive that the marker ended) never takes a message of a
+/// later one.
+const GENERATIONS: u32 = 64;
+
+/// The bits of a class id below its generation: its number.
+const NUMBER_BITS: u32 = 16;
+
+/// The MPI tag of the bare messages of the class with id `class` (its number, and for a direct
+/// class its generation, see [`id`]).
 pub(super) fn tag_of(class: u32) -> i32 {
-    FIRST_CLASS_TAG + class as i32 - 1
+    let (number, generation) = (number_of(class), class >> NUMBER_BITS);
+    FIRST_CLASS_TAG + (number - 1 + MOST_CLASSES * generation) as i32
 }
 
-/// The class whose bare messages travel on MPI tag `tag`, if it is a class tag.
+/// The id of the class whose bare messages travel on MPI tag `tag`, if it is a class tag.
 pub(super) fn of_tag(tag: i32) -> Option<u32> {
-    (tag >= FIRST_CLASS_TAG).then(|| (tag - FIRST_CLASS_TAG + 1) as u32)
+    let past = u32::try_from(tag.checked_sub(FIRST_CLASS_TAG)?).ok()?;
+    Some(id(past % MOST_CLASSES + 1, past / MOST_CLASSES))
 }
 
-/// The class field of a header that defines class `number`, direct or not.
-pub(super) fn encode(number: u32, direct: bool) -> u32 {
-    number | if direct { DIRECT_BIT } else { 0 }
+/// The id of class number `number` (1 to [`MOST_CLASSES`]) of generation `generation` (0 for
+/// a class that is not direct).
+fn id(number: u32, generation: u32) -> u32 {
+    number | generation << NUMBER_BITS
 }
 
-/// The class number and whether it is direct, from a header's class field.
+/// The number of the class with id `class`: its place in the tables.
+fn number_of(class: u32) -> u32 {
+    class & ((1 << NUMBER_BITS) - 1)
+}
+
+/// How many classes a process may keep per destination when MPI's tags go up to `tag_ub`:
+/// [`MOST_CLASSES`] if every generation's tags are valid, else none (MPI guarantees 32767,
+/// which holds them).
+pub(super) fn limit(tag_ub: i32) -> u32 {
+    match tag_ub >= tag_of(id(MOST_CLASSES, GENERATIONS)) {
+        true => MOST_CLASSES,
+        false => 0,
+    }
+}
+
+/// The class field of a header that defines the class with id `class`, direct or not.
+pub(super) fn encode(class: u32, direct: bool) -> u32 {
+    class | if direct { DIRECT_BIT } else { 0 }
+}
+
+/// The class id and whether it is direct, from a header's class field.
 pub(super) fn decode(field: u32) -> (u32, bool) {
     (field & !DIRECT_BIT, field & DIRECT_BIT != 0)
 }
@@ -155,6 +197,8 @@ enum Direct {
 
 /// One class a sender keeps.
 struct Numbered {
+    /// The generation of the last direct class that had its number (0 if none).
+    generation: u32,
     key: Key,
     /// The element type, kept alive so that no other type takes its address.
     _ty: Arc<Compiled>,
@@ -243,7 +287,7 @@ impl Outgoing {
         // one that ends a long run of far smaller messages than its bound
         let mut retire = None;
         if let Some(&Direct::Live { class, .. }) = self.direct.get(&channel) {
-            let same = self.classes[class as usize - 1].key == key;
+            let same = self.numbered(class).key == key;
             if !same || !self.fits(class, count) {
                 retire = self.retire(channel, same && count > 0);
             } else if shrink.unwrap_or_else(|| self.shrinks(class, count)) {
@@ -290,7 +334,7 @@ impl Outgoing {
     /// Whether a message of `count` elements may be a bare message of class `n`: any count
     /// for a class that is not direct, 1 to its bound for a direct one.
     fn fits(&self, n: u32, count: usize) -> bool {
-        self.classes[n as usize - 1]
+        self.classes[number_of(n) as usize - 1]
             .bound
             .is_none_or(|bound| (1..=bound).contains(&count))
     }
@@ -300,7 +344,7 @@ impl Outgoing {
     /// messages in a row of at most a [`SHRINK_RATIO`]th of its bound, at one of the largest
     /// of them (the new class's bound is its defining message's count).
     fn shrinks(&mut self, n: u32, count: usize) -> bool {
-        let numbered = &mut self.classes[n as usize - 1];
+        let numbered = self.numbered(n);
         let Some(bound) = numbered.bound else {
             return false;
         };
@@ -354,19 +398,20 @@ impl Outgoing {
         };
         self.direct.insert(channel, after);
         self.live_direct -= 1;
-        let numbered = &mut self.classes[class as usize - 1];
-        self.by_key.remove(&numbered.key);
+        let numbered = self.numbered(class);
+        let old = numbered.key;
         numbered.key = RETIRED;
         numbered.bound = None;
+        self.by_key.remove(&old);
         if self.last.is_some_and(|(_, last)| last == class) {
             self.last = None;
         }
         Some(class)
     }
 
-    /// A number for the new class `key` of elements of `ty` (direct with `bound`, or not): the
-    /// next free one, or once all `limit` are taken, the next in turn that is not a live direct
-    /// class (its class forgotten).
+    /// An id for the new class `key` of elements of `ty` (direct with `bound`, or not): the
+    /// next free number, or once all `limit` are taken, the next in turn that is not a live
+    /// direct class (its class forgotten); a direct class's id has the number's next generation.
     fn take_number(
         &mut self,
         key: Key,
@@ -374,14 +419,14 @@ impl Outgoing {
         limit: u32,
         bound: Option<usize>,
     ) -> u32 {
-        let numbered = Numbered {
-            key,
-            _ty: ty.clone(),
-            bound,
-            small: (0, 0),
-        };
         let n = if (self.classes.len() as u32) < limit {
-            self.classes.push(numbered);
+            self.classes.push(Numbered {
+                generation: 0,
+                key: RETIRED,
+                _ty: ty.clone(),
+                bound: None,
+                small: (0, 0),
+            });
             self.classes.len() as u32
         } else {
             let mut n = self.next_reused % limit + 1;
@@ -389,12 +434,30 @@ impl Outgoing {
                 n = n % limit + 1;
             }
             self.next_reused = n;
-            let old = std::mem::replace(&mut self.classes[n as usize - 1], numbered);
-            self.by_key.remove(&old.key);
             n
         };
-        self.by_key.insert(key, n);
-        n
+        let numbered = &mut self.classes[n as usize - 1];
+        self.by_key.remove(&numbered.key);
+        let mut generation = 0;
+        if bound.is_some() {
+            numbered.generation = numbered.generation % GENERATIONS + 1;
+            generation = numbered.generation;
+        }
+        let class = id(n, generation);
+        *numbered = Numbered {
+            generation: numbered.generation,
+            key,
+            _ty: ty.clone(),
+            bound,
+            small: (0, 0),
+        };
+        self.by_key.insert(key, class);
+        class
+    }
+
+    /// The class with id `class`.
+    fn numbered(&mut self, class: u32) -> &mut Numbered {
+        &mut self.classes[number_of(class) as usize - 1]
     }
 }
 
@@ -416,60 +479,73 @@ pub(super) struct Incoming {
 /// The classes of one source's messages.
 #[derive(Default)]
 struct Sourced {
-    classes: Vec<Option<Known>>,
-    /// Its live direct classes, by channel.
+    /// By number - 1: the id of the class that has the number, and what is known of it.
+    classes: Vec<Option<(u32, Known)>>,
+    /// Its live direct classes' ids, by channel.
     direct: HashMap<Channel, u32>,
 }
 
 impl Incoming {
-    /// Learns class `class` of process `from` (replacing what had its number): its messages
-    /// have `header` and elements of `stand_in`'s signature, and if direct, 1 to `bound` of them.
+    /// Learns the class with id `class` of process `from` (replacing what had its number): its
+    /// messages have `header` and elements of `stand_in`'s signature, and if direct, 1 to
+    /// `bound` of them.
     pub(super) fn define(&mut self, from: usize, class: u32, known: Known) {
         if self.by_source.len() <= from {
             self.by_source.resize_with(from + 1, Default::default);
         }
         let source = &mut self.by_source[from];
-        let at = class as usize - 1;
+        let at = number_of(class) as usize - 1;
         if source.classes.len() <= at {
             source.classes.resize_with(at + 1, || None);
         }
-        if let Some(old) = source.classes[at].take() {
-            forget_direct(source, class, &old);
+        if let Some((old, known)) = source.classes[at].take() {
+            forget_direct(source, old, &known);
         }
         if known.bound.is_some() {
             source.direct.insert(Channel::of(&known.header), class);
         }
-        source.classes[at] = Some(known);
+        source.classes[at] = Some((class, known));
     }
 
-    /// Forgets class `class` of process `from`: its marker came (a direct class retired).
+    /// Forgets the class with id `class` of process `from` if it still has its number: its
+    /// marker came (a direct class retired).
     pub(super) fn retire(&mut self, from: usize, class: u32) {
         let Some(source) = self.by_source.get_mut(from) else {
             return;
         };
-        let at = class as usize - 1;
-        if let Some(old) = source.classes.get_mut(at).and_then(Option::take) {
-            forget_direct(source, class, &old);
+        let Some(entry) = source.classes.get_mut(number_of(class) as usize - 1) else {
+            return;
+        };
+        if let Some((old, known)) = entry.take_if(|(old, _)| *old == class) {
+            forget_direct(source, old, &known);
         }
     }
 
-    /// Class `class` of process `from`, if known.
+    /// The class with id `class` of process `from`, if known (and not replaced since).
     pub(super) fn get(&self, from: usize, class: u32) -> Option<&Known> {
-        let at = (class as usize).checked_sub(1)?;
-        self.by_source.get(from)?.classes.get(at)?.as_ref()
+        let at = (number_of(class) as usize).checked_sub(1)?;
+        match self.by_source.get(from)?.classes.get(at)? {
+            Some((id, known)) if *id == class => Some(known),
+            _ => None,
+        }
     }
 
-    /// The live direct class of `channel` from process `from`, if any: its number and what is
+    /// The live direct class of `channel` from process `from`, if any: its id and what is
     /// known of it.
     pub(super) fn direct(&self, from: usize, channel: &Channel) -> Option<(u32, &Known)> {
-        let source = self.by_source.get(from)?;
-        let &class = source.direct.get(channel)?;
-        Some((class, source.classes.get(class as usize - 1)?.as_ref()?))
+        let &class = self.by_source.get(from)?.direct.get(channel)?;
+        Some((class, self.get(from, class)?))
+    }
+
+    /// Whether the class with id `class` of process `from` is a live direct class.
+    pub(super) fn is_live_direct(&self, from: usize, class: u32) -> bool {
+        self.get(from, class)
+            .is_some_and(|known| known.bound.is_some())
     }
 }
 
-/// Drops `old`, which was class `class` of `source`, from the source's direct classes if it was
-/// the live one of its channel.
+/// Drops `old`, the class with id `class` of `source`, from the source's direct classes if it
+/// was the live one of its channel.
 fn forget_direct(source: &mut Sourced, class: u32, old: &Known) {
     let channel = Channel::of(&old.header);
     if old.bound.is_some() && source.direct.get(&channel) == Some(&class) {
@@ -512,25 +588,25 @@ mod tests {
         // the first class of a channel is direct, bounded by its first count
         assert_eq!(
             plan(&mut out, &header(5), &f, 4, 10),
-            (None, Class::New(1, true))
+            (None, Class::New(id(1, 1), true))
         );
         assert_eq!(
             plan(&mut out, &header(5), &f, 4, 10),
-            (None, Class::Known(1))
+            (None, Class::Known(id(1, 1)))
         );
         assert_eq!(
             plan(&mut out, &header(5), &f, 1, 10),
-            (None, Class::Known(1))
+            (None, Class::Known(id(1, 1)))
         );
         assert_eq!(
             plan(&mut out, &header(6), &f, 1, 10),
-            (None, Class::New(2, true))
+            (None, Class::New(id(2, 1), true))
         );
         // another type on a channel retires its direct class, for good, and the key's class
         // with it
         assert_eq!(
             plan(&mut out, &header(5), &u, 4, 10),
-            (Some(1), Class::New(3, false))
+            (Some(id(1, 1)), Class::New(3, false))
         );
         assert_eq!(
             plan(&mut out, &header(5), &f, 4, 10),
@@ -547,17 +623,17 @@ mod tests {
         // every number taken: the next in turn that is not a live direct class (2 is)
         assert_eq!(
             plan(&mut out, &header(7), &f, 1, 4),
-            (None, Class::New(1, true))
+            (None, Class::New(id(1, 2), true))
         );
         assert_eq!(
             plan(&mut out, &header(6), &f, 1, 4),
-            (None, Class::Known(2))
+            (None, Class::Known(id(2, 1)))
         );
         // at most half of the numbers direct: the oldest live one (channel 6's) is evicted,
         // and its channel has none from then on
         assert_eq!(
             plan(&mut out, &header(8), &f, 1, 4),
-            (Some(2), Class::New(2, true))
+            (Some(id(2, 1)), Class::New(id(2, 2), true))
         );
         assert_eq!(
             plan(&mut out, &header(6), &f, 1, 4),
@@ -569,14 +645,17 @@ mod tests {
         );
         assert_eq!(
             plan(&mut out, &header(8), &f, 1, 4),
-            (None, Class::Known(2))
+            (None, Class::Known(id(2, 2)))
         );
         assert_eq!(plan(&mut out, &header(5), &f, 1, 0), (None, Class::None)); // no class at all
         let traced = Header {
             flow: 9,
             ..header(8)
         };
-        assert_eq!(plan(&mut out, &traced, &f, 1, 10), (Some(2), Class::None));
+        assert_eq!(
+            plan(&mut out, &traced, &f, 1, 10),
+            (Some(id(2, 2)), Class::None)
+        );
         let call = crate::transport::CollectiveCall {
             rank: 1,
             seq: 3,
@@ -600,21 +679,21 @@ mod tests {
         let mut out = Outgoing::default();
         assert_eq!(
             plan(&mut out, &header(5), &f, 2, 10),
-            (None, Class::New(1, true))
+            (None, Class::New(id(1, 1), true))
         );
         // more than the bound: retired, and a direct class of the larger bound
         assert_eq!(
             plan(&mut out, &header(5), &f, 3, 10),
-            (Some(1), Class::New(2, true))
+            (Some(id(1, 1)), Class::New(id(2, 1), true))
         );
         assert_eq!(
             plan(&mut out, &header(5), &f, 3, 10),
-            (None, Class::Known(2))
+            (None, Class::Known(id(2, 1)))
         );
         // an empty message: retired for good; the channel's classes are plain from then on
         assert_eq!(
             plan(&mut out, &header(5), &f, 0, 10),
-            (Some(2), Class::New(3, false))
+            (Some(id(2, 1)), Class::New(3, false))
         );
         assert_eq!(
             plan(&mut out, &header(5), &f, 99, 10),
@@ -623,22 +702,22 @@ mod tests {
         // a message with a header of its own (a synchronous send) retires it too
         assert_eq!(
             plan(&mut out, &header(6), &f, 1, 10),
-            (None, Class::New(4, true))
+            (None, Class::New(id(4, 1), true))
         );
         let sync = out.plan(&header(6), (&f, 1), 10, false);
-        assert_eq!((sync.retire, sync.class), (Some(4), Class::None));
+        assert_eq!((sync.retire, sync.class), (Some(id(4, 1)), Class::None));
         assert_eq!(out.plan(&header(6), (&f, 1), 10, false).retire, None);
         // growth at most MOST_GROWTHS times
         let mut out = Outgoing::default();
         for count in 1..=MOST_GROWTHS as usize + 1 {
             let (_, class) = plan(&mut out, &header(5), &f, count, 300);
-            assert_eq!(class, Class::New(count as u32, true));
+            assert_eq!(class, Class::New(id(count as u32, 1), true));
         }
         let last = MOST_GROWTHS as u32 + 1;
         let next = MOST_GROWTHS as usize + 2;
         assert_eq!(
             plan(&mut out, &header(5), &f, next, 300),
-            (Some(last), Class::New(last + 1, false))
+            (Some(id(last, 1)), Class::New(last + 1, false))
         );
         // a ready-mode send's class is never direct
         let mut ready = header(7);
@@ -654,26 +733,26 @@ mod tests {
         let f = Compiled::of_type::<f64>();
         let mut out = Outgoing::default();
         let mut send = |count| plan(&mut out, &header(5), &f, count, 10);
-        assert_eq!(send(100), (None, Class::New(1, true)));
+        assert_eq!(send(100), (None, Class::New(id(1, 1), true)));
         // counts of at most a quarter of the bound, but one larger, which starts the run over
         let small = |i: u32| if i.is_multiple_of(2) { 3 } else { 5 };
         for i in 0..SHRINK_AFTER - 1 {
-            assert_eq!(send(small(i)), (None, Class::Known(1)));
+            assert_eq!(send(small(i)), (None, Class::Known(id(1, 1))));
         }
-        assert_eq!(send(30), (None, Class::Known(1)));
+        assert_eq!(send(30), (None, Class::Known(id(1, 1))));
         for i in 0..SHRINK_AFTER - 1 {
             assert_eq!(
                 send(small(i)),
-                (None, Class::Known(1)),
+                (None, Class::Known(id(1, 1))),
                 "message {i} of the run"
             );
         }
         // the run is long enough, but this message is not of its largest count
-        assert_eq!(send(3), (None, Class::Known(1)));
+        assert_eq!(send(3), (None, Class::Known(id(1, 1))));
         // one of its largest count retires the class for one of that bound
-        assert_eq!(send(5), (Some(1), Class::New(2, true)));
-        assert_eq!(send(5), (None, Class::Known(2)));
-        assert_eq!(send(6), (Some(2), Class::New(3, true)));
+        assert_eq!(send(5), (Some(id(1, 1)), Class::New(id(2, 1), true)));
+        assert_eq!(send(5), (None, Class::Known(id(2, 1))));
+        assert_eq!(send(6), (Some(id(2, 1)), Class::New(id(3, 1), true)));
     }
 
     #[test]
@@ -687,30 +766,50 @@ mod tests {
         };
         let channel = Channel::of(&header(5));
         let mut incoming = Incoming::default();
-        incoming.define(3, 2, known(5, Some(4)));
+        incoming.define(3, id(2, 1), known(5, Some(4)));
         assert_eq!(
             incoming.direct(3, &channel).map(|(n, k)| (n, k.bound)),
-            Some((2, Some(4)))
+            Some((id(2, 1), Some(4)))
         );
+        assert!(incoming.is_live_direct(3, id(2, 1)));
         assert!(incoming.direct(1, &channel).is_none());
         // redefined as another channel's plain class: no longer direct
         incoming.define(3, 2, known(6, None));
         assert!(incoming.direct(3, &channel).is_none());
-        incoming.define(3, 3, known(5, Some(1)));
-        incoming.retire(3, 3);
+        assert!(!incoming.is_live_direct(3, id(2, 1)));
+        incoming.define(3, id(3, 1), known(5, Some(1)));
+        incoming.retire(3, id(3, 1));
         assert!(incoming.direct(3, &channel).is_none());
-        assert!(incoming.get(3, 3).is_none());
+        assert!(incoming.get(3, id(3, 1)).is_none());
         assert!(incoming.get(3, 2).is_some());
+        // a class is known by its id: an earlier generation of its number is not it, and its
+        // retirement leaves the later one
+        incoming.define(3, id(3, 2), known(5, Some(1)));
+        assert!(incoming.get(3, id(3, 1)).is_none());
+        incoming.retire(3, id(3, 1));
+        assert!(incoming.is_live_direct(3, id(3, 2)));
     }
 
     #[test]
     fn class_tags_and_fields_round_trip() {
-        for class in [1, 2, 1000] {
+        let ids = [
+            id(1, 0),
+            id(2, 0),
+            id(256, 0),
+            id(1, 1),
+            id(7, 3),
+            id(256, GENERATIONS),
+        ];
+        for class in ids {
             assert_eq!(of_tag(tag_of(class)), Some(class));
             for direct in [false, true] {
                 assert_eq!(decode(encode(class, direct)), (class, direct));
             }
         }
+        // every generation's tags are apart
+        let tags: std::collections::HashSet<i32> = ids.iter().map(|&c| tag_of(c)).collect();
+        assert_eq!(tags.len(), ids.len());
         assert_eq!(of_tag(7), None);
+        assert_eq!((limit(32767), limit(16000)), (MOST_CLASSES, 0));
     }
 }

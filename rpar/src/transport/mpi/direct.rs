@@ -1,15 +1,18 @@
-//! [`DirectRecv`]: a receive that MPI matches itself, straight into the receive buffer — the
-//! fast path of a blocking receive from a known source with a known tag on the MPI transport.
+//! Direct receives: receives that MPI matches itself, straight into the receive buffer — the
+//! fast path of a receive from a known source with a known tag on the MPI transport.
 //!
-//! It is posted (`MPI_Irecv` on the tag of the channel's live direct class, `classes.rs`) only
-//! when the receiver knows that class, its elements are values of the receive's own type and
-//! the buffer holds its bound; the endpoint posts it only when rpar's own queues hold nothing
-//! the receive would take first (`Endpoint::recv_direct`). Then the next message MPI matches is
-//! the channel's next message: a bare one of the class, at most the bound (the whole of rpar's
-//! checks — signature, truncation — were made once, against the class), or the marker that
-//! retires the class, which leaves the buffer untouched (the receive then goes the ordinary
-//! way). A receive dropped before it completes (an abort, an unwind) is cancelled and waited
-//! for, so that MPI never writes into a buffer its owner has freed.
+//! One is posted (`MPI_Irecv` on the tag of the channel's live direct class, `classes.rs`)
+//! only when the receiver knows that class, its elements are values of the receive's own type
+//! and the buffer holds its bound; the endpoint posts it only when rpar's own queues hold
+//! nothing the receive would take first (`Endpoint::recv_direct` for a blocking receive,
+//! `Endpoint::post_direct` for a non-blocking one, which may follow others of its channel).
+//! Then the next message MPI matches is the channel's next message: a bare one of the class,
+//! at most the bound (the whole of rpar's checks — signature, truncation — were made once,
+//! against the class), or the marker that retires the class, which leaves the buffer untouched
+//! (the receive then goes the ordinary way, and so do the ones posted behind it, which are
+//! cancelled). A receive is settled — complete, or cancelled and waited for — before its buffer
+//! may go: a blocking one by [`DirectRecv`]'s `Drop`, a non-blocking one by its request or, if
+//! that was leaked, its scope; so MPI never writes into a buffer its owner has freed.
 
 use super::classes::{self, Channel, Incoming};
 use super::link::Wire;
@@ -18,21 +21,28 @@ use crate::Result;
 use ::mpi::ffi;
 use ::mpi::traits::AsRaw;
 
-/// A posted direct receive; see the module.
-struct DirectRecv<'w> {
-    wire: &'w Wire,
+/// A posted direct receive; see the module. Its owner settles it before its buffer goes: a
+/// blocking receive through [`DirectRecv`], a non-blocking one through the endpoint's posted
+/// receives (`Endpoint::post_direct`), which its scope settles at the latest.
+#[derive(Debug)]
+pub(crate) struct DirectPost {
     request: ffi::MPI_Request,
     /// The sending process and the class received.
     from: usize,
     class: u32,
     /// The size of an element of the receive's type.
     size: usize,
-    /// Whether the request completed (MPI freed it).
-    done: bool,
+}
+
+/// A blocking direct receive: cancelled and waited for if dropped unfinished.
+struct DirectRecv<'w> {
+    wire: &'w Wire,
+    post: Option<DirectPost>,
 }
 
 /// How a direct receive ended.
-enum Direct {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direct {
     /// This many elements arrived in the buffer.
     Received(usize),
     /// The class was retired: nothing arrived, receive the ordinary way.
@@ -56,16 +66,23 @@ impl Wire {
         buffer: (ElemType, *mut u8, usize),
         mut idle: impl FnMut(u32) -> Result<()>,
     ) -> Result<Option<usize>> {
-        // SAFETY: the caller's guarantees; the receive is dropped before this returns.
-        let Some(mut recv) = (unsafe { self.post_direct(from, &Channel::of(header), buffer) })
-        else {
+        // SAFETY: the caller's guarantees; the receive is settled before this returns (its
+        // `Drop` on an early return).
+        let post = unsafe { self.post_direct(from, header, buffer) };
+        let mut recv = DirectRecv { wire: self, post };
+        let Some(post) = &mut recv.post else {
             return Ok(None);
         };
         for round in 0u32.. {
-            match recv.test()? {
-                Some(Direct::Received(count)) => return Ok(Some(count)),
-                Some(Direct::Retired) => return Ok(None),
-                None => idle(round)?,
+            match self.test_direct(post) {
+                Ok(None) => idle(round)?,
+                settled => {
+                    recv.post = None;
+                    return settled.map(|direct| match direct {
+                        Some(Direct::Received(count)) => Some(count),
+                        _ => None,
+                    });
+                }
             }
         }
         unreachable!("the loop returns")
@@ -84,33 +101,35 @@ impl Wire {
         direct_class(&classes, from, &Channel::of(header), elem).map(|(_, bound)| bound)
     }
 
-    /// Posts a receive of the next message of `channel` from world rank `from` straight into
-    /// the `capacity` elements of `elem` at `dst`, if that channel has a live direct class whose
-    /// elements are values of `elem` and whose bound `capacity` holds; `None` otherwise.
+    /// Posts a receive of the next message of the channel of `header` from world rank `from`
+    /// straight into the `capacity` elements of `elem` at `dst`, if that channel has a live
+    /// direct class whose elements are values of `elem` and whose bound `capacity` holds;
+    /// `None` otherwise.
     ///
     /// # Safety
     ///
-    /// `dst` must be valid for writes of `capacity` elements of `elem`, and stay so until the
-    /// returned receive is dropped. The caller must know that the channel's next message is the
-    /// one to receive: nothing of it queued by rpar, and no posted receive of rpar's that
-    /// would match it first.
-    unsafe fn post_direct(
+    /// `dst` must be valid for writes of `capacity` elements of `elem` until the returned
+    /// receive is settled: complete ([`Wire::test_direct`]) or cancelled
+    /// ([`Wire::cancel_direct`]). The caller must know that the channel's next message not yet
+    /// taken by such a receive is the one to receive: nothing of it queued by rpar, and no
+    /// posted receive of rpar's that would match it first.
+    pub(crate) unsafe fn post_direct(
         &self,
         from: usize,
-        channel: &Channel,
+        header: &Header,
         (elem, dst, capacity): (ElemType, *mut u8, usize),
-    ) -> Option<DirectRecv<'_>> {
+    ) -> Option<DirectPost> {
         let classes = self.incoming_classes.borrow();
-        let (class, bound) = direct_class(&classes, from, channel, elem)?;
+        let (class, bound) = direct_class(&classes, from, &Channel::of(header), elem)?;
         if bound > capacity {
             return None;
         }
         let bytes = i32::try_from(bound.checked_mul(elem.size)?).ok()?;
         let mut request = std::mem::MaybeUninit::<ffi::MPI_Request>::uninit();
-        // SAFETY: `dst` holds `capacity` >= `bound` elements, `bytes` bytes (the caller, who
-        // keeps it until the receive is dropped, and `Drop` cancels and waits for it); a bare
-        // message of the class has at most `bound` elements of its type, so MPI never writes
-        // past them. The communicator is the link's, alive as long as `self`.
+        // SAFETY: `dst` holds `capacity` >= `bound` elements, `bytes` bytes, until the receive
+        // is settled (the caller); a bare message of the class has at most `bound` elements of
+        // its type, so MPI never writes past them. The communicator is the link's, alive as
+        // long as `self`.
         let request = unsafe {
             ffi::MPI_Irecv(
                 dst.cast(),
@@ -123,19 +142,92 @@ impl Wire {
             );
             request.assume_init()
         };
-        Some(DirectRecv {
-            wire: self,
+        Some(DirectPost {
             request,
             from,
             class,
             size: elem.size,
-            done: false,
         })
+    }
+
+    /// Whether the direct receive `post` completed (a pass of MPI's progress engine): how, if
+    /// it did. Unless it returns `Ok(None)`, the receive is settled. A message of a length that
+    /// is no whole number of elements is an error of the sender's.
+    pub(crate) fn test_direct(&self, post: &mut DirectPost) -> Result<Option<Direct>> {
+        match self.complete(post, false) {
+            Some(bytes) => self.received(post, bytes).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Settles the direct receive `post` at once: cancels it and waits until MPI is done with
+    /// it. How it ended if a message (or the marker) came before the cancel, `None` if it was
+    /// cancelled.
+    pub(crate) fn cancel_direct(&self, post: &mut DirectPost) -> Result<Option<Direct>> {
+        // SAFETY: `request` is the post's live request (it is unsettled); MPI_Cancel marks
+        // it, and the wait in `complete` completes and frees it.
+        unsafe { ffi::MPI_Cancel(&mut post.request) };
+        match self.complete(post, true) {
+            Some(bytes) => self.received(post, bytes).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Whether the class that `post` receives is still its channel's live direct class (a
+    /// receive posted behind the one that took its marker waits for nothing).
+    pub(crate) fn direct_is_live(&self, post: &DirectPost) -> bool {
+        self.incoming_classes
+            .borrow()
+            .is_live_direct(post.from, post.class)
+    }
+
+    /// How a direct receive that received `bytes` ended. A marker (no bytes) retires its class.
+    fn received(&self, post: &DirectPost, bytes: usize) -> Result<Direct> {
+        if bytes == 0 {
+            self.incoming_classes
+                .borrow_mut()
+                .retire(post.from, post.class);
+            return Ok(Direct::Retired);
+        }
+        if !bytes.is_multiple_of(post.size) {
+            return Err(super::wire::malformed());
+        }
+        Ok(Direct::Received(bytes / post.size))
+    }
+
+    /// Tests the request of `post` (with `wait`, waits for it): the bytes received, once
+    /// complete; `None` if it is unfinished or was cancelled.
+    fn complete(&self, post: &mut DirectPost, wait: bool) -> Option<usize> {
+        let mut status = std::mem::MaybeUninit::<ffi::MPI_Status>::uninit();
+        let mut flag = 1;
+        // SAFETY: `request` is the post's live request (it is unsettled); MPI fills the status
+        // when it completes and frees the request.
+        unsafe {
+            match wait {
+                true => ffi::MPI_Wait(&mut post.request, status.as_mut_ptr()),
+                false => ffi::MPI_Test(&mut post.request, &mut flag, status.as_mut_ptr()),
+            };
+        }
+        if flag == 0 {
+            return None;
+        }
+        // SAFETY: the request completed, so MPI filled the status.
+        let status = unsafe { status.assume_init() };
+        let (mut cancelled, mut bytes) = (0, 0);
+        // SAFETY: `status` is a completed receive's. Only a wait follows a cancel: a receive
+        // that a test finds complete was not cancelled.
+        unsafe {
+            if wait {
+                ffi::MPI_Test_cancelled(&status, &mut cancelled);
+            }
+            ffi::MPI_Get_count(&status, ffi::RSMPI_UINT8_T, &mut bytes);
+        }
+        (cancelled == 0).then_some(bytes.max(0) as usize)
     }
 }
 
 /// The live direct class of `channel` from world rank `from`, if its elements are values of
-/// `elem`: its number and bound.
+/// `elem`: its id and bound.
 fn direct_class(
     classes: &Incoming,
     from: usize,
@@ -146,74 +238,13 @@ fn direct_class(
     (known.stand_in.plain?.id == elem.id).then_some((class, known.bound?))
 }
 
-impl DirectRecv<'_> {
-    /// Whether the receive completed (a pass of MPI's progress engine): how, if it did. A
-    /// message of a length that is no whole number of elements is an error of the sender's.
-    fn test(&mut self) -> Result<Option<Direct>> {
-        let Some(bytes) = self.completed(false) else {
-            return Ok(None);
-        };
-        if bytes == 0 {
-            return Ok(Some(Direct::Retired));
-        }
-        if !bytes.is_multiple_of(self.size) {
-            return Err(super::wire::malformed());
-        }
-        Ok(Some(Direct::Received(bytes / self.size)))
-    }
-
-    /// Tests the request (with `wait`, waits for it): the bytes received, once complete. A
-    /// marker (no bytes) retires the class here, however the receive ends.
-    fn completed(&mut self, wait: bool) -> Option<usize> {
-        let mut status = std::mem::MaybeUninit::<ffi::MPI_Status>::uninit();
-        let mut flag = 1;
-        // SAFETY: `request` is this receive's live request (not `done`); MPI fills the status
-        // when it completes and frees the request.
-        unsafe {
-            match wait {
-                true => ffi::MPI_Wait(&mut self.request, status.as_mut_ptr()),
-                false => ffi::MPI_Test(&mut self.request, &mut flag, status.as_mut_ptr()),
-            };
-        }
-        if flag == 0 {
-            return None;
-        }
-        self.done = true;
-        // SAFETY: the request completed, so MPI filled the status.
-        let status = unsafe { status.assume_init() };
-        let (mut cancelled, mut bytes) = (0, 0);
-        // SAFETY: `status` is a completed receive's. Only a wait follows a cancel (`Drop`): a
-        // receive that a test finds complete was not cancelled.
-        unsafe {
-            if wait {
-                ffi::MPI_Test_cancelled(&status, &mut cancelled);
-            }
-            ffi::MPI_Get_count(&status, ffi::RSMPI_UINT8_T, &mut bytes);
-        }
-        if cancelled != 0 {
-            return None;
-        }
-        if bytes == 0 {
-            self.wire
-                .incoming_classes
-                .borrow_mut()
-                .retire(self.from, self.class);
-        }
-        Some(bytes.max(0) as usize)
-    }
-}
-
 impl Drop for DirectRecv<'_> {
-    /// Cancels an unfinished receive and waits until MPI is done with it: after this, MPI no
-    /// longer writes into the buffer. (A message that arrived before the cancel is received and
-    /// lost with the receive: this happens only when the run is aborting.)
+    /// Settles an unfinished receive: after this, MPI no longer writes into the buffer. (A
+    /// message that arrived before the cancel is received and lost with the receive: this
+    /// happens only when the run is aborting.)
     fn drop(&mut self) {
-        if self.done {
-            return;
+        if let Some(post) = &mut self.post {
+            let _ = self.wire.cancel_direct(post);
         }
-        // SAFETY: `request` is this receive's live request; MPI_Cancel marks it, and the wait
-        // in `completed` completes and frees it.
-        unsafe { ffi::MPI_Cancel(&mut self.request) };
-        let _ = self.completed(true);
     }
 }

@@ -83,8 +83,8 @@ pub(crate) struct Wire {
     outgoing_classes: RefCell<Vec<classes::Outgoing>>,
     /// The classes of messages from other processes.
     pub(super) incoming_classes: RefCell<classes::Incoming>,
-    /// How many classes a destination may have: [`classes::MOST_CLASSES`], fewer if the class
-    /// tags up to `MPI_TAG_UB` are fewer.
+    /// How many classes a destination may have: [`classes::MOST_CLASSES`], none if `MPI_TAG_UB`
+    /// is too small for their tags (`classes::limit`).
     class_limit: u32,
     outgoing: RefCell<Sends>,
     /// Committed stand-ins for the senders' types.
@@ -128,9 +128,7 @@ impl Wire {
             side,
             outgoing_classes: RefCell::new((0..size).map(|_| Default::default()).collect()),
             incoming_classes: RefCell::default(),
-            class_limit: classes::of_tag(tag_ub)
-                .unwrap_or(0)
-                .min(classes::MOST_CLASSES),
+            class_limit: classes::limit(tag_ub),
             outgoing: RefCell::default(),
             stand_ins: RefCell::default(),
             received: RefCell::default(),

@@ -9,7 +9,7 @@ mod agreement;
 mod classes;
 pub(crate) mod clock;
 pub(crate) mod datatype;
-mod direct;
+pub(crate) mod direct;
 mod link;
 pub(crate) mod native;
 mod payload;

@@ -1,0 +1,380 @@
+//! Non-blocking receives that MPI matches itself (`Endpoint::post_direct`): a posted receive
+//! of a scope from another process whose channel has a live direct class goes to MPI as an
+//! `MPI_Irecv` straight into its buffer (`transport/mpi/direct.rs`), so that a window of
+//! receives posted ahead (a halo exchange, a stream of blocks) is filled by MPI's own progress,
+//! as C's `MPI_Irecv`s are.
+//!
+//! Such a slot claims the channel's next messages in MPI, not in rpar's queues: it is never
+//! [`Posted::open`], and rpar's matching skips it. It ends one of three ways:
+//! - a bare message of the class arrives in its buffer ([`DirectSlot::Received`]);
+//! - the marker that retires the class arrives in it: nothing in the buffer, the slot is open
+//!   again, an ordinary posted receive in its place in post order;
+//! - it is cancelled: by its request's `Drop` or `cancel`, by its scope's end (a request that
+//!   was leaked), or because a later message of its channel reached rpar's matching. MPI gives
+//!   a channel's messages to its posted receives in order, so such a message came after
+//!   everything the slots ahead of it took, and after the marker, if one came: the slots are
+//!   settled (cancelled and waited for) in post order before the message is filed, those that
+//!   had nothing becoming open again. A slot that still waits behind one that took the marker
+//!   waits for nothing (no later message travels on its class's tag, [`classes.rs`]'s
+//!   generations) and is settled the same way once anything looks at it.
+//!
+//! [`classes.rs`]: crate::transport::mpi
+
+use super::{Endpoint, Matched, Pattern, Posted, Queues, SlotId};
+use crate::transport::message::{Data, ErasedVec, Message};
+use crate::transport::{Direct, DirectPost, ElemType};
+use crate::{Error, Result};
+
+/// What a direct slot has from MPI.
+#[derive(Debug)]
+pub(super) enum DirectSlot {
+    /// Posted to MPI, straight into the buffer of `elem` at the address.
+    Waiting(DirectPost, ElemType, *mut u8),
+    /// This many elements arrived in the buffer (of `elem` at the address), numbered in
+    /// arrival order as they ended (before any later message of the channel was filed).
+    Received {
+        elem: ElemType,
+        dst: *mut u8,
+        count: usize,
+        seq: u64,
+    },
+    /// A message that came after its class's marker reached it (a tag reused before the slot
+    /// was settled): an error when its request completes.
+    Lost,
+}
+
+/// How a posted receive ended, for its request.
+#[derive(Debug)]
+pub(crate) enum SlotEnd {
+    /// A message matched it in rpar's queues: the request delivers it into its buffer.
+    Message(Matched),
+    /// MPI wrote `count` elements straight into its buffer, of the message from `source` (a
+    /// rank of the communicator) with `tag`.
+    Direct {
+        source: usize,
+        tag: i32,
+        count: usize,
+    },
+}
+
+impl Posted {
+    /// Whether rpar's matching may give this receive a message: none has, and MPI is not
+    /// receiving one straight into its buffer.
+    #[inline]
+    pub(super) fn open(&self) -> bool {
+        self.matched.is_none() && self.direct.is_none()
+    }
+
+    /// Whether this receive still waits for its message (in rpar's queues or in MPI).
+    pub(super) fn unfilled(&self) -> bool {
+        self.matched.is_none() && matches!(self.direct, None | Some(DirectSlot::Waiting(..)))
+    }
+}
+
+impl Endpoint {
+    /// Posts the non-blocking receive of `pattern` from world rank `from` as a direct receive
+    /// into the `capacity` elements of `elem` at `dst`, where the channel has a live direct
+    /// class that fits and rpar's matching allows it: a known source and tag, another process,
+    /// nothing queued that the receive would take, and no open posted receive that would take
+    /// the channel's next message first (direct ones ahead of it must be of the live class).
+    /// `None` where that does not apply (the caller posts it the ordinary way).
+    ///
+    /// # Safety
+    ///
+    /// `dst` must be valid for writes of `capacity` elements of `elem` until the slot is gone
+    /// ([`Endpoint::cancel_slot`] settles it, and so do its completions).
+    pub(crate) unsafe fn post_direct(
+        &self,
+        pattern: Pattern,
+        from: usize,
+        (elem, dst, capacity): (ElemType, *mut u8, usize),
+    ) -> Option<SlotId> {
+        let wire = self.wire.as_ref()?;
+        let next = super::direct_channel(&pattern)?;
+        let allowed = from != self.world_rank
+            && pattern.seq.is_none()
+            && self.trace.is_none()
+            && self.coroutine.get().is_none();
+        if !allowed {
+            return None;
+        }
+        let mut q = self.queues.borrow_mut();
+        let blocked = q.posted.iter().any(|p| {
+            p.pattern.matches(&next)
+                && match &p.direct {
+                    Some(DirectSlot::Waiting(post, ..)) => !wire.direct_is_live(post),
+                    Some(_) => false,
+                    None => p.matched.is_none(),
+                }
+        });
+        if blocked || q.unexpected.iter().any(|m| pattern.matches(&m.header)) {
+            return None;
+        }
+        // SAFETY: the caller's guarantee on `dst`; the channel's next message not taken by the
+        // direct receives ahead is the one to receive (above), and what rpar files later
+        // settles this slot first (`Endpoint::settle_direct`).
+        let post = unsafe { wire.post_direct(from, &next, (elem, dst, capacity))? };
+        let id = SlotId(q.next_slot);
+        q.next_slot += 1;
+        q.direct_slots += 1;
+        q.posted.push(Posted {
+            id,
+            pattern,
+            matched: None,
+            held: 0,
+            direct: Some(DirectSlot::Waiting(post, elem, dst)),
+        });
+        Some(id)
+    }
+
+    /// Before a message with `header` is filed: settles, in post order, the direct slots that
+    /// its channel's earlier messages went to (see the module). One test when there are none.
+    #[inline]
+    pub(super) fn settle_direct(&self, header: &super::Header) {
+        if self.queues.borrow().direct_slots > 0 {
+            self.settle_direct_now(header);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn settle_direct_now(&self, header: &super::Header) {
+        let Some(wire) = &self.wire else { return };
+        let mut q = self.queues.borrow_mut();
+        let mut marked = false;
+        for i in 0..q.posted.len() {
+            if !q.posted[i].pattern.matches(header) || !step(wire, &mut q, i, true) {
+                continue;
+            }
+            let p = &mut q.posted[i];
+            match &p.direct {
+                // after the marker, nothing of this class: a later class's message
+                Some(_) if marked => p.direct = Some(DirectSlot::Lost),
+                Some(_) => {}
+                None => marked = true,
+            }
+        }
+        q.recount_direct();
+    }
+
+    /// Where posted receive `id` is a direct slot: tests it once, or settles it if it waits for
+    /// nothing (its class retired), and takes it if it is complete. `Ok(None)` if it is not
+    /// complete or not direct (it is then open, an ordinary posted receive).
+    pub(super) fn take_direct(&self, id: SlotId) -> Result<Option<SlotEnd>> {
+        let Some(wire) = &self.wire else {
+            return Ok(None);
+        };
+        let mut q = self.queues.borrow_mut();
+        let Some(i) = q.posted.iter().position(|p| p.id == id) else {
+            return Ok(None);
+        };
+        step(wire, &mut q, i, false);
+        let p = &q.posted[i];
+        let end = match (&p.direct, p.pattern.source, p.pattern.tag) {
+            (None, ..) => {
+                q.recount_direct();
+                return Ok(None);
+            }
+            (Some(DirectSlot::Waiting(..)), ..) => return Ok(None),
+            (Some(DirectSlot::Received { count, .. }), Some(source), Some(tag)) => {
+                Ok(Some(SlotEnd::Direct {
+                    source: source as usize,
+                    tag,
+                    count: *count,
+                }))
+            }
+            _ => Err(lost()),
+        };
+        q.posted.remove(i);
+        q.direct_slots -= 1;
+        end
+    }
+
+    /// Waits until direct slot `id` ends, and takes it if something arrived in its buffer;
+    /// `Ok(None)` if it is open again (or was never direct): the caller waits the ordinary way.
+    /// While it waits, this rank files what arrives from elsewhere and advances its
+    /// non-blocking operations, as any wait.
+    pub(super) fn wait_direct(&self, id: SlotId) -> Result<Option<SlotEnd>> {
+        let mut since = None;
+        for round in 0u32.. {
+            if let Some(end) = self.take_direct(id)? {
+                return Ok(Some(end));
+            }
+            if !self.waits_direct(id) {
+                return Ok(None);
+            }
+            self.idle_direct(round, &mut since)?;
+        }
+        unreachable!("the loop returns")
+    }
+
+    /// MPI_Cancel of direct slot `id`: settles it; `Some(true)` if nothing had arrived (the
+    /// slot is gone), `Some(false)` if something had (it stays, for its request to complete),
+    /// `None` if it is not a direct slot (the caller cancels it the ordinary way).
+    pub(super) fn cancel_direct_unmatched(&self, id: SlotId) -> Option<bool> {
+        let wire = self.wire.as_ref()?;
+        let mut q = self.queues.borrow_mut();
+        let i = q.posted.iter().position(|p| p.id == id)?;
+        q.posted[i].direct.as_ref()?;
+        step(wire, &mut q, i, true);
+        let cancelled = q.posted[i].direct.is_none();
+        if cancelled {
+            q.posted.remove(i);
+        }
+        q.recount_direct();
+        Some(cancelled)
+    }
+
+    /// Whether posted receive `id` waits in MPI for its message.
+    pub(super) fn waits_direct(&self, id: SlotId) -> bool {
+        let q = self.queues.borrow();
+        q.posted
+            .iter()
+            .any(|p| p.id == id && matches!(p.direct, Some(DirectSlot::Waiting(..))))
+    }
+
+    /// While this rank waits on the MPI transport: tests one of the direct slots that wait (in
+    /// turn, by `round`); whether it ended, so that a wait for any of several requests looks
+    /// at them again.
+    pub(super) fn direct_progressed(&self, round: u32) -> bool {
+        let waiting: Vec<SlotId> = {
+            let q = self.queues.borrow();
+            if q.direct_slots == 0 {
+                return false;
+            }
+            let waiting = |p: &&Posted| matches!(p.direct, Some(DirectSlot::Waiting(..)));
+            let n = q.posted.iter().filter(waiting).count();
+            if n == 0 {
+                return false;
+            }
+            q.posted
+                .iter()
+                .filter(waiting)
+                .nth(round as usize % n)
+                .map(|p| p.id)
+                .into_iter()
+                .collect()
+        };
+        waiting.into_iter().any(|id| self.end_direct(id))
+    }
+
+    /// Tests direct slot `id` without taking it: whether it ended (received, or open again).
+    fn end_direct(&self, id: SlotId) -> bool {
+        let Some(wire) = &self.wire else { return false };
+        let mut q = self.queues.borrow_mut();
+        let ended = match q.posted.iter().position(|p| p.id == id) {
+            Some(i) => step(wire, &mut q, i, false),
+            None => false,
+        };
+        q.recount_direct();
+        ended
+    }
+
+    /// Cancels direct slot `id` (a request dropped or cancelled): settles it with MPI, and a
+    /// message that arrived in its buffer meanwhile goes back to the unexpected queue (copied
+    /// out of the buffer, which is still the slot's), so that it stays receivable. Whether the
+    /// slot is gone; `false` if it is not direct (or open again: the caller cancels it the
+    /// ordinary way).
+    pub(super) fn cancel_direct_slot(&self, id: SlotId) -> bool {
+        let Some(wire) = &self.wire else { return false };
+        let (pattern, slot) = {
+            let mut q = self.queues.borrow_mut();
+            let Some(i) = q.posted.iter().position(|p| p.id == id) else {
+                return false;
+            };
+            step(wire, &mut q, i, true);
+            if q.posted[i].direct.is_none() {
+                q.recount_direct();
+                return false;
+            }
+            let p = q.posted.remove(i);
+            q.direct_slots -= 1;
+            (p.pattern, p.direct)
+        };
+        if let (
+            Some(DirectSlot::Received {
+                elem,
+                dst,
+                count,
+                seq,
+            }),
+            Some(header),
+        ) = (slot, super::direct_channel(&pattern))
+        {
+            let copy = |to: *mut u8| {
+                // SAFETY: MPI wrote `count` elements of `elem` at `dst`, which the slot's
+                // owner keeps valid until the slot is gone (now); `to` holds as many.
+                unsafe { std::ptr::copy_nonoverlapping(dst, to, count * elem.size) }
+            };
+            let message = Message {
+                elem,
+                count,
+                data: Data::Owned(ErasedVec::filled_with(elem, count, copy)),
+            };
+            self.put_back(Matched {
+                seq,
+                header,
+                message,
+            });
+        }
+        true
+    }
+
+    /// Settles every direct slot still waiting, its buffer's owner gone or going (the end of
+    /// the run): what arrived in them is dropped.
+    pub(super) fn abandon_direct(&self) {
+        let Some(wire) = &self.wire else { return };
+        let mut q = self.queues.borrow_mut();
+        for p in &mut q.posted {
+            if let Some(DirectSlot::Waiting(post, ..)) = &mut p.direct {
+                let _ = wire.cancel_direct(post);
+                p.direct = Some(DirectSlot::Lost);
+            }
+        }
+    }
+}
+
+impl Queues {
+    /// Counts the direct slots again, after some may have ended.
+    fn recount_direct(&mut self) {
+        self.direct_slots = self.posted.iter().filter(|p| p.direct.is_some()).count();
+    }
+}
+
+/// Tests the direct receive of `p` — or settles it (cancelled and waited for) with `cancel`
+/// or once its class is retired, when it waits for nothing — whether it ended; `p.direct` then
+/// says how (`None`: nothing arrived, the receive is open again).
+fn step(wire: &crate::transport::Wire, q: &mut Queues, i: usize, cancel: bool) -> bool {
+    let Some(DirectSlot::Waiting(post, elem, dst)) = &mut q.posted[i].direct else {
+        return false;
+    };
+    let (elem, dst) = (*elem, *dst);
+    let live = !cancel && wire.direct_is_live(post);
+    let ended = match live {
+        true => wire.test_direct(post),
+        false => wire.cancel_direct(post),
+    };
+    q.posted[i].direct = match ended {
+        Ok(None) if live => return false,
+        Ok(Some(Direct::Received(count))) => {
+            q.next_seq += 1;
+            Some(DirectSlot::Received {
+                elem,
+                dst,
+                count,
+                seq: q.next_seq - 1,
+            })
+        }
+        Ok(_) => None,
+        Err(_) => Some(DirectSlot::Lost),
+    };
+    true
+}
+
+/// The error of a direct receive that a later class's message reached.
+fn lost() -> Error {
+    Error::invalid(
+        "the MPI transport",
+        "a direct receive took a message of a later class on its tag before it was cancelled",
+    )
+}
