@@ -3,8 +3,9 @@
 //! in order, the class changing under a posted window (its marker reaches one of them, and the
 //! ones behind it take the channel's later messages the ordinary way), a wait for any of
 //! several, a message that reached a request dropped, cancelled or leaked before its wait (it
-//! stays receivable, in order), and large messages into a window. Between ranks 0 and 1 of the
-//! MPI transport (in-process, a leaked request keeps its message).
+//! stays receivable, in order), and large messages (above the 16 KiB that go directly) into a
+//! window the ordinary way. Between ranks 0 and 1 of the MPI transport (in-process, a
+//! leaked request keeps its message).
 
 use rpar::{Comm, Result};
 

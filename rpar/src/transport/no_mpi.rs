@@ -78,6 +78,7 @@ impl Wire {
         _from: usize,
         _header: &Header,
         _buffer: (ElemType, *mut u8, usize),
+        _most_bytes: usize,
     ) -> Option<DirectPost> {
         match *self {}
     }

@@ -25,6 +25,14 @@ use crate::transport::message::{Data, ErasedVec, Message};
 use crate::transport::{Direct, DirectPost, ElemType};
 use crate::{Error, Result};
 
+/// The largest messages (a channel's direct class's bound, in bytes) that a non-blocking
+/// receive takes directly. Above it, posted ahead and polled with `MPI_Test`, they were slower
+/// on Open MPI 4.1 than probed and received at once (a 2-process halo exchange, 1 MiB faces:
+/// 250 us a step against 168 probed, C's pre-posted `MPI_Irecv`s 170, polled with
+/// `MPI_Testall` or not; 64 KiB 17.9 against 15.9; 16 KiB the same), and no faster on MPICH
+/// (`bench/mpi_exchange.sh`, BENCHMARKS.md).
+const DIRECT_POSTED_BYTES: usize = 16 << 10;
+
 /// What a direct slot has from MPI.
 #[derive(Debug)]
 pub(super) enum DirectSlot {
@@ -76,7 +84,8 @@ impl Endpoint {
     /// into the `capacity` elements of `elem` at `dst`, where the channel has a live direct
     /// class that fits and rpar's matching allows it: a known source and tag, another process,
     /// nothing queued that the receive would take, and no open posted receive that would take
-    /// the channel's next message first (direct ones ahead of it must be of the live class).
+    /// the channel's next message first (direct ones ahead of it must be of the live class); and
+    /// messages of at most [`DIRECT_POSTED_BYTES`].
     /// `None` where that does not apply (the caller posts it the ordinary way).
     ///
     /// # Safety
@@ -110,10 +119,11 @@ impl Endpoint {
         if blocked || q.unexpected.iter().any(|m| pattern.matches(&m.header)) {
             return None;
         }
+        let target = (elem, dst, capacity);
         // SAFETY: the caller's guarantee on `dst`; the channel's next message not taken by the
         // direct receives ahead is the one to receive (above), and what rpar files later
         // settles this slot first (`Endpoint::settle_direct`).
-        let post = unsafe { wire.post_direct(from, &next, (elem, dst, capacity))? };
+        let post = unsafe { wire.post_direct(from, &next, target, DIRECT_POSTED_BYTES)? };
         let id = SlotId(q.next_slot);
         q.next_slot += 1;
         q.direct_slots += 1;

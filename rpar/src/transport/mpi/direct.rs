@@ -68,7 +68,7 @@ impl Wire {
     ) -> Result<Option<usize>> {
         // SAFETY: the caller's guarantees; the receive is settled before this returns (its
         // `Drop` on an early return).
-        let post = unsafe { self.post_direct(from, header, buffer) };
+        let post = unsafe { self.post_direct(from, header, buffer, usize::MAX) };
         let mut recv = DirectRecv { wire: self, post };
         let Some(post) = &mut recv.post else {
             return Ok(None);
@@ -103,8 +103,8 @@ impl Wire {
 
     /// Posts a receive of the next message of the channel of `header` from world rank `from`
     /// straight into the `capacity` elements of `elem` at `dst`, if that channel has a live
-    /// direct class whose elements are values of `elem` and whose bound `capacity` holds;
-    /// `None` otherwise.
+    /// direct class whose elements are values of `elem` and whose bound `capacity` holds, of at
+    /// most `most_bytes`; `None` otherwise.
     ///
     /// # Safety
     ///
@@ -118,13 +118,15 @@ impl Wire {
         from: usize,
         header: &Header,
         (elem, dst, capacity): (ElemType, *mut u8, usize),
+        most_bytes: usize,
     ) -> Option<DirectPost> {
         let classes = self.incoming_classes.borrow();
         let (class, bound) = direct_class(&classes, from, &Channel::of(header), elem)?;
-        if bound > capacity {
+        let bytes = bound.checked_mul(elem.size)?;
+        if bound > capacity || bytes > most_bytes {
             return None;
         }
-        let bytes = i32::try_from(bound.checked_mul(elem.size)?).ok()?;
+        let bytes = i32::try_from(bytes).ok()?;
         let mut request = std::mem::MaybeUninit::<ffi::MPI_Request>::uninit();
         // SAFETY: `dst` holds `capacity` >= `bound` elements, `bytes` bytes, until the receive
         // is settled (the caller); a bare message of the class has at most `bound` elements of
