@@ -98,6 +98,30 @@ fn osu_prints_peer_compatible_json_lines() {
 }
 
 #[test]
+fn exchange_prints_the_figures_of_peer_exchange() {
+    let out = run("exchange", &["--json", "--quick"]);
+    let sizes: Vec<u64> = out
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).expect(line);
+            assert_eq!(
+                (v["peer"].as_str(), v["figure"].as_str()),
+                (Some("rpar"), Some("exchange_us"))
+            );
+            assert!(v["value"].as_f64().unwrap() > 0.0, "{line}");
+            v["bytes"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(sizes, [8, 1024, 65536, 1 << 20], "{out}");
+    // one size, as a table
+    let out = run("exchange", &["--quick", "--bytes", "4096"]);
+    assert!(
+        out.contains("exchange_us") && out.contains("4096 B"),
+        "{out}"
+    );
+}
+
+#[test]
 fn costmodel_predicts_simulates_and_checks_itself() {
     let out = run("costmodel", &["--quick"]);
     assert!(!out.is_empty());
