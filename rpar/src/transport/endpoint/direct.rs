@@ -247,36 +247,24 @@ impl Endpoint {
     /// turn, by `round`); whether it ended, so that a wait for any of several requests looks
     /// at them again.
     pub(super) fn direct_progressed(&self, round: u32) -> bool {
-        let waiting: Vec<SlotId> = {
-            let q = self.queues.borrow();
-            if q.direct_slots == 0 {
-                return false;
-            }
-            let waiting = |p: &&Posted| matches!(p.direct, Some(DirectSlot::Waiting(..)));
-            let n = q.posted.iter().filter(waiting).count();
-            if n == 0 {
-                return false;
-            }
-            q.posted
-                .iter()
-                .filter(waiting)
-                .nth(round as usize % n)
-                .map(|p| p.id)
-                .into_iter()
-                .collect()
-        };
-        waiting.into_iter().any(|id| self.end_direct(id))
-    }
-
-    /// Tests direct slot `id` without taking it: whether it ended (received, or open again).
-    fn end_direct(&self, id: SlotId) -> bool {
         let Some(wire) = &self.wire else { return false };
         let mut q = self.queues.borrow_mut();
-        let ended = match q.posted.iter().position(|p| p.id == id) {
-            Some(i) => step(wire, &mut q, i, false),
-            None => false,
+        if q.direct_slots == 0 {
+            return false;
+        }
+        let waiting = |p: &Posted| matches!(p.direct, Some(DirectSlot::Waiting(..)));
+        let n = q.posted.iter().filter(|p| waiting(p)).count();
+        let turn = (n > 0).then(|| round as usize % n);
+        let Some(i) = turn.and_then(|turn| {
+            let mut at = q.posted.iter().enumerate().filter(|(_, p)| waiting(p));
+            at.nth(turn).map(|(i, _)| i)
+        }) else {
+            return false;
         };
-        q.recount_direct();
+        let ended = step(wire, &mut q, i, false);
+        if ended {
+            q.recount_direct();
+        }
         ended
     }
 

@@ -81,6 +81,9 @@ const SHRINK_AFTER: u32 = 32;
 /// See [`SHRINK_AFTER`].
 const SHRINK_RATIO: usize = 4;
 
+/// How many of the last keys sent to a destination a sender finds without hashing.
+const RECENT: usize = 4;
+
 /// The most channels whose direct history a process keeps per destination; past it, a channel
 /// it has no history of gets no direct class (a program that gives every message a tag of its
 /// own would otherwise grow the table without end).
@@ -212,7 +215,11 @@ struct Numbered {
 /// The classes of messages this process sends to one other.
 #[derive(Default)]
 pub(super) struct Outgoing {
-    last: Option<(Key, u32)>,
+    /// The classes of the last few keys sent, most found here without hashing (a halo
+    /// exchange alternates between a few channels): key and class id, replaced in turn.
+    recent: [Option<(Key, u32)>; RECENT],
+    /// The entry of `recent` the next new key takes.
+    next_recent: usize,
     by_key: HashMap<Key, u32>,
     /// Each class, by number - 1.
     classes: Vec<Numbered>,
@@ -272,8 +279,8 @@ impl Outgoing {
         };
         // the direct class's counts already seen for this message (see `Outgoing::shrinks`)
         let mut shrink = None;
-        if let Some((last, class)) = self.last {
-            if last == key && self.fits(class, count) {
+        if let Some(class) = self.recent_class(&key) {
+            if self.fits(class, count) {
                 shrink = Some(self.shrinks(class, count));
                 if shrink == Some(false) {
                     return Plan {
@@ -317,7 +324,7 @@ impl Outgoing {
             }
         };
         if let Class::Known(n) | Class::New(n, _) = class {
-            self.last = Some((key, n));
+            self.remember(key, n);
         }
         Plan { retire, class }
     }
@@ -403,9 +410,7 @@ impl Outgoing {
         numbered.key = RETIRED;
         numbered.bound = None;
         self.by_key.remove(&old);
-        if self.last.is_some_and(|(_, last)| last == class) {
-            self.last = None;
-        }
+        self.forget_recent(|c| c == class);
         Some(class)
     }
 
@@ -436,6 +441,7 @@ impl Outgoing {
             self.next_reused = n;
             n
         };
+        self.forget_recent(|c| number_of(c) == n);
         let numbered = &mut self.classes[n as usize - 1];
         self.by_key.remove(&numbered.key);
         let mut generation = 0;
@@ -453,6 +459,36 @@ impl Outgoing {
         };
         self.by_key.insert(key, class);
         class
+    }
+
+    /// The class of `key` if it was sent lately.
+    #[inline]
+    fn recent_class(&self, key: &Key) -> Option<u32> {
+        self.recent
+            .iter()
+            .flatten()
+            .find(|(k, _)| k == key)
+            .map(|&(_, c)| c)
+    }
+
+    /// Remembers that `key` was just sent as class `class`.
+    fn remember(&mut self, key: Key, class: u32) {
+        if let Some(entry) = self.recent.iter_mut().flatten().find(|(k, _)| *k == key) {
+            entry.1 = class;
+            return;
+        }
+        self.recent[self.next_recent] = Some((key, class));
+        self.next_recent = (self.next_recent + 1) % RECENT;
+    }
+
+    /// Forgets the lately sent keys whose class `gone` says is gone (retired, or its number
+    /// taken by another).
+    fn forget_recent(&mut self, gone: impl Fn(u32) -> bool) {
+        for entry in &mut self.recent {
+            if entry.is_some_and(|(_, c)| gone(c)) {
+                *entry = None;
+            }
+        }
     }
 
     /// The class with id `class`.
@@ -753,6 +789,29 @@ mod tests {
         assert_eq!(send(5), (Some(id(1, 1)), Class::New(id(2, 1), true)));
         assert_eq!(send(5), (None, Class::Known(id(2, 1))));
         assert_eq!(send(6), (Some(id(2, 1)), Class::New(id(3, 1), true)));
+    }
+
+    #[test]
+    fn a_number_taken_by_another_key_is_not_found_for_the_old_one() {
+        let f = Compiled::of_type::<f64>();
+        let mut out = Outgoing::default();
+        // ready-mode sends: plain classes, whose ids are their numbers
+        let ready = |tag| {
+            let mut h = header(tag);
+            h.set_ready(true);
+            h
+        };
+        let mut send = |tag| plan(&mut out, &ready(tag), &f, 1, 2).1;
+        assert_eq!(send(5), Class::New(1, false));
+        assert_eq!(send(6), Class::New(2, false));
+        assert_eq!(send(5), Class::Known(1));
+        assert_eq!(send(6), Class::Known(2));
+        // a third key takes number 1 in turn: key 5's class is forgotten, its next message
+        // defines a class again
+        assert_eq!(send(7), Class::New(1, false));
+        assert_eq!(send(5), Class::New(2, false));
+        assert_eq!(send(7), Class::Known(1));
+        assert_eq!(send(6), Class::New(1, false));
     }
 
     #[test]
