@@ -27,7 +27,7 @@ pub(crate) fn posted_direct(world: &Comm) -> Result<()> {
 }
 
 /// How many barriers each side takes part in.
-const BARRIERS: usize = 13;
+const BARRIERS: usize = 15;
 
 /// How many rounds of windows (the first one's receives cannot be direct: no message of the
 /// channel has defined its class yet).
@@ -79,6 +79,11 @@ fn send_side(world: &Comm) -> Result<usize> {
     world.barrier()?;
     world.barrier()?;
     world.send(&[11i64][..], 1, 85)?;
+    world.send(&[0i64][..], 1, 90)?;
+    world.barrier()?;
+    world.send(&[1i64][..], 1, 90)?;
+    world.send(&[2i64][..], 1, 90)?;
+    world.barrier()?;
     // large messages into a window, and one that waits for its receive while rank 1 waits
     // in a direct one
     world.send(&vec![0u64; BIG][..], 1, 86)?;
@@ -205,6 +210,30 @@ fn receive_side(world: &Comm) -> Result<usize> {
     })?;
     let st = world.recv_into(&mut one[..], 0, 85)?;
     super::check("after a cancelled receive", (one[0], st.count), (11, 1));
+    // two receives that both took their messages, the second cancelled (too late) and both
+    // dropped: the messages go back in the order they came
+    let (mut first, mut second) = ([0i64], [0i64]);
+    world.recv_into(&mut first[..], 0, 90)?;
+    world.scope(|s| {
+        let taken_first = s.irecv_into(&mut first[..], 0, 90)?;
+        let mut taken_second = s.irecv_into(&mut second[..], 0, 90)?;
+        world.barrier()?;
+        // rank 0 sends both meanwhile; no rpar call here tests the receives, so the cancel is
+        // the first to find the second's message (a barrier's polling would find the first's
+        // first)
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        for _ in 0..100 {
+            // passes of MPI's progress engine (some MPIs match one arrival a pass), which
+            // match both messages to the receives without rpar testing them
+            assert!(world.iprobe(0, 91)?.is_none());
+        }
+        taken_second.cancel()?;
+        drop(taken_second);
+        drop(taken_first);
+        world.barrier()
+    })?;
+    let got = [world.recv::<i64>(0, 90)?.0, world.recv::<i64>(0, 90)?.0];
+    super::check("two put back", got, [vec![1], vec![2]]);
 
     let mut large = vec![vec![0u64; BIG]; 4];
     world.recv_into(&mut large[0][..], 0, 86)?;

@@ -324,16 +324,16 @@ impl Comm {
         self.irecv_posting(buf, source, tag, None)
     }
 
-    /// [`Comm::irecv_into`]; for a receive of a scope (`scoped`: the scope's list of direct
-    /// slots, which it settles before it ends), posted straight to MPI where the transport
-    /// allows it (see `Endpoint::post_direct`).
+    /// [`Comm::irecv_into`]; for a receive of a scope (`scoped`: the scope's number, see
+    /// `Endpoint::open_scope`; the scope settles the receive before it ends), posted straight
+    /// to MPI where the transport allows it (see `Endpoint::post_direct`).
     #[inline]
     pub(crate) fn irecv_posting<'a, B: BufferMut + ?Sized>(
         &self,
         buf: &'a mut B,
         source: usize,
         tag: i32,
-        scoped: Option<&std::cell::RefCell<Vec<SlotId>>>,
+        scoped: Option<u64>,
     ) -> Result<Request<'a>> {
         let about = About::of(self, source, tag, None);
         let _span = About::span(
@@ -354,14 +354,12 @@ impl Comm {
         ep.check_live()?;
         let buf = RawRecvBuf::of(buf.as_elems_mut());
         let direct = match scoped {
-            Some(slots) if source != crate::ANY_SOURCE && ep.wire().is_some() => {
+            Some(scope) if source != crate::ANY_SOURCE && ep.wire().is_some() => {
                 let target = (buf.elem, buf.ptr, buf.capacity);
-                // SAFETY: `buf` is borrowed for 'a, which the scope outlives, and the slot is
-                // settled before the borrow ends: by the request's completion or `Drop`, or if
-                // the request is leaked, by the scope, which has its id.
-                let slot = unsafe { ep.post_direct(pattern, self.group[source], target) };
-                slots.borrow_mut().extend(slot);
-                slot
+                // SAFETY: `buf` is borrowed for 'a, which outlives the scope, and the slot is
+                // settled before the scope ends: by the request's completion or `Drop`, or if
+                // the request is leaked, by the scope's end (`Endpoint::close_scope`).
+                unsafe { ep.post_direct((pattern, scope), self.group[source], target) }
             }
             _ => None,
         };
@@ -673,6 +671,10 @@ impl State {
                         let status = Status::of(source, tag, count);
                         *self = State::Done(status);
                         return Ok(Some(status));
+                    }
+                    Some(SlotEnd::Lost(e)) => {
+                        *self = State::Finished;
+                        return Err(e);
                     }
                 };
                 ep.flow_in(&m);

@@ -5,7 +5,6 @@ use super::nonblocking::Operation;
 use super::p2p::{check_send_tag, Mode, Offer};
 use super::request::About;
 use super::{span_on, Buffer, BufferMut, Comm, Receives, Request, Status, UNKNOWN};
-use crate::transport::SlotId;
 use crate::{
     AllgatherArgs, AlltoallArgs, BcastBuf, GatherArgs, ReduceArgs, ReduceOp, ReduceScatterArgs,
     Result, ScatterArgs,
@@ -44,9 +43,9 @@ pub struct Scope<'scope, 'env: 'scope> {
     pending: RefCell<Vec<Offer<'env>>>,
     /// The non-blocking collectives started in the scope: completed before it ends.
     operations: RefCell<Vec<Rc<Operation>>>,
-    /// The receives of the scope that MPI receives straight into their buffers: settled
-    /// before it ends, their requests leaked or not (see `Endpoint::post_direct`).
-    direct: RefCell<Vec<SlotId>>,
+    /// The scope's number: its receives that MPI receives straight into their buffers are
+    /// settled before it ends, their requests leaked or not (see `Endpoint::close_scope`).
+    id: u64,
     _scope: PhantomData<&'scope mut &'scope ()>,
     _env: PhantomData<&'env mut &'env ()>,
 }
@@ -98,15 +97,13 @@ impl Comm {
             comm: self,
             pending: RefCell::new(Vec::new()),
             operations: RefCell::new(Vec::new()),
-            direct: RefCell::new(Vec::new()),
+            id: self.endpoint().open_scope(),
             _scope: PhantomData,
             _env: PhantomData,
         };
         let outcome = catch_unwind(AssertUnwindSafe(|| f(&scope)));
         // a leaked request's direct receive: cancelled, what it had put back
-        for slot in scope.direct.take() {
-            self.endpoint().cancel_slot(slot);
-        }
+        self.endpoint().close_scope(scope.id);
         let pending = scope.pending.take();
         let operations = scope.operations.take();
         match outcome {
@@ -247,8 +244,7 @@ impl<'scope> Scope<'scope, '_> {
         source: usize,
         tag: i32,
     ) -> Result<Request<'scope>> {
-        self.comm
-            .irecv_posting(buf, source, tag, Some(&self.direct))
+        self.comm.irecv_posting(buf, source, tag, Some(self.id))
     }
 
     /// Starts the collective `run` on a view of the scope's communicator numbered for this call

@@ -345,6 +345,8 @@ struct Posted {
     /// For a receive that MPI matches itself, straight into its buffer: what it has from MPI
     /// (see `endpoint/direct.rs`).
     direct: Option<DirectSlot>,
+    /// The scope that settles it if it is a direct slot whose request was leaked (0: none).
+    scope: u64,
 }
 
 #[derive(Debug, Default)]
@@ -366,6 +368,8 @@ struct Queues {
     remote_grace: Option<u32>,
     /// How many posted receives are direct slots (`endpoint/direct.rs`).
     direct_slots: usize,
+    /// The number of the last scope opened (`Endpoint::open_scope`).
+    next_scope: u64,
     next_seq: u64,
     next_slot: u64,
 }
@@ -1584,6 +1588,7 @@ impl Endpoint {
             matched,
             held: 0,
             direct: None,
+            scope: 0,
         });
         id
     }

@@ -14,11 +14,13 @@
 //!   a channel's messages to its posted receives in order, so such a message came after
 //!   everything the slots ahead of it took, and after the marker, if one came: the slots are
 //!   settled (cancelled and waited for) in post order before the message is filed, those that
-//!   had nothing becoming open again. A slot that still waits behind one that took the marker
-//!   waits for nothing (no later message travels on its class's tag, [`classes.rs`]'s
-//!   generations) and is settled the same way once anything looks at it.
+//!   had nothing becoming open again.
 //!
-//! [`classes.rs`]: crate::transport::mpi
+//! The order holds among the slots too. A slot found with a message numbers (in arrival order)
+//! the earlier slots of its class first, which took earlier messages; a slot found with the
+//! marker settles the later slots of its class at once, which wait for nothing now (no later
+//! class uses their tag before its number has gone through its generations, `classes.rs`; one
+//! that holds a message anyway fails its request instead of delivering another channel's).
 
 use super::{Endpoint, Matched, Pattern, Posted, Queues, SlotId};
 use crate::transport::message::{Data, ErasedVec, Message};
@@ -47,7 +49,7 @@ pub(super) enum DirectSlot {
         seq: u64,
     },
     /// A message that came after its class's marker reached it (a tag reused before the slot
-    /// was settled): an error when its request completes.
+    /// was settled), or MPI's receive failed: an error when its request completes.
     Lost,
 }
 
@@ -63,6 +65,8 @@ pub(crate) enum SlotEnd {
         tag: i32,
         count: usize,
     },
+    /// It failed (see [`DirectSlot::Lost`]): the request is spent.
+    Lost(Error),
 }
 
 impl Posted {
@@ -94,7 +98,7 @@ impl Endpoint {
     /// ([`Endpoint::cancel_slot`] settles it, and so do its completions).
     pub(crate) unsafe fn post_direct(
         &self,
-        pattern: Pattern,
+        (pattern, scope): (Pattern, u64),
         from: usize,
         (elem, dst, capacity): (ElemType, *mut u8, usize),
     ) -> Option<SlotId> {
@@ -133,6 +137,7 @@ impl Endpoint {
             matched: None,
             held: 0,
             direct: Some(DirectSlot::Waiting(post, elem, dst)),
+            scope,
         });
         Some(id)
     }
@@ -151,17 +156,9 @@ impl Endpoint {
     fn settle_direct_now(&self, header: &super::Header) {
         let Some(wire) = &self.wire else { return };
         let mut q = self.queues.borrow_mut();
-        let mut marked = false;
         for i in 0..q.posted.len() {
-            if !q.posted[i].pattern.matches(header) || !step(wire, &mut q, i, true) {
-                continue;
-            }
-            let p = &mut q.posted[i];
-            match &p.direct {
-                // after the marker, nothing of this class: a later class's message
-                Some(_) if marked => p.direct = Some(DirectSlot::Lost),
-                Some(_) => {}
-                None => marked = true,
+            if q.posted[i].pattern.matches(header) {
+                step(wire, &mut q, i, true);
             }
         }
         q.recount_direct();
@@ -178,26 +175,27 @@ impl Endpoint {
         let Some(i) = q.posted.iter().position(|p| p.id == id) else {
             return Ok(None);
         };
-        step(wire, &mut q, i, false);
+        if q.posted[i].direct.is_none() {
+            return Ok(None);
+        }
+        if step(wire, &mut q, i, false) {
+            q.recount_direct();
+        }
         let p = &q.posted[i];
         let end = match (&p.direct, p.pattern.source, p.pattern.tag) {
-            (None, ..) => {
-                q.recount_direct();
-                return Ok(None);
-            }
-            (Some(DirectSlot::Waiting(..)), ..) => return Ok(None),
+            (None | Some(DirectSlot::Waiting(..)), ..) => return Ok(None),
             (Some(DirectSlot::Received { count, .. }), Some(source), Some(tag)) => {
-                Ok(Some(SlotEnd::Direct {
+                SlotEnd::Direct {
                     source: source as usize,
                     tag,
                     count: *count,
-                }))
+                }
             }
-            _ => Err(lost()),
+            _ => SlotEnd::Lost(lost()),
         };
         q.posted.remove(i);
         q.direct_slots -= 1;
-        end
+        Ok(Some(end))
     }
 
     /// Waits until direct slot `id` ends, and takes it if something arrived in its buffer;
@@ -318,6 +316,34 @@ impl Endpoint {
         true
     }
 
+    /// A number for a new scope, whose direct slots it settles when it ends
+    /// ([`Endpoint::close_scope`]).
+    pub(crate) fn open_scope(&self) -> u64 {
+        let mut q = self.queues.borrow_mut();
+        q.next_scope += 1;
+        q.next_scope
+    }
+
+    /// The end of scope `scope`: its direct slots still here, whose requests were leaked, are
+    /// cancelled ([`Endpoint::cancel_slot`]: a message that arrived goes back to the unexpected
+    /// queue), before the scope's buffers go.
+    pub(crate) fn close_scope(&self, scope: u64) {
+        loop {
+            let leaked = {
+                let q = self.queues.borrow();
+                if q.direct_slots == 0 {
+                    return;
+                }
+                let mine = |p: &&Posted| p.scope == scope && p.direct.is_some();
+                q.posted.iter().find(mine).map(|p| p.id)
+            };
+            match leaked {
+                Some(id) => self.cancel_slot(id),
+                None => return,
+            }
+        }
+    }
+
     /// Settles every direct slot still waiting, its buffer's owner gone or going (the end of
     /// the run): what arrived in them is dropped.
     pub(super) fn abandon_direct(&self) {
@@ -339,22 +365,34 @@ impl Queues {
     }
 }
 
-/// Tests the direct receive of `p` — or settles it (cancelled and waited for) with `cancel`
-/// or once its class is retired, when it waits for nothing — whether it ended; `p.direct` then
-/// says how (`None`: nothing arrived, the receive is open again).
+/// Tests the direct receive of slot `i` — or settles it (cancelled and waited for) with
+/// `cancel` or once its class is retired, when it waits for nothing — whether it ended; its
+/// `direct` then says how (`None`: nothing arrived, the receive is open again). Keeps the
+/// order among the slots of its class (see the module): a message is numbered after the
+/// earlier slots' messages, a marker settles the later slots.
 fn step(wire: &crate::transport::Wire, q: &mut Queues, i: usize, cancel: bool) -> bool {
     let Some(DirectSlot::Waiting(post, elem, dst)) = &mut q.posted[i].direct else {
         return false;
     };
-    let (elem, dst) = (*elem, *dst);
+    let (elem, dst, class) = (*elem, *dst, post.class());
     let live = !cancel && wire.direct_is_live(post);
     let ended = match live {
         true => wire.test_direct(post),
         false => wire.cancel_direct(post),
     };
+    if live && matches!(ended, Ok(None)) {
+        return false;
+    }
+    // settled: no longer waiting, whatever the slots around it do below
+    q.posted[i].direct = Some(DirectSlot::Lost);
+    let of_class = |p: &Posted| matches!(&p.direct, Some(DirectSlot::Waiting(other, ..)) if other.class() == class);
     q.posted[i].direct = match ended {
-        Ok(None) if live => return false,
         Ok(Some(Direct::Received(count))) => {
+            for j in 0..i {
+                if of_class(&q.posted[j]) {
+                    step(wire, q, j, true);
+                }
+            }
             q.next_seq += 1;
             Some(DirectSlot::Received {
                 elem,
@@ -363,16 +401,27 @@ fn step(wire: &crate::transport::Wire, q: &mut Queues, i: usize, cancel: bool) -
                 seq: q.next_seq - 1,
             })
         }
-        Ok(_) => None,
+        Ok(Some(Direct::Retired)) => {
+            for j in i + 1..q.posted.len() {
+                // something on the retired class's tag after its marker is another's
+                if of_class(&q.posted[j]) && step(wire, q, j, true) && q.posted[j].direct.is_some()
+                {
+                    q.posted[j].direct = Some(DirectSlot::Lost);
+                }
+            }
+            None
+        }
+        Ok(None) => None,
         Err(_) => Some(DirectSlot::Lost),
     };
     true
 }
 
-/// The error of a direct receive that a later class's message reached.
+/// The error of a direct receive that failed (see [`DirectSlot::Lost`]).
 fn lost() -> Error {
     Error::invalid(
         "the MPI transport",
-        "a direct receive took a message of a later class on its tag before it was cancelled",
+        "a receive straight into its buffer failed: it took a malformed message, or one of a \
+         later class on its tag before it was cancelled",
     )
 }

@@ -41,12 +41,13 @@
 //! another class.
 //!
 //! A class is known by its **id**: its number, and for a direct class the number's generation
-//! (the how-manieth direct class to take that number, from 1 to [`GENERATIONS`], then again
-//! from 1), which gives its bare messages tags of their own ([`tag_of`]). A receiver may post
-//! several direct receives of one channel (`Endpoint::post_direct`); the marker ends the first
-//! that is still waiting, and the ones behind it wait on tags that no later class of that
-//! number uses until it has gone [`GENERATIONS`] times round, by which time the receiver has
-//! long cancelled them.
+//! (the how-manieth direct class to take that number, from 1 to as many as MPI's tags allow —
+//! 32767 on MPICH and Open MPI, at least [`FEWEST_GENERATIONS`] — then again from 1), which
+//! gives its bare messages tags of their own ([`tag_of`]). A receiver may post several direct
+//! receives of one channel (`Endpoint::post_direct`); the marker ends the first that is still
+//! waiting, and the receiver cancels the ones behind it as soon as it sees that; until then they
+//! wait on tags that no later class of that number uses before the number has gone through all
+//! its generations.
 
 use super::stand_ins::StandIn;
 use crate::datatype::Compiled;
@@ -92,12 +93,27 @@ const MOST_REMEMBERED: usize = 4096;
 /// The bit of a defining header's class field that says the class is direct.
 const DIRECT_BIT: u32 = 1 << 31;
 
-/// How many generations a class number has while it names direct classes: the `g`th direct
-/// class to take number `n` (counting from 1, then again after [`GENERATIONS`]) travels on tags
-/// of its own, so that a direct receive posted for an earlier class of that number and not yet
-/// cancelled (one posted behind the receive that the marker ended) never takes a message of a
-/// later one.
-const GENERATIONS: u32 = 64;
+/// The fewest generations a class number has while it names direct classes: the `g`th direct
+/// class to take number `n` (counting from 1, then again after the link's generations, see
+/// [`generations`]) travels on tags of its own, so that a direct receive posted for an earlier
+/// class of that number and not yet cancelled (one posted behind the receive that the marker
+/// ended) does not take a message of a later one. With fewer, a process keeps no classes.
+const FEWEST_GENERATIONS: u32 = 64;
+
+/// The most generations a class number has (they fit the 15 bits of a class id above its
+/// number): what MPICH's `MPI_TAG_UB` (2^28 - 1) and Open MPI's (2^31 - 1) allow.
+const MOST_GENERATIONS: u32 = (1 << 15) - 1;
+
+/// How many generations a direct class number goes through before it starts again; see
+/// [`FEWEST_GENERATIONS`].
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Generations(u32);
+
+impl Default for Generations {
+    fn default() -> Self {
+        Generations(FEWEST_GENERATIONS)
+    }
+}
 
 /// The bits of a class id below its generation: its number.
 const NUMBER_BITS: u32 = 16;
@@ -127,13 +143,21 @@ fn number_of(class: u32) -> u32 {
 }
 
 /// How many classes a process may keep per destination when MPI's tags go up to `tag_ub`:
-/// [`MOST_CLASSES`] if every generation's tags are valid, else none (MPI guarantees 32767,
-/// which holds them).
+/// [`MOST_CLASSES`] if the tags of [`FEWEST_GENERATIONS`] are valid, else none (MPI guarantees
+/// 32767, which holds them).
 pub(super) fn limit(tag_ub: i32) -> u32 {
-    match tag_ub >= tag_of(id(MOST_CLASSES, GENERATIONS)) {
+    match tag_ub >= tag_of(id(MOST_CLASSES, FEWEST_GENERATIONS)) {
         true => MOST_CLASSES,
         false => 0,
     }
+}
+
+/// The generations of direct class numbers when MPI's tags go up to `tag_ub`: as many as have
+/// valid tags, up to [`MOST_GENERATIONS`].
+pub(super) fn generations(tag_ub: i32) -> Generations {
+    let past = (tag_ub.max(FIRST_CLASS_TAG) - FIRST_CLASS_TAG) as u32;
+    let most = (past / MOST_CLASSES).saturating_sub(1);
+    Generations(most.clamp(FEWEST_GENERATIONS, MOST_GENERATIONS))
 }
 
 /// The class field of a header that defines the class with id `class`, direct or not.
@@ -220,6 +244,8 @@ pub(super) struct Outgoing {
     recent: [Option<(Key, u32)>; RECENT],
     /// The entry of `recent` the next new key takes.
     next_recent: usize,
+    /// How many generations its direct class numbers go through.
+    generations: Generations,
     by_key: HashMap<Key, u32>,
     /// Each class, by number - 1.
     classes: Vec<Numbered>,
@@ -231,6 +257,13 @@ pub(super) struct Outgoing {
     live_direct: u32,
     /// The channels given direct classes, oldest first (some since retired).
     given: VecDeque<Channel>,
+}
+
+/// A lately sent key's channel and class, for [`Outgoing::forget_recent`].
+#[derive(Debug, Clone, Copy)]
+struct Recent {
+    channel: Channel,
+    class: u32,
 }
 
 /// What a sender does with a message of a class.
@@ -254,6 +287,14 @@ pub(super) struct Plan {
 }
 
 impl Outgoing {
+    /// The classes of one destination, whose direct class numbers go through `generations`.
+    pub(super) fn new(generations: Generations) -> Outgoing {
+        Outgoing {
+            generations,
+            ..Outgoing::default()
+        }
+    }
+
     /// How to send a message with `header` of `count` elements of `ty`, with at most `limit`
     /// classes; `classed` false for a message that must carry its full header (a synchronous
     /// send's number, a committed type's signature).
@@ -310,6 +351,8 @@ impl Outgoing {
                 }
                 let n = self.take_number(key, ty, limit, growths.map(|_| count));
                 if let Some(growths) = growths {
+                    // the channel's other keys no longer go bare without a marker first
+                    self.forget_recent(|entry| entry.channel == channel);
                     self.direct
                         .insert(channel, Direct::Live { class: n, growths });
                     self.live_direct += 1;
@@ -410,7 +453,7 @@ impl Outgoing {
         numbered.key = RETIRED;
         numbered.bound = None;
         self.by_key.remove(&old);
-        self.forget_recent(|c| c == class);
+        self.forget_recent(|entry| entry.class == class);
         Some(class)
     }
 
@@ -441,12 +484,12 @@ impl Outgoing {
             self.next_reused = n;
             n
         };
-        self.forget_recent(|c| number_of(c) == n);
+        self.forget_recent(|entry| number_of(entry.class) == n);
         let numbered = &mut self.classes[n as usize - 1];
         self.by_key.remove(&numbered.key);
         let mut generation = 0;
         if bound.is_some() {
-            numbered.generation = numbered.generation % GENERATIONS + 1;
+            numbered.generation = numbered.generation % self.generations.0 + 1;
             generation = numbered.generation;
         }
         let class = id(n, generation);
@@ -481,11 +524,16 @@ impl Outgoing {
         self.next_recent = (self.next_recent + 1) % RECENT;
     }
 
-    /// Forgets the lately sent keys whose class `gone` says is gone (retired, or its number
-    /// taken by another).
-    fn forget_recent(&mut self, gone: impl Fn(u32) -> bool) {
+    /// Forgets the lately sent keys that `gone` says may no longer go as their class (it was
+    /// retired, its number taken by another, or their channel has a direct class now).
+    fn forget_recent(&mut self, gone: impl Fn(Recent) -> bool) {
         for entry in &mut self.recent {
-            if entry.is_some_and(|(_, c)| gone(c)) {
+            if entry.is_some_and(|(key, class)| {
+                gone(Recent {
+                    channel: key.channel,
+                    class,
+                })
+            }) {
                 *entry = None;
             }
         }
@@ -815,6 +863,27 @@ mod tests {
     }
 
     #[test]
+    fn a_key_sent_lately_retires_its_channels_new_direct_class_first() {
+        let (f, u) = (Compiled::of_type::<f64>(), Compiled::of_type::<u8>());
+        let mut out = Outgoing::default();
+        // an empty message: a plain class, and the channel has no direct history
+        assert_eq!(
+            plan(&mut out, &header(5), &u, 0, 10),
+            (None, Class::New(1, false))
+        );
+        assert_eq!(
+            plan(&mut out, &header(5), &f, 4, 10),
+            (None, Class::New(id(2, 1), true))
+        );
+        // the first key again: the direct class is retired before it (a receive posted on
+        // the direct class's tag must not miss it)
+        assert_eq!(
+            plan(&mut out, &header(5), &u, 1, 10),
+            (Some(id(2, 1)), Class::Known(1))
+        );
+    }
+
+    #[test]
     fn a_receiver_knows_the_live_direct_class_of_each_channel() {
         let f64s = [(crate::datatype::BasicType::F64, 1)];
         let stand_in = StandIn::of_signature(&f64s).unwrap();
@@ -857,7 +926,8 @@ mod tests {
             id(256, 0),
             id(1, 1),
             id(7, 3),
-            id(256, GENERATIONS),
+            id(256, FEWEST_GENERATIONS),
+            id(256, MOST_GENERATIONS),
         ];
         for class in ids {
             assert_eq!(of_tag(tag_of(class)), Some(class));
@@ -870,5 +940,12 @@ mod tests {
         assert_eq!(tags.len(), ids.len());
         assert_eq!(of_tag(7), None);
         assert_eq!((limit(32767), limit(16000)), (MOST_CLASSES, 0));
+        // as many generations as MPI's tags allow: MPI's least, MPICH's, Open MPI's
+        let most = |tag_ub| generations(tag_ub).0;
+        assert_eq!(most(32767), FEWEST_GENERATIONS.max(32767 / 256 - 1));
+        assert_eq!(most((1 << 28) - 1), MOST_GENERATIONS);
+        assert_eq!(most(i32::MAX), MOST_GENERATIONS);
+        assert!(tag_of(id(MOST_CLASSES, MOST_GENERATIONS)) < 1 << 28);
+        assert!(tag_of(id(MOST_CLASSES, most(32767))) <= 32767);
     }
 }

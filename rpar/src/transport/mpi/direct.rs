@@ -34,6 +34,14 @@ pub(crate) struct DirectPost {
     size: usize,
 }
 
+impl DirectPost {
+    /// The sending process and the id of the class it receives: the receives of one class
+    /// take its messages in post order.
+    pub(crate) fn class(&self) -> (usize, u32) {
+        (self.from, self.class)
+    }
+}
+
 /// A blocking direct receive: cancelled and waited for if dropped unfinished.
 struct DirectRecv<'w> {
     wire: &'w Wire,
@@ -243,7 +251,8 @@ fn direct_class(
 impl Drop for DirectRecv<'_> {
     /// Settles an unfinished receive: after this, MPI no longer writes into the buffer. (A
     /// message that arrived before the cancel is received and lost with the receive: this
-    /// happens only when the run is aborting.)
+    /// happens only when the wait failed — the run aborting, or a malformed message from
+    /// another process filed meanwhile.)
     fn drop(&mut self) {
         if let Some(post) = &mut self.post {
             let _ = self.wire.cancel_direct(post);

@@ -126,7 +126,11 @@ impl Wire {
         let size = comm.size() as usize;
         Wire {
             side,
-            outgoing_classes: RefCell::new((0..size).map(|_| Default::default()).collect()),
+            outgoing_classes: RefCell::new(
+                (0..size)
+                    .map(|_| classes::Outgoing::new(classes::generations(tag_ub)))
+                    .collect(),
+            ),
             incoming_classes: RefCell::default(),
             class_limit: classes::limit(tag_ub),
             outgoing: RefCell::default(),
