@@ -14,13 +14,7 @@ after=${2:?the exchange example, built for that MPI}
 before=${3:-}
 out=${4:-$top/target/mpi-exchange-$mpi.jsonl}
 rounds=${ROUNDS:-5}
-case $mpi in
-  mpich) launch=(mpiexec.mpich -n 2) ;;
-  openmpi)
-    launch=(mpiexec.openmpi -n 2)
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ;;
-  *) echo "mpich or openmpi, got $mpi" >&2; exit 2 ;;
-esac
+source "$top/bench/mpi_launch.sh"
 mkdir -p "$(dirname "$out")"
 peer=$(mktemp -d)/peer_exchange
 "mpicc.$mpi" -O2 -w "$top/bench/exchange/peer_exchange.c" -o "$peer"

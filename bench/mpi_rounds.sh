@@ -16,13 +16,7 @@ before=${2:?the older build of osu}
 after=${3:?the newer build of osu}
 out=${4:-$top/target/mpi-rounds-$mpi.jsonl}
 rounds=${ROUNDS:-6}
-case $mpi in
-  mpich) launch=(mpiexec.mpich -n 2) ;;
-  openmpi)
-    launch=(mpiexec.openmpi -n 2)
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ;;
-  *) echo "mpich or openmpi, got $mpi" >&2; exit 2 ;;
-esac
+source "$top/bench/mpi_launch.sh"
 mkdir -p "$(dirname "$out")"
 peer=$(mktemp -d)/peer
 "mpicc.$mpi" -O2 -w "$top/../shared/peers/peer_bench.c" -o "$peer"
