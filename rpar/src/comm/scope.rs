@@ -219,6 +219,12 @@ impl<'scope> Scope<'scope, '_> {
     /// for the whole scope, so that the scope's own sends can be started after it. Wait for it
     /// inside the scope: dropping it unfinished cancels it.
     ///
+    /// Cost on the MPI transport: once a channel (source and tag) has carried a message, a
+    /// receive of it of up to 16 KiB goes to MPI as an `MPI_Irecv` straight into `buf`, filled
+    /// in the background as a C program's is (the scope guarantees that `buf` outlives it, even
+    /// if the request is leaked); [`Comm::irecv_into`]'s request may be leaked while its buffer
+    /// is freed, so it is received by rpar, from inside `wait` or `test`.
+    ///
     /// # Errors
     ///
     /// Those of [`Comm::irecv_into`].
