@@ -234,8 +234,8 @@ fn own_init_job() {
 
 /// Jobs of 3 processes whose collective calls differ where MPI's own collectives run them
 /// (`mismatch_job`): each fails, promptly, with an `Error::CollectiveMismatch` that names what
-/// each process called — a reduction operator that differs, found at the comparison every 64
-/// calls; an element type that differs in the last call, found at the end of the run; a bcast
+/// each process called — a reduction operator that differs, found by the comparison started at
+/// call 64 when the next check completes it; an element type that differs in the last call, found at the end of the run; a bcast
 /// beside a barrier, found before MPI runs it with `RPAR_COLLECTIVE_CHECK=every`; counts that
 /// differ, which MPI refuses (an error code, not MPI's own end of the job).
 fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
@@ -279,7 +279,7 @@ fn mismatch_job(case: &str) {
         let x = [1u32, 2, 3];
         match case {
             "operator" => {
-                for k in 0..100 {
+                for k in 0..200 {
                     if k == 10 && last {
                         world.allreduce(&x[..], rpar::Max)?;
                     } else {

@@ -7,19 +7,22 @@
 //! on one rank and `MPI_MAX` on another, `u32` against `f32`) or ends in MPI's own fatal
 //! error. So each process folds every blocking collective call on a communicator, and the
 //! element type signature of those MPI runs, into a digest (the same on every process of a
-//! correct program), and every [`CHECK_EVERY`] calls, before the call, the processes
-//! compare digests with one `MPI_Allreduce` of two words (`MPI_MAX` of the digest and of its
-//! complement: every process sees whether all agree); `RPAR_COLLECTIVE_CHECK=every` (or a number
-//! of calls) compares before every call (or that often): then a mismatch MPI would fail or hang
-//! on (counts that differ, a bcast beside a barrier) is named before MPI runs it, at the cost of
-//! that allreduce on every call. At the end of a run they compare once
-//! more on the world communicator. When they differ, they exchange the last calls' fingerprints
+//! correct program), and every [`CHECK_EVERY`] calls, before the call, the processes start
+//! comparing digests with one `MPI_Iallreduce` of two words (`MPI_MAX` of the digest and of its
+//! complement: every process sees whether all agree), which the next check completes (a
+//! comparison that waited would hold each process until the others reach the same call, a
+//! synchronisation the program may not have); `RPAR_COLLECTIVE_CHECK=every` (or a number of
+//! calls) compares that often — before every call, waiting for the answer: then a mismatch MPI
+//! would fail or hang on (counts that differ, a bcast beside a barrier) is named before MPI runs
+//! it, at the cost of that allreduce on every call. At the end of a run they compare once more
+//! on the world communicator. When they differ, they exchange the last calls' fingerprints
 //! and descriptions (`MPI_Allgather`, only then) and name the first call on which they differ,
 //! each process's view of it: an `Error::CollectiveMismatch`, on every process.
 //!
 //! Cost: a few dozen instructions a call (the names' hash is kept from the call before, the
-//! signature's with the type's MPI datatype) and one two-word allreduce every 64 calls. A mismatch is found within 64 calls, or at the end of the run, unless
-//! MPI fails or hangs on it first.
+//! signature's with the type's MPI datatype) and one non-blocking two-word allreduce every 64
+//! calls. A mismatch is found within 128 calls, or at the end of the run, unless MPI fails or
+//! hangs on it first.
 
 use super::datatype;
 use crate::datatype::BasicType;
@@ -64,6 +67,18 @@ pub(crate) struct Agreement {
     /// Those calls, with each one's own fingerprint and, for one MPI ran, the element type's
     /// name (for the report of a mismatch).
     window: VecDeque<(u64, CollectiveCall, Option<&'static str>)>,
+    /// The periodic comparison started at the last check and not yet completed: completed at
+    /// the next (or at the end of the run, or when the communicator goes).
+    inflight: Option<Box<Inflight>>,
+}
+
+/// A comparison of the digests in progress (`MPI_Iallreduce`), boxed so that its buffers stay
+/// where MPI was told they are until it completes.
+#[derive(Debug)]
+struct Inflight {
+    request: ffi::MPI_Request,
+    mine: [u64; 2],
+    most: [u64; 2],
 }
 
 impl Default for Agreement {
@@ -75,7 +90,8 @@ impl Default for Agreement {
             since: 0,
             every: interval(),
             communicator: 0,
-            window: VecDeque::with_capacity(interval().min(CHECK_EVERY) as usize + 1),
+            window: VecDeque::with_capacity(2 * interval().min(CHECK_EVERY) as usize + 1),
+            inflight: None,
         }
     }
 }
@@ -150,22 +166,82 @@ impl Agreement {
         }
     }
 
-    /// The calls the window keeps: those since the last comparison and the one before, at
-    /// most [`CHECK_EVERY`] + 1 (a long interval names a difference among the last calls only,
-    /// rather than keep a record of every call per communicator).
+    /// The calls the window keeps: those since the comparison before last (whose result the
+    /// last check learnt) and the one before, at most 2 [`CHECK_EVERY`] + 1 (a long interval
+    /// names a difference among the last calls only, rather than keep a record of every call
+    /// per communicator).
     fn kept(&self) -> usize {
-        self.every.min(CHECK_EVERY) as usize + 1
+        2 * self.every.min(CHECK_EVERY) as usize + 1
     }
 
     /// Whether anything was folded in since the last comparison (a call, or the type of the
     /// call compared last).
     pub(crate) fn pending(&self) -> bool {
-        self.digest != self.compared
+        self.digest != self.compared || self.inflight.is_some()
     }
 
-    /// Compares the digests of the processes of `comm` (collective over it); on a difference,
-    /// names the first call on which they differ.
+    /// The periodic comparison (collective over `comm`): completes the one started at the last
+    /// check and starts one of the digest now, which the next check completes. A comparison
+    /// that waited here would hold each process until the others reached the same call — a
+    /// synchronisation the program itself may not have (a loop of bcasts from one root) —
+    /// so a difference is found one interval later; before every call
+    /// (`RPAR_COLLECTIVE_CHECK=every`) the comparison waits, to name it before MPI runs it.
+    pub(crate) fn check(&mut self, comm: ffi::MPI_Comm, communicator: u32) -> Result<()> {
+        if self.every == 1 {
+            return self.compare(comm, communicator);
+        }
+        self.finish_inflight(comm, communicator)?;
+        self.since = 0;
+        self.compared = self.digest;
+        let mut inflight = Box::new(Inflight {
+            // SAFETY: a constant of MPI's, read (the null request: the call below sets it)
+            request: unsafe { ffi::RSMPI_REQUEST_NULL },
+            mine: [self.digest, !self.digest],
+            most: [0; 2],
+        });
+        let u64_type = datatype::predefined(BasicType::U64).expect("u64 is an MPI type");
+        // SAFETY: both buffers hold two u64 values, MPI's type for them, in a box that this
+        // agreement keeps until the request completes (`finish_inflight`, also on `Drop`);
+        // MPI_MAX is defined on it; the call is collective over `comm`, which every process
+        // starts at this same call.
+        let code = unsafe {
+            ffi::MPI_Iallreduce(
+                inflight.mine.as_ptr() as *const c_void,
+                inflight.most.as_mut_ptr().cast(),
+                2,
+                u64_type,
+                ffi::RSMPI_MAX,
+                comm,
+                &mut inflight.request,
+            )
+        };
+        if code != ffi::MPI_SUCCESS as std::ffi::c_int {
+            let text = super::native::error_string(code);
+            return Err(self.refused("the comparison's MPI_Iallreduce", &text));
+        }
+        self.inflight = Some(inflight);
+        Ok(())
+    }
+
+    /// Completes the comparison in progress, if any: on a difference, names the first call on
+    /// which the processes differ (collective over `comm`).
+    fn finish_inflight(&mut self, comm: ffi::MPI_Comm, communicator: u32) -> Result<()> {
+        let Some(mut inflight) = self.inflight.take() else {
+            return Ok(());
+        };
+        // SAFETY: the request is the comparison's, live until this wait completes it; its
+        // buffers are in the box, alive until after.
+        unsafe { ffi::MPI_Wait(&mut inflight.request, ffi::RSMPI_STATUS_IGNORE) };
+        if inflight.most == inflight.mine {
+            return Ok(());
+        }
+        Err(self.name_mismatch(comm, communicator))
+    }
+
+    /// Compares the digests of the processes of `comm` now (collective over it), after the
+    /// comparison in progress; on a difference, names the first call on which they differ.
     pub(crate) fn compare(&mut self, comm: ffi::MPI_Comm, communicator: u32) -> Result<()> {
+        self.finish_inflight(comm, communicator)?;
         self.since = 0;
         self.compared = self.digest;
         let mine = [self.digest, !self.digest];
@@ -276,6 +352,17 @@ impl Agreement {
         Error::CollectiveMismatch {
             communicator,
             calls,
+        }
+    }
+}
+
+impl Drop for Agreement {
+    /// Completes a comparison still in progress (its communicator going, the run ending), so
+    /// that MPI no longer writes into its buffers; every process started it, so it completes.
+    fn drop(&mut self) {
+        if let Some(mut inflight) = self.inflight.take() {
+            // SAFETY: as in `finish_inflight`.
+            unsafe { ffi::MPI_Wait(&mut inflight.request, ffi::RSMPI_STATUS_IGNORE) };
         }
     }
 }

@@ -248,10 +248,7 @@ impl NativeComm {
     pub(crate) fn note_call(&self, call: &CollectiveCall, communicator: u32) -> Result<()> {
         let due = self.agreement.borrow_mut().note(call, communicator);
         if due {
-            return self
-                .agreement
-                .borrow_mut()
-                .compare(self.raw(), communicator);
+            return self.agreement.borrow_mut().check(self.raw(), communicator);
         }
         Ok(())
     }
