@@ -24,6 +24,9 @@ use std::rc::Rc;
 
 /// The MPI communicator that mirrors an rpar communicator.
 pub(crate) struct NativeComm {
+    /// Whether the processes called the same collectives on this communicator; first, so that
+    /// a comparison still in progress completes (its `Drop`) before the communicator is freed.
+    agreement: RefCell<Agreement>,
     comm: SimpleCommunicator,
     /// The MPI datatypes of the element types used so far (freed with the communicator), with
     /// their signatures' hashes (for the [`Agreement`]).
@@ -32,8 +35,6 @@ pub(crate) struct NativeComm {
     /// and the map's SipHash of a `TypeId` cost ~140 instructions of an 8-byte MPI_Bcast's ~300
     /// on rpar's side.
     last_type: RefCell<Option<(TypeId, Typed)>>,
-    /// Whether the processes called the same collectives on this communicator.
-    agreement: RefCell<Agreement>,
 }
 
 /// An element type's MPI datatype and the hash of its signature.
