@@ -8,8 +8,8 @@
 
 mod direct;
 
-use self::direct::DirectSlot;
 pub(crate) use self::direct::SlotEnd;
+use self::direct::{DirectSlot, Taken};
 use super::fabric::{Fabric, Failure};
 use super::lane::{Consumer, Notice, Pack, Producer};
 use super::mailbox::Incoming;
@@ -1682,7 +1682,7 @@ impl Endpoint {
         self.hold([id], -1);
         drained?;
         if self.queues.borrow().direct_slots > 0 {
-            if let Some(end) = self.take_direct(id)? {
+            if let Taken::Ended(end) = self.take_direct(id) {
                 return Ok(Some(end));
             }
         }

@@ -69,6 +69,17 @@ pub(crate) enum SlotEnd {
     Lost(Error),
 }
 
+/// What [`Endpoint::take_direct`] found.
+#[derive(Debug)]
+pub(super) enum Taken {
+    /// The direct slot ended and is gone: how, for its request.
+    Ended(SlotEnd),
+    /// It still waits in MPI for its message.
+    Waits,
+    /// It is not (or no longer) a direct slot: an ordinary posted receive, if it is posted.
+    NotDirect,
+}
+
 impl Posted {
     /// Whether rpar's matching may give this receive a message: none has, and MPI is not
     /// receiving one straight into its buffer.
@@ -165,25 +176,25 @@ impl Endpoint {
     }
 
     /// Where posted receive `id` is a direct slot: tests it once, or settles it if it waits for
-    /// nothing (its class retired), and takes it if it is complete. `Ok(None)` if it is not
-    /// complete or not direct (it is then open, an ordinary posted receive).
-    pub(super) fn take_direct(&self, id: SlotId) -> Result<Option<SlotEnd>> {
+    /// nothing (its class retired), and takes it if it is complete.
+    pub(super) fn take_direct(&self, id: SlotId) -> Taken {
         let Some(wire) = &self.wire else {
-            return Ok(None);
+            return Taken::NotDirect;
         };
         let mut q = self.queues.borrow_mut();
         let Some(i) = q.posted.iter().position(|p| p.id == id) else {
-            return Ok(None);
+            return Taken::NotDirect;
         };
         if q.posted[i].direct.is_none() {
-            return Ok(None);
+            return Taken::NotDirect;
         }
         if step(wire, &mut q, i, false) {
             q.recount_direct();
         }
         let p = &q.posted[i];
         let end = match (&p.direct, p.pattern.source, p.pattern.tag) {
-            (None | Some(DirectSlot::Waiting(..)), ..) => return Ok(None),
+            (None, ..) => return Taken::NotDirect,
+            (Some(DirectSlot::Waiting(..)), ..) => return Taken::Waits,
             (Some(DirectSlot::Received { count, .. }), Some(source), Some(tag)) => {
                 SlotEnd::Direct {
                     source: source as usize,
@@ -195,7 +206,7 @@ impl Endpoint {
         };
         q.posted.remove(i);
         q.direct_slots -= 1;
-        Ok(Some(end))
+        Taken::Ended(end)
     }
 
     /// Waits until direct slot `id` ends, and takes it if something arrived in its buffer;
@@ -205,13 +216,11 @@ impl Endpoint {
     pub(super) fn wait_direct(&self, id: SlotId) -> Result<Option<SlotEnd>> {
         let mut since = None;
         for round in 0u32.. {
-            if let Some(end) = self.take_direct(id)? {
-                return Ok(Some(end));
+            match self.take_direct(id) {
+                Taken::Ended(end) => return Ok(Some(end)),
+                Taken::NotDirect => return Ok(None),
+                Taken::Waits => self.idle_direct(round, &mut since)?,
             }
-            if !self.waits_direct(id) {
-                return Ok(None);
-            }
-            self.idle_direct(round, &mut since)?;
         }
         unreachable!("the loop returns")
     }
@@ -231,14 +240,6 @@ impl Endpoint {
         }
         q.recount_direct();
         Some(cancelled)
-    }
-
-    /// Whether posted receive `id` waits in MPI for its message.
-    pub(super) fn waits_direct(&self, id: SlotId) -> bool {
-        let q = self.queues.borrow();
-        q.posted
-            .iter()
-            .any(|p| p.id == id && matches!(p.direct, Some(DirectSlot::Waiting(..))))
     }
 
     /// While this rank waits on the MPI transport: tests one of the direct slots that wait (in

@@ -191,6 +191,19 @@ impl Agreement {
             return self.compare(comm, communicator);
         }
         self.finish_inflight(comm, communicator)?;
+        self.start(comm)
+    }
+
+    /// Compares the digests of the processes of `comm` now (collective over it), after the
+    /// comparison in progress; on a difference, names the first call on which they differ.
+    pub(crate) fn compare(&mut self, comm: ffi::MPI_Comm, communicator: u32) -> Result<()> {
+        self.finish_inflight(comm, communicator)?;
+        self.start(comm)?;
+        self.finish_inflight(comm, communicator)
+    }
+
+    /// Starts comparing the digest now with the other processes' (collective over `comm`).
+    fn start(&mut self, comm: ffi::MPI_Comm) -> Result<()> {
         self.since = 0;
         self.compared = self.digest;
         let mut inflight = Box::new(Inflight {
@@ -216,6 +229,7 @@ impl Agreement {
             )
         };
         if code != ffi::MPI_SUCCESS as std::ffi::c_int {
+            // another process is in another collective: MPI refused the pairing
             let text = super::native::error_string(code);
             return Err(self.refused("the comparison's MPI_Iallreduce", &text));
         }
@@ -233,38 +247,6 @@ impl Agreement {
         // buffers are in the box, alive until after.
         unsafe { ffi::MPI_Wait(&mut inflight.request, ffi::RSMPI_STATUS_IGNORE) };
         if inflight.most == inflight.mine {
-            return Ok(());
-        }
-        Err(self.name_mismatch(comm, communicator))
-    }
-
-    /// Compares the digests of the processes of `comm` now (collective over it), after the
-    /// comparison in progress; on a difference, names the first call on which they differ.
-    pub(crate) fn compare(&mut self, comm: ffi::MPI_Comm, communicator: u32) -> Result<()> {
-        self.finish_inflight(comm, communicator)?;
-        self.since = 0;
-        self.compared = self.digest;
-        let mine = [self.digest, !self.digest];
-        let mut most = [0u64; 2];
-        let u64_type = datatype::predefined(BasicType::U64).expect("u64 is an MPI type");
-        // SAFETY: both buffers hold two u64 values, MPI's type for them; MPI_MAX is defined on
-        // it; the call is collective over `comm`, which every process compares at this call.
-        let code = unsafe {
-            ffi::MPI_Allreduce(
-                mine.as_ptr() as *const c_void,
-                most.as_mut_ptr().cast(),
-                2,
-                u64_type,
-                ffi::RSMPI_MAX,
-                comm,
-            )
-        };
-        if code != ffi::MPI_SUCCESS as std::ffi::c_int {
-            // another process is in another collective: MPI refused the pairing
-            let text = super::native::error_string(code);
-            return Err(self.refused("the comparison's MPI_Allreduce", &text));
-        }
-        if most == mine {
             return Ok(());
         }
         Err(self.name_mismatch(comm, communicator))
