@@ -92,7 +92,7 @@ unsafe fn copy_out(data: Data, bytes: usize, dst: *mut u8, recv: &ElemType, coun
             if recv.dense {
                 t.copy_packed_to(dst)
             } else {
-                t.unpack_to(&(recv.compiled)(), count, dst)
+                t.unpack_to((recv.compiled)(), count, dst)
             }
         },
     }

@@ -694,6 +694,7 @@ impl Comm {
         }
     }
 
+    #[inline]
     pub(crate) fn endpoint(&self) -> &Rc<Endpoint> {
         &self.ep
     }

@@ -131,10 +131,31 @@ impl Comm {
 
 /// The sender's compiled type and count of a message, and whether it is a plain message of a
 /// type gap-free in memory order (then its bytes are its packed bytes).
-fn sent_type(message: &Message) -> (Arc<Compiled>, usize, bool) {
+fn sent_type(message: &Message) -> (SentType, usize, bool) {
     match &message.data {
-        Data::Typed(t) => (t.ty.inner.clone(), t.count, false),
-        _ => ((message.elem.compiled)(), message.count, message.elem.dense),
+        Data::Typed(t) => (SentType::Committed(t.ty.inner.clone()), t.count, false),
+        _ => (
+            SentType::Plain((message.elem.compiled)()),
+            message.count,
+            message.elem.dense,
+        ),
+    }
+}
+
+/// A sent message's compiled type: its committed type's, shared with it, or its Rust type's.
+enum SentType {
+    Committed(Arc<Compiled>),
+    Plain(&'static Compiled),
+}
+
+impl std::ops::Deref for SentType {
+    type Target = Compiled;
+
+    fn deref(&self) -> &Compiled {
+        match self {
+            SentType::Committed(c) => c,
+            SentType::Plain(c) => c,
+        }
     }
 }
 

@@ -11,6 +11,7 @@
 use super::{BasicType, Datatype, TypeMap};
 use crate::{Error, Result};
 use std::any::TypeId;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, LazyLock, PoisonError, RwLock};
@@ -505,54 +506,49 @@ impl Compiled {
 
     /// The compiled type map of the Rust type `T`, for plain messages met by typed receives,
     /// typed messages met by plain ones and plain ones of another type: compiled the first time
-    /// it is asked for, then shared by every rank of the process.
-    pub(crate) fn of_type<T: Datatype>() -> Arc<Compiled> {
-        static COMPILED: LazyLock<RwLock<HashMap<TypeId, Arc<Compiled>>>> =
+    /// it is asked for, then shared by every rank of the process for the rest of it (one per
+    /// Rust type a program sends, never freed: a reference costs no count on the hot path).
+    pub(crate) fn of_type<T: Datatype>() -> &'static Compiled {
+        static COMPILED: LazyLock<RwLock<HashMap<TypeId, &'static Compiled>>> =
             LazyLock::new(RwLock::default);
         // the type this thread asked for last: a send or receive asks again and again for the
-        // same one (twice per message between processes), and the shared map costs a lock, a
-        // hash and two atomic counts each time
+        // same one (twice per message between processes), and the shared map costs a lock and
+        // a hash each time
         thread_local! {
-            static LAST: std::cell::RefCell<Option<(TypeId, Arc<Compiled>)>> =
-                const { std::cell::RefCell::new(None) };
+            static LAST: Cell<Option<(TypeId, &'static Compiled)>> = const { Cell::new(None) };
         }
         let id = TypeId::of::<T>();
-        let last = LAST.try_with(|last| {
-            let last = last.borrow();
-            last.as_ref()
-                .filter(|(t, _)| *t == id)
-                .map(|(_, c)| c.clone())
-        });
-        if let Ok(Some(c)) = last {
-            return c;
+        let last = LAST.try_with(Cell::get);
+        if let Ok(Some((t, c))) = last {
+            if t == id {
+                return c;
+            }
         }
         let c = Self::of_type_shared::<T>(&COMPILED, id);
         // (a thread's storage is gone only while the thread ends: then the map answers)
-        let _ = LAST.try_with(|last| *last.borrow_mut() = Some((id, c.clone())));
+        let _ = LAST.try_with(|last| last.set(Some((id, c))));
         c
     }
 
     /// [`Compiled::of_type`] from the map every thread shares, compiled on first use.
     fn of_type_shared<T: Datatype>(
-        compiled: &RwLock<HashMap<TypeId, Arc<Compiled>>>,
+        compiled: &RwLock<HashMap<TypeId, &'static Compiled>>,
         id: TypeId,
-    ) -> Arc<Compiled> {
+    ) -> &'static Compiled {
         // nothing panics while a lock is held, so a poisoned map is still whole
         let known = compiled
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&id)
-            .cloned();
+            .copied();
         if let Some(c) = known {
             return c;
         }
-        let new = Arc::new(Compiled::new(T::type_map()));
         compiled
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .entry(id)
-            .or_insert(new)
-            .clone()
+            .or_insert_with(|| Box::leak(Box::new(Compiled::new(T::type_map()))))
     }
 
     /// The primitive period of the signature, run-length encoded: the shortest sequence of

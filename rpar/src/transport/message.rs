@@ -9,7 +9,6 @@ use super::RemotePayload;
 use crate::datatype::{engine, CommittedType, Compiled, Datatype};
 use std::any::TypeId;
 use std::mem::{ManuallyDrop, MaybeUninit};
-use std::sync::Arc;
 
 /// Payloads up to this many bytes travel inside the envelope itself (no allocation). 32: the
 /// size of the largest other payload (an owned buffer), so inline data adds nothing to an
@@ -30,7 +29,7 @@ pub(crate) struct ElemInfo {
     /// bytes.
     pub(crate) dense: bool,
     /// The compiled type map (compiled once per process, see [`Compiled::of_type`]).
-    pub(crate) compiled: fn() -> Arc<Compiled>,
+    pub(crate) compiled: fn() -> &'static Compiled,
 }
 
 trait HasElemInfo {
@@ -64,7 +63,7 @@ impl ElemType {
     pub(crate) fn reads_as(self, count: usize, other: ElemType, other_count: usize) -> bool {
         self.dense
             && other.dense
-            && (self.compiled)().same_signature(count, &(other.compiled)(), other_count)
+            && (self.compiled)().same_signature(count, (other.compiled)(), other_count)
     }
 }
 

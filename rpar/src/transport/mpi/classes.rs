@@ -54,7 +54,6 @@ use crate::datatype::Compiled;
 use crate::transport::Header;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 /// The MPI tag of the first class's bare messages on the link's communicator; class `n` (from
 /// 1) travels on `FIRST_CLASS_TAG + n - 1`.
@@ -189,8 +188,8 @@ impl Channel {
 }
 
 /// What makes messages to one destination one class: every field of their headers but the
-/// count. The element type is its compiled map (one per Rust type in a process), by address,
-/// kept alive by the table.
+/// count. The element type is its compiled map (one per Rust type in a process, never freed),
+/// by address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Key {
     channel: Channel,
@@ -227,8 +226,6 @@ struct Numbered {
     /// The generation of the last direct class that had its number (0 if none).
     generation: u32,
     key: Key,
-    /// The element type, kept alive so that no other type takes its address.
-    _ty: Arc<Compiled>,
     /// For a live direct class, its bound.
     bound: Option<usize>,
     /// For a live direct class, how many of its last messages in a row had at most a
@@ -301,7 +298,7 @@ impl Outgoing {
     pub(super) fn plan(
         &mut self,
         header: &Header,
-        (ty, count): (&Arc<Compiled>, usize),
+        (ty, count): (&'static Compiled, usize),
         limit: u32,
         classed: bool,
     ) -> Plan {
@@ -316,7 +313,7 @@ impl Outgoing {
         let key = Key {
             channel,
             flow: header.flow,
-            ty: Arc::as_ptr(ty) as usize,
+            ty: std::ptr::from_ref(ty) as usize,
         };
         // the direct class's counts already seen for this message (see `Outgoing::shrinks`)
         let mut shrink = None;
@@ -349,7 +346,7 @@ impl Outgoing {
                 if growths.is_some() && self.live_direct >= MOST_DIRECT.min(limit / 2) {
                     retire = self.evict_oldest();
                 }
-                let n = self.take_number(key, ty, limit, growths.map(|_| count));
+                let n = self.take_number(key, limit, growths.map(|_| count));
                 if let Some(growths) = growths {
                     // the channel's other keys no longer go bare without a marker first
                     self.forget_recent(|entry| entry.channel == channel);
@@ -460,18 +457,11 @@ impl Outgoing {
     /// An id for the new class `key` of elements of `ty` (direct with `bound`, or not): the
     /// next free number, or once all `limit` are taken, the next in turn that is not a live
     /// direct class (its class forgotten); a direct class's id has the number's next generation.
-    fn take_number(
-        &mut self,
-        key: Key,
-        ty: &Arc<Compiled>,
-        limit: u32,
-        bound: Option<usize>,
-    ) -> u32 {
+    fn take_number(&mut self, key: Key, limit: u32, bound: Option<usize>) -> u32 {
         let n = if (self.classes.len() as u32) < limit {
             self.classes.push(Numbered {
                 generation: 0,
                 key: RETIRED,
-                _ty: ty.clone(),
                 bound: None,
                 small: (0, 0),
             });
@@ -496,7 +486,6 @@ impl Outgoing {
         *numbered = Numbered {
             generation: numbered.generation,
             key,
-            _ty: ty.clone(),
             bound,
             small: (0, 0),
         };
@@ -657,7 +646,7 @@ mod tests {
     fn plan(
         out: &mut Outgoing,
         h: &Header,
-        ty: &Arc<Compiled>,
+        ty: &'static Compiled,
         count: usize,
         limit: u32,
     ) -> (Option<u32>, Class) {
@@ -671,73 +660,73 @@ mod tests {
         let mut out = Outgoing::default();
         // the first class of a channel is direct, bounded by its first count
         assert_eq!(
-            plan(&mut out, &header(5), &f, 4, 10),
+            plan(&mut out, &header(5), f, 4, 10),
             (None, Class::New(id(1, 1), true))
         );
         assert_eq!(
-            plan(&mut out, &header(5), &f, 4, 10),
+            plan(&mut out, &header(5), f, 4, 10),
             (None, Class::Known(id(1, 1)))
         );
         assert_eq!(
-            plan(&mut out, &header(5), &f, 1, 10),
+            plan(&mut out, &header(5), f, 1, 10),
             (None, Class::Known(id(1, 1)))
         );
         assert_eq!(
-            plan(&mut out, &header(6), &f, 1, 10),
+            plan(&mut out, &header(6), f, 1, 10),
             (None, Class::New(id(2, 1), true))
         );
         // another type on a channel retires its direct class, for good, and the key's class
         // with it
         assert_eq!(
-            plan(&mut out, &header(5), &u, 4, 10),
+            plan(&mut out, &header(5), u, 4, 10),
             (Some(id(1, 1)), Class::New(3, false))
         );
         assert_eq!(
-            plan(&mut out, &header(5), &f, 4, 10),
+            plan(&mut out, &header(5), f, 4, 10),
             (None, Class::New(4, false))
         );
         assert_eq!(
-            plan(&mut out, &header(5), &u, 9, 10),
+            plan(&mut out, &header(5), u, 9, 10),
             (None, Class::Known(3))
         );
         assert_eq!(
-            plan(&mut out, &header(5), &f, 0, 10),
+            plan(&mut out, &header(5), f, 0, 10),
             (None, Class::Known(4))
         );
         // every number taken: the next in turn that is not a live direct class (2 is)
         assert_eq!(
-            plan(&mut out, &header(7), &f, 1, 4),
+            plan(&mut out, &header(7), f, 1, 4),
             (None, Class::New(id(1, 2), true))
         );
         assert_eq!(
-            plan(&mut out, &header(6), &f, 1, 4),
+            plan(&mut out, &header(6), f, 1, 4),
             (None, Class::Known(id(2, 1)))
         );
         // at most half of the numbers direct: the oldest live one (channel 6's) is evicted,
         // and its channel has none from then on
         assert_eq!(
-            plan(&mut out, &header(8), &f, 1, 4),
+            plan(&mut out, &header(8), f, 1, 4),
             (Some(id(2, 1)), Class::New(id(2, 2), true))
         );
         assert_eq!(
-            plan(&mut out, &header(6), &f, 1, 4),
+            plan(&mut out, &header(6), f, 1, 4),
             (None, Class::New(3, false))
         );
         assert_eq!(
-            plan(&mut out, &header(5), &u, 1, 4),
+            plan(&mut out, &header(5), u, 1, 4),
             (None, Class::New(4, false))
         );
         assert_eq!(
-            plan(&mut out, &header(8), &f, 1, 4),
+            plan(&mut out, &header(8), f, 1, 4),
             (None, Class::Known(id(2, 2)))
         );
-        assert_eq!(plan(&mut out, &header(5), &f, 1, 0), (None, Class::None)); // no class at all
+        assert_eq!(plan(&mut out, &header(5), f, 1, 0), (None, Class::None)); // no class at all
         let traced = Header {
             flow: 9,
             ..header(8)
         };
         assert_eq!(
-            plan(&mut out, &traced, &f, 1, 10),
+            plan(&mut out, &traced, f, 1, 10),
             (Some(id(2, 2)), Class::None)
         );
         let call = crate::transport::CollectiveCall {
@@ -752,9 +741,9 @@ mod tests {
             call: Some(CallKey::from(&call)),
             ..header(9)
         };
-        assert_eq!(plan(&mut out, &collective, &f, 1, 10).1, Class::None);
+        assert_eq!(plan(&mut out, &collective, f, 1, 10).1, Class::None);
         let empty = Compiled::of_type::<[f64; 0]>();
-        assert_eq!(plan(&mut out, &header(9), &empty, 1, 10).1, Class::None);
+        assert_eq!(plan(&mut out, &header(9), empty, 1, 10).1, Class::None);
     }
 
     #[test]
@@ -762,52 +751,52 @@ mod tests {
         let f = Compiled::of_type::<f64>();
         let mut out = Outgoing::default();
         assert_eq!(
-            plan(&mut out, &header(5), &f, 2, 10),
+            plan(&mut out, &header(5), f, 2, 10),
             (None, Class::New(id(1, 1), true))
         );
         // more than the bound: retired, and a direct class of the larger bound
         assert_eq!(
-            plan(&mut out, &header(5), &f, 3, 10),
+            plan(&mut out, &header(5), f, 3, 10),
             (Some(id(1, 1)), Class::New(id(2, 1), true))
         );
         assert_eq!(
-            plan(&mut out, &header(5), &f, 3, 10),
+            plan(&mut out, &header(5), f, 3, 10),
             (None, Class::Known(id(2, 1)))
         );
         // an empty message: retired for good; the channel's classes are plain from then on
         assert_eq!(
-            plan(&mut out, &header(5), &f, 0, 10),
+            plan(&mut out, &header(5), f, 0, 10),
             (Some(id(2, 1)), Class::New(3, false))
         );
         assert_eq!(
-            plan(&mut out, &header(5), &f, 99, 10),
+            plan(&mut out, &header(5), f, 99, 10),
             (None, Class::Known(3))
         );
         // a message with a header of its own (a synchronous send) retires it too
         assert_eq!(
-            plan(&mut out, &header(6), &f, 1, 10),
+            plan(&mut out, &header(6), f, 1, 10),
             (None, Class::New(id(4, 1), true))
         );
-        let sync = out.plan(&header(6), (&f, 1), 10, false);
+        let sync = out.plan(&header(6), (f, 1), 10, false);
         assert_eq!((sync.retire, sync.class), (Some(id(4, 1)), Class::None));
-        assert_eq!(out.plan(&header(6), (&f, 1), 10, false).retire, None);
+        assert_eq!(out.plan(&header(6), (f, 1), 10, false).retire, None);
         // growth at most MOST_GROWTHS times
         let mut out = Outgoing::default();
         for count in 1..=MOST_GROWTHS as usize + 1 {
-            let (_, class) = plan(&mut out, &header(5), &f, count, 300);
+            let (_, class) = plan(&mut out, &header(5), f, count, 300);
             assert_eq!(class, Class::New(id(count as u32, 1), true));
         }
         let last = MOST_GROWTHS as u32 + 1;
         let next = MOST_GROWTHS as usize + 2;
         assert_eq!(
-            plan(&mut out, &header(5), &f, next, 300),
+            plan(&mut out, &header(5), f, next, 300),
             (Some(id(last, 1)), Class::New(last + 1, false))
         );
         // a ready-mode send's class is never direct
         let mut ready = header(7);
         ready.set_ready(true);
         assert_eq!(
-            plan(&mut out, &ready, &f, 1, 300),
+            plan(&mut out, &ready, f, 1, 300),
             (None, Class::New(last + 2, false))
         );
     }
@@ -816,7 +805,7 @@ mod tests {
     fn a_direct_class_shrinks_after_a_run_of_far_smaller_messages() {
         let f = Compiled::of_type::<f64>();
         let mut out = Outgoing::default();
-        let mut send = |count| plan(&mut out, &header(5), &f, count, 10);
+        let mut send = |count| plan(&mut out, &header(5), f, count, 10);
         assert_eq!(send(100), (None, Class::New(id(1, 1), true)));
         // counts of at most a quarter of the bound, but one larger, which starts the run over
         let small = |i: u32| if i.is_multiple_of(2) { 3 } else { 5 };
@@ -849,7 +838,7 @@ mod tests {
             h.set_ready(true);
             h
         };
-        let mut send = |tag| plan(&mut out, &ready(tag), &f, 1, 2).1;
+        let mut send = |tag| plan(&mut out, &ready(tag), f, 1, 2).1;
         assert_eq!(send(5), Class::New(1, false));
         assert_eq!(send(6), Class::New(2, false));
         assert_eq!(send(5), Class::Known(1));
@@ -868,17 +857,17 @@ mod tests {
         let mut out = Outgoing::default();
         // an empty message: a plain class, and the channel has no direct history
         assert_eq!(
-            plan(&mut out, &header(5), &u, 0, 10),
+            plan(&mut out, &header(5), u, 0, 10),
             (None, Class::New(1, false))
         );
         assert_eq!(
-            plan(&mut out, &header(5), &f, 4, 10),
+            plan(&mut out, &header(5), f, 4, 10),
             (None, Class::New(id(2, 1), true))
         );
         // the first key again: the direct class is retired before it (a receive posted on
         // the direct class's tag must not miss it)
         assert_eq!(
-            plan(&mut out, &header(5), &u, 1, 10),
+            plan(&mut out, &header(5), u, 1, 10),
             (Some(id(2, 1)), Class::Known(1))
         );
     }

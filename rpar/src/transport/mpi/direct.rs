@@ -163,6 +163,7 @@ impl Wire {
     /// Whether the direct receive `post` completed (a pass of MPI's progress engine): how, if
     /// it did. Unless it returns `Ok(None)`, the receive is settled. A message of a length that
     /// is no whole number of elements is an error of the sender's.
+    #[inline]
     pub(crate) fn test_direct(&self, post: &mut DirectPost) -> Result<Option<Direct>> {
         match self.complete(post, false) {
             Some(bytes) => self.received(post, bytes).map(Some),

@@ -174,7 +174,7 @@ impl Wire {
         let compiled = (elem.compiled)();
         let plan = self.outgoing_classes.borrow_mut()[to].plan(
             header,
-            (&compiled, count),
+            (compiled, count),
             self.class_limit,
             sync == 0,
         );
@@ -203,7 +203,7 @@ impl Wire {
                 }
                 if !goes_apart(elem, count) {
                     // SAFETY: the caller's guarantee on `src`.
-                    let buf = unsafe { self.packed(0, (elem, count), &compiled, src) };
+                    let buf = unsafe { self.packed(0, (elem, count), compiled, src) };
                     return self.isend(to, buf, tag).map(|()| None);
                 }
                 // SAFETY: as for a payload apart, below, on the class's tag.
@@ -221,7 +221,7 @@ impl Wire {
                 ..Contents::of(count, &compiled.signature)
             };
             // SAFETY: the caller's guarantee on `src`.
-            return unsafe { self.send_plain(to, header, (elem, count), &compiled, src, contents) }
+            return unsafe { self.send_plain(to, header, (elem, count), compiled, src, contents) }
                 .map(|()| None);
         }
         let payload_tag = self.payload_tag(to);
@@ -339,7 +339,7 @@ impl Wire {
         let compiled = (elem.compiled)();
         let contents = Contents::of(count, &compiled.signature);
         // SAFETY: the caller's guarantee on `src`.
-        unsafe { self.send_plain(to, header, (elem, count), &compiled, src, contents) }
+        unsafe { self.send_plain(to, header, (elem, count), compiled, src, contents) }
     }
 
     /// Sends `count` elements of the committed type `ty` laid out from `start` to world rank
