@@ -28,23 +28,4 @@ for round in $(seq "$rounds"); do
   fi
   "${launch[@]}" "$after" --json | sed "s/^{/{$label/" >> "$out"
 done
-python3 - "$out" "$mpi" <<'PY'
-import json, statistics, sys
-from collections import defaultdict
-out, mpi = sys.argv[1], sys.argv[2]
-runs = defaultdict(dict)
-for line in open(out):
-    r = json.loads(line)
-    runs[(r["bytes"], r["round"])][r["peer"]] = r["value"]
-peers = [p for p in (mpi, "rpar-before", "rpar-mpi") if any(p in v for v in runs.values())]
-med = statistics.median
-print("| face bytes | " + " | ".join(f"{p} (us)" for p in peers) + " | "
-      + " | ".join(f"{p} / {mpi}" for p in peers[1:]) + " |")
-print("|---:|" + "---:|" * (2 * len(peers) - 1))
-for size in sorted({b for b, _ in runs}):
-    rounds = [v for (b, _), v in runs.items() if b == size and set(peers) <= v.keys()]
-    cells = [f"{med([v[p] for v in rounds]):.3f}" for p in peers]
-    cells += [f"{med([v[p] / v[mpi] for v in rounds]):.2f}x" for p in peers[1:]]
-    print(f"| {size} | " + " | ".join(cells) + " |")
-PY
-
+python3 "$top/bench/paired_table.py" "$out" "$mpi" bytes "face bytes"

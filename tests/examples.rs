@@ -122,6 +122,29 @@ fn exchange_prints_the_figures_of_peer_exchange() {
 }
 
 #[test]
+fn small_calls_prints_the_figures_of_peer_small_calls() {
+    let out = run("small_calls", &["--json", "--chunks", "3"]);
+    let figures: Vec<String> = out
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).expect(line);
+            assert_eq!(
+                (v["peer"].as_str(), v["bytes"].as_u64()),
+                (Some("rpar"), Some(8))
+            );
+            let (p10, median) = (v["value"].as_f64().unwrap(), v["median"].as_f64().unwrap());
+            assert!(0.0 < p10 && p10 <= median, "{line}");
+            v["figure"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(
+        figures,
+        ["pingpong_us", "bcast_us", "allreduce_us"],
+        "{out}"
+    );
+}
+
+#[test]
 fn costmodel_predicts_simulates_and_checks_itself() {
     let out = run("costmodel", &["--quick"]);
     assert!(!out.is_empty());

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Small calls on 2 processes, robust to this machine's changes of speed (an 8-byte ping-pong,
+# bcast and allreduce, each the 10th percentile of chunks of 1000 calls:
+# bench/small_calls/peer_small_calls.c and examples/small_calls.rs) on one MPI: the C program
+# beside rpar's, and beside an older build of rpar's if given, in paired rounds. Prints each
+# figure's median and the median of the rounds' ratios; raw lines in OUT.
+# Usage: ROUNDS=5 bash bench/mpi_small_calls.sh mpich|openmpi RPAR_SMALL_CALLS [OLDER] [OUT]
+#   RPAR_SMALL_CALLS built with
+#   `MPICC=mpicc.<mpi> CARGO_TARGET_DIR=target/<mpi> cargo build --release --features mpi --example small_calls`
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+mpi=${1:?mpich or openmpi}
+after=${2:?the small_calls example, built for that MPI}
+before=${3:-}
+out=${4:-$top/target/mpi-small-calls-$mpi.jsonl}
+rounds=${ROUNDS:-5}
+source "$top/bench/mpi_launch.sh"
+mkdir -p "$(dirname "$out")"
+peer=$(mktemp -d)/peer_small_calls
+"mpicc.$mpi" -O2 -w "$top/bench/small_calls/peer_small_calls.c" -o "$peer"
+: > "$out"
+for round in $(seq "$rounds"); do
+  label="\"round\":$round,"
+  "${launch[@]}" "$peer" "$mpi" | sed "s/^{/{$label/" >> "$out"
+  if [ -n "$before" ]; then
+    "${launch[@]}" "$before" --json |
+      sed "s/^{/{$label/; s/\"peer\":\"rpar-mpi\"/\"peer\":\"rpar-before\"/" >> "$out"
+  fi
+  "${launch[@]}" "$after" --json | sed "s/^{/{$label/" >> "$out"
+done
+python3 "$top/bench/paired_table.py" "$out" "$mpi" figure "8-byte figure"
