@@ -751,6 +751,18 @@ fn straight(world: &Comm) -> rpar::Result<()> {
                 s.isend(&b[..], 1, 38)?;
                 world.recv::<u8>(1, 39).map(drop)
             })?;
+            // owned vectors: sent straight from their elements, which the link keeps until MPI
+            // is done with them (the first defines the channel's class, the others go bare);
+            // memory of the same size allocated and written right after each, which would be
+            // theirs had they been freed early
+            let mut written_after = Vec::new();
+            for k in 0..6 {
+                world.send(data(100 + k), 1, 41)?;
+                written_after.push(vec![u64::MAX; N]);
+            }
+            world.send(&1u8, 1, 42)?;
+            world.barrier()?;
+            drop(written_after);
         }
         1 => {
             check("the later tag first", world.recv::<u64>(0, 31)?.0, data(2));
@@ -793,8 +805,21 @@ fn straight(world: &Comm) -> rpar::Result<()> {
                 world.recv::<u64>(0, 37)?.0,
                 data(7),
             );
+            // the owned vectors, taken after the message that followed them
+            world.recv::<u8>(0, 42)?;
+            for k in 0..5 {
+                check(
+                    "an owned vector",
+                    world.recv::<u64>(0, 41)?.0,
+                    data(100 + k),
+                );
+            }
+            let mut into = vec![0u64; N];
+            world.recv_into(&mut into[..], 0, 41)?;
+            check("an owned vector into a buffer", into, data(105));
+            world.barrier()?;
         }
-        _ => {}
+        _ => world.barrier()?,
     }
     world.barrier()
 }

@@ -861,10 +861,10 @@ impl Comm {
                 .note_call(&call, self.id)
                 .map_err(|e| self.ep.collective_failure(e))?;
         }
-        let previous = self.ep.set_collective(Some(call));
+        // (no collective call is in progress here: see above)
+        self.ep.set_collective(Some(call));
         let r = f();
-        self.ep.set_collective(previous);
-        self.ep.completed_collective(self.id, call);
+        self.ep.completed_collective(self.id);
         r
     }
 }

@@ -602,10 +602,12 @@ impl Endpoint {
         true
     }
 
-    /// Notes that this rank completed `call` on the communicator `comm` (for the deadlock watch).
+    /// Leaves the collective call this rank is in, completed, on the communicator `comm` (for
+    /// the deadlock watch, which names it as the last one).
     #[inline]
-    pub(crate) fn completed_collective(&self, comm: u32, call: CollectiveCall) {
-        self.last_collective.set(Some((comm, call)));
+    pub(crate) fn completed_collective(&self, comm: u32) {
+        let call = self.collective.take();
+        self.last_collective.set(call.map(|call| (comm, call)));
     }
 
     /// Enters (or, with the previous value, leaves) a collective call; returns the previous one.

@@ -200,10 +200,10 @@ impl Wire {
                 .retire(post.from, post.class);
             return Ok(Direct::Retired);
         }
-        if !bytes.is_multiple_of(post.size) {
-            return Err(super::wire::malformed());
+        match super::wire::whole_elements(bytes, post.size) {
+            Some(count) => Ok(Direct::Received(count)),
+            None => Err(super::wire::malformed()),
         }
-        Ok(Direct::Received(bytes / post.size))
     }
 
     /// Tests the request of `post` (with `wait`, waits for it): the bytes received, once

@@ -20,9 +20,9 @@
 //! module).
 
 use super::classes::{self, Class};
-use super::sends::{Sends, SMALL_BYTES};
+use super::sends::{Kept, Sends, SMALL_BYTES};
 use super::stand_ins::{StandIn, StandIns};
-use super::wire::{append_header, decode, malformed, Contents};
+use super::wire::{append_header, decode, malformed, whole_elements, Contents};
 use super::RemotePayload;
 use crate::datatype::{engine, CommittedType, Compiled};
 use crate::transport::{
@@ -167,9 +167,44 @@ impl Wire {
         &self,
         to: usize,
         header: &Header,
-        (elem, count): (ElemType, usize),
+        message: (ElemType, usize),
         src: *const u8,
         sync: u32,
+    ) -> Result<Option<PendingSend>> {
+        // SAFETY: the caller's guarantee on `src`.
+        unsafe { self.send_from(to, header, message, src, (sync, None)) }
+    }
+
+    /// Sends the vector `v` of `count` elements of `elem` that an owned send gave up to world
+    /// rank `to`, as [`Wire::send_borrowed`] sends a lent buffer: straight from its elements
+    /// if large and gap-free in memory — the link then keeps the vector until MPI is done with
+    /// it, and nobody waits — else packed (it is dropped here).
+    pub(crate) fn send_owned(
+        &self,
+        to: usize,
+        header: &Header,
+        (elem, count): (ElemType, usize),
+        v: ErasedVec,
+    ) -> Result<()> {
+        let src = v.as_ptr();
+        // SAFETY: `v` holds `count` elements of `elem` at `src`, in a heap block that does not
+        // move with it; a send that reads them after this returns keeps `v` (`file_direct`).
+        unsafe { self.send_from(to, header, (elem, count), src, (0, Some(v))) }.map(drop)
+    }
+
+    /// [`Wire::send_borrowed`], and with `owned` the vector whose elements `src` points to,
+    /// kept until MPI is done with them by a send straight from them.
+    ///
+    /// # Safety
+    ///
+    /// As [`Wire::send_borrowed`]; with `owned`, `src` must point into it.
+    unsafe fn send_from(
+        &self,
+        to: usize,
+        header: &Header,
+        (elem, count): (ElemType, usize),
+        src: *const u8,
+        (sync, owned): (u32, Option<ErasedVec>),
     ) -> Result<Option<PendingSend>> {
         let compiled = (elem.compiled)();
         let plan = self.outgoing_classes.borrow_mut()[to].plan(
@@ -209,7 +244,7 @@ impl Wire {
                 // SAFETY: as for a payload apart, below, on the class's tag.
                 let request =
                     unsafe { self.isend_raw(&self.comm, to, src, elem.size * count, tag)? };
-                return Ok(Some(self.file_direct(request)));
+                return Ok(Some(self.file_direct(request, owned)));
             }
             Class::New(n, direct) => classes::encode(n, direct),
             Class::None => 0,
@@ -238,16 +273,17 @@ impl Wire {
         // complete: it is completed only once MPI completes this request (`progress_sends`).
         let request =
             unsafe { self.isend_raw(&self.side, to, src, elem.size * count, payload_tag)? };
-        Ok(Some(self.file_direct(request)))
+        Ok(Some(self.file_direct(request, owned)))
     }
 
     /// Files a send straight from its sender's buffer: the sender's side, complete when MPI is
     /// done with the request.
-    fn file_direct(&self, request: ffi::MPI_Request) -> PendingSend {
+    fn file_direct(&self, request: ffi::MPI_Request, owned: Option<ErasedVec>) -> PendingSend {
         let sent = PendingSend::remote();
+        let kept = owned.map_or(Kept::Lent, Kept::Owned);
         self.outgoing
             .borrow_mut()
-            .push(request, Vec::new(), Some(sent.clone()));
+            .push(request, kept, Some(sent.clone()));
         sent
     }
 
@@ -369,8 +405,21 @@ impl Wire {
     }
 
     /// Sends a message already made for the in-process mailbox (inline, owned or packed).
+    /// An owned vector goes as [`Wire::send_owned`] sends it; everything else is packed with
+    /// its full header.
     pub(crate) fn send_message(&self, to: usize, header: &Header, m: Message) -> Result<()> {
-        self.unclassed(to, header);
+        let Message { elem, count, data } = m;
+        match data {
+            Data::Owned(v) => self.send_owned(to, header, (elem, count), v),
+            data => {
+                self.unclassed(to, header);
+                self.send_packed(to, header, Message { elem, count, data })
+            }
+        }
+    }
+
+    /// Sends a message made for the in-process mailbox packed, with its full header.
+    fn send_packed(&self, to: usize, header: &Header, m: Message) -> Result<()> {
         let Message { elem, count, data } = m;
         match data {
             // SAFETY: an inline payload holds `count` elements of `elem`.
@@ -515,7 +564,7 @@ impl Wire {
         // alive and unmoved (a Vec's heap block does not move) until MPI completes the request.
         let request = unsafe { self.isend_raw(comm, to, buffer.as_ptr(), buffer.len(), tag)? };
         let mut out = self.outgoing.borrow_mut();
-        out.push(request, buffer, None);
+        out.push(request, Kept::Bytes(buffer), None);
         if out.len() > 64 {
             drop(out);
             self.progress_sends();
@@ -605,11 +654,9 @@ impl Wire {
             let classes::Known {
                 header, stand_in, ..
             } = known;
-            let size = stand_in.ty.size();
-            if size == 0 || !len.is_multiple_of(size) {
+            let Some(count) = whole_elements(len, stand_in.ty.size()) else {
                 return Err(malformed());
-            }
-            let count = len / size;
+            };
             if len > REUSED_BYTES {
                 // left in MPI until a receive matches it: straight into the receive buffer then
                 let payload = RemotePayload::matched(handle, len);

@@ -10,14 +10,27 @@
 //! 8-byte ping-pong spent ~400 instructions per message on those, and one `MPI_Test` right
 //! after `MPI_Isend` cost as much: MPICH runs its progress engine in it).
 
-use crate::transport::PendingSend;
+use crate::transport::{ErasedVec, PendingSend};
 use ::mpi::ffi;
+
+/// The memory a send in flight reads, kept alive until MPI is done with it.
+#[allow(
+    dead_code,
+    reason = "held, never read: dropped once MPI is done with the send"
+)]
+pub(super) enum Kept {
+    /// A buffer of the link's: the packed message.
+    Bytes(Vec<u8>),
+    /// The vector an owned send gave up: MPI reads its elements where they are.
+    Owned(ErasedVec),
+    /// Nothing: the send reads a buffer its sender lends (and waits for).
+    Lent,
+}
 
 /// What a send in flight keeps alive until MPI is done with it.
 struct Held {
-    /// The bytes MPI reads, when the link owns them (empty for a send straight from a
-    /// sender's buffer).
-    _buffer: Vec<u8>,
+    /// The memory MPI reads, unless the sender lends it.
+    _kept: Kept,
     /// The sender's side of a send straight from its buffer.
     sent: Option<PendingSend>,
 }
@@ -46,20 +59,17 @@ pub(super) struct Sends {
 pub(super) const SMALL_BYTES: usize = 2 << 10;
 
 impl Sends {
-    /// Files a send MPI has started: its request, the buffer it reads if the link owns it, and
-    /// the sender's side of a send straight from the sender's buffer.
+    /// Files a send MPI has started: its request, the memory it reads if the link keeps it,
+    /// and the sender's side of a send straight from the sender's memory.
     pub(super) fn push(
         &mut self,
         request: ffi::MPI_Request,
-        buffer: Vec<u8>,
+        kept: Kept,
         sent: Option<PendingSend>,
     ) {
         self.direct += usize::from(sent.is_some());
         self.requests.push(request);
-        self.held.push(Held {
-            _buffer: buffer,
-            sent,
-        });
+        self.held.push(Held { _kept: kept, sent });
     }
 
     /// An empty buffer with room for `capacity` bytes: for a small message, the spare one.

@@ -222,6 +222,18 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
+/// How many elements of `size` bytes `bytes` bytes of a bare message are, if a whole number
+/// (else the sender wrote no rpar message). Element sizes are powers of two almost always: a
+/// shift then, not a division (20-40 cycles on the path of every small message received).
+#[inline]
+pub(crate) fn whole_elements(bytes: usize, size: usize) -> Option<usize> {
+    if size.is_power_of_two() {
+        let shift = size.trailing_zeros();
+        return (bytes & (size - 1) == 0).then_some(bytes >> shift);
+    }
+    (size != 0 && bytes.is_multiple_of(size)).then(|| bytes / size)
+}
+
 /// The error of a message from another process that no rpar sender wrote.
 #[cold]
 pub(crate) fn malformed() -> Error {
@@ -293,6 +305,18 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_elements_by_shift_and_by_division() {
+        for size in [1, 2, 4, 8, 16, 3, 12, 24] {
+            for bytes in 0..100 {
+                let want = (bytes % size == 0).then_some(bytes / size);
+                assert_eq!(whole_elements(bytes, size), want, "{bytes} bytes of {size}");
+            }
+        }
+        assert_eq!(whole_elements(0, 0), None); // no element type has no bytes here
+        assert_eq!(whole_elements(8, 0), None);
+    }
 
     #[test]
     fn a_header_survives_the_wire() {
