@@ -544,11 +544,14 @@ impl Compiled {
         if let Some(c) = known {
             return c;
         }
+        // compiled before the lock is taken (the type's own code runs outside it); leaked
+        // only by the thread whose copy goes in
+        let new = Compiled::new(T::type_map());
         compiled
             .write()
             .unwrap_or_else(PoisonError::into_inner)
             .entry(id)
-            .or_insert_with(|| Box::leak(Box::new(Compiled::new(T::type_map()))))
+            .or_insert_with(|| Box::leak(Box::new(new)))
     }
 
     /// The primitive period of the signature, run-length encoded: the shortest sequence of

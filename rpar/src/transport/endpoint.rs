@@ -994,15 +994,10 @@ impl Endpoint {
 
     /// The pause after `round` empty polls of a wait: spin first, then yield the core, then
     /// sleep briefly once the wait is long. `since` is when it stopped spinning, read from the
-    /// clock only then (a wait that ends while spinning, most of them, never reads it). A
-    /// process with a core of its own polls MPI without a pause between polls while it spins,
-    /// as MPI's own waits do (a poll of MPI is long enough not to hammer a cache line, and a
-    /// pause would only delay seeing the message).
+    /// clock only then (a wait that ends while spinning, most of them, never reads it).
     fn back_off(&self, round: u32, since: &mut Option<std::time::Instant>) {
         if round < self.fabric.spin_rounds() {
-            if !self.fabric.owns_core() {
-                std::hint::spin_loop();
-            }
+            std::hint::spin_loop();
         } else if since.get_or_insert_with(std::time::Instant::now).elapsed() < LONG_WAIT {
             std::thread::yield_now();
         } else {

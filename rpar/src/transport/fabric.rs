@@ -115,21 +115,6 @@ fn spin_rounds(placement: Placement) -> u32 {
     }
 }
 
-/// Whether ranks placed as `placement` are processes with a core each (see
-/// [`Fabric::owns_core`]).
-fn owns_core(placement: Placement) -> bool {
-    #[cfg(feature = "mpi")]
-    if placement
-        == (Placement::Process {
-            oversubscribed: false,
-        })
-    {
-        return spin_rounds(placement) >= SPIN_DEDICATED_PROCESS;
-    }
-    let _ = placement;
-    false
-}
-
 /// An arena not every member has taken yet, and how many have.
 type Taken = (Arc<Arena>, usize);
 
@@ -172,8 +157,6 @@ pub(crate) struct Fabric {
     poll_budget: Duration,
     /// How many times a blocked call looks, with a pause between looks, before it yields.
     spin_rounds: u32,
-    /// Whether each rank has a core of its own to poll on (see [`Fabric::owns_core`]).
-    owns_core: bool,
     /// The shared-memory arenas that not every member has taken yet, by collective context,
     /// with how many have: a member may post and drop its communicator before another member
     /// has looked at the arena for the first time, so the fabric holds it until the last one
@@ -213,7 +196,6 @@ impl Fabric {
             watch: Watch::new(n),
             poll_budget,
             spin_rounds: spin_rounds(placement),
-            owns_core: owns_core(placement),
             arenas: Mutex::new(HashMap::new()),
             call_arenas: Mutex::new(HashMap::new()),
         };
@@ -443,14 +425,6 @@ impl Fabric {
     #[inline]
     pub(crate) fn spin_rounds(&self) -> u32 {
         self.spin_rounds
-    }
-
-    /// Whether each rank is a process of the MPI transport with a core of its own to poll on
-    /// while it spins: its node's processes do not outnumber its cores (and `RPAR_SPIN` does
-    /// not ask for fewer polls than such a process makes).
-    #[inline]
-    pub(crate) fn owns_core(&self) -> bool {
-        self.owns_core
     }
 
     /// The deadlock watch of the ranks.

@@ -244,7 +244,7 @@ impl Wire {
                 // SAFETY: as for a payload apart, below, on the class's tag.
                 let request =
                     unsafe { self.isend_raw(&self.comm, to, src, elem.size * count, tag)? };
-                return Ok(Some(self.file_direct(request, owned)));
+                return Ok(self.file_direct(request, owned));
             }
             Class::New(n, direct) => classes::encode(n, direct),
             Class::None => 0,
@@ -273,18 +273,30 @@ impl Wire {
         // complete: it is completed only once MPI completes this request (`progress_sends`).
         let request =
             unsafe { self.isend_raw(&self.side, to, src, elem.size * count, payload_tag)? };
-        Ok(Some(self.file_direct(request, owned)))
+        Ok(self.file_direct(request, owned))
     }
 
-    /// Files a send straight from its sender's buffer: the sender's side, complete when MPI is
-    /// done with the request.
-    fn file_direct(&self, request: ffi::MPI_Request, owned: Option<ErasedVec>) -> PendingSend {
-        let sent = PendingSend::remote();
-        let kept = owned.map_or(Kept::Lent, Kept::Owned);
-        self.outgoing
-            .borrow_mut()
-            .push(request, kept, Some(sent.clone()));
-        sent
+    /// Files a send straight from its sender's memory: for a lent buffer, the sender's side,
+    /// complete when MPI is done with the request; for an owned vector, nothing (the link keeps
+    /// the vector until then, and nobody waits for it).
+    fn file_direct(
+        &self,
+        request: ffi::MPI_Request,
+        owned: Option<ErasedVec>,
+    ) -> Option<PendingSend> {
+        let mut out = self.outgoing.borrow_mut();
+        let Some(v) = owned else {
+            let sent = PendingSend::remote();
+            out.push(request, Kept::Lent, Some(sent.clone()));
+            return Some(sent);
+        };
+        // nobody waits for an owned send: kept like a packed buffer of the link's
+        out.push(request, Kept::Owned(v), None);
+        if out.len() > 64 {
+            drop(out);
+            self.progress_sends();
+        }
+        None
     }
 
     /// The tag of the next payload to `to` that travels apart from its header.
