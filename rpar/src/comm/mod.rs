@@ -694,7 +694,6 @@ impl Comm {
         }
     }
 
-    #[inline]
     pub(crate) fn endpoint(&self) -> &Rc<Endpoint> {
         &self.ep
     }

@@ -372,7 +372,6 @@ impl Comm {
     /// What a receive or probe from `source` with `tag` on `context` matches: `None` for
     /// [`PROC_NULL`], whose receive completes at once with [`Status::null`]. The tag is checked
     /// either way.
-    #[inline]
     pub(crate) fn pattern(&self, context: u32, source: usize, tag: i32) -> Result<Option<Pattern>> {
         let tag = match tag {
             ANY_TAG => None,
