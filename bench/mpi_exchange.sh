@@ -13,19 +13,6 @@ mpi=${1:?mpich or openmpi}
 after=${2:?the exchange example, built for that MPI}
 before=${3:-}
 out=${4:-$top/target/mpi-exchange-$mpi.jsonl}
-rounds=${ROUNDS:-5}
 source "$top/bench/mpi_launch.sh"
-mkdir -p "$(dirname "$out")"
-peer=$(mktemp -d)/peer_exchange
-"mpicc.$mpi" -O2 -w "$top/bench/exchange/peer_exchange.c" -o "$peer"
-: > "$out"
-for round in $(seq "$rounds"); do
-  label="\"round\":$round,"
-  "${launch[@]}" "$peer" "$mpi" | sed "s/^{/{$label/" >> "$out"
-  if [ -n "$before" ]; then
-    "${launch[@]}" "$before" --json |
-      sed "s/^{/{$label/; s/\"peer\":\"rpar-mpi\"/\"peer\":\"rpar-before\"/" >> "$out"
-  fi
-  "${launch[@]}" "$after" --json | sed "s/^{/{$label/" >> "$out"
-done
+paired_rounds "$top/bench/exchange/peer_exchange.c" "$after" "$before" "$out" "${ROUNDS:-5}"
 python3 "$top/bench/paired_table.py" "$out" "$mpi" bytes "face bytes"

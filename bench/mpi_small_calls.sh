@@ -13,19 +13,6 @@ mpi=${1:?mpich or openmpi}
 after=${2:?the small_calls example, built for that MPI}
 before=${3:-}
 out=${4:-$top/target/mpi-small-calls-$mpi.jsonl}
-rounds=${ROUNDS:-5}
 source "$top/bench/mpi_launch.sh"
-mkdir -p "$(dirname "$out")"
-peer=$(mktemp -d)/peer_small_calls
-"mpicc.$mpi" -O2 -w "$top/bench/small_calls/peer_small_calls.c" -o "$peer"
-: > "$out"
-for round in $(seq "$rounds"); do
-  label="\"round\":$round,"
-  "${launch[@]}" "$peer" "$mpi" | sed "s/^{/{$label/" >> "$out"
-  if [ -n "$before" ]; then
-    "${launch[@]}" "$before" --json |
-      sed "s/^{/{$label/; s/\"peer\":\"rpar-mpi\"/\"peer\":\"rpar-before\"/" >> "$out"
-  fi
-  "${launch[@]}" "$after" --json | sed "s/^{/{$label/" >> "$out"
-done
+paired_rounds "$top/bench/small_calls/peer_small_calls.c" "$after" "$before" "$out" "${ROUNDS:-5}"
 python3 "$top/bench/paired_table.py" "$out" "$mpi" figure "8-byte figure"

@@ -82,27 +82,14 @@ fn main() -> std::process::ExitCode {
         }
         Ok(out)
     });
-    let figures = match figures {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("exchange: {e}");
-            return std::process::ExitCode::FAILURE;
+    common::report("exchange", figures, |figures, peer| {
+        for (m, us) in figures {
+            match args.json {
+                true => println!(
+                    "{{\"peer\":\"{peer}\",\"figure\":\"exchange_us\",\"bytes\":{m},\"value\":{us:.3}}}"
+                ),
+                false => println!("{peer:<9} exchange_us {m:>9} B {us:>10.3} us"),
+            }
         }
-    };
-    if !rpar::is_main_process() {
-        return std::process::ExitCode::SUCCESS;
-    }
-    let peer = match rpar::mpi_processes() {
-        Some(_) => "rpar-mpi",
-        None => "rpar",
-    };
-    for (m, us) in &figures[0] {
-        match args.json {
-            true => println!(
-                "{{\"peer\":\"{peer}\",\"figure\":\"exchange_us\",\"bytes\":{m},\"value\":{us:.3}}}"
-            ),
-            false => println!("{peer:<9} exchange_us {m:>9} B {us:>10.3} us"),
-        }
-    }
-    std::process::ExitCode::SUCCESS
+    })
 }

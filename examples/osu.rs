@@ -154,11 +154,7 @@ fn emit(o: &Opts, figure: &str, ranks: Option<usize>, bytes: usize, value: f64) 
     if !rpar::is_main_process() {
         return;
     }
-    let peer = if rpar::mpi_processes().is_some() {
-        "rpar-mpi"
-    } else {
-        "rpar"
-    };
+    let peer = common::peer();
     if o.json {
         let ranks = ranks.map_or(String::new(), |r| format!("\"ranks\":{r},"));
         println!("{{\"peer\":\"{peer}\",\"figure\":\"{figure}\",{ranks}\"bytes\":{bytes},\"value\":{value:.3}}}");

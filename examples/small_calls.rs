@@ -11,6 +11,7 @@
 //! beside the C program; in-process (`cargo run --release --example small_calls`) it runs on 2
 //! threads.
 
+mod common;
 use clap::Parser;
 use rpar::{Comm, Result, Sum};
 use std::time::Instant;
@@ -82,27 +83,14 @@ fn main() -> std::process::ExitCode {
             .map(|f| figure(&w, f, args.chunks))
             .collect::<Result<Vec<_>>>()
     });
-    let figures = match figures {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("small_calls: {e}");
-            return std::process::ExitCode::FAILURE;
+    common::report("small_calls", figures, |figures, peer| {
+        for (name, (p10, median)) in FIGURES.iter().zip(figures) {
+            match args.json {
+                true => println!(
+                    "{{\"peer\":\"{peer}\",\"figure\":\"{name}\",\"bytes\":8,\"value\":{p10:.4},\"median\":{median:.4}}}"
+                ),
+                false => println!("{peer:<9} {name:<13} 8 B  10th percentile {p10:>8.4} us  median {median:>8.4} us"),
+            }
         }
-    };
-    if !rpar::is_main_process() {
-        return std::process::ExitCode::SUCCESS;
-    }
-    let peer = match rpar::mpi_processes() {
-        Some(_) => "rpar-mpi",
-        None => "rpar",
-    };
-    for (name, (p10, median)) in FIGURES.iter().zip(&figures[0]) {
-        match args.json {
-            true => println!(
-                "{{\"peer\":\"{peer}\",\"figure\":\"{name}\",\"bytes\":8,\"value\":{p10:.4},\"median\":{median:.4}}}"
-            ),
-            false => println!("{peer:<9} {name:<13} 8 B  10th percentile {p10:>8.4} us  median {median:>8.4} us"),
-        }
-    }
-    std::process::ExitCode::SUCCESS
+    })
 }

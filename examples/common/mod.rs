@@ -19,6 +19,40 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 pub(crate) mod machine;
 
+/// The name a benchmark's figures go under in the form of `shared/peers/run.sh`: `rpar-mpi` on
+/// the MPI transport, `rpar` in-process.
+pub(crate) fn peer() -> &'static str {
+    match rpar::mpi_processes() {
+        Some(_) => "rpar-mpi",
+        None => "rpar",
+    }
+}
+
+/// Ends a benchmark whose run returned `run` (each rank's figures): prints the first rank's with
+/// `print` (given [`peer`]) on the main process only, or `example`'s error.
+pub(crate) fn report<T>(
+    example: &str,
+    run: rpar::Result<Vec<T>>,
+    print: impl FnOnce(T, &str),
+) -> std::process::ExitCode {
+    match run {
+        Err(e) => {
+            eprintln!("{example}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+        Ok(per_rank) => {
+            if let Some(first) = per_rank
+                .into_iter()
+                .next()
+                .filter(|_| rpar::is_main_process())
+            {
+                print(first, peer());
+            }
+            std::process::ExitCode::SUCCESS
+        }
+    }
+}
+
 /// The median of `samples` (the upper one of the two middle values for an even count); NaN for
 /// none.
 pub(crate) fn median(samples: impl IntoIterator<Item = f64>) -> f64 {

@@ -454,7 +454,7 @@ impl Outgoing {
         Some(class)
     }
 
-    /// An id for the new class `key` of elements of `ty` (direct with `bound`, or not): the
+    /// An id for the new class `key` (direct with `bound`, or not): the
     /// next free number, or once all `limit` are taken, the next in turn that is not a live
     /// direct class (its class forgotten); a direct class's id has the number's next generation.
     fn take_number(&mut self, key: Key, limit: u32, bound: Option<usize>) -> u32 {

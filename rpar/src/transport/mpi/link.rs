@@ -284,19 +284,25 @@ impl Wire {
         request: ffi::MPI_Request,
         owned: Option<ErasedVec>,
     ) -> Option<PendingSend> {
-        let mut out = self.outgoing.borrow_mut();
         let Some(v) = owned else {
             let sent = PendingSend::remote();
-            out.push(request, Kept::Lent, Some(sent.clone()));
+            self.keep_in_flight(request, Kept::Lent(sent.clone()));
             return Some(sent);
         };
         // nobody waits for an owned send: kept like a packed buffer of the link's
-        out.push(request, Kept::Owned(v), None);
+        self.keep_in_flight(request, Kept::Owned(v));
+        None
+    }
+
+    /// Files a send MPI has started with what it keeps alive; with many in flight, forgets
+    /// those MPI has finished (one `MPI_Testsome`).
+    fn keep_in_flight(&self, request: ffi::MPI_Request, kept: Kept) {
+        let mut out = self.outgoing.borrow_mut();
+        out.push(request, kept);
         if out.len() > 64 {
             drop(out);
             self.progress_sends();
         }
-        None
     }
 
     /// The tag of the next payload to `to` that travels apart from its header.
@@ -575,12 +581,7 @@ impl Wire {
         // SAFETY: `buffer` holds its bytes and moves into `outgoing` below, which keeps it
         // alive and unmoved (a Vec's heap block does not move) until MPI completes the request.
         let request = unsafe { self.isend_raw(comm, to, buffer.as_ptr(), buffer.len(), tag)? };
-        let mut out = self.outgoing.borrow_mut();
-        out.push(request, Kept::Bytes(buffer), None);
-        if out.len() > 64 {
-            drop(out);
-            self.progress_sends();
-        }
+        self.keep_in_flight(request, Kept::Bytes(buffer));
         Ok(())
     }
 

@@ -13,26 +13,15 @@
 use crate::transport::{ErasedVec, PendingSend};
 use ::mpi::ffi;
 
-/// The memory a send in flight reads, kept alive until MPI is done with it.
-#[allow(
-    dead_code,
-    reason = "held, never read: dropped once MPI is done with the send"
-)]
+/// What a send in flight keeps alive until MPI is done with it.
 pub(super) enum Kept {
     /// A buffer of the link's: the packed message.
-    Bytes(Vec<u8>),
+    Bytes(#[allow(dead_code, reason = "held, never read")] Vec<u8>),
     /// The vector an owned send gave up: MPI reads its elements where they are.
-    Owned(ErasedVec),
-    /// Nothing: the send reads a buffer its sender lends (and waits for).
-    Lent,
-}
-
-/// What a send in flight keeps alive until MPI is done with it.
-struct Held {
-    /// The memory MPI reads, unless the sender lends it.
-    _kept: Kept,
-    /// The sender's side of a send straight from its buffer.
-    sent: Option<PendingSend>,
+    Owned(#[allow(dead_code, reason = "held, never read")] ErasedVec),
+    /// A buffer its sender lends: the sender's side, completed when MPI is done (the sender
+    /// may be waiting for it).
+    Lent(PendingSend),
 }
 
 /// The sends of a process in flight.
@@ -41,7 +30,7 @@ pub(super) struct Sends {
     /// Their requests, for `MPI_Testsome` (completed ones become `MPI_REQUEST_NULL`).
     requests: Vec<ffi::MPI_Request>,
     /// What each keeps alive, in the same order.
-    held: Vec<Held>,
+    held: Vec<Kept>,
     /// `MPI_Testsome`'s answer: which requests completed.
     indices: Vec<i32>,
     /// How many are sends straight from a sender's buffer (someone may be waiting for them).
@@ -59,17 +48,12 @@ pub(super) struct Sends {
 pub(super) const SMALL_BYTES: usize = 2 << 10;
 
 impl Sends {
-    /// Files a send MPI has started: its request, the memory it reads if the link keeps it,
-    /// and the sender's side of a send straight from the sender's memory.
-    pub(super) fn push(
-        &mut self,
-        request: ffi::MPI_Request,
-        kept: Kept,
-        sent: Option<PendingSend>,
-    ) {
-        self.direct += usize::from(sent.is_some());
+    /// Files a send MPI has started: its request, and the memory it reads if the link keeps
+    /// it or the sender's side of a send from a lent buffer.
+    pub(super) fn push(&mut self, request: ffi::MPI_Request, kept: Kept) {
+        self.direct += usize::from(matches!(kept, Kept::Lent(_)));
         self.requests.push(request);
-        self.held.push(Held { _kept: kept, sent });
+        self.held.push(kept);
     }
 
     /// An empty buffer with room for `capacity` bytes: for a small message, the spare one.
@@ -135,7 +119,7 @@ impl Sends {
         for &i in &self.indices[..completed as usize] {
             let i = i as usize;
             finished[i] = true;
-            if let Some(sent) = self.held[i].sent.take() {
+            if let Kept::Lent(sent) = &self.held[i] {
                 sent.complete_remote();
                 self.direct -= 1;
                 direct_done = true;
