@@ -13,7 +13,8 @@ esac
 # runs it (argument: the MPI's name), BEFORE (an older rpar build; skipped if empty) and AFTER
 # (both with --json) in turn, ROUNDS times, within seconds of each other (this machine changes
 # speed from one minute to the next); every JSON line into OUT with its round, the older
-# build's as peer "rpar-before". bench/paired_table.py makes the table.
+# build's as peer "rpar-before". bench/paired_table.py makes the table. `$ARGS` (if set) goes to
+# both rpar builds, `$PEER_ENV` (if set, `NAME=value` words) to the C program's environment.
 paired_rounds() {
   local source=$1 after=$2 before=$3 out=$4 rounds=$5
   local peer
@@ -23,11 +24,14 @@ paired_rounds() {
   : > "$out"
   for round in $(seq "$rounds"); do
     local label="\"round\":$round,"
-    "${launch[@]}" "$peer" "$mpi" | grep '^{' | sed "s/^{/{$label/" >> "$out"
+    # shellcheck disable=SC2086 # ARGS and PEER_ENV are lists of words
+    env ${PEER_ENV:-} "${launch[@]}" "$peer" "$mpi" | grep '^{' | sed "s/^{/{$label/" >> "$out"
     if [ -n "$before" ]; then
-      "${launch[@]}" "$before" --json |
+      # shellcheck disable=SC2086
+      "${launch[@]}" "$before" --json ${ARGS:-} |
         sed "s/^{/{$label/; s/\"peer\":\"rpar-mpi\"/\"peer\":\"rpar-before\"/" >> "$out"
     fi
-    "${launch[@]}" "$after" --json | sed "s/^{/{$label/" >> "$out"
+    # shellcheck disable=SC2086
+    "${launch[@]}" "$after" --json ${ARGS:-} | sed "s/^{/{$label/" >> "$out"
   done
 }

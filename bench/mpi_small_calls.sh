@@ -7,6 +7,9 @@
 # Usage: ROUNDS=5 bash bench/mpi_small_calls.sh mpich|openmpi RPAR_SMALL_CALLS [OLDER] [OUT]
 #   RPAR_SMALL_CALLS built with
 #   `MPICC=mpicc.<mpi> CARGO_TARGET_DIR=target/<mpi> cargo build --release --features mpi --example small_calls`
+# rpar's own algorithms beside MPICH's same ones (the bcast and allreduce figures):
+#   ARGS="--bcast binomial --allreduce recursive-doubling" PEER_ENV="MPIR_CVAR_DEVICE_COLLECTIVES=none
+#   MPIR_CVAR_BCAST_INTRA_ALGORITHM=binomial MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling"
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 mpi=${1:?mpich or openmpi}

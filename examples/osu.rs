@@ -27,6 +27,7 @@
 //! `MPIR_CVAR_<OP>_INTRA_ALGORITHM` set to the same algorithm, as `bench/algorithms.sh` does.
 
 use clap::Parser;
+use common::algorithms::{allgather_named, allreduce_named, alltoall_named, bcast_named};
 use common::{median, Progress};
 use rpar::{Allgather, Allreduce, Alltoall, Bcast, Comm, Max, Result, Sum};
 use std::time::Instant;
@@ -63,67 +64,6 @@ struct Args {
     /// The alltoall algorithm: auto, linear, pairwise, bruck, hypercube, shared-memory.
     #[arg(long, default_value = "auto", value_parser = alltoall_named)]
     alltoall: Alltoall,
-}
-
-/// The algorithm named `name` among `choices`, or what the names are.
-fn named<A: Copy>(name: &str, choices: &[(&str, A)]) -> std::result::Result<A, String> {
-    let found = choices.iter().find(|(n, _)| *n == name);
-    found.map(|&(_, a)| a).ok_or_else(|| {
-        let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
-        format!("expected one of {}", names.join(", "))
-    })
-}
-
-fn allreduce_named(name: &str) -> std::result::Result<Allreduce, String> {
-    use Allreduce::*;
-    let choices = [
-        ("auto", Auto),
-        ("recursive-doubling", RecursiveDoubling),
-        ("ring", Ring),
-        ("rabenseifner", Rabenseifner),
-        ("reduce-bcast", ReduceBcast),
-        ("shared-memory", SharedMemory),
-    ];
-    named(name, &choices)
-}
-
-fn bcast_named(name: &str) -> std::result::Result<Bcast, String> {
-    use Bcast::*;
-    let choices = [
-        ("auto", Auto),
-        ("linear", Linear),
-        ("binomial", Binomial),
-        ("pipeline", Pipeline),
-        ("scatter-allgather", ScatterAllgather),
-        ("shared-memory", SharedMemory),
-    ];
-    named(name, &choices)
-}
-
-fn allgather_named(name: &str) -> std::result::Result<Allgather, String> {
-    use Allgather::*;
-    let choices = [
-        ("auto", Auto),
-        ("ring", Ring),
-        ("recursive-doubling", RecursiveDoubling),
-        ("pairwise", Pairwise),
-        ("bruck", Bruck),
-        ("shared-memory", SharedMemory),
-    ];
-    named(name, &choices)
-}
-
-fn alltoall_named(name: &str) -> std::result::Result<Alltoall, String> {
-    use Alltoall::*;
-    let choices = [
-        ("auto", Auto),
-        ("linear", Linear),
-        ("pairwise", Pairwise),
-        ("bruck", Bruck),
-        ("hypercube", Hypercube),
-        ("shared-memory", SharedMemory),
-    ];
-    named(name, &choices)
 }
 
 /// The algorithm of each timed collective family.

@@ -9,11 +9,14 @@
 //!
 //! On the MPI transport (`--features mpi`, `mpiexec -n 2`) `bench/mpi_small_calls.sh` runs it
 //! beside the C program; in-process (`cargo run --release --example small_calls`) it runs on 2
-//! threads.
+//! threads. `--bcast` and `--allreduce` time one of rpar's own algorithms instead of the default
+//! choice (on MPI, MPI's own collective): beside the C program on MPICH with
+//! `MPIR_CVAR_<OP>_INTRA_ALGORITHM` set to the same algorithm (`PEER_ENV` of the script).
 
 mod common;
 use clap::Parser;
-use rpar::{Comm, Result, Sum};
+use common::algorithms::{allreduce_named, bcast_named};
+use rpar::{Allreduce, Bcast, Comm, Result, Sum};
 use std::time::Instant;
 
 /// One small call's time on 2 ranks: ping-pong, bcast, allreduce of 8 bytes.
@@ -26,6 +29,13 @@ struct Args {
     /// Print JSON lines in the form of shared/peers/run.sh (else a table).
     #[arg(long)]
     json: bool,
+    /// The bcast algorithm: auto, linear, binomial, pipeline, scatter-allgather, shared-memory.
+    #[arg(long, default_value = "auto", value_parser = bcast_named)]
+    bcast: Bcast,
+    /// The allreduce algorithm: auto, recursive-doubling, ring, rabenseifner, reduce-bcast,
+    /// shared-memory.
+    #[arg(long, default_value = "auto", value_parser = allreduce_named)]
+    allreduce: Allreduce,
 }
 
 /// Calls per chunk.
@@ -78,6 +88,9 @@ fn figure(w: &Comm, figure: &str, chunks: u32) -> Result<(f64, f64)> {
 fn main() -> std::process::ExitCode {
     let args = Args::parse();
     let figures = rpar::run(2, |w| {
+        // the algorithms chosen once, outside the timed loops
+        let bcast = w.using(args.bcast);
+        let w = bcast.using(args.allreduce);
         FIGURES
             .iter()
             .map(|f| figure(&w, f, args.chunks))

@@ -237,7 +237,9 @@ fn own_init_job() {
 /// each process called — a reduction operator that differs, found by the comparison started at
 /// call 64 when the next check completes it; an element type that differs in the last call, found at the end of the run; a bcast
 /// beside a barrier, found before MPI runs it with `RPAR_COLLECTIVE_CHECK=every`; counts that
-/// differ, which MPI refuses (an error code, not MPI's own end of the job).
+/// differ, which MPI refuses (an error code, not MPI's own end of the job); and in rpar's own
+/// algorithm, a message of a later call of the same kind, not taken (its bare message carries
+/// its call's number), before the one that differs.
 fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
     let cases = [
         ("operator", None, &["call #10", "op Sum", "op Max"][..]),
@@ -248,6 +250,14 @@ fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
         ),
         ("call", Some("every"), &["bcast(root 0", "barrier()"]),
         ("count", None, &["allreduce(op Sum, 1"]),
+        (
+            "sequence",
+            None,
+            &[
+                "rank 2 called bcast(root 0, 12 bytes) as collective call #10",
+                "rank 1 called bcast(root 1, 12 bytes) as collective call #10",
+            ],
+        ),
     ];
     for (case, check, said) in cases {
         let mut job = launcher.job(60, 3, exe);
@@ -269,7 +279,9 @@ fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
             "the mismatched {case} is named ({said:?}): {stderr}"
         );
     }
-    println!("mpi: collective calls that differ inside MPI's own collectives are named");
+    println!(
+        "mpi: collective calls that differ are named, inside MPI's own collectives and in rpar's"
+    );
 }
 
 /// A job whose processes' collective calls differ (`case`: see [`mismatches`]).
@@ -300,6 +312,22 @@ fn mismatch_job(case: &str) {
             "count" => {
                 let x: Vec<u32> = (0..3 + last as u32).collect();
                 world.allreduce(&x[..], rpar::Sum)?;
+            }
+            "sequence" => {
+                // rpar's own bcast: rpar's messages between the processes, bare (the call's
+                // number after the payload) once their class is known
+                let binomial = world.using(rpar::Bcast::Binomial);
+                let mut y = x;
+                for _ in 0..10 {
+                    binomial.bcast(&mut y[..], 0)?;
+                }
+                // the others call a bcast from root 1 first: the last process's call #10 gets
+                // process 0's call #11 first, of the very same kind — which it must not take
+                // (the number alone differs) — and then process 1's call #10: the mismatch
+                let roots = if last { [0, 1] } else { [1, 0] };
+                for root in roots {
+                    binomial.bcast(&mut y[..], root)?;
+                }
             }
             _ => {
                 let mut y = x;

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+pub(crate) mod algorithms;
 pub(crate) mod machine;
 
 /// The name a benchmark's figures go under in the form of `shared/peers/run.sh`: `rpar-mpi` on

@@ -141,8 +141,48 @@ pub(crate) struct CallKey {
     reduction: Option<&'static str>,
 }
 
+/// A [`CallKey`] but its sequence number, with its names by where they are (address and
+/// length): what the MPI transport's message classes key a collective message by. Two calls of
+/// one kind may differ here (a name kept at two addresses): they are then two classes.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))] // keyed by the MPI link alone
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct CallKind {
+    root: u32,
+    bytes: u64,
+    operation: (usize, usize),
+    /// `(0, 0)` for none.
+    reduction: (usize, usize),
+}
+
 impl CallKey {
     const NONE: u32 = u32::MAX;
+
+    /// The number of the call among the communicator's collective calls.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))] // the MPI link's classes
+    #[inline]
+    pub(crate) fn seq(&self) -> u32 {
+        self.seq
+    }
+
+    /// The same call numbered `seq`.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))] // the MPI link's classes
+    #[inline]
+    pub(crate) fn with_seq(self, seq: u32) -> CallKey {
+        CallKey { seq, ..self }
+    }
+
+    /// Its kind: all but its sequence number.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))] // the MPI link's classes
+    #[inline]
+    pub(crate) fn kind(&self) -> CallKind {
+        let at = |s: &'static str| (s.as_ptr() as usize, s.len());
+        CallKind {
+            root: self.root,
+            bytes: self.bytes,
+            operation: at(self.operation),
+            reduction: self.reduction.map_or((0, 0), at),
+        }
+    }
 
     /// The call as the rank `rank` described it.
     pub(crate) fn call(&self, rank: usize) -> CollectiveCall {

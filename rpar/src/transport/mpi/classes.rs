@@ -10,9 +10,16 @@
 //! messages in order for any receive that matches them all, which the receiver's probe on any
 //! tag is, so a class is always known before its first bare message is probed.
 //!
-//! Messages whose headers say something of their own — a collective call (its sequence
-//! number), a trace's flow id, a synchronous send's number — and elements of no bytes (no count
-//! to recover) always travel with the full header.
+//! A message of a collective call is classed by its call's kind as well (operation, root,
+//! reduction, bytes: everything ranks compare but the call's sequence number), and its bare
+//! messages carry the sequence number after the payload ([`SEQ_BYTES`]): the receiver rebuilds
+//! the whole call and compares it with its own as it would a full header's, so a bare message
+//! of another call is a mismatch as certainly. Only small ones go bare
+//! ([`MOST_BARE_CALL_BYTES`]: packed with the number, one `MPI_Send`; a larger one's header is
+//! a small part of it), and never by a direct class (the number is not the receive buffer's).
+//!
+//! Messages whose headers say something of their own — a trace's flow id, a synchronous send's
+//! number — and elements of no bytes (no count to recover) always travel with the full header.
 //!
 //! A destination has at most [`MOST_CLASSES`] classes at a time (a program that gives every
 //! message a tag of its own would otherwise grow both tables without end); once they are all
@@ -49,8 +56,10 @@
 //! wait on tags that no later class of that number uses before the number has gone through all
 //! its generations.
 
+use super::sends::SMALL_BYTES;
 use super::stand_ins::StandIn;
 use crate::datatype::Compiled;
+use crate::transport::endpoint::CallKind;
 use crate::transport::Header;
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::VecDeque;
@@ -58,6 +67,14 @@ use std::collections::VecDeque;
 /// The MPI tag of the first class's bare messages on the link's communicator; class `n` (from
 /// 1) travels on `FIRST_CLASS_TAG + n - 1`.
 const FIRST_CLASS_TAG: i32 = 16;
+
+/// The bytes after the payload of a bare message of a collective call: the call's sequence
+/// number, little-endian (the rest of the call is its class's).
+pub(super) const SEQ_BYTES: usize = 4;
+
+/// The most payload bytes of a message of a collective call that goes bare: with its sequence
+/// number, at most what one `MPI_Send` from the link's buffer takes ([`SMALL_BYTES`]).
+const MOST_BARE_CALL_BYTES: usize = SMALL_BYTES - SEQ_BYTES;
 
 /// The most classes a process keeps per destination (and per source): their tables take about
 /// 100 bytes a class on each side.
@@ -188,14 +205,16 @@ impl Channel {
 }
 
 /// What makes messages to one destination one class: every field of their headers but the
-/// count. The element type is its compiled map (one per Rust type in a process, never freed),
-/// by address.
+/// count (and a collective call's sequence number). The element type is its compiled map (one
+/// per Rust type in a process, never freed), by address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Key {
     channel: Channel,
     /// The ready-mode bit (the flow id is 0: a traced message is never bare).
     flow: u32,
     ty: usize,
+    /// The kind of the collective call the messages belong to, if any.
+    call: Option<CallKind>,
 }
 
 /// The key of a retired class's number until another class takes it: matches no message (no
@@ -208,6 +227,7 @@ const RETIRED: Key = Key {
     },
     flow: 0,
     ty: 0,
+    call: None,
 };
 
 /// A channel's direct history at one destination.
@@ -294,7 +314,8 @@ impl Outgoing {
 
     /// How to send a message with `header` of `count` elements of `ty`, with at most `limit`
     /// classes; `classed` false for a message that must carry its full header (a synchronous
-    /// send's number, a committed type's signature).
+    /// send's number, a committed type's signature). A bare message of a collective call
+    /// carries its sequence number after the payload ([`SEQ_BYTES`]).
     pub(super) fn plan(
         &mut self,
         header: &Header,
@@ -302,7 +323,9 @@ impl Outgoing {
         limit: u32,
         classed: bool,
     ) -> Plan {
-        let unclassed = !classed || header.call.is_some() || header.flow_id() != 0 || ty.size == 0;
+        let large_call =
+            header.call.is_some() && count.saturating_mul(ty.size) > MOST_BARE_CALL_BYTES;
+        let unclassed = !classed || large_call || header.flow_id() != 0 || ty.size == 0;
         if unclassed || limit == 0 {
             return Plan {
                 retire: self.unclassed(header),
@@ -314,6 +337,7 @@ impl Outgoing {
             channel,
             flow: header.flow,
             ty: std::ptr::from_ref(ty) as usize,
+            call: header.call.map(|call| call.kind()),
         };
         // the direct class's counts already seen for this message (see `Outgoing::shrinks`)
         let mut shrink = None;
@@ -406,7 +430,8 @@ impl Outgoing {
     }
 
     /// Whether a new class of `channel` for a message with `header` of `count` elements is
-    /// direct: if so, how often the channel's direct classes grew before it.
+    /// direct (never for a collective call's: see [`SEQ_BYTES`]): if so, how often the
+    /// channel's direct classes grew before it.
     fn may_be_direct(
         &self,
         channel: Channel,
@@ -419,7 +444,7 @@ impl Outgoing {
             _ => return None,
         };
         let room = MOST_DIRECT.min(limit / 2) > 0;
-        (count > 0 && !header.ready() && room).then_some(growths)
+        (count > 0 && !header.ready() && header.call.is_none() && room).then_some(growths)
     }
 
     /// Retires the oldest live direct class, for good: its number, for the marker.
@@ -741,7 +766,37 @@ mod tests {
             call: Some(CallKey::from(&call)),
             ..header(9)
         };
-        assert_eq!(plan(&mut out, &collective, f, 1, 10).1, Class::None);
+        // a collective call's message: a class of its call's kind, never direct, whatever
+        // the call's number; but a large one carries its header
+        let mut out = Outgoing::default();
+        assert_eq!(
+            plan(&mut out, &collective, f, 1, 10),
+            (None, Class::New(1, false))
+        );
+        let next = |seq| Header {
+            call: Some(CallKey::from(&crate::transport::CollectiveCall {
+                seq,
+                ..call
+            })),
+            ..collective
+        };
+        assert_eq!(plan(&mut out, &next(4), f, 1, 10).1, Class::Known(1));
+        let most = MOST_BARE_CALL_BYTES / 8;
+        assert_eq!(plan(&mut out, &next(5), f, most, 10).1, Class::Known(1));
+        assert_eq!(plan(&mut out, &next(6), f, most + 1, 10).1, Class::None);
+        let other_root = CallKey::from(&crate::transport::CollectiveCall {
+            root: Some(1),
+            ..call
+        });
+        let other = Header {
+            call: Some(other_root),
+            ..collective
+        };
+        assert_eq!(plan(&mut out, &other, f, 1, 10).1, Class::New(2, false));
+        assert_eq!(
+            plan(&mut out, &header(9), f, 1, 10).1,
+            Class::New(id(3, 1), true)
+        );
         let empty = Compiled::of_type::<[f64; 0]>();
         assert_eq!(plan(&mut out, &header(9), empty, 1, 10).1, Class::None);
     }

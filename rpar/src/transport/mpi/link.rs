@@ -19,15 +19,15 @@
 //! done with the buffer; the receiving process never holds the bytes back (see the payload's
 //! module).
 
-use super::classes::{self, Class};
+use super::classes::{self, Class, SEQ_BYTES};
 use super::sends::{Kept, Sends, SMALL_BYTES};
 use super::stand_ins::{StandIn, StandIns};
 use super::wire::{append_header, decode, malformed, whole_elements, Contents};
 use super::RemotePayload;
 use crate::datatype::{engine, CommittedType, Compiled};
 use crate::transport::{
-    Data, ElemType, ErasedVec, Header, Message, PendingSend, SendOutcome, TypedData, TypedSource,
-    INLINE_BYTES,
+    CallKey, Data, ElemType, ErasedVec, Header, Message, PendingSend, SendOutcome, TypedData,
+    TypedSource, INLINE_BYTES,
 };
 use crate::{Error, Result};
 use ::mpi::datatype::Equivalence;
@@ -220,6 +220,14 @@ impl Wire {
             Class::Known(n) => {
                 // the bytes alone, on the class's tag
                 let tag = classes::tag_of(n);
+                if let Some(call) = header.call {
+                    // a collective call's (small: `classes::plan`): its sequence number after
+                    // the bytes
+                    // SAFETY: the caller's guarantee on `src`.
+                    let mut buf = unsafe { self.packed(SEQ_BYTES, (elem, count), compiled, src) };
+                    buf.extend_from_slice(&call.seq().to_le_bytes());
+                    return self.isend(to, buf, tag).map(|()| None);
+                }
                 let bytes = elem.size * count;
                 if elem.dense && bytes <= SMALL_BYTES {
                     // SAFETY: `src` holds `count` elements of a type gap-free in memory, their
@@ -667,6 +675,9 @@ impl Wire {
             let classes::Known {
                 header, stand_in, ..
             } = known;
+            if let Some(call) = header.call {
+                return self.bare_call(handle, len, (header, call), stand_in);
+            }
             let Some(count) = whole_elements(len, stand_in.ty.size()) else {
                 return Err(malformed());
             };
@@ -734,6 +745,27 @@ impl Wire {
         };
         let message = arrived(d.stand_in, d.count, payload, ack);
         Ok(Some((d.header, message)))
+    }
+
+    /// The bare message `handle` of `len` bytes of a collective call's class, whose header is
+    /// `header` but for the call's sequence number, which follows the payload (`classes.rs`).
+    fn bare_call(
+        &self,
+        handle: ffi::MPI_Message,
+        len: usize,
+        (mut header, call): (Header, CallKey),
+        stand_in: StandIn,
+    ) -> Result<Option<(Header, Message)>> {
+        let mut buffer = self.received.borrow_mut();
+        // SAFETY: the handle is the probe's, received once here.
+        unsafe { receive_matched(handle, len, &mut buffer) };
+        let Some((payload, seq)) = buffer.split_last_chunk::<SEQ_BYTES>() else {
+            return Err(malformed());
+        };
+        let count = whole_elements(payload.len(), stand_in.ty.size()).ok_or_else(malformed)?;
+        header.call = Some(call.with_seq(u32::from_le_bytes(*seq)));
+        let message = arrived(stand_in, count, Bytes::Here(payload), None);
+        Ok(Some((header, message)))
     }
 
     /// Ends the run on this process: waits until MPI is done with every send, receiving
