@@ -1169,6 +1169,22 @@ fn nonblocking(world: &Comm) -> rpar::Result<()> {
     })?;
     check("iallreduce", got, want);
     check("iallgather", all, world.allgather(&mine[..])?);
+    // rpar's own bcast, non-blocking and then blocking, on the same channel: where MPI gives
+    // the blocking call's direct receive the earlier call's message, it goes back to rpar's
+    // queues for that call (`Wire::recv_direct`)
+    let binomial = world.using(rpar::Bcast::Binomial);
+    for round in 0..50u64 {
+        let (mut a, mut b) = ([0u64; 3], [0u64; 3]);
+        if r == 0 {
+            (a, b) = ([round, 1, 2], [round, 3, 4]);
+        }
+        binomial.scope(|s| {
+            let first = s.ibcast(&mut a[..], 0)?;
+            binomial.bcast(&mut b[..], 0)?;
+            first.wait().map(drop)
+        })?;
+        check("ibcast, then bcast", (a, b), ([round, 1, 2], [round, 3, 4]));
+    }
     if p >= 2 {
         world.scope(|s| {
             match r {

@@ -1411,10 +1411,11 @@ impl Endpoint {
 
     /// A blocking receive of `pattern` from world rank `from`, another process, straight into
     /// the `capacity` elements of `elem` at `dst` by MPI's own matching (`Wire::recv_direct`),
-    /// where rpar's matching allows it: a known source and tag on a point-to-point context,
-    /// nothing queued that the receive would take, and no posted receive that would take the
-    /// channel's next message first. The count received, or `None` where that does not apply
-    /// (nothing was received: the caller receives the ordinary way). While it waits, this rank
+    /// where rpar's matching allows it: a known source and tag (on a collective context, in
+    /// the collective call in progress), nothing of the channel queued, and no posted receive
+    /// that would take the channel's next message first. The count received, or `None` where
+    /// that does not apply (nothing was received: the caller receives the ordinary way; a
+    /// message of another call that MPI gave the receive is filed as any arrival). While it waits, this rank
     /// files what arrives from elsewhere and advances its non-blocking operations, as any wait.
     ///
     /// # Safety
@@ -1426,34 +1427,47 @@ impl Endpoint {
         from: usize,
         buffer: (ElemType, *mut u8, usize),
     ) -> Result<Option<usize>> {
-        let (Some(wire), Some(next)) = (&self.wire, direct_channel(pattern)) else {
+        let (Some(wire), Some(mut next)) = (&self.wire, direct_channel(pattern)) else {
             return Ok(None);
         };
-        let direct_allowed = from != self.world_rank
-            && pattern.seq.is_none()
-            && self.trace.is_none()
-            && self.coroutine.get().is_none();
+        let direct_allowed =
+            from != self.world_rank && self.trace.is_none() && self.coroutine.get().is_none();
         if !direct_allowed {
             return Ok(None);
         }
+        if let Some(seq) = pattern.seq {
+            // a collective call's receive: the call in progress's (its number is checked
+            // against the message's, `Wire::recv_direct`)
+            match self.collective.get() {
+                Some(mine) if mine.seq == seq => next.call = Some(CallKey::from(&mine)),
+                _ => return Ok(None),
+            }
+        }
         {
+            // nothing of the channel queued, of any call, and no posted receive on it: its
+            // next message in MPI is the next one
+            let channel = |p: &Pattern| Pattern { seq: None, ..*p };
             let q = self.queues.borrow();
             let posted_first = q
                 .posted
                 .iter()
-                .any(|p| p.unfilled() && p.pattern.matches(&next));
-            if posted_first || q.unexpected.iter().any(|m| pattern.matches(&m.header)) {
+                .any(|p| p.unfilled() && channel(&p.pattern).matches(&next));
+            let any = channel(pattern);
+            if posted_first || q.unexpected.iter().any(|m| any.matches(&m.header)) {
                 return Ok(None);
             }
         }
         self.check_live()?;
         let mut since = None;
         let idle = |round: u32| self.idle_direct(round, &mut since);
+        let put_back = |header, message| {
+            let _ = self.file(header, message, None, false);
+        };
         // SAFETY: the caller's guarantee on `dst`; the channel's next message is the one to
         // receive: nothing of it is queued and no posted receive would take it first (above),
         // and what `idle` files arrives after the direct receive matched (MPI gives a message to
         // the posted receive it matches before a later probe sees it).
-        unsafe { wire.recv_direct(from, &next, buffer, idle) }
+        unsafe { wire.recv_direct(from, &next, buffer, idle, put_back) }
     }
 
     /// The pause after `round` tests of a direct receive that found it unfinished: now and

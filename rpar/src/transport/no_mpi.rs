@@ -64,6 +64,7 @@ impl Wire {
         _header: &Header,
         _buffer: (ElemType, *mut u8, usize),
         _idle: impl FnMut(u32) -> Result<()>,
+        _put_back: impl FnOnce(Header, Message),
     ) -> Result<Option<usize>> {
         match *self {}
     }

@@ -16,7 +16,8 @@
 //! the whole call and compares it with its own as it would a full header's, so a bare message
 //! of another call is a mismatch as certainly. Only small ones go bare
 //! ([`MOST_BARE_CALL_BYTES`]: packed with the number, one `MPI_Send`; a larger one's header is
-//! a small part of it), and never by a direct class (the number is not the receive buffer's).
+//! a small part of it). A direct class of a collective call's channel is received by MPI's
+//! matching into a staging buffer, the number checked there (`direct.rs`).
 //!
 //! Messages whose headers say something of their own — a trace's flow id, a synchronous send's
 //! number — and elements of no bytes (no count to recover) always travel with the full header.
@@ -430,8 +431,7 @@ impl Outgoing {
     }
 
     /// Whether a new class of `channel` for a message with `header` of `count` elements is
-    /// direct (never for a collective call's: see [`SEQ_BYTES`]): if so, how often the
-    /// channel's direct classes grew before it.
+    /// direct: if so, how often the channel's direct classes grew before it.
     fn may_be_direct(
         &self,
         channel: Channel,
@@ -444,7 +444,7 @@ impl Outgoing {
             _ => return None,
         };
         let room = MOST_DIRECT.min(limit / 2) > 0;
-        (count > 0 && !header.ready() && header.call.is_none() && room).then_some(growths)
+        (count > 0 && !header.ready() && room).then_some(growths)
     }
 
     /// Retires the oldest live direct class, for good: its number, for the marker.

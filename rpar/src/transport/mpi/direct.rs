@@ -13,10 +13,18 @@
 //! cancelled). A receive is settled — complete, or cancelled and waited for — before its buffer
 //! may go: a blocking one by [`DirectRecv`]'s `Drop`, a non-blocking one by its request or, if
 //! that was leaked, its scope; so MPI never writes into a buffer its owner has freed.
+//!
+//! A blocking receive of a collective call (rpar's own algorithms) whose channel has a direct
+//! class of the receiver's kind of call takes its message through MPI's matching too, into the
+//! link's staging buffer: the message's call number follows its payload, and only the
+//! receiver's own number makes it the receive's (copied into the buffer). Another number — a
+//! later call's message, or a program whose processes called different collectives — puts the
+//! message back into rpar's queues, as if probed, where the ordinary receive and the mismatch
+//! check see it; being the channel's next message, it keeps its place.
 
-use super::classes::{self, Channel, Incoming};
-use super::link::Wire;
-use crate::transport::{ElemType, Header};
+use super::classes::{self, Channel, Incoming, SEQ_BYTES};
+use super::link::{bare_call_message, split_call, Wire};
+use crate::transport::{CallKey, ElemType, Header, Message};
 use crate::Result;
 use ::mpi::ffi;
 use ::mpi::traits::AsRaw;
@@ -72,11 +80,116 @@ impl Wire {
         from: usize,
         header: &Header,
         buffer: (ElemType, *mut u8, usize),
-        mut idle: impl FnMut(u32) -> Result<()>,
+        idle: impl FnMut(u32) -> Result<()>,
+        put_back: impl FnOnce(Header, Message),
     ) -> Result<Option<usize>> {
-        // SAFETY: the caller's guarantees; the receive is settled before this returns (its
-        // `Drop` on an early return).
+        if let Some(call) = header.call {
+            // SAFETY: the caller's guarantees.
+            return unsafe { self.recv_direct_call(from, (header, call), buffer, idle, put_back) };
+        }
+        // SAFETY: the caller's guarantees; the receive is settled before `wait_direct` returns.
         let post = unsafe { self.post_direct(from, header, buffer, usize::MAX) };
+        Ok(match self.wait_direct(post, idle)? {
+            Some(Direct::Received(count)) => Some(count),
+            _ => None,
+        })
+    }
+
+    /// [`Wire::recv_direct`] of a message of the collective call `call` (the receiver's): MPI
+    /// takes the channel's next message into the link's staging buffer, where its call's
+    /// number follows its payload (`classes.rs`). If that is `call`'s number, the payload is
+    /// copied into the receive buffer; else the message — a later call's of the same kind, or
+    /// a mismatched program's — goes to rpar's queues through `put_back`, as if it had been
+    /// probed, and nothing is received.
+    ///
+    /// # Safety
+    ///
+    /// As [`Wire::recv_direct`].
+    unsafe fn recv_direct_call(
+        &self,
+        from: usize,
+        (header, call): (&Header, CallKey),
+        (elem, dst, capacity): (ElemType, *mut u8, usize),
+        idle: impl FnMut(u32) -> Result<()>,
+        put_back: impl FnOnce(Header, Message),
+    ) -> Result<Option<usize>> {
+        let classes = self.incoming_classes.borrow();
+        let Some((class, bound)) = direct_class(&classes, from, &Channel::of(header), elem) else {
+            return Ok(None);
+        };
+        // the class's messages are of the receiver's kind of call (they differ at most in the
+        // call's number), and all fit
+        let kind = classes.get(from, class).and_then(|known| known.header.call);
+        let bytes = bound.checked_mul(elem.size).map(|b| b + SEQ_BYTES);
+        let (Some(kind), Some(bytes)) = (kind, bytes) else {
+            return Ok(None);
+        };
+        if kind.with_seq(call.seq()) != call || bound > capacity {
+            return Ok(None);
+        }
+        let Ok(len) = i32::try_from(bytes) else {
+            return Ok(None);
+        };
+        drop(classes);
+        let mut staging = std::mem::take(&mut *self.staging.borrow_mut());
+        staging.clear();
+        staging.reserve(bytes);
+        let mut request = std::mem::MaybeUninit::<ffi::MPI_Request>::uninit();
+        // SAFETY: `staging` has room for `bytes` bytes and outlives the receive, which
+        // `wait_direct` settles before it returns; a bare message of the class has at most
+        // `bound` elements and the number, `bytes` bytes. The communicator is the link's.
+        let request = unsafe {
+            ffi::MPI_Irecv(
+                staging.as_mut_ptr().cast(),
+                len,
+                ffi::RSMPI_UINT8_T,
+                from as i32,
+                classes::tag_of(class),
+                self.comm.as_raw(),
+                request.as_mut_ptr(),
+            );
+            request.assume_init()
+        };
+        // counted in bytes: the number follows the elements
+        let post = DirectPost {
+            request,
+            from,
+            class,
+            size: 1,
+        };
+        let Some(Direct::Received(received)) = self.wait_direct(Some(post), idle)? else {
+            return Ok(None); // the marker: the class retired
+        };
+        // SAFETY: MPI wrote the `received` bytes of the message, at most `bytes`.
+        unsafe { staging.set_len(received) };
+        let (payload, seq) = split_call(&staging)?;
+        let count = if seq == call.seq() {
+            let count = super::wire::whole_elements(payload.len(), elem.size)
+                .ok_or_else(super::wire::malformed)?;
+            // SAFETY: `dst` holds `capacity` >= `bound` >= `count` elements (checked above;
+            // the payload is at most `bound` elements' bytes), apart from the link's buffer.
+            unsafe { std::ptr::copy_nonoverlapping(payload.as_ptr(), dst, payload.len()) };
+            Some(count)
+        } else {
+            let known = self.incoming_classes.borrow().get(from, class).cloned();
+            let known = known.ok_or_else(super::wire::malformed)?;
+            let class = (known.header, kind);
+            let (header, message) = bare_call_message(payload, seq, class, known.stand_in)?;
+            put_back(header, message);
+            None
+        };
+        *self.staging.borrow_mut() = staging;
+        Ok(count)
+    }
+
+    /// Waits for the blocking direct receive `post`, if any, running `idle(round)` after each
+    /// test that finds it unfinished: how it ended. It is settled when this returns, whatever
+    /// happened (an error of `idle` cancels it).
+    fn wait_direct(
+        &self,
+        post: Option<DirectPost>,
+        mut idle: impl FnMut(u32) -> Result<()>,
+    ) -> Result<Option<Direct>> {
         let mut recv = DirectRecv { wire: self, post };
         let Some(post) = &mut recv.post else {
             return Ok(None);
@@ -86,10 +199,7 @@ impl Wire {
                 Ok(None) => idle(round)?,
                 settled => {
                     recv.post = None;
-                    return settled.map(|direct| match direct {
-                        Some(Direct::Received(count)) => Some(count),
-                        _ => None,
-                    });
+                    return settled;
                 }
             }
         }

@@ -91,6 +91,9 @@ pub(crate) struct Wire {
     stand_ins: RefCell<StandIns>,
     /// The buffer that messages of at most [`REUSED_BYTES`] arrive in.
     received: RefCell<Vec<u8>>,
+    /// The buffer that a direct receive of a collective call's message takes it into, with
+    /// its call's number after it (`direct.rs`), between two such receives.
+    pub(super) staging: RefCell<Vec<u8>>,
     /// The last number given to a synchronous send of this process.
     last_sync: std::cell::Cell<u32>,
     /// Synchronous sends of this process whose acknowledgement has not arrived: while there
@@ -136,6 +139,7 @@ impl Wire {
             outgoing: RefCell::default(),
             stand_ins: RefCell::default(),
             received: RefCell::default(),
+            staging: RefCell::default(),
             last_sync: std::cell::Cell::new(0),
             awaited: std::cell::Cell::new(0),
             acked: RefCell::default(),
@@ -753,19 +757,14 @@ impl Wire {
         &self,
         handle: ffi::MPI_Message,
         len: usize,
-        (mut header, call): (Header, CallKey),
+        class: (Header, CallKey),
         stand_in: StandIn,
     ) -> Result<Option<(Header, Message)>> {
         let mut buffer = self.received.borrow_mut();
         // SAFETY: the handle is the probe's, received once here.
         unsafe { receive_matched(handle, len, &mut buffer) };
-        let Some((payload, seq)) = buffer.split_last_chunk::<SEQ_BYTES>() else {
-            return Err(malformed());
-        };
-        let count = whole_elements(payload.len(), stand_in.ty.size()).ok_or_else(malformed)?;
-        header.call = Some(call.with_seq(u32::from_le_bytes(*seq)));
-        let message = arrived(stand_in, count, Bytes::Here(payload), None);
-        Ok(Some((header, message)))
+        let (payload, seq) = split_call(&buffer)?;
+        bare_call_message(payload, seq, class, stand_in).map(Some)
     }
 
     /// Ends the run on this process: waits until MPI is done with every send, receiving
@@ -851,6 +850,28 @@ fn arrived(
         Bytes::Apart(p) => TypedSource::Remote(p),
     };
     typed_message(stand_in.ty, count, source, ack)
+}
+
+/// The payload and the call's sequence number of the bytes of a collective call's bare
+/// message (`classes.rs`).
+pub(super) fn split_call(bytes: &[u8]) -> Result<(&[u8], u32)> {
+    match bytes.split_last_chunk::<SEQ_BYTES>() {
+        Some((payload, seq)) => Ok((payload, u32::from_le_bytes(*seq))),
+        None => Err(malformed()),
+    }
+}
+
+/// The message whose packed bytes are `payload`, a bare one of a collective call's class
+/// (whose header is `header` but for the call's sequence number, `seq`), with its header.
+pub(super) fn bare_call_message(
+    payload: &[u8],
+    seq: u32,
+    (mut header, call): (Header, CallKey),
+    stand_in: StandIn,
+) -> Result<(Header, Message)> {
+    let count = whole_elements(payload.len(), stand_in.ty.size()).ok_or_else(malformed)?;
+    header.call = Some(call.with_seq(seq));
+    Ok((header, arrived(stand_in, count, Bytes::Here(payload), None)))
 }
 
 /// A message of `count` elements of the committed type `ty` from `source`.
