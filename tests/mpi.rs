@@ -239,7 +239,8 @@ fn own_init_job() {
 /// beside a barrier, found before MPI runs it with `RPAR_COLLECTIVE_CHECK=every`; counts that
 /// differ, which MPI refuses (an error code, not MPI's own end of the job); and in rpar's own
 /// algorithm, a message of a later call of the same kind, not taken (its bare message carries
-/// its call's number), before the one that differs.
+/// its call's number), before the one that differs; and one of another kind, which the
+/// receive that waits in MPI for its own kind finds among what arrives meanwhile.
 fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
     let cases = [
         ("operator", None, &["call #10", "op Sum", "op Max"][..]),
@@ -256,6 +257,14 @@ fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
             &[
                 "rank 2 called bcast(root 0, 12 bytes) as collective call #10",
                 "rank 1 called bcast(root 1, 12 bytes) as collective call #10",
+            ],
+        ),
+        (
+            "kind",
+            None,
+            &[
+                "rank 2 called bcast(root 0, 12 bytes) as collective call #20",
+                "rank 0 called bcast(root 0, 16 bytes) as collective call #20",
             ],
         ),
     ];
@@ -312,6 +321,21 @@ fn mismatch_job(case: &str) {
             "count" => {
                 let x: Vec<u32> = (0..3 + last as u32).collect();
                 world.allreduce(&x[..], rpar::Sum)?;
+            }
+            "kind" => {
+                // two kinds of bcast on the channel of rpar's binomial bcast, each received
+                // through MPI's matching by then; the last process's receive of the one gets
+                // the other kind: found while it waits
+                let binomial = world.using(rpar::Bcast::Binomial);
+                let (mut small, mut large) = ([0u32; 3], [0u32; 4]);
+                for _ in 0..10 {
+                    binomial.bcast(&mut small[..], 0)?;
+                    binomial.bcast(&mut large[..], 0)?;
+                }
+                match last {
+                    true => binomial.bcast(&mut small[..], 0)?,
+                    false => binomial.bcast(&mut large[..], 0)?,
+                }
             }
             "sequence" => {
                 // rpar's own bcast: rpar's messages between the processes, bare (the call's

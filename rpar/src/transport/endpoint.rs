@@ -128,7 +128,7 @@ impl Header {
 /// Two keys are equal exactly when the calls they come from are (the derived `PartialEq`
 /// compares the names as strings, like `CollectiveCall`'s): the encodings below lose nothing
 /// a comparison can meet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct CallKey {
     seq: u32,
     /// The root, or [`CallKey::NONE`]. A root is a rank, and headers carry ranks as `u32`; a
@@ -1459,7 +1459,8 @@ impl Endpoint {
         }
         self.check_live()?;
         let mut since = None;
-        let idle = |round: u32| self.idle_direct(round, &mut since);
+        let call = pattern.seq.map(|_| pattern.context);
+        let idle = |round: u32| self.idle_direct(round, call, &mut since);
         let put_back = |header, message| {
             let _ = self.file(header, message, None, false);
         };
@@ -1472,10 +1473,20 @@ impl Endpoint {
 
     /// The pause after `round` tests of a direct receive that found it unfinished: now and
     /// then this rank files what arrived from elsewhere and advances its non-blocking
-    /// operations, as any wait does.
-    fn idle_direct(&self, round: u32, since: &mut Option<std::time::Instant>) -> Result<()> {
+    /// operations, as any wait does — and for a collective call's receive (`call`: its
+    /// context), fails on a message of another process's same call that differs (of another
+    /// kind than the receive's stream: the direct receive would never get it).
+    fn idle_direct(
+        &self,
+        round: u32,
+        call: Option<u32>,
+        since: &mut Option<std::time::Instant>,
+    ) -> Result<()> {
         if round % 16 == 15 {
             self.drain_ready()?;
+            if let Some(context) = call {
+                self.check_conflicts(context, None)?;
+            }
             let _ = self.advance_outstanding();
         }
         self.back_off(round, since);

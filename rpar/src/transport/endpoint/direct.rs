@@ -219,7 +219,7 @@ impl Endpoint {
             match self.take_direct(id) {
                 Taken::Ended(end) => return Ok(Some(end)),
                 Taken::NotDirect => return Ok(None),
-                Taken::Waits => self.idle_direct(round, &mut since)?,
+                Taken::Waits => self.idle_direct(round, None, &mut since)?,
             }
         }
         unreachable!("the loop returns")

@@ -16,8 +16,10 @@
 //! the whole call and compares it with its own as it would a full header's, so a bare message
 //! of another call is a mismatch as certainly. Only small ones go bare
 //! ([`MOST_BARE_CALL_BYTES`]: packed with the number, one `MPI_Send`; a larger one's header is
-//! a small part of it). A direct class of a collective call's channel is received by MPI's
-//! matching into a staging buffer, the number checked there (`direct.rs`).
+//! a small part of it). A direct class of a collective call's messages is received by MPI's
+//! matching into a staging buffer, the number checked there (`direct.rs`). What follows of
+//! channels holds of [`Stream`]s: on a collective context a channel carries one stream per kind
+//! of call (an algorithm's tag serves every kind), and each kind has a direct class of its own.
 //!
 //! Messages whose headers say something of their own — a trace's flow id, a synchronous send's
 //! number — and elements of no bytes (no count to recover) always travel with the full header.
@@ -61,7 +63,7 @@ use super::sends::SMALL_BYTES;
 use super::stand_ins::StandIn;
 use crate::datatype::Compiled;
 use crate::transport::endpoint::CallKind;
-use crate::transport::Header;
+use crate::transport::{CallKey, Header};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::VecDeque;
 
@@ -102,7 +104,7 @@ const SHRINK_RATIO: usize = 4;
 /// How many of the last keys sent to a destination a sender finds without hashing.
 const RECENT: usize = 4;
 
-/// The most channels whose direct history a process keeps per destination; past it, a channel
+/// The most streams whose direct history a process keeps per destination; past it, a stream
 /// it has no history of gets no direct class (a program that gives every message a tag of its
 /// own would otherwise grow the table without end).
 const MOST_REMEMBERED: usize = 4096;
@@ -205,6 +207,25 @@ impl Channel {
     }
 }
 
+/// What a direct class carries: the messages of one matching channel and, on a collective
+/// context, of one kind of call — its [`CallKey`] numbered 0, the kind as its names say (alike
+/// in both processes, whatever the strings' addresses) — so that the kinds of call that share a
+/// channel (an algorithm's tag) each have a direct class of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Stream {
+    channel: Channel,
+    call: Option<CallKey>,
+}
+
+impl Stream {
+    pub(crate) fn of(header: &Header) -> Stream {
+        Stream {
+            channel: Channel::of(header),
+            call: header.call.map(|call| call.with_seq(0)),
+        }
+    }
+}
+
 /// What makes messages to one destination one class: every field of their headers but the
 /// count (and a collective call's sequence number). The element type is its compiled map (one
 /// per Rust type in a process, never freed), by address.
@@ -231,7 +252,7 @@ const RETIRED: Key = Key {
     call: None,
 };
 
-/// A channel's direct history at one destination.
+/// A stream's direct history at one destination.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Direct {
     /// Its direct class is this number, after `growths` retired for growth.
@@ -269,12 +290,12 @@ pub(super) struct Outgoing {
     classes: Vec<Numbered>,
     /// The number the next new class takes once every number is taken.
     next_reused: u32,
-    /// The channels' direct histories.
-    direct: HashMap<Channel, Direct>,
+    /// The streams' direct histories.
+    direct: HashMap<Stream, Direct>,
     /// How many direct classes live.
     live_direct: u32,
-    /// The channels given direct classes, oldest first (some since retired).
-    given: VecDeque<Channel>,
+    /// The streams given direct classes, oldest first (some since retired).
+    given: VecDeque<Stream>,
 }
 
 /// A lately sent key's channel and class, for [`Outgoing::forget_recent`].
@@ -353,32 +374,34 @@ impl Outgoing {
                 }
             }
         }
-        // a message the channel's direct class does not take retires it first, and so does
+        // a message the stream's direct class does not take retires it first, and so does
         // one that ends a long run of far smaller messages than its bound
+        let stream = Stream::of(header);
         let mut retire = None;
-        if let Some(&Direct::Live { class, .. }) = self.direct.get(&channel) {
+        if let Some(&Direct::Live { class, .. }) = self.direct.get(&stream) {
             let same = self.numbered(class).key == key;
             if !same || !self.fits(class, count) {
-                retire = self.retire(channel, same && count > 0);
+                retire = self.retire(stream, same && count > 0);
             } else if shrink.unwrap_or_else(|| self.shrinks(class, count)) {
-                retire = self.retire(channel, true);
+                retire = self.retire(stream, true);
             }
         }
         let class = match self.by_key.get(&key) {
             Some(&n) => Class::Known(n),
             None => {
-                let growths = self.may_be_direct(channel, (header, count), limit);
+                let growths = self.may_be_direct(stream, (header, count), limit);
                 if growths.is_some() && self.live_direct >= MOST_DIRECT.min(limit / 2) {
                     retire = self.evict_oldest();
                 }
                 let n = self.take_number(key, limit, growths.map(|_| count));
                 if let Some(growths) = growths {
-                    // the channel's other keys no longer go bare without a marker first
+                    // the stream's other keys no longer go bare without a marker first (nor,
+                    // to keep it simple, the channel's other streams')
                     self.forget_recent(|entry| entry.channel == channel);
                     self.direct
-                        .insert(channel, Direct::Live { class: n, growths });
+                        .insert(stream, Direct::Live { class: n, growths });
                     self.live_direct += 1;
-                    self.given.push_back(channel);
+                    self.given.push_back(stream);
                     if self.given.len() > 4 * MOST_DIRECT as usize {
                         let direct = &self.direct;
                         self.given
@@ -395,11 +418,11 @@ impl Outgoing {
     }
 
     /// Before a message with `header` that carries its full header and no class: the direct
-    /// class of its channel, retired for good, if it had one (for the marker).
+    /// class of its stream, retired for good, if it had one (for the marker).
     pub(super) fn unclassed(&mut self, header: &Header) -> Option<u32> {
         match self.live_direct {
             0 => None,
-            _ => self.retire(Channel::of(header), false),
+            _ => self.retire(Stream::of(header), false),
         }
     }
 
@@ -430,15 +453,15 @@ impl Outgoing {
         *run >= SHRINK_AFTER && count == *most
     }
 
-    /// Whether a new class of `channel` for a message with `header` of `count` elements is
-    /// direct: if so, how often the channel's direct classes grew before it.
+    /// Whether a new class of `stream` for a message with `header` of `count` elements is
+    /// direct: if so, how often the stream's direct classes grew before it.
     fn may_be_direct(
         &self,
-        channel: Channel,
+        stream: Stream,
         (header, count): (&Header, usize),
         limit: u32,
     ) -> Option<u8> {
-        let growths = match self.direct.get(&channel) {
+        let growths = match self.direct.get(&stream) {
             None if self.direct.len() < MOST_REMEMBERED => 0,
             Some(&Direct::Grown(n)) if n <= MOST_GROWTHS => n,
             _ => return None,
@@ -449,26 +472,26 @@ impl Outgoing {
 
     /// Retires the oldest live direct class, for good: its number, for the marker.
     fn evict_oldest(&mut self) -> Option<u32> {
-        while let Some(channel) = self.given.pop_front() {
-            if let Some(class) = self.retire(channel, false) {
+        while let Some(stream) = self.given.pop_front() {
+            if let Some(class) = self.retire(stream, false) {
                 return Some(class);
             }
         }
         None
     }
 
-    /// Retires `channel`'s direct class, if it has a live one: its number, for the marker.
+    /// Retires `stream`'s direct class, if it has a live one: its number, for the marker.
     /// `grew`: because its bound no longer suits a message of its key, which had more elements
-    /// or ended a long run of far fewer (the channel may then have another).
-    fn retire(&mut self, channel: Channel, grew: bool) -> Option<u32> {
-        let Some(&Direct::Live { class, growths }) = self.direct.get(&channel) else {
+    /// or ended a long run of far fewer (the stream may then have another).
+    fn retire(&mut self, stream: Stream, grew: bool) -> Option<u32> {
+        let Some(&Direct::Live { class, growths }) = self.direct.get(&stream) else {
             return None;
         };
         let after = match grew {
             true => Direct::Grown(growths + 1),
             false => Direct::Never,
         };
-        self.direct.insert(channel, after);
+        self.direct.insert(stream, after);
         self.live_direct -= 1;
         let numbered = self.numbered(class);
         let old = numbered.key;
@@ -579,8 +602,8 @@ pub(super) struct Incoming {
 struct Sourced {
     /// By number - 1: the id of the class that has the number, and what is known of it.
     classes: Vec<Option<(u32, Known)>>,
-    /// Its live direct classes' ids, by channel.
-    direct: HashMap<Channel, u32>,
+    /// Its live direct classes' ids, by stream.
+    direct: HashMap<Stream, u32>,
 }
 
 impl Incoming {
@@ -600,7 +623,7 @@ impl Incoming {
             forget_direct(source, old, &known);
         }
         if known.bound.is_some() {
-            source.direct.insert(Channel::of(&known.header), class);
+            source.direct.insert(Stream::of(&known.header), class);
         }
         source.classes[at] = Some((class, known));
     }
@@ -628,10 +651,10 @@ impl Incoming {
         }
     }
 
-    /// The live direct class of `channel` from process `from`, if any: its id and what is
+    /// The live direct class of `stream` from process `from`, if any: its id and what is
     /// known of it.
-    pub(super) fn direct(&self, from: usize, channel: &Channel) -> Option<(u32, &Known)> {
-        let &class = self.by_source.get(from)?.direct.get(channel)?;
+    pub(super) fn direct(&self, from: usize, stream: &Stream) -> Option<(u32, &Known)> {
+        let &class = self.by_source.get(from)?.direct.get(stream)?;
         Some((class, self.get(from, class)?))
     }
 
@@ -643,11 +666,11 @@ impl Incoming {
 }
 
 /// Drops `old`, the class with id `class` of `source`, from the source's direct classes if it
-/// was the live one of its channel.
+/// was the live one of its stream.
 fn forget_direct(source: &mut Sourced, class: u32, old: &Known) {
-    let channel = Channel::of(&old.header);
-    if old.bound.is_some() && source.direct.get(&channel) == Some(&class) {
-        source.direct.remove(&channel);
+    let stream = Stream::of(&old.header);
+    if old.bound.is_some() && source.direct.get(&stream) == Some(&class) {
+        source.direct.remove(&stream);
     }
 }
 
@@ -766,12 +789,12 @@ mod tests {
             call: Some(CallKey::from(&call)),
             ..header(9)
         };
-        // a collective call's message: a class of its call's kind, never direct, whatever
-        // the call's number; but a large one carries its header
+        // a collective call's message: a class of its call's kind, whatever the call's number,
+        // direct for its stream (the channel and the kind of call)
         let mut out = Outgoing::default();
         assert_eq!(
             plan(&mut out, &collective, f, 1, 10),
-            (None, Class::New(1, false))
+            (None, Class::New(id(1, 1), true))
         );
         let next = |seq| Header {
             call: Some(CallKey::from(&crate::transport::CollectiveCall {
@@ -780,10 +803,9 @@ mod tests {
             })),
             ..collective
         };
-        assert_eq!(plan(&mut out, &next(4), f, 1, 10).1, Class::Known(1));
-        let most = MOST_BARE_CALL_BYTES / 8;
-        assert_eq!(plan(&mut out, &next(5), f, most, 10).1, Class::Known(1));
-        assert_eq!(plan(&mut out, &next(6), f, most + 1, 10).1, Class::None);
+        assert_eq!(plan(&mut out, &next(4), f, 1, 10).1, Class::Known(id(1, 1)));
+        // another kind of call on the channel: a stream of its own, which leaves the first's
+        // direct class live; and so is the point-to-point stream of the same channel
         let other_root = CallKey::from(&crate::transport::CollectiveCall {
             root: Some(1),
             ..call
@@ -792,10 +814,27 @@ mod tests {
             call: Some(other_root),
             ..collective
         };
-        assert_eq!(plan(&mut out, &other, f, 1, 10).1, Class::New(2, false));
         assert_eq!(
-            plan(&mut out, &header(9), f, 1, 10).1,
-            Class::New(id(3, 1), true)
+            plan(&mut out, &other, f, 1, 10),
+            (None, Class::New(id(2, 1), true))
+        );
+        assert_eq!(
+            plan(&mut out, &header(9), f, 1, 10),
+            (None, Class::New(id(3, 1), true))
+        );
+        assert_eq!(
+            plan(&mut out, &next(5), f, 1, 10),
+            (None, Class::Known(id(1, 1)))
+        );
+        // a large one carries its header, and retires its stream's direct class
+        let most = MOST_BARE_CALL_BYTES / 8;
+        assert_eq!(
+            plan(&mut out, &next(6), f, most + 1, 10),
+            (Some(id(1, 1)), Class::None)
+        );
+        assert_eq!(
+            plan(&mut out, &next(7), f, most, 10),
+            (None, Class::New(4, false))
         );
         let empty = Compiled::of_type::<[f64; 0]>();
         assert_eq!(plan(&mut out, &header(9), empty, 1, 10).1, Class::None);
@@ -936,7 +975,7 @@ mod tests {
             stand_in: stand_in.clone(),
             bound,
         };
-        let channel = Channel::of(&header(5));
+        let channel = Stream::of(&header(5));
         let mut incoming = Incoming::default();
         incoming.define(3, id(2, 1), known(5, Some(4)));
         assert_eq!(

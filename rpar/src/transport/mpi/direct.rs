@@ -22,7 +22,7 @@
 //! message back into rpar's queues, as if probed, where the ordinary receive and the mismatch
 //! check see it; being the channel's next message, it keeps its place.
 
-use super::classes::{self, Channel, Incoming, SEQ_BYTES};
+use super::classes::{self, Incoming, Stream, SEQ_BYTES};
 use super::link::{bare_call_message, split_call, Wire};
 use crate::transport::{CallKey, ElemType, Header, Message};
 use crate::Result;
@@ -105,6 +105,7 @@ impl Wire {
     /// # Safety
     ///
     /// As [`Wire::recv_direct`].
+    #[inline(never)] // out of the point-to-point path
     unsafe fn recv_direct_call(
         &self,
         from: usize,
@@ -114,17 +115,15 @@ impl Wire {
         put_back: impl FnOnce(Header, Message),
     ) -> Result<Option<usize>> {
         let classes = self.incoming_classes.borrow();
-        let Some((class, bound)) = direct_class(&classes, from, &Channel::of(header), elem) else {
+        // the stream's class: its messages are of the receiver's kind of call (they differ
+        // at most in the call's number)
+        let Some((class, bound)) = direct_class(&classes, from, &Stream::of(header), elem) else {
             return Ok(None);
         };
-        // the class's messages are of the receiver's kind of call (they differ at most in the
-        // call's number), and all fit
-        let kind = classes.get(from, class).and_then(|known| known.header.call);
-        let bytes = bound.checked_mul(elem.size).map(|b| b + SEQ_BYTES);
-        let (Some(kind), Some(bytes)) = (kind, bytes) else {
+        let Some(bytes) = bound.checked_mul(elem.size).map(|b| b + SEQ_BYTES) else {
             return Ok(None);
         };
-        if kind.with_seq(call.seq()) != call || bound > capacity {
+        if bound > capacity {
             return Ok(None);
         }
         let Ok(len) = i32::try_from(bytes) else {
@@ -173,7 +172,8 @@ impl Wire {
         } else {
             let known = self.incoming_classes.borrow().get(from, class).cloned();
             let known = known.ok_or_else(super::wire::malformed)?;
-            let class = (known.header, kind);
+            // of the receiver's kind of call (its stream's), with another number
+            let class = (known.header, call);
             let (header, message) = bare_call_message(payload, seq, class, known.stand_in)?;
             put_back(header, message);
             None
@@ -185,6 +185,7 @@ impl Wire {
     /// Waits for the blocking direct receive `post`, if any, running `idle(round)` after each
     /// test that finds it unfinished: how it ended. It is settled when this returns, whatever
     /// happened (an error of `idle` cancels it).
+    #[inline]
     fn wait_direct(
         &self,
         post: Option<DirectPost>,
@@ -216,7 +217,7 @@ impl Wire {
         elem: ElemType,
     ) -> Option<usize> {
         let classes = self.incoming_classes.borrow();
-        direct_class(&classes, from, &Channel::of(header), elem).map(|(_, bound)| bound)
+        direct_class(&classes, from, &Stream::of(header), elem).map(|(_, bound)| bound)
     }
 
     /// Posts a receive of the next message of the channel of `header` from world rank `from`
@@ -239,7 +240,7 @@ impl Wire {
         most_bytes: usize,
     ) -> Option<DirectPost> {
         let classes = self.incoming_classes.borrow();
-        let (class, bound) = direct_class(&classes, from, &Channel::of(header), elem)?;
+        let (class, bound) = direct_class(&classes, from, &Stream::of(header), elem)?;
         let bytes = bound.checked_mul(elem.size)?;
         if bound > capacity || bytes > most_bytes {
             return None;
@@ -347,15 +348,15 @@ impl Wire {
     }
 }
 
-/// The live direct class of `channel` from world rank `from`, if its elements are values of
+/// The live direct class of `stream` from world rank `from`, if its elements are values of
 /// `elem`: its id and bound.
 fn direct_class(
     classes: &Incoming,
     from: usize,
-    channel: &Channel,
+    stream: &Stream,
     elem: ElemType,
 ) -> Option<(u32, usize)> {
-    let (class, known) = classes.direct(from, channel)?;
+    let (class, known) = classes.direct(from, stream)?;
     (known.stand_in.plain?.id == elem.id).then_some((class, known.bound?))
 }
 
