@@ -1412,8 +1412,8 @@ impl Endpoint {
     /// A blocking receive of `pattern` from world rank `from`, another process, straight into
     /// the `capacity` elements of `elem` at `dst` by MPI's own matching (`Wire::recv_direct`),
     /// where rpar's matching allows it: a known source and tag (on a collective context, in
-    /// the collective call in progress), nothing of the channel queued, and no posted receive
-    /// that would take the channel's next message first. The count received, or `None` where
+    /// the collective call in progress), nothing queued that the receive would take, and no
+    /// posted receive that would take the channel's next message first. The count received, or `None` where
     /// that does not apply (nothing was received: the caller receives the ordinary way; a
     /// message of another call that MPI gave the receive is filed as any arrival). While it waits, this rank
     /// files what arrives from elsewhere and advances its non-blocking operations, as any wait.
@@ -1444,16 +1444,15 @@ impl Endpoint {
             }
         }
         {
-            // nothing of the channel queued, of any call, and no posted receive on it: its
-            // next message in MPI is the next one
-            let channel = |p: &Pattern| Pattern { seq: None, ..*p };
+            // (in a collective call, a message of another call that MPI gives the receive goes
+            // back behind those queued, before those still in MPI: its place in the channel)
             let q = self.queues.borrow();
             let posted_first = q
                 .posted
                 .iter()
-                .any(|p| p.unfilled() && channel(&p.pattern).matches(&next));
-            let any = channel(pattern);
-            if posted_first || q.unexpected.iter().any(|m| any.matches(&m.header)) {
+                .any(|p| p.unfilled() && p.pattern.matches(&next));
+            let queued = || q.unexpected.iter().any(|m| pattern.matches(&m.header));
+            if posted_first || (!q.unexpected.is_empty() && queued()) {
                 return Ok(None);
             }
         }

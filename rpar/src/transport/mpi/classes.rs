@@ -235,8 +235,10 @@ struct Key {
     /// The ready-mode bit (the flow id is 0: a traced message is never bare).
     flow: u32,
     ty: usize,
-    /// The kind of the collective call the messages belong to, if any.
-    call: Option<CallKind>,
+    /// The kind of the collective call the messages belong to: its number in
+    /// [`Outgoing::kinds`], 0 for none (a number keeps the key as small as a point-to-point
+    /// one, compared on every send).
+    call: u32,
 }
 
 /// The key of a retired class's number until another class takes it: matches no message (no
@@ -249,7 +251,7 @@ const RETIRED: Key = Key {
     },
     flow: 0,
     ty: 0,
-    call: None,
+    call: 0,
 };
 
 /// A stream's direct history at one destination.
@@ -290,12 +292,58 @@ pub(super) struct Outgoing {
     classes: Vec<Numbered>,
     /// The number the next new class takes once every number is taken.
     next_reused: u32,
+    /// The kinds of collective call of its messages, numbered for their keys.
+    kinds: Kinds,
     /// The streams' direct histories.
     direct: HashMap<Stream, Direct>,
     /// How many direct classes live.
     live_direct: u32,
     /// The streams given direct classes, oldest first (some since retired).
     given: VecDeque<Stream>,
+}
+
+/// The kinds of collective call a sender's messages belonged to, each numbered (from 1) for
+/// the keys of their classes. Numbers are never given twice (a table grown past [`MOST_KINDS`]
+/// starts again with new numbers: keys of the old ones no longer match, and their classes are
+/// taken by others in turn).
+#[derive(Default)]
+struct Kinds {
+    numbers: HashMap<CallKind, u32>,
+    /// The last kind numbered, found without hashing (a run of one collective call).
+    last: Option<(CallKind, u32)>,
+    given: u32,
+}
+
+/// The most kinds of collective call a [`Kinds`] table holds (every size of an allreduce is a
+/// kind of its own).
+const MOST_KINDS: usize = 4096;
+
+impl Kinds {
+    /// The number of `kind`.
+    #[inline]
+    fn number(&mut self, kind: CallKind) -> u32 {
+        match self.last {
+            Some((last, n)) if last == kind => n,
+            _ => self.look_up(kind),
+        }
+    }
+
+    fn look_up(&mut self, kind: CallKind) -> u32 {
+        let n = match self.numbers.get(&kind) {
+            Some(&n) => n,
+            None => {
+                if self.numbers.len() >= MOST_KINDS {
+                    self.numbers.clear();
+                }
+                // (after 2^32 kinds the numbers start again: no program gets there)
+                self.given = self.given.wrapping_add(1).max(1);
+                self.numbers.insert(kind, self.given);
+                self.given
+            }
+        };
+        self.last = Some((kind, n));
+        n
+    }
 }
 
 /// A lately sent key's channel and class, for [`Outgoing::forget_recent`].
@@ -359,7 +407,10 @@ impl Outgoing {
             channel,
             flow: header.flow,
             ty: std::ptr::from_ref(ty) as usize,
-            call: header.call.map(|call| call.kind()),
+            call: match header.call {
+                None => 0,
+                Some(call) => self.kinds.number(call.kind()),
+            },
         };
         // the direct class's counts already seen for this message (see `Outgoing::shrinks`)
         let mut shrink = None;
@@ -602,8 +653,40 @@ pub(super) struct Incoming {
 struct Sourced {
     /// By number - 1: the id of the class that has the number, and what is known of it.
     classes: Vec<Option<(u32, Known)>>,
-    /// Its live direct classes' ids, by stream.
-    direct: HashMap<Stream, u32>,
+    /// Its live direct classes' ids: point-to-point ones by channel (found on the path of
+    /// every direct receive, by the smaller key), collective calls' by stream.
+    direct: HashMap<Channel, u32>,
+    direct_calls: HashMap<Stream, u32>,
+}
+
+impl Sourced {
+    /// The id of the live direct class of the stream of messages with `header`, if any.
+    #[inline]
+    fn live_direct(&self, header: &Header) -> Option<u32> {
+        match header.call {
+            None => self.direct.get(&Channel::of(header)).copied(),
+            Some(_) => self.direct_calls.get(&Stream::of(header)).copied(),
+        }
+    }
+
+    /// Makes `class` the live direct class of the stream of messages with `header`.
+    fn set_live_direct(&mut self, header: &Header, class: u32) {
+        match header.call {
+            None => self.direct.insert(Channel::of(header), class),
+            Some(_) => self.direct_calls.insert(Stream::of(header), class),
+        };
+    }
+
+    /// Drops `old`, the class with id `class`, from the direct classes if it was the live one
+    /// of its stream.
+    fn forget_direct(&mut self, class: u32, old: &Known) {
+        if old.bound.is_some() && self.live_direct(&old.header) == Some(class) {
+            match old.header.call {
+                None => self.direct.remove(&Channel::of(&old.header)),
+                Some(_) => self.direct_calls.remove(&Stream::of(&old.header)),
+            };
+        }
+    }
 }
 
 impl Incoming {
@@ -620,10 +703,10 @@ impl Incoming {
             source.classes.resize_with(at + 1, || None);
         }
         if let Some((old, known)) = source.classes[at].take() {
-            forget_direct(source, old, &known);
+            source.forget_direct(old, &known);
         }
         if known.bound.is_some() {
-            source.direct.insert(Stream::of(&known.header), class);
+            source.set_live_direct(&known.header, class);
         }
         source.classes[at] = Some((class, known));
     }
@@ -638,7 +721,7 @@ impl Incoming {
             return;
         };
         if let Some((old, known)) = entry.take_if(|(old, _)| *old == class) {
-            forget_direct(source, old, &known);
+            source.forget_direct(old, &known);
         }
     }
 
@@ -651,10 +734,10 @@ impl Incoming {
         }
     }
 
-    /// The live direct class of `stream` from process `from`, if any: its id and what is
-    /// known of it.
-    pub(super) fn direct(&self, from: usize, stream: &Stream) -> Option<(u32, &Known)> {
-        let &class = self.by_source.get(from)?.direct.get(stream)?;
+    /// The live direct class of the stream of messages with `header` from process `from`,
+    /// if any: its id and what is known of it.
+    pub(super) fn direct(&self, from: usize, header: &Header) -> Option<(u32, &Known)> {
+        let class = self.by_source.get(from)?.live_direct(header)?;
         Some((class, self.get(from, class)?))
     }
 
@@ -662,15 +745,6 @@ impl Incoming {
     pub(super) fn is_live_direct(&self, from: usize, class: u32) -> bool {
         self.get(from, class)
             .is_some_and(|known| known.bound.is_some())
-    }
-}
-
-/// Drops `old`, the class with id `class` of `source`, from the source's direct classes if it
-/// was the live one of its stream.
-fn forget_direct(source: &mut Sourced, class: u32, old: &Known) {
-    let stream = Stream::of(&old.header);
-    if old.bound.is_some() && source.direct.get(&stream) == Some(&class) {
-        source.direct.remove(&stream);
     }
 }
 
@@ -975,7 +1049,7 @@ mod tests {
             stand_in: stand_in.clone(),
             bound,
         };
-        let channel = Stream::of(&header(5));
+        let channel = header(5);
         let mut incoming = Incoming::default();
         incoming.define(3, id(2, 1), known(5, Some(4)));
         assert_eq!(

@@ -22,7 +22,7 @@
 //! message back into rpar's queues, as if probed, where the ordinary receive and the mismatch
 //! check see it; being the channel's next message, it keeps its place.
 
-use super::classes::{self, Incoming, Stream, SEQ_BYTES};
+use super::classes::{self, Incoming, SEQ_BYTES};
 use super::link::{bare_call_message, split_call, Wire};
 use crate::transport::{CallKey, ElemType, Header, Message};
 use crate::Result;
@@ -117,7 +117,7 @@ impl Wire {
         let classes = self.incoming_classes.borrow();
         // the stream's class: its messages are of the receiver's kind of call (they differ
         // at most in the call's number)
-        let Some((class, bound)) = direct_class(&classes, from, &Stream::of(header), elem) else {
+        let Some((class, bound)) = direct_class(&classes, from, header, elem) else {
             return Ok(None);
         };
         let Some(bytes) = bound.checked_mul(elem.size).map(|b| b + SEQ_BYTES) else {
@@ -185,7 +185,7 @@ impl Wire {
     /// Waits for the blocking direct receive `post`, if any, running `idle(round)` after each
     /// test that finds it unfinished: how it ended. It is settled when this returns, whatever
     /// happened (an error of `idle` cancels it).
-    #[inline]
+    #[inline(always)] // on the path of every direct receive
     fn wait_direct(
         &self,
         post: Option<DirectPost>,
@@ -217,7 +217,7 @@ impl Wire {
         elem: ElemType,
     ) -> Option<usize> {
         let classes = self.incoming_classes.borrow();
-        direct_class(&classes, from, &Stream::of(header), elem).map(|(_, bound)| bound)
+        direct_class(&classes, from, header, elem).map(|(_, bound)| bound)
     }
 
     /// Posts a receive of the next message of the channel of `header` from world rank `from`
@@ -240,7 +240,7 @@ impl Wire {
         most_bytes: usize,
     ) -> Option<DirectPost> {
         let classes = self.incoming_classes.borrow();
-        let (class, bound) = direct_class(&classes, from, &Stream::of(header), elem)?;
+        let (class, bound) = direct_class(&classes, from, header, elem)?;
         let bytes = bound.checked_mul(elem.size)?;
         if bound > capacity || bytes > most_bytes {
             return None;
@@ -348,15 +348,16 @@ impl Wire {
     }
 }
 
-/// The live direct class of `stream` from world rank `from`, if its elements are values of
+/// The live direct class of the stream of messages with `header` (`classes::Stream`) from
+/// world rank `from`, if its elements are values of
 /// `elem`: its id and bound.
 fn direct_class(
     classes: &Incoming,
     from: usize,
-    stream: &Stream,
+    header: &Header,
     elem: ElemType,
 ) -> Option<(u32, usize)> {
-    let (class, known) = classes.direct(from, stream)?;
+    let (class, known) = classes.direct(from, header)?;
     (known.stand_in.plain?.id == elem.id).then_some((class, known.bound?))
 }
 
