@@ -14,8 +14,10 @@ rounds=${ROUNDS:-3}
 mkdir -p "$(dirname "$out")"
 peer=$(mktemp -d)/peer_mpich
 mpicc.mpich -O2 -w "$top/../shared/peers/peer_bench.c" -o "$peer"
-(cd "$top" && MPICC=mpicc.mpich cargo build --release --features mpi --example osu -q)
-osu=$top/target/release/examples/osu
+# a target folder of MPICH's own: the mpi crate's build does not follow a change of MPICC, so a
+# shared folder may hold a build linked to Open MPI
+(cd "$top" && MPICC=mpicc.mpich CARGO_TARGET_DIR=target/mpi cargo build --release --features mpi --example osu -q)
+osu=$top/target/mpi/release/examples/osu
 # figure, MPICH's name for the algorithm, rpar's option and name for it
 pairs=(
   "allreduce_us recursive_doubling --allreduce recursive-doubling"
