@@ -590,13 +590,14 @@ pub(crate) mod binomial {
         } else {
             1 << r.trailing_zeros()
         };
-        (0..usize::BITS)
-            .map(|k| 1usize << k)
-            .take_while(move |&m| m < limit)
-            .map(move |m| r + m)
-            .filter(move |&c| c < p)
-            .collect::<Vec<_>>()
-            .into_iter()
+        // the offsets 1, 2, 4, … below `limit` that keep `r` + offset below `p`: a run of the
+        // first powers of two (both bounds hold up to some power), counted without a buffer
+        let within = |k: u32| {
+            let m = 1usize << k;
+            m < limit && r.checked_add(m).is_some_and(|c| c < p)
+        };
+        let count = (0..usize::BITS).take_while(|&k| within(k)).count() as u32;
+        (0..count).map(move |k| r + (1 << k))
     }
 }
 

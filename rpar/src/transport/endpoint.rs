@@ -128,7 +128,7 @@ impl Header {
 /// Two keys are equal exactly when the calls they come from are (the derived `PartialEq`
 /// compares the names as strings, like `CollectiveCall`'s): the encodings below lose nothing
 /// a comparison can meet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct CallKey {
     seq: u32,
     /// The root, or [`CallKey::NONE`]. A root is a rank, and headers carry ranks as `u32`; a
@@ -139,6 +139,16 @@ pub(crate) struct CallKey {
     bytes: u64,
     operation: &'static str,
     reduction: Option<&'static str>,
+}
+
+impl std::hash::Hash for CallKey {
+    /// Every field but the names, of which their lengths: equal keys hash alike, and the
+    /// names' bytes are compared only when the rest agrees (the MPI transport finds a direct
+    /// class of a collective call's messages by its key on every receive).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.seq, self.root, self.bytes).hash(state);
+        (self.operation.len(), self.reduction.map(str::len)).hash(state);
+    }
 }
 
 /// A [`CallKey`] but its sequence number, with its names by where they are (address and
