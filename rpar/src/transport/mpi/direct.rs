@@ -133,29 +133,11 @@ impl Wire {
         let mut staging = std::mem::take(&mut *self.staging.borrow_mut());
         staging.clear();
         staging.reserve(bytes);
-        let mut request = std::mem::MaybeUninit::<ffi::MPI_Request>::uninit();
         // SAFETY: `staging` has room for `bytes` bytes and outlives the receive, which
         // `wait_direct` settles before it returns; a bare message of the class has at most
-        // `bound` elements and the number, `bytes` bytes. The communicator is the link's.
-        let request = unsafe {
-            ffi::MPI_Irecv(
-                staging.as_mut_ptr().cast(),
-                len,
-                ffi::RSMPI_UINT8_T,
-                from as i32,
-                classes::tag_of(class),
-                self.comm.as_raw(),
-                request.as_mut_ptr(),
-            );
-            request.assume_init()
-        };
-        // counted in bytes: the number follows the elements
-        let post = DirectPost {
-            request,
-            from,
-            class,
-            size: 1,
-        };
+        // `bound` elements and the number, `bytes` bytes. Counted in bytes: the number follows
+        // the elements.
+        let post = unsafe { self.irecv_class((staging.as_mut_ptr(), len), (from, class), 1) };
         let Some(Direct::Received(received)) = self.wait_direct(Some(post), idle)? else {
             return Ok(None); // the marker: the class retired
         };
@@ -246,10 +228,27 @@ impl Wire {
             return None;
         }
         let bytes = i32::try_from(bytes).ok()?;
-        let mut request = std::mem::MaybeUninit::<ffi::MPI_Request>::uninit();
         // SAFETY: `dst` holds `capacity` >= `bound` elements, `bytes` bytes, until the receive
         // is settled (the caller); a bare message of the class has at most `bound` elements of
-        // its type, so MPI never writes past them. The communicator is the link's, alive as
+        // its type, so MPI never writes past them.
+        Some(unsafe { self.irecv_class((dst, bytes), (from, class), elem.size) })
+    }
+
+    /// Posts `MPI_Irecv` of at most `bytes` bytes into `dst` from world rank `from` on the tag
+    /// of class `class`: the direct receive, counting what arrives in elements of `size` bytes.
+    ///
+    /// # Safety
+    ///
+    /// `dst` must be valid for writes of `bytes` bytes until the receive is settled, and no
+    /// message of the class may be longer.
+    unsafe fn irecv_class(
+        &self,
+        (dst, bytes): (*mut u8, i32),
+        (from, class): (usize, u32),
+        size: usize,
+    ) -> DirectPost {
+        let mut request = std::mem::MaybeUninit::<ffi::MPI_Request>::uninit();
+        // SAFETY: the caller's guarantee on `dst`; the communicator is the link's, alive as
         // long as `self`.
         let request = unsafe {
             ffi::MPI_Irecv(
@@ -263,12 +262,12 @@ impl Wire {
             );
             request.assume_init()
         };
-        Some(DirectPost {
+        DirectPost {
             request,
             from,
             class,
-            size: elem.size,
-        })
+            size,
+        }
     }
 
     /// Whether the direct receive `post` completed (a pass of MPI's progress engine): how, if
