@@ -915,6 +915,33 @@ mod tests {
     }
 
     #[test]
+    fn kinds_of_call_get_numbers_never_given_twice() {
+        let kind = |bytes| {
+            let call = crate::transport::CollectiveCall {
+                rank: 0,
+                seq: 0,
+                operation: "allreduce",
+                root: None,
+                reduction: Some("Sum"),
+                bytes: Some(bytes),
+            };
+            CallKey::from(&call).kind()
+        };
+        let mut kinds = Kinds::default();
+        let first = kinds.number(kind(8));
+        assert_eq!(kinds.number(kind(16)), first + 1);
+        assert_eq!(kinds.number(kind(8)), first); // found again, by hashing
+                                                  // past MOST_KINDS the table starts again, with numbers not given before
+        let given: std::collections::HashSet<u32> =
+            (0..2 * MOST_KINDS).map(|b| kinds.number(kind(b))).collect();
+        assert_eq!(given.len(), 2 * MOST_KINDS);
+        // kind 8 was forgotten with the table: a number of its own again, never given before
+        let again = kinds.number(kind(8));
+        assert!(!given.contains(&again));
+        assert_eq!(kinds.number(kind(8)), again);
+    }
+
+    #[test]
     fn a_direct_class_grows_with_its_count_and_ends_otherwise() {
         let f = Compiled::of_type::<f64>();
         let mut out = Outgoing::default();
