@@ -1423,10 +1423,11 @@ impl Endpoint {
     /// the `capacity` elements of `elem` at `dst` by MPI's own matching (`Wire::recv_direct`),
     /// where rpar's matching allows it: a known source and tag (on a collective context, in
     /// the collective call in progress), nothing queued that the receive would take, and no
-    /// posted receive that would take the channel's next message first. The count received, or `None` where
-    /// that does not apply (nothing was received: the caller receives the ordinary way; a
-    /// message of another call that MPI gave the receive is filed as any arrival). While it waits, this rank
-    /// files what arrives from elsewhere and advances its non-blocking operations, as any wait.
+    /// posted receive that would take the channel's next message first. The count received,
+    /// or `None` where that does not apply (nothing was received: the caller receives the
+    /// ordinary way; a message of another call that MPI gave the receive is filed as any
+    /// arrival). While it waits, this rank files what arrives from elsewhere and advances its
+    /// non-blocking operations, as any wait.
     ///
     /// # Safety
     ///

@@ -65,6 +65,7 @@ use crate::datatype::Compiled;
 use crate::transport::endpoint::CallKind;
 use crate::transport::{CallKey, Header};
 use rustc_hash::FxHashMap as HashMap;
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 /// The MPI tag of the first class's bare messages on the link's communicator; class `n` (from
@@ -657,23 +658,39 @@ struct Sourced {
     /// every direct receive, by the smaller key), collective calls' by stream.
     direct: HashMap<Channel, u32>,
     direct_calls: HashMap<Stream, u32>,
+    /// The last collective stream found in `direct_calls`, by its channel and the asking
+    /// call's kind by address (the same addresses are the same names), with what was found:
+    /// the next receive of that call finds it without hashing and comparing the names. Any
+    /// change of `direct_calls` forgets it.
+    last_call: Cell<Option<(Channel, CallKind, Option<u32>)>>,
 }
 
 impl Sourced {
     /// The id of the live direct class of the stream of messages with `header`, if any.
     #[inline]
     fn live_direct(&self, header: &Header) -> Option<u32> {
-        match header.call {
-            None => self.direct.get(&Channel::of(header)).copied(),
-            Some(_) => self.direct_calls.get(&Stream::of(header)).copied(),
+        let Some(call) = header.call else {
+            return self.direct.get(&Channel::of(header)).copied();
+        };
+        let (channel, kind) = (Channel::of(header), call.kind());
+        if let Some((c, k, found)) = self.last_call.get() {
+            if (c, k) == (channel, kind) {
+                return found;
+            }
         }
+        let found = self.direct_calls.get(&Stream::of(header)).copied();
+        self.last_call.set(Some((channel, kind, found)));
+        found
     }
 
     /// Makes `class` the live direct class of the stream of messages with `header`.
     fn set_live_direct(&mut self, header: &Header, class: u32) {
         match header.call {
             None => self.direct.insert(Channel::of(header), class),
-            Some(_) => self.direct_calls.insert(Stream::of(header), class),
+            Some(_) => {
+                self.last_call.set(None);
+                self.direct_calls.insert(Stream::of(header), class)
+            }
         };
     }
 
@@ -683,7 +700,10 @@ impl Sourced {
         if old.bound.is_some() && self.live_direct(&old.header) == Some(class) {
             match old.header.call {
                 None => self.direct.remove(&Channel::of(&old.header)),
-                Some(_) => self.direct_calls.remove(&Stream::of(&old.header)),
+                Some(_) => {
+                    self.last_call.set(None);
+                    self.direct_calls.remove(&Stream::of(&old.header))
+                }
             };
         }
     }
@@ -1100,6 +1120,56 @@ mod tests {
         assert!(incoming.get(3, id(3, 1)).is_none());
         incoming.retire(3, id(3, 1));
         assert!(incoming.is_live_direct(3, id(3, 2)));
+    }
+
+    #[test]
+    fn a_receiver_finds_a_collective_streams_direct_class_by_the_calls_names() {
+        let f64s = [(crate::datatype::BasicType::F64, 1)];
+        let stand_in = StandIn::of_signature(&f64s).unwrap();
+        let call = |seq, root, operation: &'static str| {
+            Some(CallKey::from(&crate::transport::CollectiveCall {
+                rank: 1,
+                seq,
+                operation,
+                root: Some(root),
+                reduction: None,
+                bytes: Some(8),
+            }))
+        };
+        // the class's names arrived from another process: same bytes, other addresses
+        let theirs: &'static str = String::from("bcast").leak();
+        let class_header = Header {
+            call: call(0, 0, theirs),
+            ..header(5)
+        };
+        let known = Known {
+            header: class_header,
+            stand_in,
+            bound: Some(1),
+        };
+        let mut incoming = Incoming::default();
+        incoming.define(3, id(1, 1), known.clone());
+        let mine = |seq, root| Header {
+            call: call(seq, root, "bcast"),
+            ..header(5)
+        };
+        // any call's number; twice, the second found again without the table
+        for seq in [7, 8, 8] {
+            assert_eq!(
+                incoming.direct(3, &mine(seq, 0)).map(|(n, _)| n),
+                Some(id(1, 1))
+            );
+        }
+        assert!(incoming.direct(3, &mine(9, 1)).is_none()); // another root: another stream
+        assert!(incoming.direct(3, &header(5)).is_none()); // the channel's point-to-point stream
+                                                           // retired, then defined again: the last lookup is forgotten each time
+        incoming.retire(3, id(1, 1));
+        assert!(incoming.direct(3, &mine(10, 0)).is_none());
+        incoming.define(3, id(2, 1), known);
+        assert_eq!(
+            incoming.direct(3, &mine(11, 0)).map(|(n, _)| n),
+            Some(id(2, 1))
+        );
     }
 
     #[test]
