@@ -25,6 +25,13 @@ pub(crate) trait Label: Copy + 'static {
     type Family: 'static;
     /// The name shown.
     fn label(self) -> String;
+    /// Whether a call with this algorithm may run MPI's own collective (`Auto`, on the MPI
+    /// transport), whose messages carry nothing of rpar's: the processes then compare their
+    /// calls before it runs (`NativeComm::note_call`). rpar's own algorithms carry the call in
+    /// every message, and a receiver checks it.
+    fn may_run_mpi(self) -> bool {
+        false
+    }
 }
 
 impl Label for &'static str {
@@ -58,6 +65,9 @@ impl<A: Algorithm> Label for Native<A> {
     type Family = A;
     fn label(self) -> String {
         "Mpi".to_string()
+    }
+    fn may_run_mpi(self) -> bool {
+        true
     }
 }
 
@@ -125,6 +135,9 @@ macro_rules! algorithms {
             type Family = $name;
             fn label(self) -> String {
                 format!("{self:?}")
+            }
+            fn may_run_mpi(self) -> bool {
+                self == $name::Auto
             }
         }
 

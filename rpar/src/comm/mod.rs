@@ -777,7 +777,7 @@ impl Comm {
             .ep
             .trace()
             .map(|t| self.open_collective_span(t, &call, *algorithm));
-        self.in_collective(call.operation, call.root, call.reduction, call.bytes, f)
+        self.in_collective(call, algorithm.may_run_mpi(), f)
     }
 
     #[cold]
@@ -827,18 +827,24 @@ impl Comm {
         Ok(())
     }
 
-    /// Runs `f` as a collective call: `operation` with its root, reduction operator and the
-    /// bytes every rank must contribute alike. Messages it sends carry the call, and a message of
-    /// a different call from another rank is an [`Error::CollectiveMismatch`] (on every rank:
-    /// the run aborts with it).
+    /// Runs `f` as the collective call `call`. Messages it sends carry the call, and a message
+    /// of a different call from another rank is an [`Error::CollectiveMismatch`] (on every rank:
+    /// the run aborts with it). On the MPI transport the call is also folded into the
+    /// processes' digest of their calls, compared at the end of the run (a rank that made more
+    /// calls, or one nobody received from); a call that `may_run_mpi` (whose messages, MPI's
+    /// own, carry nothing of rpar's) counts towards the periodic comparison before it runs.
     pub(crate) fn in_collective<R>(
         &self,
-        operation: &'static str,
-        root: Option<usize>,
-        reduction: Option<&'static str>,
-        bytes: Option<usize>,
+        call: Call,
+        may_run_mpi: bool,
         f: impl FnOnce() -> Result<R>,
     ) -> Result<R> {
+        let Call {
+            operation,
+            root,
+            reduction,
+            bytes,
+        } = call;
         if self.ep.collective().is_some() {
             // a collective built on another (e.g. an in-place form calling the plain one, which
             // some ranks do and others not): it is part of the outer call
@@ -855,9 +861,8 @@ impl Comm {
             bytes,
         };
         if let Some(native) = self.native() {
-            // MPI's own collectives carry nothing of rpar's: the processes compare their calls
             native
-                .note_call(&call, self.id)
+                .note_call(&call, self.id, may_run_mpi)
                 .map_err(|e| self.ep.collective_failure(e))?;
         }
         // (no collective call is in progress here: see above)

@@ -223,6 +223,7 @@ impl NativeComm {
         &self,
         _call: &super::CollectiveCall,
         _communicator: u32,
+        _may_run_mpi: bool,
     ) -> Result<()> {
         match *self {}
     }

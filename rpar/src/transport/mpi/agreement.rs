@@ -7,7 +7,8 @@
 //! on one rank and `MPI_MAX` on another, `u32` against `f32`) or ends in MPI's own fatal
 //! error. So each process folds every blocking collective call on a communicator, and the
 //! element type signature of those MPI runs, into a digest (the same on every process of a
-//! correct program), and every [`CHECK_EVERY`] calls, before the call, the processes start
+//! correct program), and every [`CHECK_EVERY`] calls that may run MPI's own (`Auto`: rpar's
+//! own algorithms are checked by their messages), before the call, the processes start
 //! comparing digests with one `MPI_Iallreduce` of two words (`MPI_MAX` of the digest and of its
 //! complement: every process sees whether all agree), which the next check completes (a
 //! comparison that waited would hold each process until the others reach the same call, a
@@ -20,16 +21,17 @@
 //! each process's view of it: an `Error::CollectiveMismatch`, on every process.
 //!
 //! Cost: a few dozen instructions a call (the names' hash is kept from the call before, the
-//! signature's with the type's MPI datatype) and one non-blocking two-word allreduce every 64
-//! calls. A mismatch is found within 128 calls, or at the end of the run, unless MPI fails or
-//! hangs on it first.
+//! signature's with the type's MPI datatype; the window a ring, written in place) and one
+//! non-blocking two-word allreduce every 64 calls of MPI's own. A mismatch is found within 128
+//! such calls, or at the end of the run, unless MPI fails or hangs on it first; calls of rpar's
+//! own algorithms (whose messages carry the call) make no comparison due, but their digest is
+//! compared with the rest (at the end of the run, on the world: a process that made more calls).
 
 use super::datatype;
 use crate::datatype::BasicType;
 use crate::transport::CollectiveCall;
 use crate::{Error, Result};
 use ::mpi::ffi;
-use std::collections::VecDeque;
 use std::ffi::c_void;
 
 /// Calls between two comparisons of the digests, unless `RPAR_COLLECTIVE_CHECK` says otherwise.
@@ -64,13 +66,17 @@ pub(crate) struct Agreement {
     every: u32,
     /// rpar's id of the communicator (from the calls noted).
     communicator: u32,
-    /// Those calls, with each one's own fingerprint and, for one MPI ran, the element type's
-    /// name (for the report of a mismatch).
-    window: VecDeque<(u64, CollectiveCall, Option<&'static str>)>,
+    /// The calls noted last, at most [`Agreement::kept`], in a ring whose newest is at
+    /// `newest` (for the report of a mismatch).
+    window: Vec<Noted>,
+    newest: usize,
     /// The periodic comparison started at the last check and not yet completed: completed at
     /// the next (or at the end of the run, or when the communicator goes).
     inflight: Option<Box<Inflight>>,
 }
+
+/// A call noted: its own fingerprint, the call, and for one MPI ran the element type's name.
+type Noted = (u64, CollectiveCall, Option<&'static str>);
 
 /// A comparison of the digests in progress (`MPI_Iallreduce`), boxed so that its buffers stay
 /// where MPI was told they are until it completes.
@@ -90,7 +96,8 @@ impl Default for Agreement {
             since: 0,
             every: interval(),
             communicator: 0,
-            window: VecDeque::with_capacity(2 * interval().min(CHECK_EVERY) as usize + 1),
+            window: Vec::with_capacity(2 * interval().min(CHECK_EVERY) as usize + 1),
+            newest: 0,
             inflight: None,
         }
     }
@@ -141,26 +148,58 @@ impl Agreement {
     }
 
     /// Folds `call` on rpar's communicator `communicator` in; whether the digests are due for
-    /// a comparison (before the call runs).
-    pub(crate) fn note(&mut self, call: &CollectiveCall, communicator: u32) -> bool {
+    /// a comparison before the call runs (counted only for a call that `may_run_mpi`: rpar's
+    /// own algorithms carry the call in their messages, so the periodic comparison is for MPI's
+    /// own collectives; the digest sees every call, for the comparison at the end).
+    pub(crate) fn note(
+        &mut self,
+        call: &CollectiveCall,
+        communicator: u32,
+        may_run_mpi: bool,
+    ) -> bool {
         self.communicator = communicator;
         let f = self.fingerprint(call);
         self.digest = mix(self.digest, f);
-        // the calls since the last comparison and the one before them (whose element type may
-        // have been folded in after it)
-        if self.window.len() == self.kept() {
-            self.window.pop_front();
-        }
-        self.window.push_back((f, *call, None));
-        self.since += 1;
+        self.remember((f, *call, None));
+        self.since += u32::from(may_run_mpi);
         self.since >= self.every
+    }
+
+    /// Keeps `noted` in the window, in place of the oldest call once it is full: the calls
+    /// since the comparison before last and the one before them (whose element type may have
+    /// been folded in after it).
+    fn remember(&mut self, noted: Noted) {
+        if self.window.len() < self.kept() {
+            self.window.push(noted);
+            self.newest = self.window.len() - 1;
+        } else {
+            self.newest = if self.newest + 1 == self.window.len() {
+                0
+            } else {
+                self.newest + 1
+            };
+            self.window[self.newest] = noted;
+        }
+    }
+
+    /// The call noted last.
+    fn last(&self) -> Option<&Noted> {
+        self.window.get(self.newest)
+    }
+
+    /// The window's calls, oldest first.
+    fn calls(&self) -> impl Iterator<Item = &Noted> {
+        let (newer, older) = self
+            .window
+            .split_at((self.newest + 1).min(self.window.len()));
+        older.iter().chain(newer)
     }
 
     /// Folds in the element type (its name, and its signature's [`signature_hash`]) of the
     /// call noted last, which MPI runs.
     pub(crate) fn note_type(&mut self, name: &'static str, signature: u64) {
         self.digest = mix(self.digest, signature);
-        if let Some((f, _, ty)) = self.window.back_mut() {
+        if let Some((f, _, ty)) = self.window.get_mut(self.newest) {
             *f = mix(*f, signature);
             *ty = Some(name);
         }
@@ -255,11 +294,11 @@ impl Agreement {
     /// The error for the call noted last, which MPI refused with `text` (its `routine`):
     /// the processes' calls differ in a way the comparison had not found yet.
     pub(crate) fn refused(&self, routine: &str, text: &str) -> Error {
-        let (communicator, call) = match self.window.back() {
+        let (communicator, call) = match self.last() {
             Some((_, call, _)) => (self.communicator, call.to_string()),
             None => (self.communicator, "a collective".to_string()),
         };
-        let rank = self.window.back().map_or(0, |(_, c, _)| c.rank);
+        let rank = self.last().map_or(0, |(_, c, _)| c.rank);
         Error::CollectiveMismatch {
             communicator,
             calls: vec![(
@@ -279,7 +318,7 @@ impl Agreement {
         const RECORD: usize = 8 + DESCRIBED;
         let n = self.kept();
         let mut mine = vec![0u8; n * RECORD];
-        for (k, (f, call, ty)) in self.window.iter().enumerate() {
+        for (k, (f, call, ty)) in self.calls().enumerate() {
             let record = &mut mine[k * RECORD..(k + 1) * RECORD];
             record[..8].copy_from_slice(&f.to_le_bytes());
             let text = match ty {
@@ -369,7 +408,7 @@ mod tests {
         let digest = |calls: &[CollectiveCall], sig: &[(BasicType, usize)]| {
             let mut a = Agreement::default();
             for c in calls {
-                a.note(c, 0);
+                a.note(c, 0, true);
                 a.note_type("t", signature_hash(sig));
             }
             a.digest
@@ -391,12 +430,49 @@ mod tests {
     fn a_comparison_is_due_every_check_every_calls() {
         let mut a = Agreement::default();
         let due: Vec<bool> = (0..CHECK_EVERY)
-            .map(|_| a.note(&call("barrier", None, 0), 0))
+            .map(|_| a.note(&call("barrier", None, 0), 0, true))
             .collect();
         assert!(due[..CHECK_EVERY as usize - 1].iter().all(|d| !d));
         assert!(due[CHECK_EVERY as usize - 1]);
         assert!(a.pending());
-        a.note(&call("barrier", None, 0), 0);
+        a.note(&call("barrier", None, 0), 0, true);
         assert_eq!(a.window.len(), CHECK_EVERY as usize + 1);
+    }
+
+    #[test]
+    fn calls_of_rpars_own_algorithms_are_folded_in_but_never_make_a_comparison_due() {
+        let mut a = Agreement::default();
+        let mut b = Agreement::default();
+        for _ in 0..3 * CHECK_EVERY {
+            assert!(!a.note(&call("bcast", Some(0), 0), 0, false));
+            b.note(&call("bcast", Some(1), 0), 0, false);
+        }
+        assert!(a.pending());
+        assert_ne!(a.digest, b.digest);
+    }
+
+    #[test]
+    fn the_window_keeps_the_last_calls_oldest_first() {
+        let mut a = Agreement::default();
+        let kept = a.kept();
+        let numbered = |seq: u32| CollectiveCall {
+            seq,
+            ..call("barrier", None, 0)
+        };
+        for seq in 0..3 {
+            a.note(&numbered(seq), 0, false);
+        }
+        let seqs = |a: &Agreement| a.calls().map(|(_, c, _)| c.seq).collect::<Vec<_>>();
+        assert_eq!(seqs(&a), [0, 1, 2]);
+        for seq in 3..(kept as u32 + 5) {
+            a.note(&numbered(seq), 0, false);
+        }
+        let expected: Vec<u32> = (5..kept as u32 + 5).collect();
+        assert_eq!(seqs(&a), expected);
+        a.note_type("t", 7);
+        assert_eq!(
+            a.last().map(|n| (n.1.seq, n.2)),
+            Some((kept as u32 + 4, Some("t")))
+        );
     }
 }

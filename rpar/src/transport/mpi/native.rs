@@ -239,15 +239,24 @@ impl NativeComm {
     }
 
     /// Takes note of a blocking collective call on this communicator (rpar's `communicator`)
-    /// before it runs; every [`agreement::CHECK_EVERY`] calls (or as `RPAR_COLLECTIVE_CHECK`
-    /// says), compares the processes' calls (collective over the communicator).
+    /// before it runs; every [`agreement::CHECK_EVERY`] calls that `may_run_mpi` (or as
+    /// `RPAR_COLLECTIVE_CHECK` says), compares the processes' calls (collective over the
+    /// communicator).
     ///
     /// # Errors
     ///
     /// [`Error::CollectiveMismatch`](crate::Error::CollectiveMismatch) naming the first call
     /// on which the processes differ, on every process.
-    pub(crate) fn note_call(&self, call: &CollectiveCall, communicator: u32) -> Result<()> {
-        let due = self.agreement.borrow_mut().note(call, communicator);
+    pub(crate) fn note_call(
+        &self,
+        call: &CollectiveCall,
+        communicator: u32,
+        may_run_mpi: bool,
+    ) -> Result<()> {
+        let due = self
+            .agreement
+            .borrow_mut()
+            .note(call, communicator, may_run_mpi);
         if due {
             return self.agreement.borrow_mut().check(self.raw(), communicator);
         }
