@@ -7,8 +7,9 @@
 # all of them ROUNDS times (default 3), peers and rpar in turn, and the table gives each
 # figure's median over the rounds; the raw lines stay in the output folder.
 # With MPICH's mpiexec and libclang present it also builds osu with the `mpi` feature and runs
-# it under mpiexec.mpich -n 2, 4 and 8: the "rpar on MPI" column; likewise with Open MPI's
-# mpicc and mpiexec (target/openmpi), the "rpar on Open MPI" column (RPAR_NO_MPI=1 skips both).
+# it under mpiexec.mpich -n 2, 4 and 8 in every round: the "rpar on MPI" column; likewise with
+# Open MPI's mpicc and mpiexec (target/openmpi), the "rpar on Open MPI" column (RPAR_NO_MPI=1
+# skips both).
 # With BEFORE=<another checkout of rpar> (e.g. a `git worktree` of an older commit, built with
 # `cargo build --release --example osu --example pack_bench`) every round also runs that
 # checkout's osu and pack_bench, and the table gets its column and after/before ratios: a
@@ -37,6 +38,37 @@ run_before() {
     "$BEFORE/target/release/examples/pack_bench" | grep '^{'
   } | sed 's/"peer":"rpar"/"peer":"rpar-before"/' >> "$out/rpar-before.jsonl"
 }
+# rpar on each MPI beside it (the "rpar on MPI" and "rpar on Open MPI" columns), built once
+mpis=()
+if [[ -z ${RPAR_NO_MPI:-} ]] && command -v mpiexec.mpich >/dev/null; then
+  (cd "$top" && MPICC=mpicc.mpich CARGO_TARGET_DIR=target/mpi \
+    cargo build -q --release --features mpi --example osu)
+  mpis+=(mpi)
+fi
+if [[ -z ${RPAR_NO_MPI:-} ]] && command -v mpiexec.openmpi >/dev/null; then
+  # Open MPI's mpiexec refuses to run as root unless told (as on CI machines and here)
+  [[ $(id -u) != 0 ]] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  (cd "$top" && MPICC=mpicc.openmpi CARGO_TARGET_DIR=target/openmpi \
+    cargo build -q --release --features mpi --example osu)
+  mpis+=(openmpi)
+fi
+for mpi in "${mpis[@]}"; do : > "$out/rpar-$mpi.jsonl"; done
+# one round of osu under each MPI's launcher on 2, 4 and 8 processes; on 4 and 8 as many calls
+# as that MPI's peer runs there (its scale in run.sh)
+run_mpis() {
+  local mpi n
+  for mpi in "${mpis[@]}"; do
+    for n in 2 4 8; do
+      case $mpi in
+        mpi) mpiexec.mpich -n $n "$top/target/mpi/release/examples/osu" --json \
+               --oversubscribed-scale 0.01 ;;
+        openmpi) mpiexec.openmpi --oversubscribe -n $n \
+                   "$top/target/openmpi/release/examples/osu" --json |
+                   sed 's/"peer":"rpar-mpi"/"peer":"rpar-openmpi"/' ;;
+      esac
+    done >> "$out/rpar-$mpi.jsonl"
+  done
+}
 for ((round = 1; round <= ${ROUNDS:-3}; round++)); do
   echo "round $round" >&2
   bash "$peers" >> "$out/peers.jsonl"
@@ -49,31 +81,9 @@ for ((round = 1; round <= ${ROUNDS:-3}; round++)); do
     run_before
     run_rpar
   fi
+  run_mpis
 done
 files=("$out/peers.jsonl" "$out/rpar.jsonl")
 [[ -z ${BEFORE:-} ]] || files+=("$out/rpar-before.jsonl")
-if [[ -z ${RPAR_NO_MPI:-} ]] && command -v mpiexec.mpich >/dev/null; then
-  (cd "$top" && MPICC=mpicc.mpich CARGO_TARGET_DIR=target/mpi \
-    cargo build -q --release --features mpi --example osu)
-  : > "$out/rpar-mpi.jsonl"
-  # on 4 and 8 processes as many calls as MPICH's peer runs there (its scale in run.sh)
-  for n in 2 4 8; do
-    mpiexec.mpich -n $n "$top/target/mpi/release/examples/osu" --json \
-      --oversubscribed-scale 0.01 >> "$out/rpar-mpi.jsonl"
-  done
-  files+=("$out/rpar-mpi.jsonl")
-fi
-# the same on Open MPI, in its own target folder, as "rpar-openmpi" (against Open MPI's figures)
-if [[ -z ${RPAR_NO_MPI:-} ]] && command -v mpiexec.openmpi >/dev/null; then
-  # Open MPI's mpiexec refuses to run as root unless told (as on CI machines and here)
-  [[ $(id -u) != 0 ]] || export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  (cd "$top" && MPICC=mpicc.openmpi CARGO_TARGET_DIR=target/openmpi \
-    cargo build -q --release --features mpi --example osu)
-  : > "$out/rpar-openmpi.jsonl"
-  for n in 2 4 8; do
-    mpiexec.openmpi --oversubscribe -n $n "$top/target/openmpi/release/examples/osu" --json |
-      sed 's/"peer":"rpar-mpi"/"peer":"rpar-openmpi"/' >> "$out/rpar-openmpi.jsonl"
-  done
-  files+=("$out/rpar-openmpi.jsonl")
-fi
+for mpi in "${mpis[@]}"; do files+=("$out/rpar-$mpi.jsonl"); done
 python3 "$top/bench/table.py" "${files[@]}" | tee "$out/table.md"
