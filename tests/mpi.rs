@@ -241,7 +241,10 @@ fn own_init_job() {
 /// algorithm, a message of a later call of the same kind, not taken (its bare message carries
 /// its call's number), before the one that differs; one of another kind, which the
 /// receive that waits in MPI for its own kind finds among what arrives meanwhile; and a call
-/// more on one process, whose message nobody receives, found at the end of the run.
+/// more on one process, whose message nobody receives, found at the end of the run; and an
+/// operator that differs among calls of rpar's own algorithms (3 to every call of MPI's own),
+/// more calls back than the comparisons' interval: named from the calls kept since the
+/// comparison before the one that failed.
 fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
     let cases = [
         ("operator", None, &["call #10", "op Sum", "op Max"][..]),
@@ -276,6 +279,7 @@ fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
                 "no collective call here",
             ],
         ),
+        ("mixed", None, &["call #563", "op Sum", "op Max"]),
     ];
     for (case, check, said) in cases {
         let mut job = launcher.job(60, 3, exe);
@@ -370,6 +374,23 @@ fn mismatch_job(case: &str) {
                 let mut y = x;
                 for _ in 0..5 + usize::from(world.rank() == 0) {
                     binomial.bcast(&mut y[..], 0)?;
+                }
+            }
+            "mixed" => {
+                // calls 4k..4k+2 rpar's binomial bcasts, 4k+3 MPI's allreduce; the comparisons
+                // start at calls 255, 511 and 767, the last completed at the end of the run:
+                // it finds call #563 (k = 140), 236 calls before the end
+                let binomial = world.using(rpar::Bcast::Binomial);
+                let mut y = x;
+                for k in 0..200 {
+                    for _ in 0..3 {
+                        binomial.bcast(&mut y[..], 0)?;
+                    }
+                    if k == 140 && last {
+                        world.allreduce(&x[..], rpar::Max)?;
+                    } else {
+                        world.allreduce(&x[..], rpar::Sum)?;
+                    }
                 }
             }
             _ => {

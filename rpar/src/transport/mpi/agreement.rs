@@ -26,6 +26,10 @@
 //! such calls, or at the end of the run, unless MPI fails or hangs on it first; calls of rpar's
 //! own algorithms (whose messages carry the call) make no comparison due, but their digest is
 //! compared with the rest (at the end of the run, on the world: a process that made more calls).
+//! The calls since the comparison before the one in progress, the oldest [`window::KEPT`] of
+//! them, are kept to name the call ([`window`]).
+
+mod window;
 
 use super::datatype;
 use crate::datatype::BasicType;
@@ -33,6 +37,7 @@ use crate::transport::CollectiveCall;
 use crate::{Error, Result};
 use ::mpi::ffi;
 use std::ffi::c_void;
+use window::{Noted, Seen, Window, KEPT};
 
 /// Calls between two comparisons of the digests, unless `RPAR_COLLECTIVE_CHECK` says otherwise.
 pub(crate) const CHECK_EVERY: u32 = 64;
@@ -66,17 +71,13 @@ pub(crate) struct Agreement {
     every: u32,
     /// rpar's id of the communicator (from the calls noted).
     communicator: u32,
-    /// The calls noted last, at most [`Agreement::kept`], in a ring whose newest is at
-    /// `newest` (for the report of a mismatch).
-    window: Vec<Noted>,
-    newest: usize,
+    /// The calls since the comparison before the one in progress (for the report of a
+    /// mismatch).
+    window: Window,
     /// The periodic comparison started at the last check and not yet completed: completed at
     /// the next (or at the end of the run, or when the communicator goes).
     inflight: Option<Box<Inflight>>,
 }
-
-/// A call noted: its own fingerprint, the call, and for one MPI ran the element type's name.
-type Noted = (u64, CollectiveCall, Option<&'static str>);
 
 /// A comparison of the digests in progress (`MPI_Iallreduce`), boxed so that its buffers stay
 /// where MPI was told they are until it completes.
@@ -96,8 +97,7 @@ impl Default for Agreement {
             since: 0,
             every: interval(),
             communicator: 0,
-            window: Vec::with_capacity(2 * interval().min(CHECK_EVERY) as usize + 1),
-            newest: 0,
+            window: Window::default(),
             inflight: None,
         }
     }
@@ -160,57 +160,19 @@ impl Agreement {
         self.communicator = communicator;
         let f = self.fingerprint(call);
         self.digest = mix(self.digest, f);
-        self.remember((f, *call, None));
+        self.window.note((f, *call, None));
         self.since += u32::from(may_run_mpi);
         self.since >= self.every
-    }
-
-    /// Keeps `noted` in the window, in place of the oldest call once it is full: the calls
-    /// since the comparison before last and the one before them (whose element type may have
-    /// been folded in after it).
-    fn remember(&mut self, noted: Noted) {
-        if self.window.len() < self.kept() {
-            self.window.push(noted);
-            self.newest = self.window.len() - 1;
-        } else {
-            self.newest = if self.newest + 1 == self.window.len() {
-                0
-            } else {
-                self.newest + 1
-            };
-            self.window[self.newest] = noted;
-        }
-    }
-
-    /// The call noted last.
-    fn last(&self) -> Option<&Noted> {
-        self.window.get(self.newest)
-    }
-
-    /// The window's calls, oldest first.
-    fn calls(&self) -> impl Iterator<Item = &Noted> {
-        let (newer, older) = self
-            .window
-            .split_at((self.newest + 1).min(self.window.len()));
-        older.iter().chain(newer)
     }
 
     /// Folds in the element type (its name, and its signature's [`signature_hash`]) of the
     /// call noted last, which MPI runs.
     pub(crate) fn note_type(&mut self, name: &'static str, signature: u64) {
         self.digest = mix(self.digest, signature);
-        if let Some((f, _, ty)) = self.window.get_mut(self.newest) {
+        self.window.update_last(|(f, _, ty)| {
             *f = mix(*f, signature);
             *ty = Some(name);
-        }
-    }
-
-    /// The calls the window keeps: those since the comparison before last (whose result the
-    /// last check learnt) and the one before, at most 2 [`CHECK_EVERY`] + 1 (a long interval
-    /// names a difference among the last calls only, rather than keep a record of every call
-    /// per communicator).
-    fn kept(&self) -> usize {
-        2 * self.every.min(CHECK_EVERY) as usize + 1
+        });
     }
 
     /// Whether anything was folded in since the last comparison (a call, or the type of the
@@ -245,6 +207,7 @@ impl Agreement {
     fn start(&mut self, comm: ffi::MPI_Comm) -> Result<()> {
         self.since = 0;
         self.compared = self.digest;
+        self.window.comparison_started();
         let mut inflight = Box::new(Inflight {
             // SAFETY: a constant of MPI's, read (the null request: the call below sets it)
             request: unsafe { ffi::RSMPI_REQUEST_NULL },
@@ -294,11 +257,11 @@ impl Agreement {
     /// The error for the call noted last, which MPI refused with `text` (its `routine`):
     /// the processes' calls differ in a way the comparison had not found yet.
     pub(crate) fn refused(&self, routine: &str, text: &str) -> Error {
-        let (communicator, call) = match self.last() {
+        let (communicator, call) = match self.window.last() {
             Some((_, call, _)) => (self.communicator, call.to_string()),
             None => (self.communicator, "a collective".to_string()),
         };
-        let rank = self.last().map_or(0, |(_, c, _)| c.rank);
+        let rank = self.window.last().map_or(0, |(_, c, _)| c.rank);
         Error::CollectiveMismatch {
             communicator,
             calls: vec![(
@@ -311,15 +274,20 @@ impl Agreement {
         }
     }
 
-    /// The error that names the first call of the window on which the processes differ: every
-    /// process's fingerprints and descriptions of the window's calls, gathered.
+    /// The error that names the first call on which the processes differ: every process's
+    /// window (its first call's number, whether full, and its calls' fingerprints and
+    /// descriptions), gathered in records of the same count on every process.
     #[cold]
     fn name_mismatch(&self, comm: ffi::MPI_Comm, communicator: u32) -> Error {
         const RECORD: usize = 8 + DESCRIBED;
-        let n = self.kept();
-        let mut mine = vec![0u8; n * RECORD];
-        for (k, (f, call, ty)) in self.calls().enumerate() {
-            let record = &mut mine[k * RECORD..(k + 1) * RECORD];
+        const RECORDS: usize = KEPT + 1;
+        let mut mine = vec![0u8; RECORDS * RECORD];
+        let kept: Vec<&Noted> = self.window.calls().collect();
+        mine[..8].copy_from_slice(&self.window.first().to_le_bytes());
+        mine[8..16].copy_from_slice(&(kept.len() as u64).to_le_bytes());
+        mine[16] = u8::from(self.window.full());
+        for (k, (f, call, ty)) in kept.into_iter().enumerate() {
+            let record = &mut mine[(k + 1) * RECORD..(k + 2) * RECORD];
             record[..8].copy_from_slice(&f.to_le_bytes());
             let text = match ty {
                 Some(ty) => format!("{call} on elements of {ty}"),
@@ -332,42 +300,55 @@ impl Agreement {
         // SAFETY: `size` is a valid place for MPI to write the communicator's size.
         unsafe { ffi::MPI_Comm_size(comm, &mut size) };
         let p = size.max(1) as usize;
-        let mut all = vec![0u8; p * n * RECORD];
+        let mut all = vec![0u8; p * mine.len()];
         let byte = datatype::predefined(BasicType::U8).expect("u8 is an MPI type");
-        // SAFETY: every process contributes `n * RECORD` bytes and receives as many from each
-        // of the `p` processes into `all`, which holds them; collective over `comm`, where
-        // every process found the same difference.
+        // SAFETY: every process contributes `RECORDS * RECORD` bytes and receives as many from
+        // each of the `p` processes into `all`, which holds them; collective over `comm`,
+        // where every process found the same difference.
         unsafe {
             ffi::MPI_Allgather(
                 mine.as_ptr() as *const c_void,
-                (n * RECORD) as i32,
+                mine.len() as i32,
                 byte,
                 all.as_mut_ptr().cast(),
-                (n * RECORD) as i32,
+                mine.len() as i32,
                 byte,
                 comm,
             )
         };
-        let record = |rank: usize, k: usize| &all[(rank * n + k) * RECORD..][..RECORD];
-        let differs = |k: usize| (1..p).any(|r| record(r, k)[..8] != record(0, k)[..8]);
-        let calls = match (0..n).find(|&k| differs(k)) {
-            Some(k) => (0..p)
-                .map(|rank| {
-                    let text = &record(rank, k)[8..];
-                    let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
-                    let said = String::from_utf8_lossy(&text[..end]);
-                    let said = if said.is_empty() {
-                        "no collective call here".to_string()
-                    } else {
-                        said.into_owned()
-                    };
-                    (rank, said)
-                })
-                .collect(),
-            // the window's calls agree: the difference is older
+        let word = |bytes: &[u8]| u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+        let seen: Vec<Seen> = all
+            .chunks_exact(mine.len())
+            .map(|theirs| {
+                let len = (word(&theirs[8..]) as usize).min(KEPT);
+                let calls = theirs[RECORD..]
+                    .chunks_exact(RECORD)
+                    .take(len)
+                    .map(|record| {
+                        let text = &record[8..];
+                        let end = text.iter().position(|&b| b == 0).unwrap_or(text.len());
+                        (
+                            word(record),
+                            String::from_utf8_lossy(&text[..end]).into_owned(),
+                        )
+                    })
+                    .collect();
+                Seen {
+                    first: word(theirs),
+                    full: theirs[16] != 0,
+                    calls,
+                }
+            })
+            .collect();
+        let calls = match window::first_difference(&seen) {
+            Some((_, views)) => views.into_iter().enumerate().collect(),
+            // the windows agree where they tell: the difference is among calls not kept
             None => vec![(
                 0,
-                format!("collective calls that differ before the last {n}"),
+                format!(
+                    "collective calls that differ among those not kept (more than {KEPT} \
+                     since the processes last agreed)"
+                ),
             )],
         };
         Error::CollectiveMismatch {
@@ -436,7 +417,7 @@ mod tests {
         assert!(due[CHECK_EVERY as usize - 1]);
         assert!(a.pending());
         a.note(&call("barrier", None, 0), 0, true);
-        assert_eq!(a.window.len(), CHECK_EVERY as usize + 1);
+        assert_eq!(a.window.calls().count(), CHECK_EVERY as usize + 1);
     }
 
     #[test]
@@ -452,27 +433,13 @@ mod tests {
     }
 
     #[test]
-    fn the_window_keeps_the_last_calls_oldest_first() {
+    fn the_element_type_is_folded_into_the_call_noted_last() {
         let mut a = Agreement::default();
-        let kept = a.kept();
-        let numbered = |seq: u32| CollectiveCall {
-            seq,
-            ..call("barrier", None, 0)
-        };
-        for seq in 0..3 {
-            a.note(&numbered(seq), 0, false);
-        }
-        let seqs = |a: &Agreement| a.calls().map(|(_, c, _)| c.seq).collect::<Vec<_>>();
-        assert_eq!(seqs(&a), [0, 1, 2]);
-        for seq in 3..(kept as u32 + 5) {
-            a.note(&numbered(seq), 0, false);
-        }
-        let expected: Vec<u32> = (5..kept as u32 + 5).collect();
-        assert_eq!(seqs(&a), expected);
+        a.note(&call("bcast", Some(0), 0), 0, true);
+        let before = a.window.last().map(|n| n.0);
         a.note_type("t", 7);
-        assert_eq!(
-            a.last().map(|n| (n.1.seq, n.2)),
-            Some((kept as u32 + 4, Some("t")))
-        );
+        let last = a.window.last().expect("a call noted");
+        assert_eq!(last.2, Some("t"));
+        assert_ne!(Some(last.0), before, "its fingerprint sees the type");
     }
 }
