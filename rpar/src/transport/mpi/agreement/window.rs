@@ -29,18 +29,19 @@ pub(super) struct Window {
     noted: u64,
     /// `noted` when the last comparison started.
     started: u64,
-    /// The call noted last (also when the window no longer keeps calls).
-    last: Option<Noted>,
+    /// The call noted last once the window no longer keeps calls (else the newest kept).
+    beyond: Option<Noted>,
 }
 
 impl Window {
-    /// Notes the next call: kept unless the window is full.
+    /// Notes the next call: kept unless the window is full (one copy of the call either way).
     pub(super) fn note(&mut self, noted: Noted) {
         if !self.full() && self.calls.len() < KEPT {
             self.calls.push_back(noted);
+        } else {
+            self.beyond = Some(noted);
         }
         self.noted += 1;
-        self.last = Some(noted);
     }
 
     /// Whether calls were noted after the ones kept (which it keeps no more until a comparison
@@ -51,18 +52,20 @@ impl Window {
 
     /// The call noted last.
     pub(super) fn last(&self) -> Option<&Noted> {
-        self.last.as_ref()
+        match self.full() {
+            true => self.beyond.as_ref(),
+            false => self.calls.back(),
+        }
     }
 
-    /// Changes the call noted last (its element type, folded in after it), also where kept.
-    pub(super) fn update_last(&mut self, update: impl Fn(&mut Noted)) {
-        if let Some(last) = self.last.as_mut() {
+    /// Changes the call noted last (its element type, folded in after it).
+    pub(super) fn update_last(&mut self, update: impl FnOnce(&mut Noted)) {
+        let last = match self.full() {
+            true => self.beyond.as_mut(),
+            false => self.calls.back_mut(),
+        };
+        if let Some(last) = last {
             update(last);
-        }
-        if !self.full() {
-            if let Some(kept) = self.calls.back_mut() {
-                update(kept);
-            }
         }
     }
 
@@ -74,9 +77,13 @@ impl Window {
         self.started = self.noted;
         let end = self.first + self.calls.len() as u64;
         if keep_from > end {
-            // calls since were not kept (more than KEPT): start afresh with the next
+            // calls since were not kept (more than KEPT): start afresh from the last
             self.calls.clear();
             self.first = self.noted;
+            if let Some(last) = self.beyond.take() {
+                self.calls.push_back(last);
+                self.first -= 1;
+            }
         } else if keep_from > self.first {
             self.calls.drain(..(keep_from - self.first) as usize);
             self.first = keep_from;
@@ -218,10 +225,11 @@ mod tests {
         w.comparison_started(); // keeps from 0 still
         assert_eq!(w.first(), 0);
         w.note(numbered(KEPT as u32 + 10));
-        w.comparison_started(); // must keep from KEPT + 9: not kept
-        assert_eq!((w.first(), w.full()), (KEPT as u64 + 11, false));
+        w.comparison_started(); // must keep from KEPT + 9: not kept; the last call is
+        assert_eq!((w.first(), w.full()), (KEPT as u64 + 10, false));
+        assert_eq!(w.last().map(|n| n.1.seq), Some(KEPT as u32 + 10));
         w.note(numbered(KEPT as u32 + 11));
-        assert_eq!(seqs(&w), [KEPT as u32 + 11]);
+        assert_eq!(seqs(&w), [KEPT as u32 + 10, KEPT as u32 + 11]);
     }
 
     #[test]
