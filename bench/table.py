@@ -1,6 +1,9 @@
 """Joins the JSON lines of the MPI peers and of rpar by (figure, ranks, bytes) and prints a
 Markdown table with rpar's ratio against the better peer (>1: rpar is better). A figure given
-several times (several rounds of bench/compare.sh) counts with its median.
+several times (several rounds of bench/compare.sh) counts with its median, or with
+TABLE_STAT=best with its best (the least time, the highest rate): on this machine many figures
+are bimodal from one run to the next, for the peers and rpar alike (BENCHMARKS.md, twelfth
+round), and the best of a few rounds compares each program in the machine's faster mode.
 
 Three kinds of rows join more than one figure:
 - owned_vec_bandwidth_GBps (a Vec moved to the receiver, not copied) has no figure of its own
@@ -22,6 +25,7 @@ against Open MPI's own.
 Usage: python3 bench/table.py peers.jsonl rpar.jsonl [rpar-mpi.jsonl] [rpar-openmpi.jsonl]
 [rpar-before.jsonl]"""
 import json
+import os
 import statistics
 import sys
 
@@ -84,14 +88,21 @@ for path in sys.argv[1:]:
             if figure != COPY and copy > 0:
                 key = (f"{figure} / {COPY}", ranks, nbytes)
                 values.setdefault(key, {}).setdefault(peer, []).append(value / copy)
-rows = {
-    key: {peer: statistics.median(v) for peer, v in by_peer.items()}
-    for key, by_peer in values.items()
-}
-
-
 def better_is_higher(figure):
     return figure.endswith("GBps")
+
+
+def statistic(figure, v):
+    """A figure's value over its rounds: the median, or the best with TABLE_STAT=best."""
+    if os.environ.get("TABLE_STAT", "median") == "best":
+        return max(v) if better_is_higher(figure) else min(v)
+    return statistics.median(v)
+
+
+rows = {
+    key: {peer: statistic(key[0], v) for peer, v in by_peer.items()}
+    for key, by_peer in values.items()
+}
 
 
 def ratio(figure, rpar, peer):
