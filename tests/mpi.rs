@@ -244,7 +244,8 @@ fn own_init_job() {
 /// more on one process, whose message nobody receives, found at the end of the run; and an
 /// operator that differs among calls of rpar's own algorithms (3 to every call of MPI's own),
 /// more calls back than the comparisons' interval: named from the calls kept since the
-/// comparison before the one that failed.
+/// comparison before the one that failed; an element type that differs in the call a
+/// comparison starts at (its type folded in after the comparison started: found by the next).
 fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
     let cases = [
         ("operator", None, &["call #10", "op Sum", "op Max"][..]),
@@ -280,6 +281,11 @@ fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
             ],
         ),
         ("mixed", None, &["call #563", "op Sum", "op Max"]),
+        (
+            "type-at-check",
+            None,
+            &["call #63", "elements of u32", "elements of f32"],
+        ),
     ];
     for (case, check, said) in cases {
         let mut job = launcher.job(60, 3, exe);
@@ -374,6 +380,18 @@ fn mismatch_job(case: &str) {
                 let mut y = x;
                 for _ in 0..5 + usize::from(world.rank() == 0) {
                     binomial.bcast(&mut y[..], 0)?;
+                }
+            }
+            "type-at-check" => {
+                // the comparison starts at call #63, before it runs: its element type is folded
+                // in after, so that comparison agrees, and the one started at call #127 (completed
+                // at the end of the run) finds it, among the calls kept from #63
+                for k in 0..128 {
+                    if k == 63 && last {
+                        world.allreduce(&[1.0f32, 2.0, 3.0][..], rpar::Sum)?;
+                    } else {
+                        world.allreduce(&x[..], rpar::Sum)?;
+                    }
                 }
             }
             "mixed" => {

@@ -275,17 +275,33 @@ impl Agreement {
     }
 
     /// The error that names the first call on which the processes differ: every process's
-    /// window (its first call's number, whether full, and its calls' fingerprints and
-    /// descriptions), gathered in records of the same count on every process.
+    /// window (its first call's number, the first it should keep, whether full, and its calls'
+    /// fingerprints and descriptions), gathered in as many records on every process: as many
+    /// as the longest window's calls, and a header.
     #[cold]
     fn name_mismatch(&self, comm: ffi::MPI_Comm, communicator: u32) -> Error {
         const RECORD: usize = 8 + DESCRIBED;
-        const RECORDS: usize = KEPT + 1;
-        let mut mine = vec![0u8; RECORDS * RECORD];
         let kept: Vec<&Noted> = self.window.calls().collect();
+        let u64_type = datatype::predefined(BasicType::U64).expect("u64 is an MPI type");
+        let (len, mut longest) = (kept.len() as u64, 0u64);
+        // SAFETY: one u64 each way, MPI's type for it, MPI_MAX defined on it; collective over
+        // `comm`, where every process found the same difference.
+        unsafe {
+            ffi::MPI_Allreduce(
+                (&len as *const u64).cast(),
+                (&mut longest as *mut u64).cast(),
+                1,
+                u64_type,
+                ffi::RSMPI_MAX,
+                comm,
+            )
+        };
+        let records = longest.min(KEPT as u64) as usize + 1;
+        let mut mine = vec![0u8; records * RECORD];
         mine[..8].copy_from_slice(&self.window.first().to_le_bytes());
-        mine[8..16].copy_from_slice(&(kept.len() as u64).to_le_bytes());
+        mine[8..16].copy_from_slice(&len.to_le_bytes());
         mine[16] = u8::from(self.window.full());
+        mine[24..32].copy_from_slice(&self.window.keep_from().to_le_bytes());
         for (k, (f, call, ty)) in kept.into_iter().enumerate() {
             let record = &mut mine[(k + 1) * RECORD..(k + 2) * RECORD];
             record[..8].copy_from_slice(&f.to_le_bytes());
@@ -302,9 +318,10 @@ impl Agreement {
         let p = size.max(1) as usize;
         let mut all = vec![0u8; p * mine.len()];
         let byte = datatype::predefined(BasicType::U8).expect("u8 is an MPI type");
-        // SAFETY: every process contributes `RECORDS * RECORD` bytes and receives as many from
-        // each of the `p` processes into `all`, which holds them; collective over `comm`,
-        // where every process found the same difference.
+        // SAFETY: every process contributes `records * RECORD` bytes (`records` from the same
+        // allreduce on every process; each window's calls fit, at most `longest`) and receives
+        // as many from each of the `p` processes into `all`, which holds them; collective over
+        // `comm`, where every process found the same difference.
         unsafe {
             ffi::MPI_Allgather(
                 mine.as_ptr() as *const c_void,
@@ -320,7 +337,7 @@ impl Agreement {
         let seen: Vec<Seen> = all
             .chunks_exact(mine.len())
             .map(|theirs| {
-                let len = (word(&theirs[8..]) as usize).min(KEPT);
+                let len = (word(&theirs[8..]) as usize).min(records - 1);
                 let calls = theirs[RECORD..]
                     .chunks_exact(RECORD)
                     .take(len)
@@ -335,6 +352,7 @@ impl Agreement {
                     .collect();
                 Seen {
                     first: word(theirs),
+                    keep_from: word(&theirs[24..]),
                     full: theirs[16] != 0,
                     calls,
                 }
@@ -345,10 +363,7 @@ impl Agreement {
             // the windows agree where they tell: the difference is among calls not kept
             None => vec![(
                 0,
-                format!(
-                    "collective calls that differ among those not kept (more than {KEPT} \
-                     since the processes last agreed)"
-                ),
+                format!("collective calls that differ, {}", window::NOT_KEPT),
             )],
         };
         Error::CollectiveMismatch {

@@ -11,8 +11,12 @@
 //! the processes send their traces to rank 0, which writes them as one file.
 //! `RPAR_TRACE_CLOCK=ping` makes every process measure, on one machine too.
 //!
-//! The traffic is plain MPI on the run's communicator with a tag of its own (`CLOCK_TAG`), which
-//! rpar's own receives never look at.
+//! The traffic is plain MPI with a tag of its own (`CLOCK_TAG`). At the start it travels on the
+//! run's communicator before any process looks there for rpar's messages (each process polls
+//! only once its own exchange with rank 0 is over, and rank 0's ends last). At the end it
+//! travels on a duplicate of the run's communicator: a process that has ended its run sends its
+//! trace while rank 0 may still be polling the run's communicator with a probe of any tag for
+//! the run's last messages, which would take the trace for one of rpar's messages.
 
 use ::mpi::point_to_point::{Destination, Source};
 use ::mpi::topology::{Communicator, Process, SimpleCommunicator};
@@ -91,8 +95,10 @@ fn measured_offset(root: &Process<'_>, epoch: Instant) -> u64 {
 }
 
 /// Sends this process's serialised trace to rank 0, which gets every process's in rank order
-/// (`None` elsewhere). Collective over `comm`.
-pub(crate) fn gather_traces(comm: &SimpleCommunicator, mine: Vec<u8>) -> Option<Vec<Vec<u8>>> {
+/// (`None` elsewhere), on a duplicate of `run` (the run's communicator, which rank 0 may still
+/// poll for the run's messages). Collective over `run`.
+pub(crate) fn gather_traces(run: &SimpleCommunicator, mine: Vec<u8>) -> Option<Vec<Vec<u8>>> {
+    let comm = run.duplicate();
     if comm.rank() != 0 {
         comm.process_at_rank(0).send_with_tag(&mine[..], CLOCK_TAG);
         return None;

@@ -29,6 +29,9 @@ pub(super) struct Window {
     noted: u64,
     /// `noted` when the last comparison started.
     started: u64,
+    /// The number of the oldest call the window should keep (the call before the start of
+    /// the comparison before last): `first` is later when calls since were not kept.
+    keep_from: u64,
     /// The call noted last once the window no longer keeps calls (else the newest kept).
     beyond: Option<Noted>,
 }
@@ -74,9 +77,10 @@ impl Window {
     /// whose element type was folded in after it.
     pub(super) fn comparison_started(&mut self) {
         let keep_from = self.started.saturating_sub(1);
+        self.keep_from = keep_from;
         self.started = self.noted;
         let end = self.first + self.calls.len() as u64;
-        if keep_from > end {
+        if keep_from >= end && self.full() {
             // calls since were not kept (more than KEPT): start afresh from the last
             self.calls.clear();
             self.first = self.noted;
@@ -95,17 +99,24 @@ impl Window {
         self.first
     }
 
+    /// The number of the oldest call the window should keep: before [`Window::first`] when
+    /// calls since were not kept.
+    pub(super) fn keep_from(&self) -> u64 {
+        self.keep_from
+    }
+
     /// The calls kept, oldest first.
     pub(super) fn calls(&self) -> impl Iterator<Item = &Noted> {
         self.calls.iter()
     }
 }
 
-/// One process's window as the exchange gives it: its oldest call's number, whether it is
-/// full, and each call's fingerprint and description.
+/// One process's window as the exchange gives it: its oldest call's number, the oldest it
+/// should keep, whether it is full, and each call's fingerprint and description.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Seen {
     pub(super) first: u64,
+    pub(super) keep_from: u64,
     pub(super) full: bool,
     pub(super) calls: Vec<(u64, String)>,
 }
@@ -134,8 +145,14 @@ impl Seen {
     }
 }
 
+/// What a window says of a call it did not keep.
+pub(super) const NOT_KEPT: &str =
+    "past the calls a window keeps (512 from the comparison before last)";
+
 /// The first call number on which two processes' windows tell of different calls (another
 /// call, or none), and each process's view of it; `None` if the windows agree where they tell.
+/// Where a window did not keep calls it should have (they were too many), the first difference
+/// among the calls kept may follow an earlier one: each view then says so.
 pub(super) fn first_difference(seen: &[Seen]) -> Option<(u64, Vec<String>)> {
     let from = seen.iter().map(|s| s.first).min()?;
     let to = seen.iter().map(|s| s.first + s.calls.len() as u64).max()?;
@@ -151,13 +168,23 @@ pub(super) fn first_difference(seen: &[Seen]) -> Option<(u64, Vec<String>)> {
         })
     };
     let k = (from..to).find(|&k| differ(k))?;
+    let gap = seen.iter().find(|s| s.first > s.keep_from);
     let views = seen
         .iter()
-        .map(|s| match s.call(k) {
-            Call::Kept(_, text) => text.to_string(),
-            Call::None => "no collective call here".to_string(),
-            Call::Unknown => {
-                format!("a call not kept (more than {KEPT} since the processes last agreed)")
+        .map(|s| {
+            let view = match s.call(k) {
+                Call::Kept(_, text) => text.to_string(),
+                Call::None => "no collective call here".to_string(),
+                Call::Unknown => format!("a call {NOT_KEPT}"),
+            };
+            match gap {
+                Some(g) => format!(
+                    "{view} (the first difference among the calls kept: calls #{} to #{} were \
+                     not kept, an earlier one may differ)",
+                    g.keep_from,
+                    g.first - 1
+                ),
+                None => view,
             }
         })
         .collect();
@@ -227,9 +254,28 @@ mod tests {
         w.note(numbered(KEPT as u32 + 10));
         w.comparison_started(); // must keep from KEPT + 9: not kept; the last call is
         assert_eq!((w.first(), w.full()), (KEPT as u64 + 10, false));
+        assert_eq!(w.keep_from(), KEPT as u64 + 9);
         assert_eq!(w.last().map(|n| n.1.seq), Some(KEPT as u32 + 10));
         w.note(numbered(KEPT as u32 + 11));
         assert_eq!(seqs(&w), [KEPT as u32 + 10, KEPT as u32 + 11]);
+    }
+
+    #[test]
+    fn a_full_window_that_must_keep_from_just_past_its_calls_starts_afresh() {
+        let mut w = Window::default();
+        for seq in 0..KEPT as u32 + 1 {
+            w.note(numbered(seq));
+        }
+        w.comparison_started(); // started after call KEPT: the next must keep from there
+        for seq in KEPT as u32 + 1..KEPT as u32 + 3 {
+            w.note(numbered(seq));
+        }
+        w.comparison_started();
+        assert_eq!(w.keep_from(), KEPT as u64);
+        // the calls kept end just before KEPT: the window starts afresh from the last call
+        assert_eq!((w.first(), w.full()), (KEPT as u64 + 2, false));
+        w.note(numbered(KEPT as u32 + 3));
+        assert_eq!(seqs(&w), [KEPT as u32 + 2, KEPT as u32 + 3]);
     }
 
     #[test]
@@ -244,7 +290,12 @@ mod tests {
 
     fn seen(first: u64, full: bool, calls: &[(u64, &str)]) -> Seen {
         let calls = calls.iter().map(|&(f, t)| (f, t.to_string())).collect();
-        Seen { first, full, calls }
+        Seen {
+            first,
+            keep_from: first,
+            full,
+            calls,
+        }
     }
 
     #[test]
@@ -272,7 +323,34 @@ mod tests {
         assert_eq!(first_difference(&[full.clone(), more.clone()]), None);
         let (k, views) = first_difference(&[full, more, other]).unwrap();
         assert_eq!(k, 3);
-        assert!(views[0].starts_with("a call not kept"));
+        assert!(views[0].starts_with("a call past the calls a window keeps"));
         assert_eq!(views[1..], ["d".to_string(), "z".to_string()]);
+    }
+
+    #[test]
+    fn what_a_window_says_of_calls_not_kept_gives_its_size() {
+        assert!(NOT_KEPT.contains(&format!("{KEPT} from")));
+    }
+
+    #[test]
+    fn a_difference_found_after_calls_not_kept_says_an_earlier_one_may_differ() {
+        // a process made a call more among calls not kept; both started afresh after it, one
+        // number apart: the same calls (their numbers in their fingerprints) until the last
+        let behind = Seen {
+            keep_from: 700,
+            ..seen(792, false, &[(792, "c792"), (793, "c793"), (794, "c794")])
+        };
+        let other = Seen {
+            keep_from: 700,
+            ..seen(791, false, &[(791, "c791"), (792, "c792"), (793, "c793")])
+        };
+        let (k, views) = first_difference(&[behind, other]).unwrap();
+        assert_eq!(k, 794);
+        assert!(views[0].starts_with("c794 (the first difference among the calls kept"));
+        assert!(views[1].starts_with("no collective call here (the first difference among"));
+        assert!(
+            views[0].contains("calls #700 to #791 were not kept"),
+            "{views:?}"
+        );
     }
 }
