@@ -45,8 +45,23 @@ const REPS: usize = 7;
 /// ping-pong from one run to the next.
 const PAGE: usize = 4096;
 
-/// Bytes past the page boundary where every buffer starts (`--page-offset`).
+/// Bytes past the page boundary where every buffer starts (`--page-offset`: a multiple of
+/// [`WIDEST`] below [`PAGE`]).
 static OFFSET: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The widest element of a benchmark buffer (`f64`): every buffer can start at a multiple.
+const WIDEST: usize = 8;
+
+/// `--page-offset`: a number of bytes below [`PAGE`], a multiple of [`WIDEST`].
+fn page_offset(text: &str) -> Result<usize, String> {
+    let bytes: usize = text.parse().map_err(|e| format!("{e}"))?;
+    if bytes >= PAGE || !bytes.is_multiple_of(WIDEST) {
+        return Err(format!(
+            "expected a multiple of {WIDEST} bytes below {PAGE}, got {bytes}"
+        ));
+    }
+    Ok(bytes)
+}
 
 /// `len` copies of a value, starting `offset` bytes past a page boundary ([`PAGE`]).
 struct PageAligned<T> {
@@ -105,7 +120,7 @@ struct Args {
     oversubscribed_scale: f64,
     /// Bytes past a page boundary where every buffer starts (0: on the page, as OSU's own
     /// benchmarks; 16: where the peers' large `malloc`s start, served by `mmap`).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = page_offset)]
     page_offset: usize,
     /// The allreduce algorithm: auto, recursive-doubling, ring, rabenseifner, reduce-bcast,
     /// shared-memory.

@@ -197,6 +197,8 @@ fn examples_refuse_unknown_options() {
         ("costmodel", &["--no-such-option"][..]),
         ("struct_send", &["--bogus"]),
         ("osu", &["--jsn"]),
+        ("osu", &["--page-offset", "5000"]),
+        ("osu", &["--page-offset", "12"]),
         ("pack_bench", &["--rounds", "0"]),
     ] {
         let out = common::output(name, args);
