@@ -300,11 +300,24 @@ pub(crate) mod lengths {
     }
 }
 
-/// Checks the length of a local buffer.
+/// Checks the length of a local buffer (inlined: on the path of every call with two buffers;
+/// the error is built out of it).
+#[inline]
 pub(crate) fn check_len(len: usize, expected: usize, what: &str, call: &'static str) -> Result<()> {
-    invalid_unless(len == expected, call, || {
-        format!("the {what} has {len} elements, {expected} were expected")
-    })
+    if len == expected {
+        return Ok(());
+    }
+    Err(wrong_len(len, expected, what, call))
+}
+
+/// [`check_len`]'s error.
+#[cold]
+#[inline(never)]
+fn wrong_len(len: usize, expected: usize, what: &str, call: &'static str) -> Error {
+    Error::invalid(
+        call,
+        format!("the {what} has {len} elements, {expected} were expected"),
+    )
 }
 
 /// Checks a root argument.

@@ -868,7 +868,7 @@ impl Comm {
         // (no collective call is in progress here: see above)
         self.ep.set_collective(Some(call));
         let r = f();
-        self.ep.completed_collective(self.id);
+        self.ep.completed_collective(self.id, call);
         r
     }
 }

@@ -652,12 +652,13 @@ impl Endpoint {
         true
     }
 
-    /// Leaves the collective call this rank is in, completed, on the communicator `comm` (for
-    /// the deadlock watch, which names it as the last one).
+    /// Leaves the collective call this rank is in, `call` on the communicator `comm`, completed
+    /// (for the deadlock watch, which names it as the last one). (Given, not read back from the
+    /// call in progress: its caller has it at hand.)
     #[inline]
-    pub(crate) fn completed_collective(&self, comm: u32) {
-        let call = self.collective.take();
-        self.last_collective.set(call.map(|call| (comm, call)));
+    pub(crate) fn completed_collective(&self, comm: u32, call: CollectiveCall) {
+        self.collective.set(None);
+        self.last_collective.set(Some((comm, call)));
     }
 
     /// Enters (or, with the previous value, leaves) a collective call; returns the previous one.

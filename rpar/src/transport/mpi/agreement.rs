@@ -115,17 +115,23 @@ fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
 }
 
 /// One word folded into `h` (a multiply and a rotation: a few instructions a call).
-fn mix(h: u64, word: u64) -> u64 {
+const fn mix(h: u64, word: u64) -> u64 {
     (h ^ word)
         .wrapping_mul(0x9e37_79b9_7f4a_7c15)
         .rotate_left(29)
 }
 
-/// The hash of a type signature, the same on every process: folded in for the calls MPI runs.
-pub(crate) fn signature_hash(signature: &[(BasicType, usize)]) -> u64 {
-    signature.iter().fold(FNV_OFFSET, |h, &(basic, n)| {
-        mix(mix(h, basic as u64), n as u64)
-    })
+/// The hash of a type signature, the same on every process: folded in for the calls MPI runs
+/// (a `const fn`, so that a reduction's, of one basic type, is computed at compile time).
+pub(crate) const fn signature_hash(signature: &[(BasicType, usize)]) -> u64 {
+    let mut h = FNV_OFFSET;
+    let mut i = 0;
+    while i < signature.len() {
+        let (basic, n) = signature[i];
+        h = mix(mix(h, basic as u64), n as u64);
+        i += 1;
+    }
+    h
 }
 
 impl Agreement {

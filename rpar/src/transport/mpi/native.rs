@@ -17,7 +17,7 @@ use ::mpi::topology::{Color, Communicator, Group, Rank, SimpleCommunicator};
 use ::mpi::traits::{AsRaw, FromRaw};
 use std::any::TypeId;
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::rc::Rc;
@@ -33,8 +33,8 @@ pub(crate) struct NativeComm {
     types: RefCell<HashMap<TypeId, Typed>>,
     /// The last one asked for, looked at first: a program mostly repeats its calls on one type,
     /// and the map's SipHash of a `TypeId` cost ~140 instructions of an 8-byte MPI_Bcast's ~300
-    /// on rpar's side.
-    last_type: RefCell<Option<(TypeId, Typed)>>,
+    /// on rpar's side. Its handle and signature's hash (the datatype lives in `types`).
+    last_type: Cell<Option<(TypeId, MPI_Datatype, u64)>>,
 }
 
 /// An element type's MPI datatype and the hash of its signature.
@@ -98,7 +98,14 @@ fn reduction<T: Datatype>(op: Predefined) -> Option<Reduction> {
         op: mpi_op,
         ty: datatype::predefined(first)?,
         per_element,
-        signature: agreement::signature_hash(&[(first, per_element)]),
+        signature: const {
+            match T::LAYOUT.dense_uniform() {
+                Some(basic) => {
+                    agreement::signature_hash(&[(basic, std::mem::size_of::<T>() / basic.size())])
+                }
+                None => 0, // (no reduction: `first` above is None)
+            }
+        },
     })
 }
 
@@ -132,7 +139,7 @@ impl NativeComm {
         NativeComm {
             comm,
             types: RefCell::default(),
-            last_type: RefCell::default(),
+            last_type: Cell::default(),
             agreement: RefCell::default(),
         }
     }
@@ -203,39 +210,40 @@ impl NativeComm {
         Some((Self::wrap(comm), parents))
     }
 
-    /// The MPI datatype of `T`, made on first use, its signature's hash folded into the
-    /// agreement for the call running.
-    fn datatype<T: Datatype>(&self) -> Result<Rc<MpiDatatype>> {
+    /// The handle of the MPI datatype of `T` (made on first use, freed with this communicator),
+    /// its signature's hash folded into the agreement for the call running.
+    fn datatype<T: Datatype>(&self) -> Result<MPI_Datatype> {
         let id = TypeId::of::<T>();
-        let cached = match &*self.last_type.borrow() {
-            Some((last, t)) if *last == id => Some(t.clone()),
-            _ => None,
-        };
-        let t = match cached {
-            Some(t) => t,
-            None => {
-                let known = self.types.borrow().get(&id).cloned();
-                let t = match known {
-                    Some(t) => t,
-                    None => {
-                        let signature =
-                            agreement::signature_hash(&Compiled::of_type::<T>().signature);
-                        let t = Typed {
-                            mpi: Rc::new(MpiDatatype::of::<T>()?),
-                            signature,
-                        };
-                        self.types.borrow_mut().insert(id, t.clone());
-                        t
-                    }
-                };
-                *self.last_type.borrow_mut() = Some((id, t.clone()));
-                t
-            }
+        let (handle, signature) = match self.last_type.get() {
+            Some((last, handle, signature)) if last == id => (handle, signature),
+            _ => self.look_up_type::<T>()?,
         };
         self.agreement
             .borrow_mut()
-            .note_type(std::any::type_name::<T>(), t.signature);
-        Ok(t.mpi)
+            .note_type(std::any::type_name::<T>(), signature);
+        Ok(handle)
+    }
+
+    /// [`NativeComm::datatype`] of a type other than the last: from the map, or made and kept
+    /// there.
+    fn look_up_type<T: Datatype>(&self) -> Result<(MPI_Datatype, u64)> {
+        let id = TypeId::of::<T>();
+        let known = self.types.borrow().get(&id).cloned();
+        let t = match known {
+            Some(t) => t,
+            None => {
+                let signature = agreement::signature_hash(&Compiled::of_type::<T>().signature);
+                let t = Typed {
+                    mpi: Rc::new(MpiDatatype::of::<T>()?),
+                    signature,
+                };
+                self.types.borrow_mut().insert(id, t.clone());
+                t
+            }
+        };
+        let found = (t.mpi.as_raw(), t.signature);
+        self.last_type.set(Some((id, found.0, found.1)));
+        Ok(found)
     }
 
     /// Takes note of a blocking collective call on this communicator (rpar's `communicator`)
@@ -284,14 +292,21 @@ impl NativeComm {
     /// MPI's answer `code` to a collective call (`routine`) as rpar's: an error code (MPI
     /// returns them on these communicators) means the processes' calls differ in a way rpar's
     /// checks let through (a count, say): a collective mismatch, as this process saw it.
+    #[inline]
     fn returned(&self, routine: &str, code: std::ffi::c_int) -> Result<()> {
         if code == ffi::MPI_SUCCESS as std::ffi::c_int {
             return Ok(());
         }
-        Err(self
-            .agreement
+        Err(self.refused(routine, code))
+    }
+
+    /// [`NativeComm::returned`]'s error (out of the path of every call).
+    #[cold]
+    #[inline(never)]
+    fn refused(&self, routine: &str, code: std::ffi::c_int) -> crate::Error {
+        self.agreement
             .borrow()
-            .refused(routine, &error_string(code)))
+            .refused(routine, &error_string(code))
     }
 
     /// MPI_Barrier.
@@ -307,7 +322,6 @@ impl NativeComm {
             return Ok(false);
         };
         let t = self.datatype::<T>()?;
-        let t = t.as_raw();
         // SAFETY: `buf` holds `n` elements of the type `t` describes, writable.
         let code =
             unsafe { ffi::MPI_Bcast(buf.as_mut_ptr().cast(), n, t, root as i32, self.raw()) };
@@ -406,7 +420,6 @@ impl NativeComm {
             return Ok(false);
         };
         let t = self.datatype::<T>()?;
-        let t = t.as_raw();
         // SAFETY: `send` holds n elements; `recv` holds n per rank (the caller sized it).
         let code = unsafe {
             ffi::MPI_Allgather(
@@ -429,7 +442,6 @@ impl NativeComm {
             return Ok(false);
         };
         let t = self.datatype::<T>()?;
-        let t = t.as_raw();
         // SAFETY: both buffers hold p blocks of n elements (the caller sized them).
         let code = unsafe {
             ffi::MPI_Alltoall(
