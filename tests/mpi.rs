@@ -245,7 +245,9 @@ fn own_init_job() {
 /// operator that differs among calls of rpar's own algorithms (3 to every call of MPI's own),
 /// more calls back than the comparisons' interval: named from the calls kept since the
 /// comparison before the one that failed; an element type that differs in the call a
-/// comparison starts at (its type folded in after the comparison started: found by the next).
+/// comparison starts at (its type folded in after the comparison started: found by the next);
+/// an operator that differs late in a long run, once the comparisons are 256 calls apart: found
+/// by the next one and named from the calls kept, before the run ends.
 fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
     let cases = [
         ("operator", None, &["call #10", "op Sum", "op Max"][..]),
@@ -286,9 +288,13 @@ fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
             None,
             &["call #63", "elements of u32", "elements of f32"],
         ),
+        ("late", None, &["call #1500", "op Sum", "op Max"]),
     ];
     for (case, check, said) in cases {
-        let mut job = launcher.job(60, 3, exe);
+        // the long run on as many processes as cores: oversubscribed, MPICH's busy polling
+        // takes milliseconds a call
+        let processes = if case == "late" { 2 } else { 3 };
+        let mut job = launcher.job(60, processes, exe);
         job.env("RPAR_MPI_MISMATCH", case);
         if let Some(every) = check {
             job.env("RPAR_COLLECTIVE_CHECK", every);
@@ -306,11 +312,31 @@ fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
                 && said.iter().all(|s| stderr.contains(s)),
             "the mismatched {case} is named ({said:?}): {stderr}"
         );
+        assert!(
+            !stderr.contains(LATE_LOOP_ENDED),
+            "the late mismatch is found by a comparison during the calls, not at the end: {stderr}"
+        );
     }
     println!(
         "mpi: collective calls that differ are named, inside MPI's own collectives and in rpar's"
     );
 }
+
+/// `calls` allreduces of `Sum` on `world`, but call `at` of its last rank, of `Max`.
+fn allreduces_one_max(world: &rpar::Comm, calls: usize, at: usize) -> rpar::Result<()> {
+    let last = world.rank() == world.size() - 1;
+    for k in 0..calls {
+        if k == at && last {
+            world.allreduce(&[1u32, 2, 3][..], rpar::Max)?;
+        } else {
+            world.allreduce(&[1u32, 2, 3][..], rpar::Sum)?;
+        }
+    }
+    Ok(())
+}
+
+/// What the `late` case's processes say if they finish their calls.
+const LATE_LOOP_ENDED: &str = "the late case's calls all ran";
 
 /// A job whose processes' collective calls differ (`case`: see [`mismatches`]).
 fn mismatch_job(case: &str) {
@@ -318,15 +344,7 @@ fn mismatch_job(case: &str) {
         let last = world.rank() == world.size() - 1;
         let x = [1u32, 2, 3];
         match case {
-            "operator" => {
-                for k in 0..200 {
-                    if k == 10 && last {
-                        world.allreduce(&x[..], rpar::Max)?;
-                    } else {
-                        world.allreduce(&x[..], rpar::Sum)?;
-                    }
-                }
-            }
+            "operator" => allreduces_one_max(&world, 200, 10)?,
             "type" => {
                 for _ in 0..3 {
                     world.allreduce(&x[..], rpar::Sum)?;
@@ -394,10 +412,18 @@ fn mismatch_job(case: &str) {
                     }
                 }
             }
+            "late" => {
+                // the comparisons start at calls 63, 127, 255, 511, 767, … (the interval
+                // doubling up to 256): the one started at #1535 finds call #1500, completed
+                // at #1791, before the end
+                allreduces_one_max(&world, 2000, 1500)?;
+                eprintln!("{LATE_LOOP_ENDED}"); // (not reached: the comparison fails first)
+            }
             "mixed" => {
                 // calls 4k..4k+2 rpar's binomial bcasts, 4k+3 MPI's allreduce; the comparisons
-                // start at calls 255, 511 and 767, the last completed at the end of the run:
-                // it finds call #563 (k = 140), 236 calls before the end
+                // start at calls 255 and 511 (the next one 128 allreduces later, the first having
+                // agreed: past the end), and the one at the end of the run finds call #563
+                // (k = 140), 236 calls before the end, among the calls kept from #510
                 let binomial = world.using(rpar::Bcast::Binomial);
                 let mut y = x;
                 for k in 0..200 {

@@ -8,7 +8,8 @@
 //! error. So each process folds every blocking collective call on a communicator, and the
 //! element type signature of those MPI runs, into a digest (the same on every process of a
 //! correct program), and every [`CHECK_EVERY`] calls that may run MPI's own (`Auto`: rpar's
-//! own algorithms are checked by their messages), before the call, the processes start
+//! own algorithms are checked by their messages) at first, twice as many after each comparison
+//! that agreed up to [`CHECK_AT_MOST`], before the call, the processes start
 //! comparing digests with one `MPI_Iallreduce` of two words (`MPI_MAX` of the digest and of its
 //! complement: every process sees whether all agree), which the next check completes (a
 //! comparison that waited would hold each process until the others reach the same call, a
@@ -22,8 +23,9 @@
 //!
 //! Cost: a few dozen instructions a call (the names' hash is kept from the call before, the
 //! signature's with the type's MPI datatype; the window a ring, written in place) and one
-//! non-blocking two-word allreduce every 64 calls of MPI's own. A mismatch is found within 128
-//! such calls, or at the end of the run, unless MPI fails or hangs on it first; calls of rpar's
+//! non-blocking two-word allreduce every 64 calls of MPI's own at first, every 256 from the
+//! fourth comparison on. A mismatch is found within 128 such calls of its call early in a run,
+//! 512 later, or at the end of the run, unless MPI fails or hangs on it first; calls of rpar's
 //! own algorithms (whose messages carry the call) make no comparison due, but their digest is
 //! compared with the rest (at the end of the run, on the world: a process that made more calls).
 //! The calls since the comparison before the one in progress, the oldest [`window::KEPT`] of
@@ -39,17 +41,28 @@ use ::mpi::ffi;
 use std::ffi::c_void;
 use window::{Noted, Seen, Window, KEPT};
 
-/// Calls between two comparisons of the digests, unless `RPAR_COLLECTIVE_CHECK` says otherwise.
+/// Calls between the first comparisons of the digests, unless `RPAR_COLLECTIVE_CHECK` says
+/// otherwise.
 pub(crate) const CHECK_EVERY: u32 = 64;
 
-/// Calls between two comparisons: `RPAR_COLLECTIVE_CHECK` (`every` is 1, else a number of
-/// calls), else [`CHECK_EVERY`]; read once per process.
-fn interval() -> u32 {
-    static INTERVAL: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *INTERVAL.get_or_init(|| match std::env::var("RPAR_COLLECTIVE_CHECK").as_deref() {
-        Ok("every") => 1,
-        Ok(n) => n.parse().ok().filter(|&n| n > 0).unwrap_or(CHECK_EVERY),
-        Err(_) => CHECK_EVERY,
+/// The most calls between two comparisons: the interval doubles after each comparison that
+/// found the processes agreeing, from [`CHECK_EVERY`] up to this. (On MPICH a comparison,
+/// the `MPI_Iallreduce` and its `MPI_Wait`, costs ~5 500 instructions, a tenth of an 8-byte
+/// bcast's time at one every 64 calls; the window, [`KEPT`] calls, holds two intervals.)
+pub(crate) const CHECK_AT_MOST: u32 = 256;
+
+/// The calls between the first two comparisons and between two at most: with
+/// `RPAR_COLLECTIVE_CHECK` (`every` is 1, else a number of calls) that many always, else
+/// [`CHECK_EVERY`] growing to [`CHECK_AT_MOST`]; read once per process.
+fn interval() -> (u32, u32) {
+    static INTERVAL: std::sync::OnceLock<(u32, u32)> = std::sync::OnceLock::new();
+    *INTERVAL.get_or_init(|| {
+        let set = match std::env::var("RPAR_COLLECTIVE_CHECK").as_deref() {
+            Ok("every") => Some(1),
+            Ok(n) => n.parse().ok().filter(|&n| n > 0),
+            Err(_) => None,
+        };
+        set.map_or((CHECK_EVERY, CHECK_AT_MOST), |n| (n, n))
     })
 }
 
@@ -67,8 +80,9 @@ pub(crate) struct Agreement {
     names: Option<(&'static str, &'static str, u64)>,
     /// Calls folded since the last comparison.
     since: u32,
-    /// Calls between two comparisons ([`interval`]).
+    /// Calls between two comparisons now, and at most ([`interval`]).
     every: u32,
+    most_every: u32,
     /// rpar's id of the communicator (from the calls noted).
     communicator: u32,
     /// The calls since the comparison before the one in progress (for the report of a
@@ -95,7 +109,8 @@ impl Default for Agreement {
             compared: FNV_OFFSET,
             names: None,
             since: 0,
-            every: interval(),
+            every: interval().0,
+            most_every: interval().1,
             communicator: 0,
             window: Window::default(),
             inflight: None,
@@ -255,9 +270,16 @@ impl Agreement {
         // buffers are in the box, alive until after.
         unsafe { ffi::MPI_Wait(&mut inflight.request, ffi::RSMPI_STATUS_IGNORE) };
         if inflight.most == inflight.mine {
+            self.agreed();
             return Ok(());
         }
         Err(self.name_mismatch(comm, communicator))
+    }
+
+    /// A comparison found the processes agreeing: the next ones come twice as many calls apart,
+    /// up to the most. (Every process learns the same answer, so they keep the same interval.)
+    fn agreed(&mut self) {
+        self.every = self.every.saturating_mul(2).min(self.most_every);
     }
 
     /// The error for the call noted last, which MPI refused with `text` (its `routine`):
@@ -439,6 +461,29 @@ mod tests {
         assert!(a.pending());
         a.note(&call("barrier", None, 0), 0, true);
         assert_eq!(a.window.calls().count(), CHECK_EVERY as usize + 1);
+    }
+
+    #[test]
+    fn comparisons_that_agree_come_twice_as_many_calls_apart_up_to_the_most() {
+        let mut a = Agreement::default();
+        let mut intervals = Vec::new();
+        for _ in 0..5 {
+            intervals.push(a.every);
+            a.agreed();
+        }
+        assert_eq!(
+            intervals,
+            [
+                CHECK_EVERY,
+                128,
+                CHECK_AT_MOST,
+                CHECK_AT_MOST,
+                CHECK_AT_MOST
+            ]
+        );
+        // the window reaches back over two intervals, the one before the comparison in
+        // progress and the next
+        assert!(2 * CHECK_AT_MOST as usize <= KEPT);
     }
 
     #[test]

@@ -247,9 +247,9 @@ impl NativeComm {
     }
 
     /// Takes note of a blocking collective call on this communicator (rpar's `communicator`)
-    /// before it runs; every [`agreement::CHECK_EVERY`] calls that `may_run_mpi` (or as
-    /// `RPAR_COLLECTIVE_CHECK` says), compares the processes' calls (collective over the
-    /// communicator).
+    /// before it runs; every [`agreement::CHECK_EVERY`] calls that `may_run_mpi` at first, up to
+    /// [`agreement::CHECK_AT_MOST`] (or as `RPAR_COLLECTIVE_CHECK` says), compares the processes'
+    /// calls (collective over the communicator).
     ///
     /// # Errors
     ///
