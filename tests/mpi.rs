@@ -246,7 +246,7 @@ fn own_init_job() {
 /// more calls back than the comparisons' interval: named from the calls kept since the
 /// comparison before the one that failed; an element type that differs in the call a
 /// comparison starts at (its type folded in after the comparison started: found by the next);
-/// an operator that differs late in a long run, once the comparisons are 256 calls apart: found
+/// an operator that differs late in a long run, once the comparisons are 255 calls apart: found
 /// by the next one and named from the calls kept, before the run ends.
 fn mismatches(launcher: &Launcher, exe: &std::path::Path) {
     let cases = [
@@ -413,17 +413,17 @@ fn mismatch_job(case: &str) {
                 }
             }
             "late" => {
-                // the comparisons start at calls 63, 127, 255, 511, 767, … (the interval
-                // doubling up to 256): the one started at #1535 finds call #1500, completed
-                // at #1791, before the end
+                // the comparisons start at calls 63, 127, 255, 510, 765, … (the interval
+                // doubling up to 255): the one started at #1530 finds call #1500, completed
+                // at #1785, before the end
                 allreduces_one_max(&world, 2000, 1500)?;
                 eprintln!("{LATE_LOOP_ENDED}"); // (not reached: the comparison fails first)
             }
             "mixed" => {
                 // calls 4k..4k+2 rpar's binomial bcasts, 4k+3 MPI's allreduce; the comparisons
-                // start at calls 255 and 511 (the next one 128 allreduces later, the first having
-                // agreed: past the end), and the one at the end of the run finds call #563
-                // (k = 140), 236 calls before the end, among the calls kept from #510
+                // start at calls 255, 511 and 767 (the interval does not grow: two intervals of
+                // these calls would not fit in the window), the last completed at the end of
+                // the run: it finds call #563 (k = 140), 236 calls before the end
                 let binomial = world.using(rpar::Bcast::Binomial);
                 let mut y = x;
                 for k in 0..200 {

@@ -23,10 +23,12 @@
 //!
 //! Cost: a few dozen instructions a call (the names' hash is kept from the call before, the
 //! signature's with the type's MPI datatype; the window a ring, written in place) and one
-//! non-blocking two-word allreduce every 64 calls of MPI's own at first, every 256 from the
-//! fourth comparison on. A mismatch is found within 128 such calls of its call early in a run,
-//! 512 later, or at the end of the run, unless MPI fails or hangs on it first; calls of rpar's
-//! own algorithms (whose messages carry the call) make no comparison due, but their digest is
+//! non-blocking two-word allreduce every 64 calls of MPI's own at first, every 255 from the
+//! fourth comparison on in a program of MPI's own collectives only (the interval grows only
+//! while the window holds two intervals' calls). A mismatch is found within 128 such calls of
+//! its call early in a run, 510 later, or at the end of the run, unless MPI fails or hangs on
+//! it first; calls of rpar's own algorithms (whose messages carry the call) make no comparison
+//! due, but their digest is
 //! compared with the rest (at the end of the run, on the world: a process that made more calls).
 //! The calls since the comparison before the one in progress, the oldest [`window::KEPT`] of
 //! them, are kept to name the call ([`window`]).
@@ -46,10 +48,12 @@ use window::{Noted, Seen, Window, KEPT};
 pub(crate) const CHECK_EVERY: u32 = 64;
 
 /// The most calls between two comparisons: the interval doubles after each comparison that
-/// found the processes agreeing, from [`CHECK_EVERY`] up to this. (On MPICH a comparison,
-/// the `MPI_Iallreduce` and its `MPI_Wait`, costs ~5 500 instructions, a tenth of an 8-byte
-/// bcast's time at one every 64 calls; the window, [`KEPT`] calls, holds two intervals.)
-pub(crate) const CHECK_AT_MOST: u32 = 256;
+/// found the processes agreeing, from [`CHECK_EVERY`] up to this, while the window ([`KEPT`]
+/// calls) holds what a failed comparison looks back over: two intervals' calls and the one
+/// before (511 for a program of MPI's own collectives only). (On MPICH a comparison, the
+/// `MPI_Iallreduce` and its `MPI_Wait`, costs ~5 500 instructions, a tenth of an 8-byte
+/// bcast's time at one every 64 calls.)
+pub(crate) const CHECK_AT_MOST: u32 = 255;
 
 /// The calls between the first two comparisons and between two at most: with
 /// `RPAR_COLLECTIVE_CHECK` (`every` is 1, else a number of calls) that many always, else
@@ -83,6 +87,12 @@ pub(crate) struct Agreement {
     /// Calls between two comparisons now, and at most ([`interval`]).
     every: u32,
     most_every: u32,
+    /// Calls noted so far, and of them those that may run MPI's own.
+    calls: (u64, u64),
+    /// `calls` when the last comparison started, and how many more there were than when the
+    /// one before it started (the last interval's).
+    at_start: (u64, u64),
+    span: (u64, u64),
     /// rpar's id of the communicator (from the calls noted).
     communicator: u32,
     /// The calls since the comparison before the one in progress (for the report of a
@@ -111,6 +121,9 @@ impl Default for Agreement {
             since: 0,
             every: interval().0,
             most_every: interval().1,
+            calls: (0, 0),
+            at_start: (0, 0),
+            span: (0, 0),
             communicator: 0,
             window: Window::default(),
             inflight: None,
@@ -183,6 +196,8 @@ impl Agreement {
         self.digest = mix(self.digest, f);
         self.window.note((f, *call, None));
         self.since += u32::from(may_run_mpi);
+        self.calls.0 += 1;
+        self.calls.1 += u64::from(may_run_mpi);
         self.since >= self.every
     }
 
@@ -226,9 +241,7 @@ impl Agreement {
 
     /// Starts comparing the digest now with the other processes' (collective over `comm`).
     fn start(&mut self, comm: ffi::MPI_Comm) -> Result<()> {
-        self.since = 0;
-        self.compared = self.digest;
-        self.window.comparison_started();
+        self.begin();
         let mut inflight = Box::new(Inflight {
             // SAFETY: a constant of MPI's, read (the null request: the call below sets it)
             request: unsafe { ffi::RSMPI_REQUEST_NULL },
@@ -276,10 +289,29 @@ impl Agreement {
         Err(self.name_mismatch(comm, communicator))
     }
 
+    /// What a comparison that starts now keeps: the digest it compares, the calls since the
+    /// one before (the interval's span), and the window from the one before on.
+    fn begin(&mut self) {
+        self.since = 0;
+        self.compared = self.digest;
+        self.window.comparison_started();
+        let (calls, mpi) = self.calls;
+        self.span = (calls - self.at_start.0, mpi - self.at_start.1);
+        self.at_start = self.calls;
+    }
+
     /// A comparison found the processes agreeing: the next ones come twice as many calls apart,
-    /// up to the most. (Every process learns the same answer, so they keep the same interval.)
+    /// up to the most, if the window still holds two intervals' calls and the one before, as
+    /// many calls noted (rpar's own algorithms' among them) per call that may run MPI's own as
+    /// in the interval that agreed. (Every process learns the same answer and noted the same
+    /// calls, so they keep the same interval.)
     fn agreed(&mut self) {
-        self.every = self.every.saturating_mul(2).min(self.most_every);
+        let next = self.every.saturating_mul(2).min(self.most_every);
+        let (noted, mpi) = self.span;
+        // 2 * noted / mpi * next + 1 <= KEPT, in integers
+        if mpi > 0 && 2 * noted * u64::from(next) + mpi <= KEPT as u64 * mpi {
+            self.every = next;
+        }
     }
 
     /// The error for the call noted last, which MPI refused with `text` (its `routine`):
@@ -463,27 +495,94 @@ mod tests {
         assert_eq!(a.window.calls().count(), CHECK_EVERY as usize + 1);
     }
 
+    /// Two processes' agreements through `calls` collective calls (`mpi(n)`: whether call `n`
+    /// may run MPI's own), the second's call `differ` of `Max` where the first's is of `Sum`,
+    /// their comparisons run as `check` runs them, without MPI: the calls at which comparisons
+    /// started, and what the first that failed named (as `name_mismatch` would).
+    fn compared(
+        calls: u32,
+        differ: Option<u32>,
+        mpi: impl Fn(u32) -> bool,
+    ) -> (Vec<u32>, Option<(u64, Vec<String>)>) {
+        let numbered = |seq, reduction| CollectiveCall {
+            rank: 0,
+            seq,
+            operation: "allreduce",
+            root: None,
+            reduction: Some(reduction),
+            bytes: Some(8),
+        };
+        let seen = |a: &Agreement| Seen {
+            first: a.window.first(),
+            keep_from: a.window.keep_from(),
+            full: a.window.full(),
+            calls: a
+                .window
+                .calls()
+                .map(|(f, c, _)| (*f, c.to_string()))
+                .collect(),
+        };
+        let (mut a, mut b) = (Agreement::default(), Agreement::default());
+        let (mut starts, mut in_progress) = (Vec::new(), false);
+        for n in 0..calls {
+            let other = if differ == Some(n) { "Max" } else { "Sum" };
+            let due = a.note(&numbered(n, "Sum"), 0, mpi(n));
+            assert_eq!(due, b.note(&numbered(n, other), 0, mpi(n)));
+            if due {
+                if in_progress {
+                    if a.compared != b.compared {
+                        return (starts, window::first_difference(&[seen(&a), seen(&b)]));
+                    }
+                    a.agreed();
+                    b.agreed();
+                }
+                a.begin();
+                b.begin();
+                (in_progress, starts) = (true, [starts, vec![n]].concat());
+            }
+        }
+        (starts, None)
+    }
+
     #[test]
     fn comparisons_that_agree_come_twice_as_many_calls_apart_up_to_the_most() {
-        let mut a = Agreement::default();
-        let mut intervals = Vec::new();
-        for _ in 0..5 {
-            intervals.push(a.every);
-            a.agreed();
-        }
+        let (starts, failed) = compared(2000, None, |_| true);
+        assert_eq!(failed, None);
+        let intervals: Vec<u32> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+        assert_eq!(starts[0], CHECK_EVERY - 1);
         assert_eq!(
-            intervals,
-            [
-                CHECK_EVERY,
-                128,
-                CHECK_AT_MOST,
-                CHECK_AT_MOST,
-                CHECK_AT_MOST
-            ]
+            intervals[..4],
+            [CHECK_EVERY, 128, CHECK_AT_MOST, CHECK_AT_MOST]
         );
-        // the window reaches back over two intervals, the one before the comparison in
-        // progress and the next
-        assert!(2 * CHECK_AT_MOST as usize <= KEPT);
+        assert!(intervals[4..].iter().all(|&i| i == CHECK_AT_MOST));
+        // three of rpar's own calls to each of MPI's: the interval stays (two intervals of
+        // 128 such calls would not fit in the window)
+        let (starts, _) = compared(2000, None, |n| n % 4 == 3);
+        assert!(starts.windows(2).all(|w| w[1] - w[0] == 4 * CHECK_EVERY));
+    }
+
+    #[test]
+    fn a_comparison_that_fails_names_the_call_that_differs_wherever_it_falls() {
+        for mix in [1, 2, 4] {
+            let mpi = |n: u32| n % mix == mix - 1;
+            let (starts, _) = compared(3000, None, mpi);
+            // around every comparison's start, and between
+            let near = starts.iter().flat_map(|&s| s.saturating_sub(2)..s + 3);
+            for differ in near.chain((0..3000).step_by(37)) {
+                let (_, failed) = compared(3000, Some(differ), mpi);
+                let Some((k, views)) = failed else {
+                    continue; // found by the comparison at the end of the run
+                };
+                assert_eq!(k, differ as u64, "{mix}: {views:?}");
+                assert!(views[0].contains("op Sum") && views[1].contains("op Max"));
+                // with 3 of rpar's own calls to each of MPI's, two intervals (2 x 256 calls)
+                // and the call before outgrow the window (the interval stays 64, as before):
+                // named all the same, with a note that an earlier call may differ
+                if mix < 4 {
+                    assert!(views.iter().all(|v| !v.contains("not kept")), "{views:?}");
+                }
+            }
+        }
     }
 
     #[test]
