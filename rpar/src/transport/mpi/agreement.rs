@@ -87,11 +87,8 @@ pub(crate) struct Agreement {
     /// Calls between two comparisons now, and at most ([`interval`]).
     every: u32,
     most_every: u32,
-    /// Calls noted so far, and of them those that may run MPI's own.
-    calls: (u64, u64),
-    /// `calls` when the last comparison started, and how many more there were than when the
-    /// one before it started (the last interval's).
-    at_start: (u64, u64),
+    /// The calls noted between the starts of the last two comparisons, and of them those that
+    /// may run MPI's own (the last interval's).
     span: (u64, u64),
     /// rpar's id of the communicator (from the calls noted).
     communicator: u32,
@@ -121,8 +118,6 @@ impl Default for Agreement {
             since: 0,
             every: interval().0,
             most_every: interval().1,
-            calls: (0, 0),
-            at_start: (0, 0),
             span: (0, 0),
             communicator: 0,
             window: Window::default(),
@@ -196,8 +191,6 @@ impl Agreement {
         self.digest = mix(self.digest, f);
         self.window.note((f, *call, None));
         self.since += u32::from(may_run_mpi);
-        self.calls.0 += 1;
-        self.calls.1 += u64::from(may_run_mpi);
         self.since >= self.every
     }
 
@@ -292,12 +285,10 @@ impl Agreement {
     /// What a comparison that starts now keeps: the digest it compares, the calls since the
     /// one before (the interval's span), and the window from the one before on.
     fn begin(&mut self) {
+        self.span = (self.window.since_comparison(), u64::from(self.since));
         self.since = 0;
         self.compared = self.digest;
         self.window.comparison_started();
-        let (calls, mpi) = self.calls;
-        self.span = (calls - self.at_start.0, mpi - self.at_start.1);
-        self.at_start = self.calls;
     }
 
     /// A comparison found the processes agreeing: the next ones come twice as many calls apart,
@@ -538,7 +529,8 @@ mod tests {
                 }
                 a.begin();
                 b.begin();
-                (in_progress, starts) = (true, [starts, vec![n]].concat());
+                starts.push(n);
+                in_progress = true;
             }
         }
         (starts, None)

@@ -94,6 +94,11 @@ impl Window {
         }
     }
 
+    /// Calls noted since the last comparison started (since the start, before the first).
+    pub(super) fn since_comparison(&self) -> u64 {
+        self.noted - self.started
+    }
+
     /// The number of the oldest call kept.
     pub(super) fn first(&self) -> u64 {
         self.first
