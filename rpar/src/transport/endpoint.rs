@@ -965,6 +965,12 @@ impl Endpoint {
                     continue;
                 }
                 self.suspend();
+                // whoever resumed it may have taken a wake-up of the list it is on (a waker
+                // takes the whole list, also for a store that is not this wait's: the member's
+                // other step, or done with one): register again before that context parks,
+                // as the rank's own wait does on a `Wake`, or the store it waits for finds
+                // nobody to wake
+                registered = false;
             }
         }
         let _ = self.advance_outstanding();
