@@ -6,7 +6,8 @@
 #[path = "common/intercomm_checks.rs"]
 mod intercomm_checks;
 
-use rpar::{Comm, Error, InterComm, Result, TAG_UB};
+use rpar::{Comm, Error, InterComm, Result, Sum, TAG_UB};
+use std::time::Duration;
 
 #[test]
 fn shared_checks_on_every_size() {
@@ -292,4 +293,35 @@ fn alltoallw_across_checks_signatures_and_runs_non_blocking() {
     })
     .unwrap_err();
     assert!(matches!(err, Error::TypeMismatch { .. }), "{err}");
+}
+
+/// A non-blocking allreduce across whose groups' leaders start late, one after the other: on
+/// the lower group's other rank the operation waits in shared memory for its leader's
+/// broadcast of the result, registered for a wake-up when it parks. The leader, starting late,
+/// ends its local reduce first — whose end wakes that list, taking the registration — and then
+/// waits for the other leader, so the result it posts much later must find the waiting rank
+/// registered again (it was not: a false `Error::Deadlock` once the leader reached the barrier).
+#[test]
+fn a_wait_woken_for_an_earlier_step_registers_again() {
+    rpar::run(3, |world| {
+        let inter = join(&world)?;
+        let late = Duration::from_millis(match world.rank() {
+            0 => 80,
+            1 => 40,
+            _ => 0,
+        });
+        let mine = [world.rank() as u64 + 1];
+        let mut theirs = [0u64];
+        inter.scope(|s| {
+            std::thread::sleep(late);
+            s.iallreduce((&mine[..], &mut theirs[..]), Sum)?.wait()?;
+            Ok(())
+        })?;
+        world.barrier()?;
+        // group {0} gets 2 + 3, group {1, 2} gets 1
+        let want = if world.rank() == 0 { 5 } else { 1 };
+        assert_eq!(theirs, [want]);
+        Ok(())
+    })
+    .unwrap();
 }
