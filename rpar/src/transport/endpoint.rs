@@ -487,6 +487,11 @@ pub(crate) struct Endpoint {
     /// parks: a coroutine that then finds its shared-memory condition unmet registers for a
     /// wake-up (until then it polls, registering nothing).
     parking: Cell<bool>,
+    /// A `Wake` was taken in by something other than the wait it may be for (a non-blocking
+    /// operation's receive, a drain of the mailbox): a wait registered for a wake-up may have
+    /// lost its registration with it, so this rank looks again instead of parking
+    /// ([`Endpoint::advance_before_parking`]).
+    wake_taken: Cell<bool>,
     /// On the MPI transport: the link to the other processes (in-process: always `None`, and
     /// without the `mpi` feature `Wire` has no values, so every use compiles away).
     wire: Option<Wire>,
@@ -548,6 +553,7 @@ impl Endpoint {
             coroutine: Cell::new(None),
             outstanding: RefCell::new(Vec::new()),
             parking: Cell::new(false),
+            wake_taken: Cell::new(false),
             wire: None,
             names: RefCell::default(),
         }
@@ -760,12 +766,15 @@ impl Endpoint {
     }
 
     /// Advances the operations in progress one last time before this rank parks, letting
-    /// those that wait in shared memory register for a wake-up; whether one completed.
+    /// those that wait in shared memory register for a wake-up; whether one completed or a
+    /// `Wake` was taken in elsewhere since the last look (then the caller looks again at what
+    /// it waits for, and registers again, instead of parking: the wake-up may have been its
+    /// own, taken off its waker's list with its registration).
     fn advance_before_parking(&self) -> bool {
         self.parking.set(true);
         let completed = self.advance_outstanding();
         self.parking.set(false);
-        completed
+        completed | self.wake_taken.take()
     }
 
     /// The next envelope, inside a non-blocking operation's coroutine: one that is here, else
@@ -775,6 +784,9 @@ impl Endpoint {
     fn next_suspending(&self) -> Result<Envelope> {
         self.check_live()?;
         if let Some(env) = self.try_next() {
+            if matches!(env, Envelope::Wake) {
+                self.wake_taken.set(true); // perhaps another wait's
+            }
             return Ok(env);
         }
         if let Some(wire) = &self.wire {
@@ -1001,7 +1013,12 @@ impl Endpoint {
                 return Ok(());
             }
             self.check_live()?;
-            let _ = self.advance_before_parking();
+            if self.advance_before_parking() {
+                // an operation completed, or a `Wake` was taken in elsewhere (perhaps this
+                // wait's, its registration gone with it): look and register again
+                registered = false;
+                continue;
+            }
             if ready() {
                 return Ok(());
             }
@@ -1637,7 +1654,7 @@ impl Endpoint {
                 Envelope::Msg(h, m) => {
                     let _ = self.file(h, m, None, false);
                 }
-                Envelope::Wake => {}
+                Envelope::Wake => self.wake_taken.set(true), // perhaps a wait's
                 Envelope::Lane(lane) => self.adopt(lane),
                 Envelope::Abort => return Err(self.fabric.abort_error()),
             }
